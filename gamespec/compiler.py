@@ -1,0 +1,778 @@
+"""Checked rule ASTs → Python closures `f(state, env)`, once per player count and option set."""
+from __future__ import annotations
+
+import itertools
+
+from . import ast as A
+from .errors import SpecRuntimeError
+
+INT_LIMIT = 1 << 63
+MAX_EXPONENT = 64
+MAX_RANGE = 100_000
+
+
+class RuleFault(Exception):
+    """A rule did something impossible at run time (division by zero, no such key, budget...)."""
+
+
+class EndGame(Exception):
+    pass
+
+
+class EndPhase(Exception):
+    pass
+
+
+class EndTurn(Exception):
+    pass
+
+
+FAULTS = (RuleFault, ZeroDivisionError, TypeError, KeyError, IndexError, ValueError, OverflowError)
+
+
+def guarded(fn, rule):
+    """Wrap a compiled rule so that any fault names the rule and its position in the spec."""
+    origin = rule.origin
+
+    def run(s, e):
+        try:
+            return fn(s, e)
+        except (EndGame, EndPhase, EndTurn, SpecRuntimeError):
+            raise
+        except FAULTS as ex:
+            raise SpecRuntimeError(_describe(ex), origin, check=getattr(ex, "check", "runtime")) from None
+        except RecursionError:
+            raise SpecRuntimeError("rule nested too deeply", origin, check="rule-depth") from None
+    run.rule = rule
+    return run
+
+
+def _describe(ex):
+    if isinstance(ex, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(ex, RuleFault):
+        return str(ex)
+    if isinstance(ex, KeyError):
+        return f"no such key {ex.args[0]!r}" if ex.args else "no such key"
+    if isinstance(ex, TypeError):
+        return f"a value of the wrong kind ({ex}); a card or player that is 'none'?"
+    if isinstance(ex, IndexError):
+        return "index out of range"
+    return str(ex) or type(ex).__name__
+
+
+def fault(msg, check="runtime"):
+    e = RuleFault(msg)
+    e.check = check
+    raise e
+
+
+class Compiler:
+    """Holds the layout of one (player count, options) instance and compiles rules against it."""
+
+    def __init__(self, layout, ops):
+        self.L = layout
+        self.ops = ops
+        self._uid = itertools.count()
+
+    # -- entry points ---------------------------------------------------------------------
+    def expr(self, rule, names=None):
+        if rule is None:
+            return None
+        return guarded(self.e(rule.ast, dict(names or {})), rule)
+
+    def effects(self, rule, names=None):
+        if rule is None:
+            return None
+        body = self.block(rule.ast, dict(names or {}))
+        return guarded(body, rule)
+
+    def fresh(self, name):
+        return f"{name}#{next(self._uid)}"
+
+    # -- statements -----------------------------------------------------------------------
+    def block(self, stmts, names):
+        fns = [self.s(st, names) for st in stmts]
+        if not fns:
+            return lambda s, e: None
+        if len(fns) == 1:
+            return fns[0]
+        if len(fns) == 2:
+            f0, f1 = fns
+
+            def two(s, e):
+                f0(s, e)
+                f1(s, e)
+            return two
+        fns = tuple(fns)
+
+        def many(s, e):
+            for f in fns:
+                f(s, e)
+        return many
+
+    def s(self, st, names):
+        L = self.L
+        if isinstance(st, A.Let):
+            val = self.e(st.value, names)
+            key = self.fresh(st.name)
+            names[st.name] = key
+            if st.value.t == "zone":
+                def let_zone(s, e):
+                    e[key] = val(s, e)
+                return let_zone
+
+            def let(s, e):
+                e[key] = val(s, e)
+            return let
+        if isinstance(st, A.Assign):
+            return self.assign(st, names)
+        if isinstance(st, A.CallStmt):
+            return self.stmt_call(st.call, names)
+        if isinstance(st, A.If):
+            branches = tuple((self.e(c, names), self.block(b, dict(names))) for c, b in st.branches)
+            orelse = self.block(st.orelse, dict(names)) if st.orelse else None
+            if len(branches) == 1:
+                (c0, b0), = branches
+                if orelse is None:
+                    def if1(s, e):
+                        if c0(s, e):
+                            b0(s, e)
+                    return if1
+
+                def if2(s, e):
+                    if c0(s, e):
+                        b0(s, e)
+                    else:
+                        orelse(s, e)
+                return if2
+
+            def ifn(s, e):
+                for c, b in branches:
+                    if c(s, e):
+                        b(s, e)
+                        return
+                if orelse is not None:
+                    orelse(s, e)
+            return ifn
+        if isinstance(st, A.For):
+            it = self.as_list(st.iter, names)
+            inner = dict(names)
+            key = self.fresh(st.var)
+            inner[st.var] = key
+            body = self.block(st.body, inner)
+
+            def loop(s, e):
+                items = list(it(s, e))  # a copy: the body may move cards out of the zone
+                s.budget -= len(items)
+                if s.budget < 0:
+                    fault("step budget exhausted in a 'for' loop", "budget")
+                for x in items:
+                    e[key] = x
+                    body(s, e)
+            return loop
+        if isinstance(st, A.While):
+            cond = self.e(st.cond, names)
+            body = self.block(st.body, dict(names))
+
+            def wloop(s, e):
+                while cond(s, e):
+                    s.budget -= 1
+                    if s.budget < 0:
+                        fault("step budget exhausted: this 'while' loop does not end", "budget")
+                    body(s, e)
+            return wloop
+        raise AssertionError(f"unknown statement {st!r}")
+
+    def assign(self, st, names):
+        L = self.L
+        val = self.e(st.value, names)
+        if st.value.t == "zone":
+            inner = val
+            val = lambda s, e: list(s.z[inner(s, e)])  # a list variable never aliases a zone
+        op = st.op
+        tgt = st.target
+        ref = tgt.ref
+        if ref[0] == "local":
+            key = names[tgt.id]
+            if op == "=":
+                def set_local(s, e):
+                    e[key] = val(s, e)
+                return set_local
+            sign = 1 if op == "+=" else -1
+
+            def upd_local(s, e):
+                e[key] = _add(e[key], val(s, e), sign)
+            return upd_local
+        v = ref[1]
+        base = L.var_base[v.name]
+        if ref[0] == "var":
+            if op == "=":
+                def set_var(s, e):
+                    s.v[base] = val(s, e)
+                return set_var
+            sign = 1 if op == "+=" else -1
+            if v.type in ("int", "player"):
+                if sign == 1:
+                    def inc_var(s, e):
+                        s.v[base] += val(s, e)
+                    return inc_var
+
+                def dec_var(s, e):
+                    s.v[base] -= val(s, e)
+                return dec_var
+
+            def upd_var(s, e):
+                s.v[base] = _add(s.v[base], val(s, e), sign)
+            return upd_var
+        idx = self.player_index(tgt.index, names)
+        if op == "=":
+            def set_pvar(s, e):
+                s.v[base + idx(s, e)] = val(s, e)
+            return set_pvar
+        sign = 1 if op == "+=" else -1
+        if v.type == "int":
+            if sign == 1:
+                def inc_pvar(s, e):
+                    s.v[base + idx(s, e)] += val(s, e)
+                return inc_pvar
+
+            def dec_pvar(s, e):
+                s.v[base + idx(s, e)] -= val(s, e)
+            return dec_pvar
+
+        def upd_pvar(s, e):
+            i = base + idx(s, e)
+            s.v[i] = _add(s.v[i], val(s, e), sign)
+        return upd_pvar
+
+    def stmt_call(self, c, names):
+        ops = self.ops
+        f = c.func
+        args = [self.e(a, names) for a in c.args]
+        kw = c.kwargs
+        if f == "move":
+            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+            bottom = "at" in kw and kw["at"].value == "bottom"
+            what, dst = args
+            t = c.args[0].t
+            mv = ops.move_card
+            if t == "card":
+                def move1(s, e):
+                    card = what(s, e)
+                    if card is None:
+                        fault("move: there is no card to move (none)")
+                    mv(s, card, dst(s, e), face, bottom)
+                return move1
+            if t == "zone":
+                def move_zone(s, e):
+                    d = dst(s, e)
+                    for card in list(s.z[what(s, e)]):  # bottom first keeps the order
+                        mv(s, card, d, face, bottom)
+                return move_zone
+
+            def move_many(s, e):
+                d = dst(s, e)
+                for card in list(what(s, e)):
+                    if card is None:
+                        fault("move: there is no card to move (none)")
+                    mv(s, card, d, face, bottom)
+            return move_many
+        if f == "deal":
+            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+            src, dst = args[0], args[1]
+            n = args[2] if len(args) > 2 else (lambda s, e: 1)
+            deal = ops.deal
+
+            def deal_(s, e):
+                k = n(s, e)
+                if k < 0 or k > 100_000:
+                    fault(f"deal: cannot deal {k} cards")
+                deal(s, src(s, e), dst(s, e), k, face)
+            return deal_
+        if f == "shuffle":
+            z = args[0]
+            sh = ops.shuffle
+            return lambda s, e: sh(s, z(s, e))
+        if f == "reveal":
+            what, who = args
+            single = c.args[0].t == "card"
+            rv = ops.reveal
+            L = self.L
+
+            def reveal(s, e):
+                p = who(s, e)
+                if not (0 <= p < L.P):
+                    fault(f"reveal: no player {p}")
+                x = what(s, e)
+                cards = [x] if single else (list(s.z[x]) if c.args[0].t == "zone" else list(x))
+                rv(s, [cd for cd in cards if cd is not None], p)
+            return reveal
+        if f == "end_game":
+            def end_game(s, e):
+                raise EndGame()
+            return end_game
+        if f == "end_phase":
+            def end_phase(s, e):
+                raise EndPhase()
+            return end_phase
+        if f == "end_turn":
+            def end_turn(s, e):
+                raise EndTurn()
+            return end_turn
+        raise AssertionError(f)
+
+    # -- expressions ----------------------------------------------------------------------
+    def player_index(self, node, names):
+        P = self.L.P
+        f = self.e(node, names)
+        if isinstance(node, A.Name) and node.ref == ("const", "current"):
+            return lambda s, e: s.cur
+        if isinstance(node, A.Name) and node.ref == ("const", "actor"):
+            return lambda s, e: s.actor
+
+        def idx(s, e):
+            p = f(s, e)
+            if p.__class__ is not int or not 0 <= p < P:
+                fault(f"no player {p!r} (players are 0 to {P - 1})")
+            return p
+        return idx
+
+    def as_list(self, node, names):
+        """A closure giving a list (zones become their card list)."""
+        f = self.e(node, names)
+        if node.t == "zone":
+            return lambda s, e: s.z[f(s, e)]
+        return f
+
+    def e(self, n, names):
+        f = self._e(n, names)
+        return f
+
+    def _e(self, n, names):
+        L = self.L
+        if isinstance(n, A.Const):
+            v = n.value
+            return lambda s, e: v
+        if isinstance(n, A.Name):
+            ref = n.ref
+            kind = ref[0]
+            if kind == "local":
+                key = names.get(n.id, n.id)
+                return lambda s, e: e[key]
+            if kind == "const":
+                if n.id == "current":
+                    return lambda s, e: s.cur
+                if n.id == "actor":
+                    return lambda s, e: s.actor
+                if n.id == "players":
+                    pl = list(range(L.P))
+                    return lambda s, e: pl
+                P = L.P
+                return lambda s, e: P
+            if kind == "zone":
+                zi = L.zone_base[n.id]
+                return lambda s, e: zi
+            if kind == "var":
+                i = L.var_base[n.id]
+                return lambda s, e: s.v[i]
+            if kind == "option":
+                v = L.options[n.id]
+                return lambda s, e: v
+            raise AssertionError(ref)
+        if isinstance(n, A.Index):
+            return self.index(n, names)
+        if isinstance(n, A.Attr):
+            arr = L.attr[n.name]
+            obj = self.e(n.obj, names)
+            name = n.name
+
+            def attr(s, e):
+                c = obj(s, e)
+                if c is None:
+                    fault(f"'.{name}' of no card (none)")
+                return arr[c]
+            return attr
+        if isinstance(n, A.BinOp):
+            return self.binop(n, names)
+        if isinstance(n, A.Compare):
+            a = self.e(n.left, names)
+            b = self.as_list(n.right, names) if n.op in ("in", "not in") else self.e(n.right, names)
+            op = n.op
+            if op == "==":
+                return lambda s, e: a(s, e) == b(s, e)
+            if op == "!=":
+                return lambda s, e: a(s, e) != b(s, e)
+            if op == "<":
+                return lambda s, e: a(s, e) < b(s, e)
+            if op == "<=":
+                return lambda s, e: a(s, e) <= b(s, e)
+            if op == ">":
+                return lambda s, e: a(s, e) > b(s, e)
+            if op == ">=":
+                return lambda s, e: a(s, e) >= b(s, e)
+            if op == "in":
+                return lambda s, e: a(s, e) in b(s, e)
+            return lambda s, e: a(s, e) not in b(s, e)
+        if isinstance(n, A.BoolOp):
+            a = self.e(n.left, names)
+            b = self.e(n.right, names)
+            if n.op == "and":
+                return lambda s, e: bool(a(s, e)) and bool(b(s, e))
+            return lambda s, e: bool(a(s, e)) or bool(b(s, e))
+        if isinstance(n, A.Unary):
+            a = self.e(n.operand, names)
+            if n.op == "not":
+                return lambda s, e: not a(s, e)
+            return lambda s, e: -a(s, e)
+        if isinstance(n, A.ListLit):
+            items = tuple(self.e(x, names) for x in n.items)
+            return lambda s, e: [f(s, e) for f in items]
+        if isinstance(n, A.Comp):
+            it, var, cond, elt = self.comp_parts(n, names)
+            if cond is None:
+                def comp(s, e):
+                    xs = it(s, e)
+                    s.budget -= len(xs)
+                    out = []
+                    for x in xs:
+                        e[var] = x
+                        out.append(elt(s, e))
+                    return out
+                return comp
+
+            def compc(s, e):
+                xs = it(s, e)
+                s.budget -= len(xs)
+                out = []
+                for x in xs:
+                    e[var] = x
+                    if cond(s, e):
+                        out.append(elt(s, e))
+                return out
+            return compc
+        if isinstance(n, A.Call):
+            return self.call(n, names)
+        raise AssertionError(f"unknown expression {n!r}")
+
+    def comp_parts(self, n, names):
+        it = self.as_list(n.iter, names)
+        inner = dict(names)
+        var = self.fresh(n.var)
+        inner[n.var] = var
+        cond = self.e(n.cond, inner) if n.cond is not None else None
+        elt = self.e(n.elt, inner)
+        return it, var, cond, elt
+
+    def index(self, n, names):
+        L = self.L
+        ref = n.ref
+        kind = ref[0]
+        if kind == "member":
+            z = ref[1]
+            base = L.zone_base[z.name]
+            if z.per_player:
+                idx = self.player_index(n.index, names)
+                return lambda s, e: base + idx(s, e)
+            keymap = {k: base + i for i, k in enumerate(z.keys)}
+            if isinstance(n.index, A.Const):
+                zi = keymap[n.index.value]
+                return lambda s, e: zi
+            key = self.e(n.index, names)
+            name = z.name
+
+            def member(s, e):
+                k = key(s, e)
+                zi = keymap.get(k)
+                if zi is None:
+                    fault(f"'{name}' has no member {k!r}")
+                return zi
+            return member
+        if kind == "pvar":
+            base = L.var_base[ref[1].name]
+            idx = self.player_index(n.index, names)
+            return lambda s, e: s.v[base + idx(s, e)]
+        if kind == "table":
+            table = L.tables[ref[1]]
+            key = self.e(n.index, names)
+            tname = ref[1]
+
+            def lookup(s, e):
+                k = key(s, e)
+                try:
+                    return table[k]
+                except (KeyError, TypeError):
+                    fault(f"table '{tname}' has no key {k!r}")
+            return lookup
+        obj = self.as_list(n.obj, names)
+        key = self.e(n.index, names)
+        return lambda s, e: obj(s, e)[key(s, e)]
+
+    def binop(self, n, names):
+        a = self.e(n.left, names)
+        b = self.e(n.right, names)
+        op = n.op
+        if op == "+":
+            if n.t in ("cards", "players", "list"):
+                def join(s, e):
+                    out = list(a(s, e)) + list(b(s, e))
+                    s.budget -= len(out)
+                    return out
+                return join
+            return lambda s, e: a(s, e) + b(s, e)
+        if op == "-":
+            return lambda s, e: a(s, e) - b(s, e)
+        if op == "*":
+            def mul(s, e):
+                r = a(s, e) * b(s, e)
+                if not -INT_LIMIT < r < INT_LIMIT:
+                    fault("integer too large (beyond 2**63)", "int-size")
+                return r
+            return mul
+        if op == "//":
+            return lambda s, e: a(s, e) // b(s, e)
+        if op == "%":
+            return lambda s, e: a(s, e) % b(s, e)
+        if op == "**":
+            def power(s, e):
+                x, y = a(s, e), b(s, e)
+                if y < 0 or y > MAX_EXPONENT:
+                    fault(f"exponent {y} out of range (0 to {MAX_EXPONENT})", "int-size")
+                if abs(x) > INT_LIMIT:
+                    fault("integer too large (beyond 2**63)", "int-size")
+                r = x ** y
+                if not -INT_LIMIT < r < INT_LIMIT:
+                    fault("integer too large (beyond 2**63)", "int-size")
+                return r
+            return power
+        raise AssertionError(op)
+
+    def call(self, n, names):
+        L = self.L
+        f = n.func
+        if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
+            return self.aggregate(n, names)
+        if f == "indices":
+            z = n.args[0].ref[1]
+            keys = list(range(L.P)) if z.per_player else list(z.keys)
+            return lambda s, e: keys
+        args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
+                else self.e(a, names) for a in n.args]
+        t0 = n.args[0].t if n.args else None
+        if f in ("size", "count"):
+            a0 = args[0]
+            return lambda s, e: len(a0(s, e))
+        if f == "sum":
+            a0 = args[0]
+            return lambda s, e: sum(a0(s, e))
+        if f in ("max", "min"):
+            pick = max if f == "max" else min
+            if len(args) == 1:
+                a0 = args[0]
+                if "default" in n.kwargs:
+                    d = self.e(n.kwargs["default"], names)
+                    return lambda s, e: pick(a0(s, e), default=d(s, e))
+
+                def m(s, e):
+                    xs = a0(s, e)
+                    if not xs:
+                        fault(f"{f}() of an empty list; give default=...")
+                    return pick(xs)
+                return m
+            fs = tuple(args)
+            return lambda s, e: pick([g(s, e) for g in fs])
+        if f == "any":
+            a0 = args[0]
+            return lambda s, e: any(a0(s, e))
+        if f == "all":
+            a0 = args[0]
+            return lambda s, e: all(a0(s, e))
+        if f in ("first", "last"):
+            a0 = args[0]
+            if len(args) == 2:
+                k = args[1]
+                if f == "first":
+                    return lambda s, e: list(a0(s, e)[:max(0, k(s, e))])
+                return lambda s, e: list(a0(s, e)[-k(s, e):]) if k(s, e) > 0 else []
+            if f == "first":
+                return lambda s, e: (lambda xs: xs[0] if xs else None)(a0(s, e))
+            return lambda s, e: (lambda xs: xs[-1] if xs else None)(a0(s, e))
+        if f in ("top", "bottom"):
+            z = args[0]
+            if len(args) == 1:
+                if f == "top":
+                    def top(s, e):
+                        cs = s.z[z(s, e)]
+                        return cs[-1] if cs else None
+                    return top
+
+                def bottom(s, e):
+                    cs = s.z[z(s, e)]
+                    return cs[0] if cs else None
+                return bottom
+            k = args[1]
+            if f == "top":
+                def topn(s, e):
+                    cs = s.z[z(s, e)]
+                    m = k(s, e)
+                    return cs[::-1][:m] if m > 0 else []   # topmost first
+                return topn
+
+            def bottomn(s, e):
+                m = k(s, e)
+                return s.z[z(s, e)][:m] if m > 0 else []
+            return bottomn
+        if f == "cards":
+            z = args[0]
+            return lambda s, e: list(s.z[z(s, e)])
+        P = L.P
+        if f == "others":
+            p = self.player_index(n.args[0], names)
+            return lambda s, e: [(p(s, e) + i) % P for i in range(1, P)]
+        if f == "players_from":
+            p = self.player_index(n.args[0], names)
+            return lambda s, e: [(p(s, e) + i) % P for i in range(P)]
+        if f == "next_player":
+            p = self.player_index(n.args[0], names)
+            return lambda s, e: (p(s, e) + 1) % P
+        if f == "prev_player":
+            p = self.player_index(n.args[0], names)
+            return lambda s, e: (p(s, e) - 1) % P
+        if f == "range":
+            lo, hi = (args[0], args[1]) if len(args) == 2 else ((lambda s, e: 0), args[0])
+
+            def rng(s, e):
+                a, b = lo(s, e), hi(s, e)
+                if b - a > MAX_RANGE:
+                    fault(f"range of {b - a} numbers; the limit is {MAX_RANGE}", "budget")
+                s.budget -= max(0, b - a)
+                return list(range(a, b))
+            return rng
+        if f in ("is_max", "is_sole_max"):
+            xs, i = args
+            mn = self.e(n.kwargs["min"], names) if "min" in n.kwargs else (lambda s, e: 1)
+            sole = f == "is_sole_max"
+
+            def majority(s, e):
+                vals = xs(s, e)
+                k = i(s, e)
+                v = vals[k]
+                if v < mn(s, e):
+                    return False
+                if sole:
+                    return all(x < v for j, x in enumerate(vals) if j != k)
+                return v >= max(vals)
+            return majority
+        if f == "dense_rank":
+            xs, i = args
+
+            def dense_rank(s, e):
+                vals = xs(s, e)
+                return sorted(set(vals), reverse=True).index(vals[i(s, e)])
+            return dense_rank
+        if f == "run_length":
+            xs, v = args
+            return lambda s, e: run_length(xs(s, e), v(s, e))
+        if f == "longest_run":
+            xs = args[0]
+            return lambda s, e: max((run_length(xs(s, e), x) for x in set(xs(s, e))), default=0)
+        if f == "index_of":
+            xs, v = args
+
+            def index_of(s, e):
+                vals = xs(s, e)
+                x = v(s, e)
+                return vals.index(x) if x in vals else -1
+            return index_of
+        if f == "abs":
+            a0 = args[0]
+            return lambda s, e: abs(a0(s, e))
+        if f == "zone_of":
+            a0 = args[0]
+            return lambda s, e: s.loc[a0(s, e)]
+        if f == "face_down":
+            a0 = args[0]
+            return lambda s, e: s.face.get(a0(s, e)) == 2
+        if f == "sorted":
+            a0 = args[0]
+            return lambda s, e: sorted(a0(s, e))
+        raise AssertionError(f"builtin {f} not compiled")
+
+    def aggregate(self, n, names):
+        f = n.func
+        it, var, cond, elt = self.comp_parts(n.args[0], names)
+        if f == "count":
+            if cond is None:
+                return lambda s, e: len(it(s, e))
+
+            def count(s, e):
+                xs = it(s, e)
+                s.budget -= len(xs)
+                k = 0
+                for x in xs:
+                    e[var] = x
+                    if cond(s, e):
+                        k += 1
+                return k
+            return count
+
+        def gen(s, e):
+            xs = it(s, e)
+            s.budget -= len(xs)
+            for x in xs:
+                e[var] = x
+                if cond is None or cond(s, e):
+                    yield elt(s, e)
+        if f == "sum":
+            return lambda s, e: sum(gen(s, e))
+        if f == "any":
+            return lambda s, e: any(gen(s, e))
+        if f == "all":
+            return lambda s, e: all(gen(s, e))
+        if f in ("max", "min"):
+            pick = max if f == "max" else min
+            d = self.e(n.kwargs["default"], names) if "default" in n.kwargs else None
+
+            def m(s, e):
+                xs = list(gen(s, e))
+                if not xs:
+                    if d is None:
+                        fault(f"{f}() of nothing; give default=...")
+                    return d(s, e)
+                return pick(xs)
+            return m
+        if f == "first":
+            return lambda s, e: next(gen(s, e), None)
+        if f == "last":
+            def last(s, e):
+                out = None
+                for x in gen(s, e):
+                    out = x
+                return out
+            return last
+        if f == "sorted":
+            return lambda s, e: sorted(gen(s, e))
+        raise AssertionError(f)
+
+
+def _add(a, b, sign):
+    if isinstance(a, list):
+        if sign > 0:
+            return a + (b if isinstance(b, list) else [b])
+        drop = b if isinstance(b, list) else [b]
+        return [x for x in a if x not in drop]
+    return a + b if sign > 0 else a - b
+
+
+def run_length(values, v):
+    """Length of the run of consecutive values through v (0 if v is absent)."""
+    have = set(values)
+    if v not in have:
+        return 0
+    lo = v
+    while lo - 1 in have:
+        lo -= 1
+    hi = v
+    while hi + 1 in have:
+        hi += 1
+    return hi - lo + 1

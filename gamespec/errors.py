@@ -1,0 +1,54 @@
+"""Error types shared by every stage: spec errors carry FILE:LINE:COL, run-time errors name the rule."""
+from __future__ import annotations
+
+
+class GamespecError(Exception):
+    """Base class of every error gamespec raises on purpose."""
+
+
+class SpecError(GamespecError):
+    """One problem in a spec file, at a position: prints as `FILE:LINE:COL: error: message`."""
+
+    def __init__(self, message: str, filename: str = "<spec>", line: int = 1, col: int = 1,
+                 check: str = "spec"):
+        super().__init__(message)
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.col = col
+        self.check = check  # which check fired (tests assert on it)
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.col}: error: {self.message}"
+
+
+class SpecErrors(GamespecError):
+    """Several spec errors found in one pass, reported together, in file order."""
+
+    def __init__(self, errors: list[SpecError]):
+        self.errors = sorted(errors, key=lambda e: (e.filename, e.line, e.col))
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+class SpecRuntimeError(GamespecError):
+    """A rule failed while the game ran (loop budget, division by zero, no legal action...)."""
+
+    def __init__(self, message: str, where: str = "", check: str = "runtime"):
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.check = check
+
+    def __str__(self) -> str:
+        return f"{self.where}: error: {self.message}" if self.where else f"error: {self.message}"
+
+
+class IllegalAction(GamespecError):
+    """An action that is not legal in this state; the state is left unchanged."""
+
+
+class StateFormatError(GamespecError):
+    """A saved state or log that is corrupted, tampered with or from another spec."""

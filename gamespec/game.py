@@ -1,0 +1,70 @@
+"""A loaded game: the checked Spec plus cached Rulesets; `new_game` starts a State."""
+from __future__ import annotations
+
+from .errors import GamespecError
+
+
+class UsageError(GamespecError, ValueError):
+    """A bad request to a valid game (player count, option value)."""
+
+
+class Game:
+    def __init__(self, spec):
+        self.spec = spec
+        self._rulesets = {}
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def min_players(self) -> int:
+        return self.spec.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.spec.max_players
+
+    @property
+    def options(self) -> dict:
+        return dict(self.spec.options)
+
+    @property
+    def graph(self):
+        return self.spec.graph
+
+    def check_options(self, options) -> dict:
+        from interpreter.ruleset import option_set
+        try:
+            return option_set(self.spec, options)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+
+    def ruleset(self, players: int, options: dict):
+        from interpreter.ruleset import Ruleset
+        if not isinstance(players, int) or not self.spec.min_players <= players <= self.spec.max_players:
+            raise UsageError(f"{self.spec.name} is for {self.spec.min_players} to {self.spec.max_players} "
+                             f"players, not {players}")
+        key = (players, tuple(sorted(options.items())))
+        rs = self._rulesets.get(key)
+        if rs is None:
+            rs = self._rulesets[key] = Ruleset(self.spec, players, options)
+        return rs
+
+    def new_game(self, players: int | None = None, seed: int = 0, options: dict | None = None,
+                 log: bool = False):
+        """A new game, set up and advanced to its first decision."""
+        from interpreter.state import State
+        players = self.spec.min_players if players is None else players
+        if not isinstance(seed, int):
+            raise UsageError(f"the seed is a whole number, not {seed!r}")
+        rs = self.ruleset(players, self.check_options(options))
+        return State.new(self, rs, seed, log=log)
+
+    def state_from_json(self, data):
+        from interpreter.serial import from_json
+        return from_json(self, data)
+
+    def option_sets(self):
+        from interpreter.ruleset import all_option_sets
+        return all_option_sets(self.spec)

@@ -1,0 +1,259 @@
+"""Rule strings → AST: Lark LALR parse with size and depth caps, positions mapped into the YAML file."""
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ast as A
+from .errors import SpecError
+
+MAX_RULE_CHARS = 20_000     # a rule longer than this is surely a mistake or an attack
+MAX_RULE_DEPTH = 60         # nesting of brackets and operators, checked before any recursive pass
+
+_TOKEN_NAMES = {
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
+    "COMMA": "','", "DOT": "'.'", "SEMICOLON": "';'", "EQUAL": "'='", "NAME": "a name", "INT": "a number",
+    "STRING": "a string", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '//' or '%'",
+    "MINUS": "'-'", "ASSIGN_OP": "'=', '+=' or '-='", "$END": "the end of the rule", "POW_OP": "'**'",
+    "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "COLON": "':'",
+}
+
+
+def grammar_text() -> str:
+    """The grammar: package data when installed, the source tree's grammar/ otherwise."""
+    try:
+        from importlib.resources import files
+        return (files("gamespec.grammar") / "rules.lark").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        return (Path(__file__).resolve().parent.parent / "grammar" / "rules.lark").read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark(grammar_text(), parser="lalr", start=["start_effects", "start_expr"],
+                propagate_positions=True, maybe_placeholders=True, cache=_cache_path())
+
+
+def _cache_path():
+    # Lark can store the built LALR tables; saves ~100 ms of cold start. Any writable place will do.
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    try:
+        os.makedirs(os.path.join(base, "gamespec"), exist_ok=True)
+        return os.path.join(base, "gamespec", "lark-rules.cache")
+    except OSError:
+        return False
+
+
+class Located:
+    """Maps positions inside a rule string to positions in the spec file."""
+
+    def __init__(self, text: str, filename: str, locate=None, where: str = ""):
+        self.text = text
+        self.filename = filename
+        self._locate = locate
+        self.where = where  # e.g. "actions.send.effect", used in run-time error messages
+
+    def pos(self, line: int, col: int) -> tuple[int, int]:
+        if self._locate is not None:
+            m = self._locate(line, col)
+            return m[0], m[1]
+        return line, col
+
+    def error(self, msg: str, line: int = 1, col: int = 1, check: str = "rule-syntax") -> SpecError:
+        fl, fc = self.pos(line, col)
+        return SpecError(msg, self.filename, fl, fc, check=check)
+
+
+def _precheck(src: Located) -> None:
+    text = src.text
+    if len(text) > MAX_RULE_CHARS:
+        raise src.error(f"rule is {len(text)} characters long; the limit is {MAX_RULE_CHARS}",
+                        check="rule-length")
+    depth = 0
+    line, col = 1, 0
+    for ch in text:  # bracket depth, before the parser builds anything
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif ch in "([{":
+            depth += 1
+            if depth > MAX_RULE_DEPTH:
+                raise src.error(f"brackets nested more than {MAX_RULE_DEPTH} deep", line, col,
+                                check="rule-depth")
+        elif ch in ")]}":
+            depth -= 1
+
+
+def _tree_depth(tree: Tree) -> tuple[int, Tree]:
+    worst, at = 0, tree
+    stack = [(tree, 1)]
+    while stack:
+        t, d = stack.pop()
+        if d > worst:
+            worst, at = d, t
+        for c in t.children:
+            if isinstance(c, Tree):
+                stack.append((c, d + 1))
+    return worst, at
+
+
+def _syntax_message(e: UnexpectedInput) -> str:
+    if isinstance(e, UnexpectedCharacters):
+        return f"unexpected character {e.char!r}"
+    if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
+        exp = sorted({_TOKEN_NAMES.get(t, t) for t in getattr(e, "expected", ())})
+        return "the rule ends too early" + (f"; expected {', '.join(exp[:6])}" if exp else "")
+    tok = e.token
+    exp = sorted({_TOKEN_NAMES.get(t, t.lower() if t.isupper() else t) for t in e.expected})
+    if tok.type == "EQUAL" or (tok.type == "ASSIGN_OP" and tok.value == "="):
+        return "unexpected '='; to compare, write '=='"
+    shown = f"'{tok.value}'" if tok.type != "$END" else "the end of the rule"
+    return f"unexpected {shown}" + (f"; expected {', '.join(exp[:6])}" if exp else "")
+
+
+def parse(src: Located, kind: str = "expr"):
+    """Parse one rule string: kind 'expr' gives an expression node, 'effects' a list of statements."""
+    _precheck(src)
+    try:
+        tree = _parser().parse(src.text, start="start_expr" if kind == "expr" else "start_effects")
+    except UnexpectedInput as e:
+        line = getattr(e, "line", 1) or 1
+        col = getattr(e, "column", 1) or 1
+        if line < 1:  # end of input: point at the last character
+            lines = src.text.split("\n")
+            line, col = len(lines), max(1, len(lines[-1]))
+        raise src.error(_syntax_message(e), line, col) from None
+    depth, at = _tree_depth(tree)
+    if depth > MAX_RULE_DEPTH * 2:
+        raise src.error(f"expression nested more than {MAX_RULE_DEPTH * 2} levels deep",
+                        *_meta(at), check="rule-depth")
+    b = _Builder(src)
+    if kind == "expr":
+        return b.expr(tree.children[0])
+    return [b.stmt(c) for c in tree.children]
+
+
+def _meta(t) -> tuple[int, int]:
+    if isinstance(t, Token):
+        return t.line or 1, t.column or 1
+    m = t.meta
+    return (getattr(m, "line", 1) or 1), (getattr(m, "column", 1) or 1)
+
+
+class _Builder:
+    """Lark tree → AST dataclasses (depth is already capped, so recursion is bounded)."""
+
+    def __init__(self, src: Located):
+        self.src = src
+
+    def at(self, t):
+        return self.src.pos(*_meta(t))
+
+    def expr(self, t):
+        if isinstance(t, Token):
+            if t.type == "NAME":
+                return A.Name(*self.at(t), id=str(t))
+            raise self.src.error(f"unexpected {t!r}", *_meta(t))
+        d = t.data
+        ch = t.children
+        pos = self.at(t)
+        if d == "int_lit":
+            text = str(ch[0])
+            if len(text) > 18:
+                raise self.src.error("integer literal too large (at most 18 digits)", *_meta(t),
+                                     check="rule-int-size")
+            return A.Const(*pos, value=int(text))
+        if d == "str_lit":
+            return A.Const(*pos, value=str(ch[0])[1:-1])
+        if d == "true_lit":
+            return A.Const(*pos, value=True)
+        if d == "false_lit":
+            return A.Const(*pos, value=False)
+        if d == "none_lit":
+            return A.Const(*pos, value=None)
+        if d == "name":
+            return A.Name(*pos, id=str(ch[0]))
+        if d == "list_lit":
+            return A.ListLit(*pos, items=[self.expr(c) for c in ch if c is not None])
+        if d == "list_comp":
+            return self.comp(ch[1], self.expr(ch[0]), pos)
+        if d in ("or_", "and_"):
+            return A.BoolOp(*pos, op=d[:-1], left=self.expr(ch[0]), right=self.expr(ch[1]))
+        if d == "not_":
+            return A.Unary(*pos, op="not", operand=self.expr(ch[0]))
+        if d == "neg":
+            return A.Unary(*pos, op="-", operand=self.expr(ch[0]))
+        if d == "compare":
+            op = " ".join(str(ch[1]).split())
+            return A.Compare(*pos, op=op, left=self.expr(ch[0]), right=self.expr(ch[2]))
+        if d == "binop":
+            return A.BinOp(*pos, op=str(ch[1]), left=self.expr(ch[0]), right=self.expr(ch[2]))
+        if d == "index":
+            return A.Index(*pos, obj=self.expr(ch[0]), index=self.expr(ch[1]))
+        if d == "attr":
+            return A.Attr(*pos, obj=self.expr(ch[0]), name=str(ch[1]))
+        if d == "call":
+            return self.call(ch[0], ch[1], pos)
+        if d == "call_comp":
+            comp = self.comp(ch[2], self.expr(ch[1]), pos)
+            comp.gen = True
+            return A.Call(*pos, func=str(ch[0]), args=[comp])
+        raise self.src.error(f"unsupported construct {d}", *_meta(t))  # grammar and builder disagree
+
+    def comp(self, t, elt, pos):
+        var, it, cond = t.children
+        return A.Comp(*pos, elt=elt, var=str(var), iter=self.expr(it),
+                      cond=self.expr(cond) if cond is not None else None)
+
+    def call(self, name, arglist, pos):
+        args, kwargs = [], {}
+        if arglist is not None:
+            for a in arglist.children:
+                if isinstance(a, Tree) and a.data == "kwarg":
+                    key = str(a.children[0])
+                    if key in kwargs:
+                        raise self.src.error(f"argument '{key}' given twice", *_meta(a))
+                    kwargs[key] = self.expr(a.children[1])
+                else:
+                    if kwargs:
+                        raise self.src.error("a positional argument after a named one", *_meta(a))
+                    args.append(self.expr(a))
+        return A.Call(*pos, func=str(name), args=args, kwargs=kwargs)
+
+    def block(self, t):
+        return [self.stmt(c) for c in t.children if isinstance(c, Tree)]
+
+    def stmt(self, t):
+        d = t.data
+        ch = t.children
+        pos = self.at(t)
+        if d == "let_stmt":
+            return A.Let(*pos, name=str(ch[0]), value=self.expr(ch[1]))
+        if d == "assign_stmt":
+            tgt = ch[0]
+            if tgt.data == "target_name":
+                target = A.Name(*self.at(tgt), id=str(tgt.children[0]))
+            else:
+                target = A.Index(*self.at(tgt), obj=A.Name(*self.at(tgt), id=str(tgt.children[0])),
+                                 index=self.expr(tgt.children[1]))
+            return A.Assign(*pos, target=target, op=str(ch[1]), value=self.expr(ch[2]))
+        if d == "call_stmt":
+            return A.CallStmt(*pos, call=self.call(ch[0], ch[1], pos))
+        if d == "if_stmt":
+            branches = [(self.expr(ch[0]), self.block(ch[1]))]
+            orelse = []
+            for c in ch[2:]:
+                if c.data == "elif_clause":
+                    branches.append((self.expr(c.children[0]), self.block(c.children[1])))
+                else:
+                    orelse = self.block(c.children[0])
+            return A.If(*pos, branches=branches, orelse=orelse)
+        if d == "for_stmt":
+            return A.For(*pos, var=str(ch[0]), iter=self.expr(ch[1]), body=self.block(ch[2]))
+        if d == "while_stmt":
+            return A.While(*pos, cond=self.expr(ch[0]), body=self.block(ch[1]))
+        raise self.src.error(f"unsupported statement {d}", *_meta(t))

@@ -1,0 +1,110 @@
+"""State + player → observation: only what that player may know, with perfect recall of what they saw."""
+from __future__ import annotations
+
+
+def card_view(s, c, bit):
+    """The face of card c as a dict if the viewer sees or knows it, else None."""
+    if c is None:
+        return None
+    f = s.face.get(c) if s.face else None
+    rs = s.rs
+    v = rs.zvis[s.loc[c]] if f is None else (rs.ALL if f == 1 else 0)
+    if (v | s.kn[c]) & bit:
+        return dict(rs.faces[rs.face_of[c]])
+    return None
+
+
+def zone_view(s, zi, bit):
+    rs = s.rs
+    cs = s.z[zi]
+    decl = rs.zone_decl[zi]
+    views = [card_view(s, c, bit) for c in cs]
+    if decl.kind == "pile":
+        return {"size": len(cs), "cards": views}   # bottom to top; None = a card you cannot see
+    seen = sorted((v for v in views if v is not None), key=_sort_key)   # a set has no order to leak
+    return {"size": len(cs), "cards": seen, "hidden": len(cs) - len(seen)}
+
+
+def _sort_key(face):
+    return sorted((k, str(v)) for k, v in face.items())
+
+
+def value_view(s, decl, value, bit, owner):
+    if decl.visibility == "hidden" or (decl.visibility == "owner" and owner is not None
+                                       and not (bit >> owner) & 1):
+        return None
+    if decl.type == "card":
+        return card_view(s, value, bit)
+    if decl.type == "cards":
+        return [card_view(s, c, bit) for c in value]
+    return value
+
+
+def observation(s, player: int) -> dict:
+    rs = s.rs
+    if not isinstance(player, int) or not 0 <= player < rs.P:
+        raise ValueError(f"no player {player!r} (players are 0 to {rs.P - 1})")
+    bit = 1 << player
+    zones = {rs.zone_label[zi]: zone_view(s, zi, bit) for zi in range(rs.nzones)}
+    variables = {}
+    for name, base in rs.var_base.items():
+        decl = rs.spec.variables[name]
+        if decl.per_player:
+            variables[name] = [value_view(s, decl, s.v[base + p], bit, p) for p in range(rs.P)]
+        else:
+            variables[name] = value_view(s, decl, s.v[base], bit, None)
+    obs = {
+        "player": player,
+        "num_players": rs.P,
+        "phase": s.phase_name,
+        "current": s.cur,
+        "to_move": s.current_player,
+        "terminal": s.terminal,
+        "zones": zones,
+        "variables": variables,
+        "history": history_view(s, player),
+    }
+    if s.terminal:
+        obs["scores"] = list(s.scores)
+        obs["winners"] = list(s.winners)
+    return obs
+
+
+def history_entries(s):
+    out = []
+    h = s.hist
+    while h is not None:
+        out.append(h[0])
+        h = h[1]
+    out.reverse()
+    return out
+
+
+def render_event(s, ev, player):
+    """One history event as `player` saw it."""
+    rs = s.rs
+    bit = 1 << player
+    if ev[0] == "d":
+        _, actor, name, args, cards = ev
+        d = {"player": actor, "action": name}
+        rt = rs.actions.get(name)
+        if rt is not None:
+            hidden = {i: (cs, masks) for i, cs, masks in cards}
+            for i, (p, v) in enumerate(zip(rt.params, args)):
+                if i in hidden:
+                    cs, masks = hidden[i]
+                    faces = [dict(rs.faces[rs.face_of[c]]) if m & bit else None for c, m in zip(cs, masks)]
+                    d[p.name] = faces[0] if p.kind == "card" else faces
+                else:
+                    d[p.name] = list(v) if isinstance(v, tuple) else v
+        return d
+    if ev[0] == "r":
+        _, p, cards = ev
+        if p == player:
+            return {"player": p, "event": "look", "cards": [dict(rs.faces[rs.face_of[c]]) for c in cards]}
+        return {"player": p, "event": "look", "count": len(cards)}
+    return {"event": ev[0]}
+
+
+def history_view(s, player):
+    return [render_event(s, ev, player) for ev in history_entries(s)]

@@ -1,0 +1,75 @@
+"""The primitive effects every rule compiles to: moving, dealing, shuffling and revealing cards."""
+from __future__ import annotations
+
+from gamespec.compiler import fault
+
+from . import rng
+
+
+def move_card(s, c, dst, face=0, bottom=False):
+    """Move card c onto zone dst; players who could see it and no longer can remember it."""
+    src = s.loc[c]
+    cs = s.z[src]
+    if cs and cs[-1] == c:
+        cs.pop()
+    else:
+        cs.remove(c)
+    if bottom:
+        s.z[dst].insert(0, c)
+    else:
+        s.z[dst].append(c)
+    s.loc[c] = dst
+    vis = s.rs.zvis
+    f = s.face.pop(c, 0) if s.face else 0
+    old = vis[src] if f == 0 else (s.rs.ALL if f == 1 else 0)
+    if face:
+        s.face[c] = face
+        new = s.rs.ALL if face == 1 else 0
+    else:
+        new = vis[dst]
+    lost = old & ~new
+    if lost:
+        s.kn[c] |= lost
+
+
+def deal(s, src, dst, n, face=0):
+    """Move n cards from the top of src; an empty src refills as its zone declares, else stops."""
+    z = s.z
+    for _ in range(n):
+        if not z[src]:
+            refill = s.rs.refill.get(src)
+            if refill is None:
+                return
+            r, shuffle_it = refill
+            for c in list(z[r]):
+                move_card(s, c, src)
+            if shuffle_it:
+                shuffle(s, src)
+            if not z[src]:
+                return
+        move_card(s, z[src][-1], dst, face)
+
+
+def shuffle(s, zi):
+    cs = s.z[zi]
+    if s.script is not None:   # replaying a log: the order comes from the log, not the RNG
+        order = s.script.next_shuffle(s, zi)
+        cs[:] = order
+    else:
+        s.rng = rng.shuffle(s.rng, cs)
+    kn = s.kn
+    for c in cs:   # nobody can follow a card through a shuffle
+        kn[c] = 0
+    if s.log is not None:
+        s.log.append({"type": "chance", "event": "shuffle", "zone": s.rs.zone_label[zi],
+                      "order": list(cs)})
+
+
+def reveal(s, cards, p):
+    bit = 1 << p
+    for c in cards:
+        s.kn[c] |= bit
+    if cards:
+        s.hist = (("r", p, tuple(cards)), s.hist)
+        if s.log is not None:
+            s.log.append({"type": "look", "player": p, "cards": list(cards)})

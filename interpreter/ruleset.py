@@ -1,0 +1,178 @@
+"""Checked Spec + player count + options → Ruleset: card tables, zone/variable layout, compiled rules."""
+from __future__ import annotations
+
+import itertools
+
+from gamespec.compiler import Compiler
+from gamespec.errors import SpecRuntimeError
+
+from . import flow, ops
+from .actions import ActionRT
+
+
+class Ruleset:
+    """Everything one (spec, players, options) instance needs at run time; shared by all its states."""
+
+    def __init__(self, spec, players: int, options: dict):
+        self.spec = spec
+        self.P = P = players
+        self.ALL = (1 << P) - 1
+        self.options = options
+        self.tables = spec.tables
+        self._layout_zones()
+        self._layout_vars()
+        comp = Compiler(self, ops)
+        self._cards(comp)
+        self.actions = {}
+        for name, a in spec.actions.items():
+            self.actions[name] = ActionRT(self, comp, a)
+        self.game_end_if = comp.expr(spec.end_if)
+        self.triggers = [(comp.expr(c), comp.effects(e)) for _, c, e in spec.triggers]
+        self.score = comp.expr(spec.score, {"p": "p"})
+        self.tie_breakers = [comp.expr(t, {"p": "p"}) for t in spec.tie_breakers]
+        self.winner = spec.winner
+        self.prog, self.chooses, self.pc_names = flow.build(self, spec, comp)
+
+    # -- layout -------------------------------------------------------------------------
+    def _layout_zones(self):
+        P = self.P
+        self.zone_base = {}
+        self.zone_label = []     # flat index -> "hand[2]"
+        self.zone_decl = []      # flat index -> ZoneDecl
+        self.zone_key = []       # flat index -> key or player or None
+        zvis = []
+        for name, z in self.spec.zones.items():
+            self.zone_base[name] = len(self.zone_label)
+            keys = list(range(P)) if z.per_player else (z.keys if z.keys is not None else [None])
+            for k in keys:
+                self.zone_label.append(name if k is None else f"{name}[{k}]")
+                self.zone_decl.append(z)
+                self.zone_key.append(k)
+                if z.visibility == "public":
+                    zvis.append(self.ALL)
+                elif z.visibility == "owner":
+                    zvis.append(1 << k)
+                else:
+                    zvis.append(0)
+        self.zvis = zvis
+        self.nzones = len(zvis)
+        self.refill = {}
+        for name, z in self.spec.zones.items():
+            if z.refill_from:
+                self.refill[self.zone_base[name]] = (self.zone_base[z.refill_from], z.refill_shuffle)
+
+    def _layout_vars(self):
+        self.var_base = {}
+        self.var_init = []
+        self.var_decl = []
+        for name, v in self.spec.variables.items():
+            self.var_base[name] = len(self.var_init)
+            for _ in range(self.P if v.per_player else 1):
+                init = v.initial
+                self.var_init.append(list(init) if isinstance(init, list) else init)
+                self.var_decl.append(v)
+
+    def _cards(self, comp):
+        spec = self.spec
+        faces, face_class, counts, zone_rules = [], [], [], []
+        for cl in spec.classes:
+            if cl.cond is not None and not comp.expr(cl.cond)(None, {}):
+                continue
+            for attrs, count, zrule, cond in cl.faces:
+                if cond is not None and not comp.expr(cond)(None, {}):
+                    continue
+                a = {"type": cl.name}
+                a.update(attrs)
+                faces.append(a)
+                face_class.append(cl)
+                counts.append(count)
+                zone_rules.append(zrule or cl.zone)
+        # identical faces (same class and attributes) share one face id
+        key_of = {}
+        face_ids = []
+        uniq = []
+        for a in faces:
+            k = tuple(sorted((n, tuple(v) if isinstance(v, list) else v) for n, v in a.items()))
+            if k not in key_of:
+                key_of[k] = len(uniq)
+                uniq.append(a)
+            face_ids.append(key_of[k])
+        self.faces = uniq
+        self.face_label = [_face_label(a, face_class[face_ids.index(i)]) for i, a in enumerate(uniq)]
+        self.face_of = []
+        self.attr = {n: [] for n in spec.attributes}
+        init_zone = []
+        compiled_zone = {}
+        for fi, a, n, zr in zip(face_ids, faces, counts, zone_rules):
+            for _ in range(n):
+                cid = len(self.face_of)
+                self.face_of.append(fi)
+                for name in spec.attributes:
+                    self.attr[name].append(a.get(name))
+                if id(zr) not in compiled_zone:
+                    compiled_zone[id(zr)] = comp.expr(zr, {"it": "it"})
+                zi = compiled_zone[id(zr)](None, {"it": cid})
+                init_zone.append(zi)
+        self.ncards = len(self.face_of)
+        self.init_zone = init_zone
+        self.type_count = {}
+        for fi in self.face_of:
+            t = self.faces[fi]["type"]
+            self.type_count[t] = self.type_count.get(t, 0) + 1
+
+    def describe_zone(self, zi):
+        return self.zone_label[zi]
+
+
+def _face_label(a, cl):
+    if cl.label:
+        from .actions import fill_template
+        return fill_template(cl.label, {k: "-".join(map(str, v)) if isinstance(v, list) else v
+                                        for k, v in a.items()})
+    parts = [str(v) if not isinstance(v, list) else "-".join(map(str, v))
+             for k, v in a.items() if k != "type"]
+    return " ".join(parts + [a["type"]]) if parts else a["type"]
+
+
+def option_set(spec, options: dict | None) -> dict:
+    """Defaults overlaid with the given options, each checked: returns the complete option dict."""
+    out = dict(spec.options)
+    for k, v in (options or {}).items():
+        if k not in spec.options:
+            import difflib
+            close = difflib.get_close_matches(k, list(spec.options), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else (
+                f"; options are {', '.join(spec.options)}" if spec.options else "; this game has no options")
+            raise ValueError(f"unknown option '{k}'{hint}")
+        d = spec.options[k]
+        if isinstance(d, bool):
+            if isinstance(v, str):
+                if v.lower() in ("true", "1", "yes", "on"):
+                    v = True
+                elif v.lower() in ("false", "0", "no", "off"):
+                    v = False
+            if not isinstance(v, bool):
+                raise ValueError(f"option '{k}' is true or false, not {v!r}")
+        else:
+            try:
+                v = int(v)
+            except (TypeError, ValueError):
+                raise ValueError(f"option '{k}' is a whole number, not {v!r}") from None
+            allowed = spec.option_values.get(k)
+            if allowed and v not in allowed:
+                raise ValueError(f"option '{k}' is one of {allowed}, not {v}")
+        out[k] = v
+    return out
+
+
+def all_option_sets(spec):
+    """Every combination of boolean options (ints take their listed values or their default)."""
+    names = list(spec.options)
+    choices = []
+    for n in names:
+        d = spec.options[n]
+        if isinstance(d, bool):
+            choices.append([False, True])
+        else:
+            choices.append(spec.option_values.get(n) or [d])
+    return [dict(zip(names, combo)) for combo in itertools.product(*choices)]

@@ -1,0 +1,304 @@
+"""A game in progress: the OpenSpiel-like state API over a Ruleset (flat zones, ints, one RNG)."""
+from __future__ import annotations
+
+from gamespec.errors import IllegalAction, SpecRuntimeError, StateFormatError
+
+from . import rng as _rng
+from .actions import Action
+from .flow import SUSPEND, TERMINAL, run_block
+
+FORMAT = "gamespec-state/1"
+
+
+class State:
+    """current_player, legal_actions(), apply(), is_terminal, scores, winners, observation(p).
+
+    Zones are lists of card ids (ints), variables a flat list; `kn[c]` is the bit mask of players
+    who know card c while it is hidden from them. Nothing here is deep-copied: clone() copies lists.
+    """
+    __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
+                 "phase", "fenv", "turns", "decisions", "terminal", "scores", "winners", "hist", "log",
+                 "script", "budget", "seed", "_legal", "_index")
+
+    # -- creation -------------------------------------------------------------------------
+    @classmethod
+    def new(cls, game, rs, seed, log=False, script=None):
+        s = cls.__new__(cls)
+        s.rs = rs
+        s.game = game
+        s.z = [[] for _ in range(rs.nzones)]
+        for c, zi in enumerate(rs.init_zone):
+            s.z[zi].append(c)
+        s.loc = list(rs.init_zone)
+        s.v = [list(x) if isinstance(x, list) else x for x in rs.var_init]
+        s.kn = [0] * rs.ncards
+        s.face = {}
+        s.seed = seed
+        s.rng = _rng.seed_state(seed if seed is not None else 0)
+        s.pc = 0
+        s.pending = -1
+        s.actor = 0
+        s.cur = 0
+        s.phase = -1
+        s.fenv = {}
+        s.turns = 0
+        s.decisions = 0
+        s.terminal = False
+        s.scores = None
+        s.winners = None
+        s.hist = None
+        s.log = [] if log else None
+        s.script = script
+        s._legal = None
+        s._index = None
+        if s.log is not None:
+            from .gamelog import header
+            s.log.append(header(s))
+        s.budget = rs.spec.steps_per_decision
+        s._run()
+        return s
+
+    # -- the API --------------------------------------------------------------------------
+    @property
+    def current_player(self):
+        """The player who decides now (None at the end)."""
+        return None if self.terminal else self.actor
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    @property
+    def num_players(self) -> int:
+        return self.rs.P
+
+    @property
+    def phase_name(self):
+        return self.rs.phases[self.phase].name if self.phase >= 0 else None
+
+    def legal_actions(self) -> list:
+        """The legal actions of the deciding player (a fresh list; empty only at the end)."""
+        if self.terminal:
+            return []
+        if self._legal is None:
+            self._legal = self._enumerate(self.rs.chooses[self.pending])
+        return list(self._legal)
+
+    def apply(self, action) -> None:
+        """Play one legal action (an Action, or its JSON dict). Illegal: IllegalAction, state unchanged."""
+        if self.terminal:
+            raise IllegalAction("the game is over; no action is legal")
+        if self._legal is None:
+            self._legal = self._enumerate(self.rs.chooses[self.pending])
+        a = None
+        if isinstance(action, Action):
+            for x in self._legal:
+                if x is action:
+                    a = x
+                    break
+        if a is None:
+            a = self._find(action)
+        rs = self.rs
+        self.decisions += 1
+        if self.decisions > rs.spec.decisions_per_game:
+            raise SpecRuntimeError(f"the game did not end after {rs.spec.decisions_per_game} decisions",
+                                   rs.pc_names[self.pc], check="game-budget")
+        ch = rs.chooses[self.pending]
+        self._record(a)
+        self.pending = -1
+        self._legal = None
+        self._index = None
+        self.budget = rs.spec.steps_per_decision
+        if a.name == "skip":
+            nxt = ch.next
+        else:
+            nxt = run_block(self, a._rt.run, dict(a.bind), ch.pc if ch.step.repeat else ch.next,
+                            ch.scope, ch.path)
+        self.pc = nxt
+        self._run()
+
+    def clone(self) -> "State":
+        s = State.__new__(State)
+        s.rs = self.rs
+        s.game = self.game
+        s.z = [list(x) for x in self.z]
+        s.v = list(self.v)              # list values are never mutated in place
+        s.loc = list(self.loc)
+        s.kn = list(self.kn)
+        s.face = dict(self.face) if self.face else {}
+        s.rng = self.rng
+        s.pc = self.pc
+        s.pending = self.pending
+        s.actor = self.actor
+        s.cur = self.cur
+        s.phase = self.phase
+        s.fenv = self.fenv              # copy-on-write in the flow instructions
+        s.turns = self.turns
+        s.decisions = self.decisions
+        s.terminal = self.terminal
+        s.scores = self.scores
+        s.winners = self.winners
+        s.hist = self.hist              # an immutable linked list
+        s.log = list(self.log) if self.log is not None else None
+        s.script = self.script
+        s.seed = self.seed
+        s.budget = self.budget
+        s._legal = self._legal
+        s._index = None
+        return s
+
+    def observation(self, player: int) -> dict:
+        from .observe import observation
+        return observation(self, player)
+
+    def to_json(self) -> dict:
+        from .serial import to_json
+        return to_json(self)
+
+    def __eq__(self, other):
+        return isinstance(other, State) and self.to_json() == other.to_json()
+
+    __hash__ = None
+
+    def log_lines(self) -> list:
+        """The full log (needs new_game(..., log=True))."""
+        from .gamelog import full_log
+        return full_log(self)
+
+    def log_for(self, player: int) -> list:
+        """The log as `player` saw it: nothing hidden from them appears (needs log=True)."""
+        from .gamelog import log_for
+        return log_for(self, player)
+
+    def __repr__(self):
+        st = "terminal" if self.terminal else f"player {self.actor} to move"
+        return f"<State {self.rs.spec.name} P={self.rs.P} {st} after {self.decisions} decisions>"
+
+    # -- machinery ------------------------------------------------------------------------
+    def _run(self):
+        prog = self.rs.prog
+        pc = self.pc
+        while True:
+            nxt = prog[pc](self)
+            if nxt < 0:
+                return
+            pc = nxt
+            self.pc = pc
+            self.budget -= 1
+            if self.budget < 0:
+                raise SpecRuntimeError(
+                    "step budget exhausted: the flow loops without asking anyone to decide",
+                    self.rs.pc_names[pc], check="budget")
+
+    def enter_choice(self, ch):
+        """The `choose` instruction: find the decider and the legal actions, or skip."""
+        env = dict(self.fenv) if self.fenv else {}
+        if ch.guard is not None and not ch.guard(self, env):
+            return ch.next
+        if ch.player is not None:
+            p = ch.player(self, env)
+            if p.__class__ is not int or not 0 <= p < self.rs.P:
+                raise SpecRuntimeError(f"the deciding player {p!r} is not a player", ch.path)
+        else:
+            p = self.cur
+        self.actor = p
+        self.pc = ch.pc
+        self.pending = ch.idx
+        legal = self._enumerate(ch)
+        if not legal or (len(legal) == 1 and legal[0].name == "skip"):
+            self.pending = -1
+            if ch.step.optional is not None or ch.step.if_none == "skip":
+                return ch.next
+            raise SpecRuntimeError(f"player {p} has no legal action here; add 'if_none: skip' to the "
+                                   "step or a fallback action", ch.path, check="no-legal-action")
+        self._legal = legal
+        return SUSPEND
+
+    def _enumerate(self, ch):
+        out = []
+        for a in ch.actions:
+            a.enumerate(self, out)
+        if not out and ch.fallback:
+            for a in ch.fallback:
+                a.enumerate(self, out)
+        if ch.step.optional is not None:
+            out.append(Action("skip", (), {}, (), None, ch.step.optional))
+        return out
+
+    def _find(self, action):
+        if isinstance(action, Action):
+            key = action.key()
+        elif isinstance(action, dict):
+            name = action.get("action")
+            rt = self.rs.actions.get(name) if isinstance(name, str) else None
+            if name == "skip":
+                key = ("skip", ())
+            elif rt is None:
+                raise IllegalAction(f"no action named {name!r} in this game")
+            else:
+                try:
+                    key = (name, tuple(_freeze(action[p.name]) for p in rt.params))
+                except KeyError as e:
+                    raise IllegalAction(f"action '{name}' needs parameter {e.args[0]!r}") from None
+                except TypeError:
+                    raise IllegalAction(f"action '{name}' has a malformed parameter") from None
+        else:
+            raise IllegalAction(f"an action is an Action or a dict, not {type(action).__name__}")
+        if self._index is None:
+            self._index = {x.key(): x for x in self._legal}
+        try:
+            a = self._index.get(key)
+        except TypeError:
+            a = None
+        if a is None:
+            shown = action.to_json(label=False) if isinstance(action, Action) else action
+            raise IllegalAction(f"not legal now for player {self.actor}: {shown!r} "
+                                f"({len(self._legal)} legal actions; see legal_actions())")
+        return a
+
+    def _record(self, a):
+        cards = ()
+        rt = a._rt
+        if rt is not None:
+            info = []
+            rs = self.rs
+            for i, p in enumerate(rt.params):
+                if p.kind == "card":
+                    c = a.bind[p.key]
+                    info.append((i, (c,), (self._vis(c),)))
+                elif p.kind == "subset":
+                    cs = tuple(a.bind[p.key])
+                    info.append((i, cs, tuple(self._vis(c) for c in cs)))
+            cards = tuple(info)
+        self.hist = (("d", self.actor, a.name, a.args, cards), self.hist)
+        if self.log is not None:
+            self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
+                             "action": a.to_json(label=False), "_cards": cards})
+
+    def _vis(self, c):
+        """Bit mask of the players who see card c now."""
+        f = self.face.get(c) if self.face else None
+        v = self.rs.zvis[self.loc[c]] if f is None else (self.rs.ALL if f == 1 else 0)
+        return v | self.kn[c]
+
+    def finish(self):
+        rs = self.rs
+        P = rs.P
+        if rs.score is None:
+            scores = [0] * P
+        else:
+            scores = [rs.score(self, {"p": p}) for p in range(P)]
+        sign = 1 if rs.winner == "highest" else -1
+        keys = [(sign * scores[p],) + tuple(t(self, {"p": p}) for t in rs.tie_breakers) for p in range(P)]
+        best = max(keys)
+        self.scores = scores
+        self.winners = [p for p in range(P) if keys[p] == best]
+        self.terminal = True
+        self.pending = -1
+        self._legal = None
+        if self.log is not None:
+            self.log.append({"type": "end", "scores": list(scores), "winners": list(self.winners)})
+
+
+def _freeze(v):
+    return tuple(_freeze(x) for x in v) if isinstance(v, list) else v
