@@ -1,6 +1,6 @@
 """gamespec: card games as checked YAML specs, run by a generic interpreter.
 
-    game = gamespec.load("games/bacchus.yaml")
+    game = gamespec.load("games/mygame.yaml")
     state = game.new_game(players=4, seed=1)
     while not state.is_terminal:
         state.apply(state.legal_actions()[0])

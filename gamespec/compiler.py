@@ -759,8 +759,8 @@ def _add(a, b, sign):
     if isinstance(a, list):
         if sign > 0:
             return a + (b if isinstance(b, list) else [b])
-        drop = b if isinstance(b, list) else [b]
-        return [x for x in a if x not in drop]
+        gone = b if isinstance(b, list) else [b]
+        return [x for x in a if x not in gone]
     return a + b if sign > 0 else a - b
 
 

@@ -65,6 +65,26 @@ class Game:
         from interpreter.serial import from_json
         return from_json(self, data)
 
+    def evaluate(self, state, text: str, **bindings):
+        """Evaluate one expression of the rule language in a state (for tests, debugging, tools).
+
+        Checked and compiled on the fly: never use it in a hot loop. `bindings` become local names.
+        """
+        from interpreter import ops
+        from .checker import CONSTANTS, Scope
+        from .compiler import Compiler
+        from .errors import SpecErrors
+        from .model import Rule
+        from .parser import Located, parse
+        ck = self.spec.checker
+        rule = Rule(parse(Located(text, "<expr>"), "expr"), "<expr>", "<expr>", 1, 1)
+        ck.errors = []
+        ck.check_rule(rule, Scope(dict(CONSTANTS)).child({k: "any" for k in bindings}))
+        if ck.errors:
+            raise SpecErrors(ck.errors)
+        fn = Compiler(state.rs, ops).expr(rule, {k: k for k in bindings})
+        return fn(state, dict(bindings))
+
     def option_sets(self):
         from interpreter.ruleset import all_option_sets
         return all_option_sets(self.spec)

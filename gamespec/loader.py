@@ -19,7 +19,9 @@ def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
     except SpecError as e:
         raise SpecErrors([e]) from None
     validate(data, filename)
-    spec = Checker(data, filename, sha).run()
+    checker = Checker(data, filename, sha)
+    spec = checker.run()
+    spec.checker = checker      # kept for Game.evaluate
     g = _graph.build(spec)
     _graph.check(spec, g, data, filename)
     spec.graph = g

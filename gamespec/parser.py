@@ -23,6 +23,25 @@ _TOKEN_NAMES = {
 }
 
 
+# Bad examples -> friendly messages (Lark's match_examples); the table doubles as test data.
+SYNTAX_EXAMPLES = {
+    "expr": {
+        "'=' assigns; to compare two values write '=='": ["a = 1", "x == 1 and y = 2"],
+        "a '(' is never closed": ["f(a", "(a + b", "max(1, 2"],
+        "a '[' is never closed": ["[1, 2", "xs[1"],
+        "two values with nothing between them; a missing operator or ','?": ["a b", "f(a b)", "[1 2]"],
+        "the expression ends too early after an operator": ["a +", "a and", "not"],
+    },
+    "effects": {
+        "a '{' block is never closed": ["if a { b = 1", "for x in xs { move(x, d)"],
+        "'if' is written: if CONDITION { EFFECTS }": ["if a b = 1", "if a then { b = 1 }"],
+        "'for' is written: for NAME in LIST { EFFECTS }": ["for x xs { }", "for in xs { }"],
+        "an effect is an assignment or a call such as move(...)": ["1 + 2", "a", "x.y = 2"],
+        "'=' assigns; to compare two values write '=='": ["if a = 1 { b = 2 }"],
+    },
+}
+
+
 def grammar_text() -> str:
     """The grammar: package data when installed, the source tree's grammar/ otherwise."""
     try:
@@ -101,6 +120,23 @@ def _tree_depth(tree: Tree) -> tuple[int, Tree]:
     return worst, at
 
 
+def _friendly(e: UnexpectedInput, kind: str) -> str:
+    start = "start_expr" if kind == "expr" else "start_effects"
+    if isinstance(e, UnexpectedCharacters):
+        return _syntax_message(e)
+    try:
+        label = e.match_examples(lambda t: _parser().parse(t, start=start), SYNTAX_EXAMPLES[kind],
+                                 use_accepts=True)
+    except Exception:  # the matcher is a nicety; never let it mask the real error
+        label = None
+    if not label:
+        return _syntax_message(e)
+    tok = getattr(e, "token", None)
+    if tok is None or tok.type == "$END":
+        return label
+    return f"{label} (found '{tok.value}')"
+
+
 def _syntax_message(e: UnexpectedInput) -> str:
     if isinstance(e, UnexpectedCharacters):
         return f"unexpected character {e.char!r}"
@@ -126,7 +162,7 @@ def parse(src: Located, kind: str = "expr"):
         if line < 1:  # end of input: point at the last character
             lines = src.text.split("\n")
             line, col = len(lines), max(1, len(lines[-1]))
-        raise src.error(_syntax_message(e), line, col) from None
+        raise src.error(_friendly(e, kind), line, col) from None
     depth, at = _tree_depth(tree)
     if depth > MAX_RULE_DEPTH * 2:
         raise src.error(f"expression nested more than {MAX_RULE_DEPTH * 2} levels deep",

@@ -67,7 +67,7 @@ def _friendly(err):
         got = {"str": "string", "dict": "mapping", "list": "list", "NoneType": "nothing", "bool": "boolean",
                "int": "integer"}.get(got, got)
         extra = ""
-        if want == "boolean" and isinstance(inst, str) and inst.lower() in ("yes", "no", "on", "off"):
+        if "boolean" in want and isinstance(inst, str) and inst.lower() in ("yes", "no", "on", "off"):
             extra = " (write true or false; 'yes'/'no' are strings here)"
         return f"{_where(err.absolute_path)} should be {want}, not {got}{extra}", list(err.absolute_path), False
     if v == "enum":

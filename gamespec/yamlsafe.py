@@ -54,7 +54,7 @@ class YStr(str):
         self = super().__new__(cls, value)
         self.mark = mark
         self.style = style
-        # Where the scalar token itself starts (after any anchor/tag), kept for locate():
+        # Where the scalar token itself starts (after any anchor/tag), remembered for locate():
         # (source text, index, 0-based line, 0-based col, end index); None when unknown.
         self._origin = None
         return self

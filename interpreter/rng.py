@@ -1,4 +1,4 @@
-"""A small seeded PRNG kept as one integer in the state (xorshift64*), and an unbiased shuffle.
+"""A small seeded PRNG stored as one integer in the state (xorshift64*), and an unbiased shuffle.
 
 Python's `random.shuffle` may change between versions; this one never does, so logs stay replayable.
 """

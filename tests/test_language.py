@@ -1,0 +1,76 @@
+"""Semantics of the rule language's expressions and effects, through a tiny test-only spec."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import gamespec
+from gamespec.errors import SpecRuntimeError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    g = gamespec.load(os.path.join(HERE, "specs", "tiny.yaml"))
+    return g, g.new_game(players=3, seed=1)
+
+
+@pytest.mark.parametrize("expr,value", [
+    ("1 + 2 * 3", 7), ("7 // 2", 3), ("-7 // 2", -4), ("7 % 3", 1), ("2 ** 10", 1024), ("-(3 - 5)", 2),
+    ("1 < 2 and 2 <= 2", True), ("not 1 == 1 or 3 != 3", False), ("2 in [1, 2]", True),
+    ("3 not in [1, 2]", True), ("[1, 2] + [3]", [1, 2, 3]), ("size([4, 5, 6])", 3),
+    ("count(x for x in [1, 2, 3, 4] if x > 2)", 2), ("sum(x * x for x in [1, 2, 3])", 14),
+    ("max([3, 9, 2])", 9), ("min(4, 1, 7)", 1), ("max([], default=-1)", -1),
+    ("any(x > 2 for x in [1, 3])", True), ("all(x > 2 for x in [1, 3])", False),
+    ("first([5, 6, 7])", 5), ("first([5, 6, 7], 2)", [5, 6]), ("last([5, 6, 7])", 7),
+    ("last([5, 6, 7], 2)", [6, 7]), ("first(x for x in [1, 8, 9] if x > 5)", 8), ("first([])", None),
+    ("sorted([3, 1, 2])", [1, 2, 3]), ("[x * 2 for x in range(3)]", [0, 2, 4]), ("range(2, 5)", [2, 3, 4]),
+    ("others(1)", [2, 0]), ("players_from(2)", [2, 0, 1]), ("next_player(2)", 0), ("prev_player(0)", 2),
+    ("players", [0, 1, 2]), ("num_players", 3),
+    ("is_max([2, 3, 3], 1, min=1)", True), ("is_max([2, 3, 3], 0)", False), ("is_max([0, 0], 0, min=1)", False),
+    ("is_sole_max([2, 3, 3], 1)", False), ("is_sole_max([2, 4, 3], 1, min=2)", True),
+    ("is_sole_max([0, 1, 0], 1, min=2)", False),
+    ("dense_rank([5, 3, 3, 1], 0)", 0), ("dense_rank([5, 3, 3, 1], 2)", 1), ("dense_rank([5, 3, 3, 1], 3)", 2),
+    ("run_length([-1, 0, 1, 5], 0)", 3), ("run_length([-1, 0, 1, 5], 5)", 1), ("run_length([1, 2], 4)", 0),
+    ("longest_run([7, 1, 2, 3, 9, 8])", 3), ("index_of([4, 5], 5)", 1), ("index_of([4, 5], 6)", -1),
+    ("abs(-4)", 4), ("'a' == 'a'", True),
+])
+def test_expressions(tiny, expr, value):
+    g, s = tiny
+    assert g.evaluate(s, expr) == value
+
+
+def test_zone_expressions(tiny):
+    g, s = tiny
+    deck = s.z[s.rs.zone_base["deck"]]
+    assert g.evaluate(s, "size(deck)") == len(deck) == 10
+    assert g.evaluate(s, "top(deck)") == deck[-1]
+    assert g.evaluate(s, "top(deck, 2)") == [deck[-1], deck[-2]]
+    assert g.evaluate(s, "bottom(deck)") == deck[0]
+    assert g.evaluate(s, "bottom(deck, 2)") == deck[:2]
+    assert g.evaluate(s, "cards(deck)") == deck
+    assert g.evaluate(s, "top(hand[0])") is None
+    assert g.evaluate(s, "zone_of(top(deck))") == s.rs.zone_base["deck"]
+    assert g.evaluate(s, "face_down(top(deck))") is False
+    assert g.evaluate(s, "sum(c.value for c in deck)") == 30
+    assert g.evaluate(s, "count(c for c in deck if c.type == 'number')") == 10
+
+
+@pytest.mark.parametrize("expr,check", [
+    ("1 // 0", "runtime"), ("5 % 0", "runtime"), ("2 ** 100", "int-size"), ("2 ** -1", "int-size"),
+    ("461168601842738790 * 40", "int-size"), ("max([])", "runtime"), ("[1][5]", "runtime"),
+    ("range(1000000)", "budget"), ("hand[7]", "runtime"), ("top(hand[0]).value", "runtime"),
+])
+def test_faults_become_spec_runtime_errors(tiny, expr, check):
+    g, s = tiny
+    with pytest.raises(SpecRuntimeError) as ei:
+        g.evaluate(s, expr)
+    assert ei.value.check == check
+    assert "<expr>" in str(ei.value)
+
+
+def test_comprehension_variables_do_not_leak(tiny):
+    g, s = tiny
+    assert g.evaluate(s, "[x + count(x for x in [1, 2]) for x in [10, 20]]") == [12, 22]
