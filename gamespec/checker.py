@@ -251,9 +251,11 @@ class Checker:
             vis = z.get("visibility", "public")
             if vis == "owner" and not z.get("per_player"):
                 self.err("visibility 'owner' needs per_player: true", self.mark(z, "visibility"))
-            oe = z.get("on_empty") or {}
+            oe = z.get("on_empty", "error")
+            policy = oe if isinstance(oe, str) else "refill"
+            oe = oe if isinstance(oe, dict) else {}
             out[name] = ZoneDecl(name, z.get("kind", "pile"), bool(z.get("per_player")), keys, vis,
-                                 oe.get("refill_from"), oe.get("shuffle", True))
+                                 oe.get("refill_from"), oe.get("shuffle", True), policy)
         for name, z in out.items():
             if z.refill_from is not None:
                 src = out.get(z.refill_from)

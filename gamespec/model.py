@@ -37,6 +37,7 @@ class ZoneDecl:
     visibility: str            # 'public' | 'owner' | 'hidden'
     refill_from: str | None
     refill_shuffle: bool
+    on_empty: str = "error"    # dealing from it when empty: 'error', 'stop' (deal fewer) or 'refill'
 
     @property
     def is_family(self) -> bool:

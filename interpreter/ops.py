@@ -33,20 +33,26 @@ def move_card(s, c, dst, face=0, bottom=False):
 
 
 def deal(s, src, dst, n, face=0):
-    """Move n cards from the top of src; an empty src refills as its zone declares, else stops."""
+    """Move n cards from the top of src; an empty src does what its zone declares (on_empty)."""
     z = s.z
     for _ in range(n):
         if not z[src]:
             refill = s.rs.refill.get(src)
             if refill is None:
-                return
+                if src in s.rs.stop_when_empty:
+                    return
+                fault(f"deal from the empty zone '{s.rs.zone_label[src]}' (declare on_empty: stop, "
+                      "or on_empty: {refill_from: ZONE}, to allow it)", "empty-zone")
             r, shuffle_it = refill
             for c in list(z[r]):
                 move_card(s, c, src)
             if shuffle_it:
                 shuffle(s, src)
             if not z[src]:
-                return
+                if src in s.rs.stop_when_empty:
+                    return
+                fault(f"deal from the empty zone '{s.rs.zone_label[src]}' after refilling it from "
+                      f"'{s.rs.zone_label[r]}'", "empty-zone")
         move_card(s, z[src][-1], dst, face)
 
 

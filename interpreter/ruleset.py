@@ -57,6 +57,7 @@ class Ruleset:
         self.zvis = zvis
         self.nzones = len(zvis)
         self.refill = {}
+        self.stop_when_empty = {zi for zi, d in enumerate(self.zone_decl) if d.on_empty == "stop"}
         for name, z in self.spec.zones.items():
             if z.refill_from:
                 self.refill[self.zone_base[name]] = (self.zone_base[z.refill_from], z.refill_shuffle)

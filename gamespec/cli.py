@@ -1,0 +1,762 @@
+"""The `gamespec` command: validate, run, simulate, graph and replay game specs.
+
+    gamespec validate games/*.yaml
+    gamespec run games/bacchus.yaml --players 4 --seed 7 --log game.jsonl
+    gamespec simulate games/bacchus.yaml --games 1000 --players 4 --json
+    gamespec graph games/bacchus.yaml --format svg -o bacchus.svg
+    gamespec replay game.jsonl
+
+Exit codes: 0 success; 1 a spec error, a failed game, a divergent replay or an unreadable file;
+2 a usage error (bad arguments, player count or option) or an internal error (a bug: the message
+says "internal error" and shows the traceback); 130 interrupted.
+
+Imports are lazy: `validate` loads neither the interpreter's simulation code, nor multiprocessing,
+nor matplotlib.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+PROG = "gamespec"
+
+
+class Fail(Exception):
+    """A clean, expected failure: a one-line message on stderr and an exit code."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def _err(msg: str) -> None:
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------------------
+# argument types
+
+def _int_at_least(lo):
+    def conv(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {lo}, got {v}")
+        return v
+    conv.__name__ = "int"
+    return conv
+
+
+def _int(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _option_pair(text):
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE (e.g. oracle=true), got {text!r}")
+    return name.strip(), value.strip()
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+# ------------------------------------------------------------------------------------------------
+# shared helpers
+
+def _load(path):
+    """Load a spec; SpecErrors propagate (exit 1, FILE:LINE:COL lines)."""
+    import gamespec
+    return gamespec.load(path)
+
+
+def _options(game, pairs) -> dict:
+    """--option NAME=VALUE pairs → the complete checked option dict (UsageError on a bad one)."""
+    from gamespec import UsageError
+    raw = {}
+    for name, value in pairs or ():
+        if name not in game.options:
+            import difflib
+            valid = ", ".join(f"{k} (default {_fmt_value(v)})" for k, v in game.options.items())
+            if not game.options:
+                raise UsageError(f"unknown option '{name}': {game.name} has no options")
+            close = difflib.get_close_matches(name, list(game.options), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise UsageError(f"unknown option '{name}'{hint} (options of {game.name}: {valid})")
+        raw[name] = value
+    return game.check_options(raw)
+
+
+def _players(game, players):
+    """The player count (default: the smallest), checked (UsageError names the range)."""
+    from gamespec import UsageError
+    if players is None:
+        return game.min_players
+    if not game.min_players <= players <= game.max_players:
+        raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, "
+                         f"not {players}")
+    return players
+
+
+def _fmt_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _fmt_options(opts: dict) -> str:
+    return ", ".join(f"{k}={_fmt_value(v)}" for k, v in opts.items()) if opts else "none"
+
+
+def _print_json(obj) -> None:
+    import json
+    print(json.dumps(obj, indent=2, sort_keys=False))
+
+
+def _write_jsonl(lines, path) -> None:
+    from interpreter.gamelog import write_jsonl
+    try:
+        write_jsonl(lines, path)
+    except OSError as e:
+        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# validate
+
+def cmd_validate(args) -> int:
+    import gamespec
+    files = []
+    ok_all = True
+    for path in args.files:
+        entry = {"file": path, "ok": True, "errors": []}
+        try:
+            game = gamespec.load(path)
+        except gamespec.SpecErrors as e:
+            entry["ok"] = False
+            entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
+                                "check": x.check, "text": str(x)} for x in e.errors]
+        else:
+            entry.update(game=game.name, players=[game.min_players, game.max_players],
+                         options=dict(game.options))
+            entry["errors"] = _compile_all(game, path)
+            entry["ok"] = not entry["errors"]
+        ok_all &= entry["ok"]
+        files.append(entry)
+        if not args.json:
+            if entry["ok"]:
+                print(f"{path}: ok")
+            else:
+                for x in entry["errors"]:
+                    print(x["text"], file=sys.stderr)
+    if args.json:
+        _print_json({"ok": ok_all, "files": files})
+    return 0 if ok_all else 1
+
+
+def _compile_all(game, path) -> list:
+    """Build the rules for every player count and option set (bounded): run-time rule problems
+    that show at compile time (a card's zone rule failing, ...) become errors too."""
+    import re
+
+    from gamespec import GamespecError, SpecErrors
+    sets = game.option_sets()
+    if len(sets) * (game.max_players - game.min_players + 1) > 256:
+        # too many combinations: the defaults and each option changed alone
+        default = game.check_options({})
+        sets = [default] + [s for s in sets if sum(s[k] != default[k] for k in s) == 1]
+    errors = []
+    seen = set()
+    for players in range(game.min_players, game.max_players + 1):
+        for opts in sets:
+            try:
+                game.ruleset(players, dict(opts))
+            except SpecErrors as e:
+                for x in e.errors:
+                    errors.append({"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
+                                   "check": x.check, "text": str(x)})
+            except GamespecError as e:
+                where = getattr(e, "where", "") or ""
+                msg = getattr(e, "message", str(e))
+                ctx = f"with {players} players" + (f", options {_fmt_options(opts)}" if opts else "")
+                m = re.match(r"^(.*):(\d+):(\d+) \((.*)\)$", where)
+                if m:
+                    file, line, col, rule = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
+                else:
+                    file, line, col, rule = path, 1, 1, where
+                text = f"{file}:{line}:{col}: error: {msg}" + (f" (in {rule}, {ctx})" if rule else f" ({ctx})")
+                if (file, line, col, msg) in seen:
+                    continue
+                seen.add((file, line, col, msg))
+                errors.append({"file": file, "line": line, "col": col, "message": msg,
+                               "check": getattr(e, "check", "runtime"), "text": text})
+    return errors
+
+
+# ------------------------------------------------------------------------------------------------
+# run
+
+def cmd_run(args) -> int:
+    from gamespec import SpecRuntimeError, UsageError
+    from interpreter.simulate import play_out
+
+    game = _load(args.file)
+    opts = _options(game, args.option)
+    players = _players(game, args.players)
+    log_for = []
+    for n, out in args.log_for or ():
+        try:
+            seat = int(n)
+        except ValueError:
+            raise UsageError(f"--log-for takes a seat number and a file, not {n!r}") from None
+        if not 0 <= seat < players:
+            raise UsageError(f"--log-for {seat}: no such seat (seats are 0 to {players - 1})")
+        log_for.append((seat, out))
+    want_log = bool(args.log or log_for)
+
+    state = game.new_game(players=players, seed=args.seed, options=opts, log=want_log)
+    failure = None
+    try:
+        play_out(state, seed=args.seed, observe=True)
+    except SpecRuntimeError as e:
+        failure = e
+    if want_log:     # written even after a failure: the partial log shows how the game got there
+        if args.log:
+            _write_jsonl(state.log_lines(), args.log)
+        for seat, out in log_for:
+            _write_jsonl(state.log_for(seat), out)
+    if failure is not None:
+        raise Fail(f"the game failed (seed {args.seed}, after {state.decisions} decisions): {failure}")
+
+    result = {"game": game.name, "spec": args.file, "players": players, "seed": args.seed,
+              "options": opts, "scores": list(state.scores), "winners": list(state.winners),
+              "decisions": state.decisions, "turns": state.turns}
+    if args.log:
+        result["log"] = args.log
+    if log_for:
+        result["log_for"] = {str(seat): out for seat, out in log_for}
+    if args.json:
+        _print_json(result)
+        return 0
+    print(f"{game.name}: {players} players, seed {args.seed}, options: {_fmt_options(opts)}")
+    width = max(len(str(s)) for s in state.scores)
+    for p, sc in enumerate(state.scores):
+        mark = "  winner" if p in state.winners else ""
+        print(f"  seat {p}: {sc:>{width}}{mark}")
+    kind = "winners (shared)" if len(state.winners) > 1 else "winner"
+    print(f"{kind}: {', '.join(f'seat {p}' for p in state.winners)}; "
+          f"{state.decisions} decisions, {state.turns} turns")
+    if args.log:
+        print(f"log: {args.log}")
+    for seat, out in log_for:
+        print(f"log for seat {seat}: {out}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# simulate
+
+class Progress:
+    """`\\r[#####.....] 512/1000 games  1234 games/s` on a terminal, at most ~10 updates a second,
+    shown only once the run has lasted half a second."""
+
+    def __init__(self, stream, width=30, interval=0.1, delay=0.5):
+        import time
+        self.time = time.monotonic
+        self.stream = stream
+        self.width = width
+        self.interval = interval
+        self.t0 = self.time()
+        self.next = self.t0 + delay
+        self.shown = 0
+
+    def __call__(self, done, total):
+        now = self.time()
+        if now < self.next:
+            return
+        self.next = now + self.interval
+        frac = done / total if total else 1.0
+        n = int(frac * self.width)
+        rate = done / (now - self.t0) if now > self.t0 else 0.0
+        text = f"\r[{'#' * n}{'.' * (self.width - n)}] {done}/{total} games  {rate:.0f} games/s"
+        pad = max(0, self.shown - len(text))
+        self.stream.write(text + " " * pad)
+        self.stream.flush()
+        self.shown = len(text)
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.stream.flush()
+            self.shown = 0
+
+
+def cmd_simulate(args) -> int:
+    from interpreter.simulate import simulate
+
+    # check the spec, options and player count here first, for clean messages
+    game = _load(args.file)
+    opts = _options(game, args.option)
+    players = _players(game, args.players)
+    progress = None
+    if not args.json and not args.no_progress and _isatty(sys.stderr):
+        progress = Progress(sys.stderr)
+    try:
+        r = simulate(args.file, games=args.games, players=players, seed=args.seed, options=opts,
+                     workers=args.workers, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    errors = r["errors"]
+    internal = [e for e in errors if e.get("internal")]
+    if args.json:
+        _print_json(r)
+    else:
+        _print_simulation(r)
+    if errors:
+        shown = errors[:20]
+        for e in shown:
+            print(f"{PROG}: game with seed {e['seed']} failed: {e['error']}", file=sys.stderr)
+        if len(errors) > len(shown):
+            print(f"{PROG}: ... and {len(errors) - len(shown)} more failed games", file=sys.stderr)
+    if internal:
+        print(f"{PROG}: internal error in {len(internal)} game(s); first (seed {internal[0]['seed']}):",
+              file=sys.stderr)
+        print(internal[0].get("traceback", internal[0]["error"]).rstrip(), file=sys.stderr)
+        return 2
+    return 1 if errors else 0
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _print_simulation(r) -> None:
+    def num(x, spec):
+        return "-" if x is None else format(x, spec)
+
+    last = r["seed"] + r["games_requested"] - 1
+    seeds = f"seed {r['seed']}" if r["games_requested"] == 1 else f"seeds {r['seed']}..{last}"
+    print(f"{r['game']}: {r['games_requested']} games ({seeds}), {r['players']} players, "
+          f"options: {_fmt_options(r['options'])}")
+    print(f"  {'seat':>4}  {'win rate':>8}  {'score mean':>10}  {'min':>5}  {'max':>5}")
+    for p in range(r["players"]):
+        wr = r["win_rate"][p]
+        print(f"  {p:>4}  {num(None if wr is None else 100 * wr, '7.1f')}%  "
+              f"{num(r['score_mean'][p], '10.2f')}  {num(r['score_min'][p], '>5')}  "
+              f"{num(r['score_max'][p], '>5')}")
+    print(f"  shared wins: {r['shared_wins']} games")
+    print(f"  decisions per game: mean {num(r['decisions_mean'], '.1f')}, "
+          f"min {num(r['decisions_min'], '')}, max {num(r['decisions_max'], '')}")
+    gps = r["games_per_second"]
+    print(f"  {r['games_finished']} games finished in {r['seconds']:.2f} s: "
+          f"{num(gps, '.1f')} games/s with {r['workers']} worker(s)")
+    print(f"  errors: {len(r['errors'])}")
+
+
+# ------------------------------------------------------------------------------------------------
+# graph
+
+def cmd_graph(args) -> int:
+    import shutil
+
+    from .graph import to_dot
+
+    fmt = args.format
+    if fmt is None:
+        ext = os.path.splitext(args.output or "")[1].lower()
+        fmt = {".svg": "svg", ".png": "png"}.get(ext, "dot")
+    game = _load(args.file)
+    g = game.spec.graph
+    dot = to_dot(g, game.name)
+    if fmt == "dot":
+        if args.output:
+            _write_bytes(args.output, dot.encode("utf-8"))
+        else:
+            sys.stdout.write(dot)
+        return 0
+    if args.output is None and fmt == "png" and _isatty(sys.stdout):
+        raise Fail("a PNG is not written to a terminal: give -o FILE.png (or redirect the output)", 2)
+
+    renderer = args.renderer
+    if renderer in ("auto", "graphviz") and shutil.which("dot"):
+        data = _render_graphviz(dot, fmt)
+    elif renderer == "graphviz":
+        raise Fail("Graphviz's 'dot' program is not on the PATH: install Graphviz "
+                   "(e.g. apt-get install graphviz) or use --renderer matplotlib")
+    else:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise Fail(f"drawing {fmt.upper()} needs Graphviz's 'dot' program or matplotlib: install one "
+                       "(pip install gamespec[plot], or apt-get install graphviz), "
+                       "or use --format dot") from None
+        import io
+        buf = io.BytesIO()
+        draw_graph(g, game.name, buf, fmt)
+        data = buf.getvalue()
+    if args.output:
+        _write_bytes(args.output, data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return 0
+
+
+def _write_bytes(path, data: bytes) -> None:
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _render_graphviz(dot: str, fmt: str) -> bytes:
+    import subprocess
+    try:
+        p = subprocess.run(["dot", f"-T{fmt}"], input=dot.encode("utf-8"), capture_output=True,
+                           timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Fail(f"Graphviz 'dot' failed: {e}") from None
+    if p.returncode != 0:
+        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise Fail(f"Graphviz 'dot' failed: {msg[0] if msg else 'exit code ' + str(p.returncode)}")
+    return p.stdout
+
+
+def _node_label(n, d) -> str:
+    kind = d.get("kind")
+    if kind == "start":
+        return "start"
+    if kind == "end":
+        return "end"
+    if kind in ("do", "if", "for", "repeat", "while", "choose"):
+        return f"{n.split('.steps')[-1]}\n{d.get('label', kind)}"
+    return d.get("label") or str(n)
+
+
+def _layers(g):
+    """Layered layout: BFS depth from '<start>'; nodes not reached go below; '<end>' last."""
+    from collections import deque
+
+    from .graph import END, START
+    depth = {}
+    order = []
+    if START in g:
+        depth[START] = 0
+        queue = deque([START])
+        while queue:
+            n = queue.popleft()
+            order.append(n)
+            for m in g.successors(n):
+                if m not in depth and m != END:
+                    depth[m] = depth[n] + 1
+                    queue.append(m)
+    rest = [n for n in g.nodes if n not in depth and n != END]
+    base = max(depth.values(), default=-1) + 1
+    for n in rest:
+        depth[n] = base
+        order.append(n)
+    if END in g:
+        depth[END] = max(depth.values(), default=-1) + 1
+        order.append(END)
+    layers = {}
+    for n in order:
+        layers.setdefault(depth[n], []).append(n)
+    return [layers[k] for k in sorted(layers)], depth
+
+
+def draw_graph(g, name, out, fmt) -> None:
+    """Draw the phase graph with matplotlib (no Graphviz): layered boxes, arrows, guard labels."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    font = 9
+    char_w, line_h = 0.075, 0.19          # inches at 9 pt (1 data unit = 1 inch)
+    gap_x, gap_y = 0.5, 0.75
+    layers, depth = _layers(g)
+    labels = {n: _node_label(n, d) for n, d in g.nodes(data=True)}
+    size = {}
+    for n, text in labels.items():
+        lines = text.split("\n")
+        size[n] = (max(len(s) for s in lines) * char_w + 0.3, len(lines) * line_h + 0.2)
+
+    # order each layer by the mean x of its predecessors already placed (one barycentre pass)
+    pos = {}
+    y = 0.0
+    for layer in layers:
+        def bary(n):
+            xs = [pos[m][0] for m in g.predecessors(n) if m in pos]
+            return sum(xs) / len(xs) if xs else 0.0
+        layer = sorted(layer, key=bary)
+        total = sum(size[n][0] for n in layer) + gap_x * (len(layer) - 1)
+        x = -total / 2
+        h = max(size[n][1] for n in layer)
+        for n in layer:
+            w = size[n][0]
+            pos[n] = (x + w / 2, y - h / 2)
+            x += w + gap_x
+        y -= h + gap_y
+
+    label_room = 2.2   # room on the right for back edges and their labels
+    xmin = min(pos[n][0] - size[n][0] / 2 for n in pos) - 0.5
+    xmax = max(pos[n][0] + size[n][0] / 2 for n in pos) + label_room
+    ymax = 0.6
+    ymin = y + gap_y - 0.3
+    fig = Figure(figsize=(xmax - xmin, ymax - ymin))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.axis("off")
+    ax.text(xmin + 0.2, ymax - 0.25, name, fontsize=font + 3, fontweight="bold", va="center")
+
+    colours = {"start": "#333333", "end": "#333333", "phase": "#cfe2f3", "turn": "#d9ead3",
+               "phase-end": "#eeeeee", "choose": "#fff2cc", "join": "#ffffff"}
+    kinds = dict(g.nodes(data="kind"))
+    for n, (cx, cy) in pos.items():
+        w, h = size[n]
+        kind = kinds.get(n)
+        dark = kind in ("start", "end")
+        ax.add_patch(FancyBboxPatch((cx - w / 2, cy - h / 2), w, h,
+                                    boxstyle="round,pad=0,rounding_size=0.08",
+                                    facecolor=colours.get(kind, "#f4f4f4"), edgecolor="#555555",
+                                    linewidth=0.8, zorder=2))
+        ax.text(cx, cy, labels[n], ha="center", va="center", fontsize=font, zorder=3,
+                color="white" if dark else "black", family="sans-serif")
+
+    for a, b, d in g.edges(data=True):
+        guard = d.get("guard") or ""
+        (ax_, ay), (bx, by) = pos[a], pos[b]
+        wa, ha = size[a]
+        wb, hb = size[b]
+        if a == b:      # self-loop on the right side
+            p1, p2 = (ax_ + wa / 2, ay + ha / 4), (ax_ + wa / 2, ay - ha / 4)
+            style = "arc3,rad=-1.6"
+            lx, ly = ax_ + wa / 2 + 0.3, ay
+        elif depth[b] > depth[a]:   # downwards
+            p1, p2 = (ax_, ay - ha / 2), (bx, by + hb / 2)
+            style = "arc3,rad=0"
+            lx, ly = (ax_ + bx) / 2 + 0.08, (p1[1] + p2[1]) / 2
+        else:           # back (or sideways) edge: around the right side
+            p1, p2 = (ax_ + wa / 2, ay), (bx + wb / 2, by)
+            style = "arc3,rad=0.5" if by > ay else "arc3,rad=-0.5"
+            lx = max(p1[0], p2[0]) + 0.15 + 0.25 * abs(by - ay)
+            ly = (ay + by) / 2
+        ax.add_patch(FancyArrowPatch(p1, p2, connectionstyle=style, arrowstyle="-|>",
+                                     mutation_scale=9, color="#444444", linewidth=0.8,
+                                     shrinkA=0, shrinkB=0, zorder=1))
+        if guard:
+            text = guard if len(guard) <= 40 else guard[:39] + "…"
+            ax.text(lx, ly, text, fontsize=font - 2, color="#666666", ha="left", va="center", zorder=4)
+    fig.savefig(out, format=fmt, dpi=100)
+
+
+# ------------------------------------------------------------------------------------------------
+# replay
+
+def cmd_replay(args) -> int:
+    from interpreter.gamelog import read_log, replay
+
+    try:
+        lines = read_log(args.log)
+    except OSError as e:
+        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
+    header = lines[0]
+    if "for_player" in header:
+        raise Fail(f"{args.log} is the log as seat {header['for_player']} saw it (--log-for); "
+                   "replay needs the full log (--log)")
+    spec_path = args.spec or _find_spec(header, args.log)
+    game = _load(spec_path)
+    result = replay(game, lines)
+    out = {"log": args.log, "spec": spec_path, "game": game.name, **result}
+    if args.json:
+        _print_json(out)
+    elif result["ok"]:
+        print(f"{args.log}: OK, {result['decisions']} decisions replayed; scores {result['scores']}, "
+              f"winners {result['winners']}")
+    if not result["ok"]:
+        if not args.json:
+            print(f"{args.log}: diverges after {result['decisions']} matching decisions: {result['error']}",
+                  file=sys.stderr)
+        return 1
+    return 0
+
+
+def _find_spec(header, log_path) -> str:
+    spec = header.get("spec")
+    if not isinstance(spec, str) or not spec:
+        raise Fail(f"the header of {log_path} names no spec; give --spec FILE")
+    if os.path.isabs(spec):
+        tries = [spec]
+    else:
+        tries = [spec, os.path.join(os.path.dirname(os.path.abspath(log_path)), spec)]
+    for t in tries:
+        if os.path.isfile(t):
+            return t
+    raise Fail(f"cannot find the spec {spec!r} named in {log_path} (tried "
+               f"{' and '.join(map(repr, dict.fromkeys(tries)))}); give --spec FILE")
+
+
+# ------------------------------------------------------------------------------------------------
+# the parser
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    p = argparse.ArgumentParser(
+        prog=PROG, formatter_class=_Formatter,
+        description="Card games as checked YAML specs, run by a generic interpreter.",
+        epilog="examples:\n"
+               "  gamespec validate games/*.yaml\n"
+               "  gamespec run games/bacchus.yaml --players 4 --seed 7 --log game.jsonl\n"
+               "  gamespec simulate games/bacchus.yaml --games 1000 --players 4\n"
+               "  gamespec graph games/bacchus.yaml -o bacchus.svg\n"
+               "  gamespec replay game.jsonl\n\n"
+               "Run 'gamespec COMMAND --help' for a command's options.")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    v = sub.add_parser(
+        "validate", formatter_class=_Formatter, help="check spec files and report every error",
+        description="Load and check each spec file (YAML, schema, rules, names, phase graph) and build\n"
+                    "its rules for every player count and option set. Prints 'FILE: ok' per valid file;\n"
+                    "otherwise every error as FILE:LINE:COL: error: message on stderr, and exits 1.",
+        epilog="example:\n  gamespec validate games/bacchus.yaml games/klink.yaml\n"
+               "  gamespec validate --json games/*.yaml")
+    v.add_argument("files", nargs="+", metavar="FILE", help="spec files (.yaml)")
+    v.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+    v.set_defaults(func=cmd_validate)
+
+    def game_args(sp):
+        sp.add_argument("--players", "-p", type=_int, metavar="P",
+                        help="number of players (default: the spec's smallest)")
+        sp.add_argument("--seed", "-s", type=_int, default=0, metavar="S", help="random seed (default 0)")
+        sp.add_argument("--option", "-O", type=_option_pair, action="append", default=[],
+                        metavar="NAME=VALUE", help="set a game option (repeatable), e.g. oracle=true")
+
+    r = sub.add_parser(
+        "run", formatter_class=_Formatter, help="play one game with random bots",
+        description="Play one game with a random bot in every seat (each sees only its observation)\n"
+                    "and print the scores, the winners and the number of decisions.",
+        epilog="examples:\n"
+               "  gamespec run games/bacchus.yaml --players 4 --seed 7\n"
+               "  gamespec run games/bacchus.yaml --log game.jsonl --log-for 0 seat0.jsonl\n"
+               "  gamespec run games/bali.yaml --option oracle=true --json")
+    r.add_argument("file", metavar="FILE", help="spec file")
+    game_args(r)
+    r.add_argument("--log", metavar="OUT.jsonl", help="write the full log (JSON lines; replayable)")
+    r.add_argument("--log-for", nargs=2, action="append", metavar=("N", "OUT.jsonl"),
+                   help="write the log as seat N saw it (repeatable)")
+    r.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    r.set_defaults(func=cmd_run)
+
+    s = sub.add_parser(
+        "simulate", formatter_class=_Formatter, help="play many games with random bots; statistics",
+        description="Play N games with random bots, seeds S, S+1, ..., S+N-1, and print per seat the\n"
+                    "win rate (a shared win counts 1/k to each of k winners) and score mean/min/max,\n"
+                    "the mean decisions per game, games per second and errors. Any game that fails\n"
+                    "is reported with its seed and makes the exit code non-zero. Results other than\n"
+                    "timing are identical for any number of workers.",
+        epilog="examples:\n"
+               "  gamespec simulate games/bacchus.yaml --games 1000 --players 4 --seed 0\n"
+               "  gamespec simulate games/bacchus.yaml --games 200 --workers 1 --json")
+    s.add_argument("file", metavar="FILE", help="spec file")
+    s.add_argument("--games", "-n", type=_int_at_least(0), default=100, metavar="N",
+                   help="number of games (default 100)")
+    game_args(s)
+    s.add_argument("--workers", "-w", type=_int_at_least(1), default=None, metavar="W",
+                   help=f"worker processes (default: all cores, here {os.cpu_count() or 1})")
+    s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    s.set_defaults(func=cmd_simulate)
+
+    g = sub.add_parser(
+        "graph", formatter_class=_Formatter, help="draw the phase graph (dot, svg, png)",
+        description="Write the phase graph (phases, turns, steps, guarded transitions). DOT always\n"
+                    "works; SVG and PNG use Graphviz's 'dot' if it is installed, else matplotlib\n"
+                    "(pip install gamespec[plot]). The format defaults to the -o file's extension.",
+        epilog="examples:\n"
+               "  gamespec graph games/bacchus.yaml              # DOT on stdout\n"
+               "  gamespec graph games/bacchus.yaml -o bacchus.svg\n"
+               "  gamespec graph games/bacchus.yaml --format png -o bacchus.png")
+    g.add_argument("file", metavar="FILE", help="spec file")
+    g.add_argument("--format", "-f", choices=("dot", "svg", "png"), default=None,
+                   help="output format (default: from -o's extension, else dot)")
+    g.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    g.add_argument("--renderer", choices=("auto", "graphviz", "matplotlib"), default="auto",
+                   help="how SVG/PNG are drawn (default auto: Graphviz if found, else matplotlib)")
+    g.set_defaults(func=cmd_graph)
+
+    rp = sub.add_parser(
+        "replay", formatter_class=_Formatter, help="re-play a full log and check it",
+        description="Re-play a full log written by 'gamespec run --log': every chance event and\n"
+                    "decision is checked against the rules (the seed is not needed). Prints OK and\n"
+                    "the decision count, or the first divergence (exit 1). The spec is the header's\n"
+                    "'spec' path (relative to the current folder, then to the log's folder) unless\n"
+                    "--spec is given; its SHA-256 must match the log's.",
+        epilog="examples:\n"
+               "  gamespec replay game.jsonl\n"
+               "  gamespec replay game.jsonl --spec games/bacchus.yaml --json")
+    rp.add_argument("log", metavar="LOG", help="a full log (JSON lines)")
+    rp.add_argument("--spec", metavar="FILE", help="the spec file (default: from the log's header)")
+    rp.add_argument("--json", action="store_true", help="print the result as JSON")
+    rp.set_defaults(func=cmd_replay)
+    return p
+
+
+# ------------------------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit code (argparse's own exits are returned too)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    try:
+        return args.func(args)
+    except Fail as e:
+        _err(e.message)
+        return e.code
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+    except Exception as e:  # noqa: BLE001 - sorted below
+        from .errors import GamespecError, SpecErrors
+        from .game import UsageError
+        if isinstance(e, SpecErrors):
+            print(str(e), file=sys.stderr)
+            return 1
+        if isinstance(e, UsageError):
+            _err(str(e))
+            return 2
+        if isinstance(e, GamespecError):
+            msg = str(e)
+            _err(msg[len("error: "):] if msg.startswith("error: ") else msg)
+            return 1
+        import traceback
+        print(f"{PROG}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        traceback.print_exc()
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""`pip install .` gives a working gamespec with the grammar and schema found as package data."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    target = tmp_path_factory.mktemp("site")
+    src = tmp_path_factory.mktemp("src") / "gamespec"
+    # build from a copy so the build never writes into the working tree
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info",
+                                                              "__pycache__", ".hypothesis", ".pytest_cache"))
+    cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(src)]
+    if importlib.util.find_spec("setuptools") is not None:
+        cmd.insert(4, "--no-build-isolation")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return target
+
+
+def _env(target):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(target)
+    return env
+
+
+def test_installed_package_loads_a_spec_from_elsewhere(installed, tmp_path):
+    assert (installed / "gamespec" / "grammar" / "rules.lark").is_file()
+    assert (installed / "gamespec" / "schema.json").is_file()
+    code = ("import gamespec, sys; g = gamespec.load(sys.argv[1]); s = g.new_game(players=3, seed=1);"
+            "print(gamespec.__file__, len(s.legal_actions()))")
+    r = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, "games", "bacchus.yaml")],
+                       capture_output=True, text=True, cwd=tmp_path, env=_env(installed), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert str(installed) in r.stdout
+
+
+def test_installed_console_script(installed, tmp_path):
+    script = installed / "bin" / "gamespec"
+    assert script.is_file()
+    r = subprocess.run([sys.executable, str(script), "validate", os.path.join(ROOT, "games", "bacchus.yaml")],
+                       capture_output=True, text=True, cwd=tmp_path, env=_env(installed), timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
