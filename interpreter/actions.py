@@ -58,10 +58,14 @@ def action_key(obj):
 
 
 class ParamRT:
-    def __init__(self, rs, comp, p, names):
+    def __init__(self, rs, comp, p, names, light=False):
         self.name = p.name
         self.kind = p.kind
         self.key = p.name
+        self.rs = rs
+        self.family = rs.spec.zones[p.family] if p.kind == "zone" else None
+        if light:       # generated code enumerates; only names and kinds are needed (labels, JSON)
+            return
         self.where = comp.expr(p.where, names) if p.where is not None else None
         self.family = None
         if p.kind in ("card", "subset"):
@@ -80,7 +84,6 @@ class ParamRT:
         elif p.kind == "choice":
             self.choices = p.choices
             self.source = comp.expr(p.source, names) if p.choices is None else None
-        self.rs = rs
 
     def candidates(self, s, e):
         """Yields (json value, bound value, seen face) for each distinct choice."""
@@ -165,12 +168,17 @@ class ActionRT:
         self.rs = rs
         self.name = decl.name
         self.template = decl.label
+        gen = comp.action(self, decl) if hasattr(comp, "action") else None
         names = {}
         self.params = []
         for p in decl.params:
             names = dict(names)
             names[p.name] = p.name
-            self.params.append(ParamRT(rs, comp, p, names))
+            self.params.append(ParamRT(rs, comp, p, names, light=gen is not None))
+        self.nparams = len(self.params)
+        if gen is not None:   # the fast backend: one generated function each
+            self.enumerate, self.run = gen
+            return
         used = _names_in(decl.cond.ast) if decl.cond is not None else set()
         pnames = {p.name for p in decl.params}
         self.cond = comp.expr(decl.cond, names) if decl.cond is not None else None

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import itertools
+import os
 
+from gamespec.codegen import CodeGen
 from gamespec.compiler import Compiler
 from gamespec.errors import SpecRuntimeError
 
@@ -13,7 +15,8 @@ from .actions import ActionRT
 class Ruleset:
     """Everything one (spec, players, options) instance needs at run time; shared by all its states."""
 
-    def __init__(self, spec, players: int, options: dict):
+    def __init__(self, spec, players: int, options: dict, backend: str | None = None):
+        backend = backend or os.environ.get("GAMESPEC_BACKEND", "codegen")
         self.spec = spec
         self.P = P = players
         self.ALL = (1 << P) - 1
@@ -21,7 +24,8 @@ class Ruleset:
         self.tables = spec.tables
         self._layout_zones()
         self._layout_vars()
-        comp = Compiler(self, ops)
+        comp = Compiler(self, ops) if backend == "closures" else CodeGen(self, ops)
+        self.backend = backend
         self._cards(comp)
         self.actions = {}
         for name, a in spec.actions.items():

@@ -18,7 +18,15 @@ def _sees(state, c, p):
 def _unseen_pairs(state, p, rnd, want=4):
     """Pairs of cards of different faces that player p can neither see nor remember."""
     rs = state.rs
-    hidden = [c for c in range(rs.ncards) if not _sees(state, c, p)]
+    from interpreter.observe import history_entries
+    once_seen = set()   # perfect recall: cards p saw in a past event count as seen
+    for ev in history_entries(state):
+        if ev[0] == "d":
+            for _, cs, masks in ev[4]:
+                once_seen |= {c for c, m in zip(cs, masks) if m >> p & 1}
+        elif ev[0] == "r" and ev[1] == p:
+            once_seen |= set(ev[2])
+    hidden = [c for c in range(rs.ncards) if not _sees(state, c, p) and c not in once_seen]
     rnd.shuffle(hidden)
     pairs = []
     for i, a in enumerate(hidden):
@@ -48,6 +56,7 @@ def _swap(game, state, a, b, new_rng=None):
                 info[1] = [sw.get(c, c) for c in info[1]]
         elif ev[0] == "r":
             ev[2] = [sw.get(c, c) for c in ev[2]]
+    d["face"] = {str(sw.get(int(k), int(k))): f for k, f in d["face"].items()}
     for i, decl in enumerate(state.rs.var_decl):
         if decl.type == "card" and d["vars"][i] in sw:
             d["vars"][i] = sw[d["vars"][i]]
