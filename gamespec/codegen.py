@@ -110,6 +110,16 @@ def _index_of(vals, x):
     return vals.index(x) if x in vals else -1
 
 
+def _numbers(lo, hi, name):
+    if hi - lo > 10_000:
+        fault(f"parameter '{name}' has {hi - lo + 1} values; the limit is 10000", "budget")
+    return range(lo, hi + 1)
+
+
+def _unique(xs):
+    return list(dict.fromkeys(xs))
+
+
 def _attr_of_none(name):
     fault(f"'.{name}' of no card (none)")
 
@@ -131,7 +141,7 @@ class CodeGen:
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_longest_run": _longest_run, "_index_of": _index_of,
-            "_add": _add, "_fault": fault, "_move": ops.move_card, "_deal": ops.deal,
+            "_add": _add, "_fault": fault, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError),
@@ -523,6 +533,20 @@ class CodeGen:
         raise AssertionError(f)
 
     # -- actions ------------------------------------------------------------------------
+    def _param_values(self, p, names):
+        """Python source for the candidate values of a zone/player/number/choice parameter."""
+        L = self.L
+        if p.kind == "zone":
+            z = L.spec.zones[p.family]
+            return self.const(list(range(L.P)) if z.per_player else list(z.keys))
+        if p.kind == "player":
+            return f"range({L.P})"
+        if p.kind == "number":
+            return f"_numbers({self.ex(p.lo.ast, names)}, {self.ex(p.hi.ast, names)}, {p.name!r})"
+        if p.choices is not None:
+            return self.const(list(dict.fromkeys(p.choices)))
+        return f"_unique({self.as_list(p.source.ast, names)})"
+
     def action(self, rt, decl):
         """Generate `enumerate(s, out)` and `run(s, e)` for one action (None if not supported)."""
         if any(p.kind == "subset" for p in decl.params):
@@ -539,6 +563,7 @@ class CodeGen:
         else:
             cond_first = False
         seen_names = []
+        hoisted = []
         for i, p in enumerate(decl.params):
             py = self.ident()
             pos = None
@@ -565,30 +590,23 @@ class CodeGen:
                           ind() + "else:",
                           ind() + f"    {f} = None"]
                 seen_names.append(f)
-            elif p.kind == "zone":
-                z = L.spec.zones[p.family]
-                keys = list(range(L.P)) if z.per_player else list(z.keys)
-                lines.append(ind() + f"for {py} in {self.const(keys)}:")
+            elif p.kind in ("zone", "player", "number", "choice") and i > 0 and not _depends(p, decl.params[:i]):
+                # independent of the parameters before it: filter its values once, on first use
+                cand = self.ident()
+                hoisted.append(cand)
+                inner = dict(names)
+                inner[p.name] = py
+                values = self._param_values(p, names)
+                where = f" if {self.ex(p.where.ast, inner)}" if p.where is not None else ""
+                lines += [ind() + f"if {cand} is None: {cand} = [{py} for {py} in {values}{where}]",
+                          ind() + f"for {py} in {cand}:"]
                 depth += 1
                 seen_names.append("None")
-            elif p.kind == "player":
-                lines.append(ind() + f"for {py} in range({L.P}):")
-                depth += 1
-                seen_names.append("None")
-            elif p.kind == "number":
-                lo, hi = self.ident(), self.ident()
-                lines += [ind() + f"{lo} = {self.ex(p.lo.ast, names)}", ind() + f"{hi} = {self.ex(p.hi.ast, names)}",
-                          ind() + f"if {hi} - {lo} > 10000: _fault('parameter {p.name} has too many values', 'budget')",
-                          ind() + f"for {py} in range({lo}, {hi} + 1):"]
-                depth += 1
-                seen_names.append("None")
-            elif p.kind == "choice":
-                if p.choices is not None:
-                    vals = self.const(list(dict.fromkeys(p.choices)))
-                else:
-                    vals = f"list(dict.fromkeys({self.as_list(p.source.ast, names)}))"
-                    self.ns.setdefault("dict", dict)
-                lines.append(ind() + f"for {py} in {vals}:")
+                names[p.name] = py
+                pys.append((p, py, pos))
+                continue
+            elif p.kind in ("zone", "player", "number", "choice"):
+                lines.append(ind() + f"for {py} in {self._param_values(p, names)}:")
                 depth += 1
                 seen_names.append("None")
             names[p.name] = py
@@ -603,12 +621,14 @@ class CodeGen:
         args = "(" + "".join(f"{pos if p.kind == 'card' else py}, " for p, py, pos in pys) + ")"
         bind = "{" + ", ".join(f"{self.const(p.name)}: {py}" for p, py, pos in pys) + "}"
         seen = "(" + "".join(f"{x}, " for x in seen_names) + ")"
-        lines.append(ind() + f"_out.append(_Action({self.const(rt.name)}, {args}, {bind}, {seen}, _rt))")
-        from interpreter.actions import Action
+        lines.append(ind() + f"_out.append(_tnew(_Action, ({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None)))")
+        from interpreter.actions import Action, _tnew
         self.ns["_Action"] = Action
+        self.ns["_tnew"] = _tnew
         rt_name = self.const(rt)
         origin_rule = decl.effect or decl.cond or (decl.params[0].where if decl.params else None)
-        enum = self._function(origin_rule, [f"_rt = {rt_name}", "_out = e"] + lines, args="s, e")
+        enum = self._function(origin_rule, [f"_rt = {rt_name}", "_out = e"] + [f"{h} = None" for h in hoisted]
+                              + lines, args="s, e")
         # run: pay the cost, then the effect
         env = {}
         sc = self._scope({p.name: p.name for p in decl.params}, env)
@@ -619,6 +639,13 @@ class CodeGen:
             body += self.block(decl.effect.ast, sc, 0)
         run = self._function(decl.effect, self._prologue(env) + (body or ["pass"]))
         return enum, run
+
+
+def _depends(p, earlier):
+    names = {q.name for q in earlier}
+    rules = [r for r in (p.where, p.source, p.lo, p.hi) if r is not None]
+    return any(isinstance(x, A.Name) and x.id in names and getattr(x, "ref", ("",))[0] == "local"
+               for r in rules for x in A.walk(r.ast))
 
 
 def _uses_params(rule, params):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from operator import itemgetter
 
 from gamespec import ast as A
 from gamespec.compiler import fault
@@ -10,44 +11,62 @@ from gamespec.compiler import fault
 MAX_CHOICES = 10_000   # a parameter with more candidates than this is a spec error, not a hang
 
 
-class Action:
-    """One legal action. Equality and hashing use (name, args); the label is built only when asked."""
-    __slots__ = ("name", "args", "bind", "seen", "_rt", "_label")
+_tnew = tuple.__new__
 
-    def __init__(self, name, args, bind=None, seen=(), rt=None, label=None):
-        self.name = name
-        self.args = args        # tuple of JSON values, in parameter order
-        self.bind = bind        # env for the effect (cards as ids): never shown
-        self.seen = seen        # per parameter: the face the chooser sees (face id) or None
-        self._rt = rt
-        self._label = label
+
+class Action(tuple):
+    """One legal action: (name, args, bind, seen, rt, label) in a tuple, cheap to make by the dozen.
+
+    Equality and hashing use (name, args) only. `args` are the JSON values in parameter order, `bind`
+    the values the effect sees (card ids: never shown), `seen` per parameter the face the chooser sees
+    (face id) or None. The label is built only when asked for.
+    """
+    __slots__ = ()
+    name = property(itemgetter(0))
+    args = property(itemgetter(1))
+    bind = property(itemgetter(2))
+    seen = property(itemgetter(3))
+    _rt = property(itemgetter(4))
+
+    def __new__(cls, name, args, bind=None, seen=(), rt=None, label=None):
+        return _tnew(cls, (name, args, bind, seen, rt, label))
 
     def key(self):
-        return (self.name, self.args)
+        return (self[0], self[1])
 
     def __eq__(self, other):
-        return isinstance(other, Action) and self.name == other.name and self.args == other.args
+        return isinstance(other, Action) and self[0] == other[0] and self[1] == other[1]
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
 
     def __hash__(self):
-        return hash((self.name, self.args))
+        return hash((self[0], self[1]))
 
     def __repr__(self):
         return f"Action({self.to_json(label=False)!r})"
 
+    def __reduce__(self):
+        return (_from_json_only, (self[0], self[1]))
+
     @property
     def label(self) -> str:
-        if self._label is None:
-            self._label = self._rt.render_label(self) if self._rt is not None else self.name
-        return self._label
+        if self[5] is not None:
+            return self[5]
+        return self[4].render_label(self) if self[4] is not None else self[0]
 
     def to_json(self, label=True) -> dict:
-        d = {"action": self.name}
-        if self._rt is not None:
-            for p, v in zip(self._rt.params, self.args):
-                d[p.name] = v
+        d = {"action": self[0]}
+        if self[4] is not None:
+            for p, v in zip(self[4].params, self[1]):
+                d[p.name] = list(v) if isinstance(v, tuple) else v
         if label:
             d["label"] = self.label
         return d
+
+
+def _from_json_only(name, args):
+    return Action(name, args)
 
 
 def action_key(obj):
