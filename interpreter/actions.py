@@ -195,6 +195,8 @@ class ActionRT:
             names[p.name] = p.name
             self.params.append(ParamRT(rs, comp, p, names, light=gen is not None))
         self.nparams = len(self.params)
+        self.card_params = [(i, p.key, p.kind == "card") for i, p in enumerate(self.params)
+                            if p.kind in ("card", "subset")]
         if gen is not None:   # the fast backend: one generated function each
             self.enumerate, self.run = gen
             return

@@ -192,11 +192,10 @@ class State:
 
     def enter_choice(self, ch):
         """The `choose` instruction: find the decider and the legal actions, or skip."""
-        env = dict(self.fenv) if self.fenv else {}
-        if ch.guard is not None and not ch.guard(self, env):
+        if ch.guard is not None and not ch.guard(self, dict(self.fenv) if self.fenv else {}):
             return ch.next
         if ch.player is not None:
-            p = ch.player(self, env)
+            p = ch.player(self, dict(self.fenv) if self.fenv else {})
             if p.__class__ is not int or not 0 <= p < self.rs.P:
                 raise SpecRuntimeError(f"the deciding player {p!r} is not a player", ch.path)
         else:
@@ -258,16 +257,16 @@ class State:
 
     def _record(self, a):
         cards = ()
-        rt = a._rt
-        if rt is not None:
+        rt = a[4]
+        if rt is not None and rt.card_params:
             info = []
-            rs = self.rs
-            for i, p in enumerate(rt.params):
-                if p.kind == "card":
-                    c = a.bind[p.key]
+            bind = a[2]
+            for i, key, single in rt.card_params:
+                if single:
+                    c = bind[key]
                     info.append((i, (c,), (self._vis(c),)))
-                elif p.kind == "subset":
-                    cs = tuple(a.bind[p.key])
+                else:
+                    cs = tuple(bind[key])
                     info.append((i, cs, tuple(self._vis(c) for c in cs)))
             cards = tuple(info)
         self.hist = (("d", self.actor, a.name, a.args, cards), self.hist)
