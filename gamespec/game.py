@@ -9,8 +9,9 @@ class UsageError(GamespecError, ValueError):
 
 
 class Game:
-    def __init__(self, spec):
+    def __init__(self, spec, backend: str | None = None):
         self.spec = spec
+        self.backend = backend     # 'codegen' (default) or 'closures' (the reference backend)
         self._rulesets = {}
 
     @property
@@ -48,7 +49,7 @@ class Game:
         key = (players, tuple(sorted(options.items())))
         rs = self._rulesets.get(key)
         if rs is None:
-            rs = self._rulesets[key] = Ruleset(self.spec, players, options)
+            rs = self._rulesets[key] = Ruleset(self.spec, players, options, backend=self.backend)
         return rs
 
     def new_game(self, players: int | None = None, seed: int = 0, options: dict | None = None,
