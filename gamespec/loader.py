@@ -21,7 +21,7 @@ def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
     validate(data, filename)
     checker = Checker(data, filename, sha)
     spec = checker.run()
-    spec.checker = checker      # kept for Game.evaluate
+    spec.checker = checker      # Game.evaluate reuses its names
     g = _graph.build(spec)
     _graph.check(spec, g, data, filename)
     spec.graph = g
