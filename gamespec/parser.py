@@ -237,7 +237,13 @@ class _Builder:
         if d == "call_comp":
             comp = self.comp(ch[2], self.expr(ch[1]), pos)
             comp.gen = True
-            return A.Call(*pos, func=str(ch[0]), args=[comp])
+            kwargs = {}
+            for kw in ch[3:]:
+                key = str(kw.children[0])
+                if key in kwargs:
+                    raise self.src.error(f"argument '{key}' given twice", *_meta(kw))
+                kwargs[key] = self.expr(kw.children[1])
+            return A.Call(*pos, func=str(ch[0]), args=[comp], kwargs=kwargs)
         raise self.src.error(f"unsupported construct {d}", *_meta(t))  # grammar and builder disagree
 
     def comp(self, t, elt, pos):
