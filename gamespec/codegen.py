@@ -147,6 +147,7 @@ class CodeGen:
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError),
         })
         self._consts = {}
+        self.valid_players = set()   # generated names that always hold a valid seat
 
     # -- naming -------------------------------------------------------------------------
     def fresh(self, name):
@@ -187,11 +188,11 @@ class CodeGen:
         lines = self.block(rule.ast, self._scope(names, env), 0)
         return self._function(rule, self._prologue(env) + lines)
 
-    def _scope(self, names, env):
+    def _scope(self, names, env, valid=()):
         """Source names given in `names` (source name -> env key) load lazily from the env dict."""
         sc = {}
         for src, key in (names or {}).items():
-            sc[src] = _EnvName(key, env, self)
+            sc[src] = _EnvName(key, env, self, src in valid)
         return sc
 
     def _prologue(self, env):
@@ -246,6 +247,8 @@ class CodeGen:
             inner = dict(names)
             py = self.ident()
             inner[st.var] = py
+            if self._over_players(st.iter):
+                self.valid_players.add(py)
             body = self.block(st.body, inner, 0)
             return [f"{items} = list({it})", f"_charge(s, {items})", f"for {py} in {items}:"] + \
                 ["    " + ln for ln in body]
@@ -350,7 +353,20 @@ class CodeGen:
             return "s.cur"
         if isinstance(node, A.Name) and node.ref == ("const", "actor"):
             return "s.actor"
+        if isinstance(node, A.Name) and node.ref[0] == "local":
+            py = names.get(node.id)
+            if isinstance(py, _EnvName) and py.valid_player:
+                return py.use()
+            if isinstance(py, str) and py in self.valid_players:
+                return py      # a loop over the players or a player parameter: always in range
         return f"{self.const(self._pcheck)}({self.ex(node, names)})"
+
+    @staticmethod
+    def _over_players(node):
+        """Iterating `players`, `others(p)` or `players_from(p)` yields valid seats only."""
+        if isinstance(node, A.Name) and node.ref == ("const", "players"):
+            return True
+        return isinstance(node, A.Call) and node.func in ("others", "players_from")
 
     def _pcheck(self, p):
         if p.__class__ is not int or not 0 <= p < self.L.P:
@@ -419,6 +435,8 @@ class CodeGen:
         inner = dict(names)
         py = self.ident()
         inner[n.var] = py
+        if self._over_players(n.iter):
+            self.valid_players.add(py)
         cond = f" if {self.ex(n.cond, inner)}" if n.cond is not None else ""
         return f"{self.ex(n.elt, inner)} for {py} in _charge(s, {it}){cond}"
 
@@ -567,6 +585,8 @@ class CodeGen:
         for i, p in enumerate(decl.params):
             py = self.ident()
             pos = None
+            if p.kind == "player":
+                self.valid_players.add(py)
             if p.kind == "card":
                 src = p.source.ast
                 lst, zv, seen, f, pos, bit = (self.ident() for _ in range(6))
@@ -631,7 +651,8 @@ class CodeGen:
                               + lines, args="s, e")
         # run: pay the cost, then the effect
         env = {}
-        sc = self._scope({p.name: p.name for p in decl.params}, env)
+        sc = self._scope({p.name: p.name for p in decl.params}, env,
+                         valid={p.name for p in decl.params if p.kind == "player"})
         body = []
         for var, r in decl.cost:
             body.append(f"s.v[{L.var_base[var]} + s.actor] -= {self.ex(r.ast, sc)}")
@@ -657,13 +678,16 @@ def _uses_params(rule, params):
 class _EnvName:
     """A name read from the env dict: loaded once in the function's prologue when used."""
 
-    def __init__(self, key, env, gen):
+    def __init__(self, key, env, gen, valid_player=False):
         self.key = key
         self.env = env
         self.gen = gen
+        self.valid_player = valid_player
 
     def use(self):
         py = self.env.get(self.key)
         if py is None:
             py = self.env[self.key] = self.gen.ident()
+            if self.valid_player:
+                self.gen.valid_players.add(py)
         return py
