@@ -7,7 +7,8 @@ from . import rng
 
 
 def move_card(s, c, dst, face=0, bottom=False):
-    """Move card c onto zone dst; players who could see it and no longer can remember it."""
+    """Move card c onto zone dst; players who could see it and no longer can remember it, and
+    players who could not see the set it was taken from lose track of it."""
     src = s.loc[c]
     cs = s.z[src]
     if cs and cs[-1] == c:
@@ -27,6 +28,16 @@ def move_card(s, c, dst, face=0, bottom=False):
         new = s.rs.ALL if face == 1 else 0
     else:
         new = vis[dst]
+    if src in s.rs.set_zones:
+        blind = s.rs.ALL & ~old
+        if blind:
+            # taken out of an unordered zone these players cannot see: they cannot tell which card
+            # left, so they can follow neither it nor the ones that stay (no inference by elimination)
+            keep = ~blind
+            kn = s.kn
+            kn[c] &= keep
+            for x in cs:
+                kn[x] &= keep
     lost = old & ~new
     if lost:
         s.kn[c] |= lost

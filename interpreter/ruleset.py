@@ -59,6 +59,7 @@ class Ruleset:
                 else:
                     zvis.append(0)
         self.zvis = zvis
+        self.set_zones = frozenset(zi for zi, d in enumerate(self.zone_decl) if d.kind == "set")
         self.nzones = len(zvis)
         self.refill = {}
         self.stop_when_empty = {zi for zi, d in enumerate(self.zone_decl) if d.on_empty == "stop"}
