@@ -157,7 +157,7 @@ class Checker:
             self.errors.append(e)
             return None
         line, col = src.pos(1, 1)
-        return Rule(node, where, self.filename, line, col)
+        return Rule(node, where, self.filename, line, col, str(text))
 
     # ------------------------------------------------------------------------------------
     def run(self) -> Spec:

@@ -1,9 +1,9 @@
 """The `gamespec` command: validate, run, simulate, graph and replay game specs.
 
     gamespec validate games/*.yaml
-    gamespec run games/bacchus.yaml --players 4 --seed 7 --log game.jsonl
-    gamespec simulate games/bacchus.yaml --games 1000 --players 4 --json
-    gamespec graph games/bacchus.yaml --format svg -o bacchus.svg
+    gamespec run games/mygame.yaml --players 4 --seed 7 --log game.jsonl
+    gamespec simulate games/mygame.yaml --games 1000 --players 4 --json
+    gamespec graph games/mygame.yaml --format svg -o mygame.svg
     gamespec replay game.jsonl
 
 Exit codes: 0 success; 1 a spec error, a failed game, a divergent replay or an unreadable file;
@@ -61,7 +61,7 @@ def _int(text):
 def _option_pair(text):
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE (e.g. oracle=true), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE (e.g. --option NAME=true), got {text!r}")
     return name.strip(), value.strip()
 
 
@@ -181,8 +181,10 @@ def _compile_all(game, path) -> list:
                 game.ruleset(players, dict(opts))
             except SpecErrors as e:
                 for x in e.errors:
-                    errors.append({"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
-                                   "check": x.check, "text": str(x)})
+                    if (x.filename, x.line, x.col, x.message) not in seen:
+                        seen.add((x.filename, x.line, x.col, x.message))
+                        errors.append({"file": x.filename, "line": x.line, "col": x.col,
+                                       "message": x.message, "check": x.check, "text": str(x)})
             except GamespecError as e:
                 where = getattr(e, "where", "") or ""
                 msg = getattr(e, "message", str(e))
@@ -222,7 +224,10 @@ def cmd_run(args) -> int:
         log_for.append((seat, out))
     want_log = bool(args.log or log_for)
 
-    state = game.new_game(players=players, seed=args.seed, options=opts, log=want_log)
+    try:
+        state = game.new_game(players=players, seed=args.seed, options=opts, log=want_log)
+    except SpecRuntimeError as e:
+        raise Fail(f"the game failed while setting up (seed {args.seed}): {e}") from None
     failure = None
     try:
         play_out(state, seed=args.seed, observe=True)
@@ -234,7 +239,8 @@ def cmd_run(args) -> int:
         for seat, out in log_for:
             _write_jsonl(state.log_for(seat), out)
     if failure is not None:
-        raise Fail(f"the game failed (seed {args.seed}, after {state.decisions} decisions): {failure}")
+        raise Fail(f"the game failed (seed {args.seed}, after {state.decisions} decision"
+                   f"{'' if state.decisions == 1 else 's'}): {failure}")
 
     result = {"game": game.name, "spec": args.file, "players": players, "seed": args.seed,
               "options": opts, "scores": list(state.scores), "winners": list(state.winners),
@@ -311,7 +317,7 @@ def cmd_simulate(args) -> int:
         progress = Progress(sys.stderr)
     try:
         r = simulate(args.file, games=args.games, players=players, seed=args.seed, options=opts,
-                     workers=args.workers, progress=progress)
+                     workers=args.workers, progress=progress, game=game)
     finally:
         if progress is not None:
             progress.close()
@@ -322,11 +328,7 @@ def cmd_simulate(args) -> int:
     else:
         _print_simulation(r)
     if errors:
-        shown = errors[:20]
-        for e in shown:
-            print(f"{PROG}: game with seed {e['seed']} failed: {e['error']}", file=sys.stderr)
-        if len(errors) > len(shown):
-            print(f"{PROG}: ... and {len(errors) - len(shown)} more failed games", file=sys.stderr)
+        _print_errors(errors)
     if internal:
         print(f"{PROG}: internal error in {len(internal)} game(s); first (seed {internal[0]['seed']}):",
               file=sys.stderr)
@@ -343,26 +345,39 @@ def _isatty(stream) -> bool:
 
 
 def _print_simulation(r) -> None:
-    def num(x, spec):
-        return "-" if x is None else format(x, spec)
+    def num(x, spec="", width=0):
+        return format("-" if x is None else format(x, spec), f">{width}")
 
     last = r["seed"] + r["games_requested"] - 1
-    seeds = f"seed {r['seed']}" if r["games_requested"] == 1 else f"seeds {r['seed']}..{last}"
+    seeds = {0: "no games", 1: f"seed {r['seed']}"}.get(r["games_requested"], f"seeds {r['seed']}..{last}")
     print(f"{r['game']}: {r['games_requested']} games ({seeds}), {r['players']} players, "
           f"options: {_fmt_options(r['options'])}")
     print(f"  {'seat':>4}  {'win rate':>8}  {'score mean':>10}  {'min':>5}  {'max':>5}")
     for p in range(r["players"]):
         wr = r["win_rate"][p]
-        print(f"  {p:>4}  {num(None if wr is None else 100 * wr, '7.1f')}%  "
-              f"{num(r['score_mean'][p], '10.2f')}  {num(r['score_min'][p], '>5')}  "
-              f"{num(r['score_max'][p], '>5')}")
+        print(f"  {p:>4}  {num(None if wr is None else f'{100 * wr:.1f}%', '', 8)}  "
+              f"{num(r['score_mean'][p], '.2f', 10)}  {num(r['score_min'][p], '', 5)}  "
+              f"{num(r['score_max'][p], '', 5)}")
     print(f"  shared wins: {r['shared_wins']} games")
     print(f"  decisions per game: mean {num(r['decisions_mean'], '.1f')}, "
-          f"min {num(r['decisions_min'], '')}, max {num(r['decisions_max'], '')}")
-    gps = r["games_per_second"]
+          f"min {num(r['decisions_min'])}, max {num(r['decisions_max'])}")
     print(f"  {r['games_finished']} games finished in {r['seconds']:.2f} s: "
-          f"{num(gps, '.1f')} games/s with {r['workers']} worker(s)")
+          f"{num(r['games_per_second'], '.1f')} games/s with {r['workers']} worker(s)")
     print(f"  errors: {len(r['errors'])}")
+
+
+def _print_errors(errors) -> None:
+    """Failed games on stderr, grouped by message: 'N game(s) failed (seeds ...): error'."""
+    groups = {}
+    for e in errors:
+        groups.setdefault(e["error"], []).append(e["seed"])
+    for i, (msg, seeds) in enumerate(groups.items()):
+        if i == 10:
+            print(f"{PROG}: ... and {len(groups) - 10} more kinds of failure", file=sys.stderr)
+            break
+        shown = ", ".join(map(str, seeds[:8])) + (", ..." if len(seeds) > 8 else "")
+        what = f"game with seed {shown}" if len(seeds) == 1 else f"{len(seeds)} games (seeds {shown})"
+        print(f"{PROG}: {what} failed: {msg}", file=sys.stderr)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -437,67 +452,85 @@ def _render_graphviz(dot: str, fmt: str) -> bytes:
 
 def _node_label(n, d) -> str:
     kind = d.get("kind")
-    if kind == "start":
-        return "start"
-    if kind == "end":
-        return "end"
+    if kind in ("start", "end"):
+        return kind
+    if kind == "join":
+        return ""
     if kind in ("do", "if", "for", "repeat", "while", "choose"):
         return f"{n.split('.steps')[-1]}\n{d.get('label', kind)}"
     return d.get("label") or str(n)
 
 
 def _layers(g):
-    """Layered layout: BFS depth from '<start>'; nodes not reached go below; '<end>' last."""
-    from collections import deque
+    """Layered layout: back edges found by a DFS from '<start>' are set aside, every other node goes
+    one layer below its lowest predecessor (longest path), '<end>' last. Returns (layers, depth,
+    back edges); layers list their nodes in DFS discovery order."""
+    import networkx as nx
 
     from .graph import END, START
+    state, found, back = {}, [], set()
+    roots = ([START] if START in g else []) + [n for n in g.nodes if n != START]
+    for r in roots:
+        if r in state:
+            continue
+        state[r] = 1
+        found.append(r)
+        stack = [(r, iter(g.successors(r)))]
+        while stack:
+            n, it = stack[-1]
+            for m in it:
+                st = state.get(m)
+                if st is None:
+                    state[m] = 1
+                    found.append(m)
+                    stack.append((m, iter(g.successors(m))))
+                    break
+                if st == 1:          # on the stack: a back edge (or a self-loop)
+                    back.add((n, m))
+            else:
+                state[n] = 2
+                stack.pop()
+    dag = nx.DiGraph()
+    dag.add_nodes_from(found)
+    dag.add_edges_from(e for e in g.edges if e not in back)
     depth = {}
-    order = []
-    if START in g:
-        depth[START] = 0
-        queue = deque([START])
-        while queue:
-            n = queue.popleft()
-            order.append(n)
-            for m in g.successors(n):
-                if m not in depth and m != END:
-                    depth[m] = depth[n] + 1
-                    queue.append(m)
-    rest = [n for n in g.nodes if n not in depth and n != END]
-    base = max(depth.values(), default=-1) + 1
-    for n in rest:
-        depth[n] = base
-        order.append(n)
-    if END in g:
-        depth[END] = max(depth.values(), default=-1) + 1
-        order.append(END)
+    for n in nx.topological_sort(dag):
+        depth[n] = max((depth[p] + 1 for p in dag.predecessors(n)), default=0)
+    if END in depth:
+        depth[END] = max((d for n, d in depth.items() if n != END), default=-1) + 1
     layers = {}
-    for n in order:
+    for n in found:
         layers.setdefault(depth[n], []).append(n)
-    return [layers[k] for k in sorted(layers)], depth
+    return [layers[k] for k in sorted(layers)], depth, back
 
 
 def draw_graph(g, name, out, fmt) -> None:
-    """Draw the phase graph with matplotlib (no Graphviz): layered boxes, arrows, guard labels."""
+    """Draw the phase graph with matplotlib (no Graphviz): layered boxes, arrows going down, edges
+    going back up routed in lanes on the right, guards as small labels."""
     from matplotlib.figure import Figure
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+    from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
+    from matplotlib.path import Path
 
     font = 9
-    char_w, line_h = 0.075, 0.19          # inches at 9 pt (1 data unit = 1 inch)
-    gap_x, gap_y = 0.5, 0.75
-    layers, depth = _layers(g)
+    char_w, line_h = 0.075, 0.19          # inches at 9 pt; 1 data unit = 1 inch
+    gap_x, gap_y, lane_gap = 0.5, 0.8, 0.28
+    layers, depth, back = _layers(g)
+    kinds = dict(g.nodes(data="kind"))
     labels = {n: _node_label(n, d) for n, d in g.nodes(data=True)}
     size = {}
     for n, text in labels.items():
-        lines = text.split("\n")
-        size[n] = (max(len(s) for s in lines) * char_w + 0.3, len(lines) * line_h + 0.2)
+        if kinds.get(n) == "join":
+            size[n] = (0.12, 0.12)
+        else:
+            lines = text.split("\n")
+            size[n] = (max(len(s) for s in lines) * char_w + 0.3, len(lines) * line_h + 0.2)
 
-    # order each layer by the mean x of its predecessors already placed (one barycentre pass)
+    # place the layers top-down; order each by the mean x of its predecessors (one barycentre pass)
     pos = {}
     y = 0.0
     for layer in layers:
         def bary(n):
-            xs = [pos[m][0] for m in g.predecessors(n) if m in pos]
+            xs = [pos[m][0] for m in g.predecessors(n) if m in pos and (m, n) not in back]
             return sum(xs) / len(xs) if xs else 0.0
         layer = sorted(layer, key=bary)
         total = sum(size[n][0] for n in layer) + gap_x * (len(layer) - 1)
@@ -509,11 +542,27 @@ def draw_graph(g, name, out, fmt) -> None:
             x += w + gap_x
         y -= h + gap_y
 
-    label_room = 2.2   # room on the right for back edges and their labels
-    xmin = min(pos[n][0] - size[n][0] / 2 for n in pos) - 0.5
-    xmax = max(pos[n][0] + size[n][0] / 2 for n in pos) + label_room
-    ymax = 0.6
-    ymin = y + gap_y - 0.3
+    def right(n):
+        return pos[n][0] + size[n][0] / 2
+
+    rightmost = dict.fromkeys(pos, False)
+    for layer in layers:
+        rightmost[max(layer, key=lambda n: pos[n][0])] = True
+
+    nodes_right = max(right(n) for n in pos)
+    ups = sorted((e for e in g.edges if e in back and e[0] != e[1]),
+                 key=lambda e: abs(pos[e[0]][1] - pos[e[1]][1]))
+    lane = {e: nodes_right + 0.35 + i * lane_gap for i, e in enumerate(ups)}
+    loops_right = max((right(a) + 0.7 for a, b in g.edges if a == b), default=nodes_right)
+    title_w = len(name) * char_w * 1.4 + 0.4
+    xmin = min(pos[n][0] - size[n][0] / 2 for n in pos) - 0.4
+    xmax = max([nodes_right + 0.4, loops_right] + [x + 0.3 for x in lane.values()])
+    # forward-edge labels go right of the edge's middle
+    for a, b, d in g.edges(data=True):
+        if (a, b) not in back and d.get("guard"):
+            xmax = max(xmax, (pos[a][0] + pos[b][0]) / 2 + 0.1 + min(len(d["guard"]), 40) * char_w * 0.8)
+    xmax = max(xmax, xmin + title_w)
+    ymax, ymin = 0.6, y + gap_y - 0.3
     fig = Figure(figsize=(xmax - xmin, ymax - ymin))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(xmin, xmax)
@@ -522,43 +571,61 @@ def draw_graph(g, name, out, fmt) -> None:
     ax.text(xmin + 0.2, ymax - 0.25, name, fontsize=font + 3, fontweight="bold", va="center")
 
     colours = {"start": "#333333", "end": "#333333", "phase": "#cfe2f3", "turn": "#d9ead3",
-               "phase-end": "#eeeeee", "choose": "#fff2cc", "join": "#ffffff"}
-    kinds = dict(g.nodes(data="kind"))
+               "phase-end": "#eeeeee", "choose": "#fff2cc"}
     for n, (cx, cy) in pos.items():
         w, h = size[n]
         kind = kinds.get(n)
-        dark = kind in ("start", "end")
+        if kind == "join":
+            ax.add_patch(Circle((cx, cy), 0.05, facecolor="#444444", edgecolor="none", zorder=2))
+            continue
         ax.add_patch(FancyBboxPatch((cx - w / 2, cy - h / 2), w, h,
                                     boxstyle="round,pad=0,rounding_size=0.08",
                                     facecolor=colours.get(kind, "#f4f4f4"), edgecolor="#555555",
                                     linewidth=0.8, zorder=2))
         ax.text(cx, cy, labels[n], ha="center", va="center", fontsize=font, zorder=3,
-                color="white" if dark else "black", family="sans-serif")
+                color="white" if kind in ("start", "end") else "black")
 
+    def short(text):
+        return text if len(text) <= 40 else text[:39] + "…"
+
+    arrow = dict(arrowstyle="-|>", mutation_scale=9, color="#444444", linewidth=0.8,
+                 shrinkA=0, shrinkB=0, zorder=1)
     for a, b, d in g.edges(data=True):
-        guard = d.get("guard") or ""
-        (ax_, ay), (bx, by) = pos[a], pos[b]
+        guard = short(d.get("guard") or "")
+        (xa, ya), (xb, yb) = pos[a], pos[b]
         wa, ha = size[a]
         wb, hb = size[b]
-        if a == b:      # self-loop on the right side
-            p1, p2 = (ax_ + wa / 2, ay + ha / 4), (ax_ + wa / 2, ay - ha / 4)
-            style = "arc3,rad=-1.6"
-            lx, ly = ax_ + wa / 2 + 0.3, ay
-        elif depth[b] > depth[a]:   # downwards
-            p1, p2 = (ax_, ay - ha / 2), (bx, by + hb / 2)
-            style = "arc3,rad=0"
-            lx, ly = (ax_ + bx) / 2 + 0.08, (p1[1] + p2[1]) / 2
-        else:           # back (or sideways) edge: around the right side
-            p1, p2 = (ax_ + wa / 2, ay), (bx + wb / 2, by)
-            style = "arc3,rad=0.5" if by > ay else "arc3,rad=-0.5"
-            lx = max(p1[0], p2[0]) + 0.15 + 0.25 * abs(by - ay)
-            ly = (ay + by) / 2
-        ax.add_patch(FancyArrowPatch(p1, p2, connectionstyle=style, arrowstyle="-|>",
-                                     mutation_scale=9, color="#444444", linewidth=0.8,
-                                     shrinkA=0, shrinkB=0, zorder=1))
-        if guard:
-            text = guard if len(guard) <= 40 else guard[:39] + "…"
-            ax.text(lx, ly, text, fontsize=font - 2, color="#666666", ha="left", va="center", zorder=4)
+        if a == b:                  # self-loop: a small arc on the right
+            p1, p2 = (xa + wa / 2, ya + ha / 4), (xa + wa / 2, ya - ha / 4)
+            ax.add_patch(FancyArrowPatch(p1, p2, connectionstyle="arc3,rad=-1.6", **arrow))
+            if guard:
+                ax.text(xa + wa / 2 + 0.3, ya, guard, fontsize=font - 2, color="#666666",
+                        ha="left", va="center", zorder=4)
+        elif (a, b) in back:        # up: out to a lane on the right, up, back in
+            x = lane[(a, b)]
+            k = ups.index((a, b))
+            if rightmost[a]:        # directly out of its right side
+                verts = [(xa + wa / 2, ya), (x, ya)]
+            else:                   # up into the gap above its layer, so as to cross no box
+                yg = ya + ha / 2 + 0.12 + 0.06 * (k % 5)
+                verts = [(xa + wa / 4, ya + ha / 2), (xa + wa / 4, yg), (x, yg)]
+            if rightmost[b]:
+                verts += [(x, yb), (xb + wb / 2, yb)]
+            else:
+                yg = yb + hb / 2 + 0.14 + 0.06 * (k % 5)
+                verts += [(x, yg), (xb + wb / 4, yg), (xb + wb / 4, yb + hb / 2)]
+            ax.add_patch(FancyArrowPatch(path=Path(verts, [Path.MOVETO] + [Path.LINETO] * (len(verts) - 1)),
+                                         **arrow))
+            if guard:
+                ax.text(x - 0.04, (ya + yb) / 2, guard, fontsize=font - 2, color="#666666",
+                        ha="right", va="center", rotation=90, zorder=4,
+                        bbox=dict(facecolor="white", edgecolor="none", pad=0.5, alpha=0.8))
+        else:                       # down: bottom centre to top centre
+            p1, p2 = (xa, ya - ha / 2), (xb, yb + hb / 2)
+            ax.add_patch(FancyArrowPatch(p1, p2, **arrow))
+            if guard:
+                ax.text((p1[0] + p2[0]) / 2 + 0.08, (p1[1] + p2[1]) / 2, guard, fontsize=font - 2,
+                        color="#666666", ha="left", va="center", zorder=4)
     fig.savefig(out, format=fmt, dpi=100)
 
 
@@ -587,8 +654,9 @@ def cmd_replay(args) -> int:
               f"winners {result['winners']}")
     if not result["ok"]:
         if not args.json:
-            print(f"{args.log}: diverges after {result['decisions']} matching decisions: {result['error']}",
-                  file=sys.stderr)
+            total = sum(1 for x in lines if x.get("type") == "decision")
+            print(f"{args.log}: replay failed ({result['decisions']} of {total} decisions matched): "
+                  f"{result['error']}", file=sys.stderr)
         return 1
     return 0
 
@@ -618,9 +686,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Card games as checked YAML specs, run by a generic interpreter.",
         epilog="examples:\n"
                "  gamespec validate games/*.yaml\n"
-               "  gamespec run games/bacchus.yaml --players 4 --seed 7 --log game.jsonl\n"
-               "  gamespec simulate games/bacchus.yaml --games 1000 --players 4\n"
-               "  gamespec graph games/bacchus.yaml -o bacchus.svg\n"
+               "  gamespec run games/mygame.yaml --players 4 --seed 7 --log game.jsonl\n"
+               "  gamespec simulate games/mygame.yaml --games 1000 --players 4\n"
+               "  gamespec graph games/mygame.yaml -o mygame.svg\n"
                "  gamespec replay game.jsonl\n\n"
                "Run 'gamespec COMMAND --help' for a command's options.")
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -631,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Load and check each spec file (YAML, schema, rules, names, phase graph) and build\n"
                     "its rules for every player count and option set. Prints 'FILE: ok' per valid file;\n"
                     "otherwise every error as FILE:LINE:COL: error: message on stderr, and exits 1.",
-        epilog="example:\n  gamespec validate games/bacchus.yaml games/klink.yaml\n"
+        epilog="example:\n  gamespec validate games/one.yaml games/two.yaml\n"
                "  gamespec validate --json games/*.yaml")
     v.add_argument("files", nargs="+", metavar="FILE", help="spec files (.yaml)")
     v.add_argument("--json", action="store_true", help="print a JSON report on stdout")
@@ -642,16 +710,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="number of players (default: the spec's smallest)")
         sp.add_argument("--seed", "-s", type=_int, default=0, metavar="S", help="random seed (default 0)")
         sp.add_argument("--option", "-O", type=_option_pair, action="append", default=[],
-                        metavar="NAME=VALUE", help="set a game option (repeatable), e.g. oracle=true")
+                        metavar="NAME=VALUE", help="set one of the spec's options (repeatable); VALUE is a whole number or true/false")
 
     r = sub.add_parser(
         "run", formatter_class=_Formatter, help="play one game with random bots",
         description="Play one game with a random bot in every seat (each sees only its observation)\n"
                     "and print the scores, the winners and the number of decisions.",
         epilog="examples:\n"
-               "  gamespec run games/bacchus.yaml --players 4 --seed 7\n"
-               "  gamespec run games/bacchus.yaml --log game.jsonl --log-for 0 seat0.jsonl\n"
-               "  gamespec run games/bali.yaml --option oracle=true --json")
+               "  gamespec run games/mygame.yaml --players 4 --seed 7\n"
+               "  gamespec run games/mygame.yaml --log game.jsonl --log-for 0 seat0.jsonl\n"
+               "  gamespec run games/mygame.yaml --option NAME=true --json")
     r.add_argument("file", metavar="FILE", help="spec file")
     game_args(r)
     r.add_argument("--log", metavar="OUT.jsonl", help="write the full log (JSON lines; replayable)")
@@ -668,14 +736,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "is reported with its seed and makes the exit code non-zero. Results other than\n"
                     "timing are identical for any number of workers.",
         epilog="examples:\n"
-               "  gamespec simulate games/bacchus.yaml --games 1000 --players 4 --seed 0\n"
-               "  gamespec simulate games/bacchus.yaml --games 200 --workers 1 --json")
+               "  gamespec simulate games/mygame.yaml --games 1000 --players 4 --seed 0\n"
+               "  gamespec simulate games/mygame.yaml --games 200 --workers 1 --json")
     s.add_argument("file", metavar="FILE", help="spec file")
     s.add_argument("--games", "-n", type=_int_at_least(0), default=100, metavar="N",
                    help="number of games (default 100)")
     game_args(s)
     s.add_argument("--workers", "-w", type=_int_at_least(1), default=None, metavar="W",
-                   help=f"worker processes (default: all cores, here {os.cpu_count() or 1})")
+                   help=f"worker processes (default: all cores, here {os.cpu_count() or 1}, but at most "
+                        "one per 20 games); 1 plays in this process")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.set_defaults(func=cmd_simulate)
@@ -686,9 +755,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "works; SVG and PNG use Graphviz's 'dot' if it is installed, else matplotlib\n"
                     "(pip install gamespec[plot]). The format defaults to the -o file's extension.",
         epilog="examples:\n"
-               "  gamespec graph games/bacchus.yaml              # DOT on stdout\n"
-               "  gamespec graph games/bacchus.yaml -o bacchus.svg\n"
-               "  gamespec graph games/bacchus.yaml --format png -o bacchus.png")
+               "  gamespec graph games/mygame.yaml              # DOT on stdout\n"
+               "  gamespec graph games/mygame.yaml -o mygame.svg\n"
+               "  gamespec graph games/mygame.yaml --format png -o mygame.png")
     g.add_argument("file", metavar="FILE", help="spec file")
     g.add_argument("--format", "-f", choices=("dot", "svg", "png"), default=None,
                    help="output format (default: from -o's extension, else dot)")
@@ -706,7 +775,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "--spec is given; its SHA-256 must match the log's.",
         epilog="examples:\n"
                "  gamespec replay game.jsonl\n"
-               "  gamespec replay game.jsonl --spec games/bacchus.yaml --json")
+               "  gamespec replay game.jsonl --spec games/mygame.yaml --json")
     rp.add_argument("log", metavar="LOG", help="a full log (JSON lines)")
     rp.add_argument("--spec", metavar="FILE", help="the spec file (default: from the log's header)")
     rp.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -740,7 +809,7 @@ def main(argv=None) -> int:
             pass
         return 1
     except Exception as e:  # noqa: BLE001 - sorted below
-        from .errors import GamespecError, SpecErrors
+        from .errors import GamespecError, SpecErrors, SpecRuntimeError
         from .game import UsageError
         if isinstance(e, SpecErrors):
             print(str(e), file=sys.stderr)
@@ -750,7 +819,10 @@ def main(argv=None) -> int:
             return 2
         if isinstance(e, GamespecError):
             msg = str(e)
-            _err(msg[len("error: "):] if msg.startswith("error: ") else msg)
+            if isinstance(e, SpecRuntimeError):     # "WHERE: error: message" already
+                print(f"{PROG}: {msg}", file=sys.stderr)
+            else:
+                _err(msg)
             return 1
         import traceback
         print(f"{PROG}: internal error: {type(e).__name__}: {e}", file=sys.stderr)

@@ -1,6 +1,6 @@
 """Checked rule ASTs → generated Python functions (the fast backend), once per player count and options.
 
-Same semantics as `compiler.py` (the reference backend, kept for `Game.evaluate` and for the
+Same semantics as `compiler.py` (the reference backend, still used by `Game.evaluate` and by the
 equivalence test), but each rule becomes one Python function with locals instead of a tree of closures,
 and each action's legal-action enumeration becomes one function of nested loops.
 
@@ -120,6 +120,10 @@ def _unique(xs):
     return list(dict.fromkeys(xs))
 
 
+def _check_of(ex):
+    return getattr(ex, "check", "runtime")
+
+
 def _attr_of_none(name):
     fault(f"'.{name}' of no card (none)")
 
@@ -144,7 +148,7 @@ class CodeGen:
             "_add": _add, "_fault": fault, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
-            "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError),
+            "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
         })
         self._consts = {}
         self.valid_players = set()   # generated names that always hold a valid seat
@@ -205,7 +209,7 @@ class CodeGen:
         src += ["        " + ln for ln in (lines or ["pass"])]
         src += ["    except _CTRL:", "        raise",
                 "    except _FAULTS as ex:",
-                f"        raise _SRE(_describe(ex), {origin}, check=getattr(ex, 'check', 'runtime')) from None",
+                f"        raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
                 "    except RecursionError:",
                 f"        raise _SRE('rule nested too deeply', {origin}, check='rule-depth') from None"]
         code = compile("\n".join(src) + "\n", f"<gamespec {rule.origin if rule else fname}>", "exec")

@@ -21,6 +21,9 @@ class SpecError(GamespecError):
     def __str__(self) -> str:
         return f"{self.filename}:{self.line}:{self.col}: error: {self.message}"
 
+    def __reduce__(self):   # picklable, so worker processes can send errors back
+        return (SpecError, (self.message, self.filename, self.line, self.col, self.check))
+
 
 class SpecErrors(GamespecError):
     """Several spec errors found in one pass, reported together, in file order."""
@@ -31,6 +34,9 @@ class SpecErrors(GamespecError):
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
+
+    def __reduce__(self):
+        return (SpecErrors, (self.errors,))
 
 
 class SpecRuntimeError(GamespecError):
@@ -44,6 +50,9 @@ class SpecRuntimeError(GamespecError):
 
     def __str__(self) -> str:
         return f"{self.where}: error: {self.message}" if self.where else f"error: {self.message}"
+
+    def __reduce__(self):
+        return (SpecRuntimeError, (self.message, self.where, self.check))
 
 
 class IllegalAction(GamespecError):

@@ -39,7 +39,8 @@ def build(spec):
 def _src(rule, prefix=""):
     if rule is None:
         return None
-    return prefix + rule.where
+    text = " ".join((rule.text or rule.where).split())
+    return prefix + (text if len(text) <= 48 else text[:45] + "...")
 
 
 def _steps(g, steps, prev, turn):
@@ -113,14 +114,15 @@ def check(spec, g, data, filename):
 
 def to_dot(g, name="game") -> str:
     def q(s):
-        return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # DOT string: escape backslashes and quotes; a newline becomes DOT's line break
+        return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
     shapes = {"start": "circle", "end": "doublecircle", "phase": "box", "turn": "box", "phase-end": "box",
               "choose": "diamond", "join": "point"}
     lines = [f"digraph {q(name)} {{", "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];']
     for n, d in g.nodes(data=True):
         label = d.get("label") or n
         if d.get("kind") in ("do", "if", "for", "repeat", "while", "choose"):
-            label = f"{n.split('.steps')[-1]}\\n{d.get('label', '')}"
+            label = f"{n.split('.steps')[-1]}\n{d.get('label', '')}"
         lines.append(f"  {q(n)} [shape={shapes.get(d.get('kind'), 'ellipse')}, label={q(label)}];")
     for a, b, d in g.edges(data=True):
         guard = d.get("guard") or ""

@@ -13,6 +13,7 @@ class Rule:
     filename: str
     line: int
     col: int
+    text: str = ""             # the source, for pictures and messages
 
     @property
     def origin(self) -> str:

@@ -1,0 +1,243 @@
+"""Play games with bots and aggregate the outcomes: one game (`play`, `play_one`) or many (`simulate`).
+
+`simulate` plays seeds S, S+1, ..., S+N-1. With several workers each worker process (started with the
+"spawn" method, so nothing depends on fork) loads the spec itself from its path and plays contiguous
+blocks of seeds; the blocks' per-game results are fed to one accumulator in seed order, so every
+number but the timing is identical whatever the number of workers.
+"""
+from __future__ import annotations
+
+import os
+import time
+import traceback
+
+from gamespec.errors import GamespecError
+
+from .bots import RandomBot
+
+#: Fields of a simulate() report that depend on timing (and so differ between runs).
+TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers")
+
+
+def play(game, players, seed, options=None, bots=None, log=False, observe=None):
+    """Play one game to its end with bots (default: a RandomBot per seat); returns the final State.
+
+    `observe=None` builds the observation only for bots that want it; True builds it for every
+    decision (a smoke test of observations; the outcome is the same).
+    """
+    state = game.new_game(players=players, seed=seed, options=options, log=log)
+    return play_out(state, bots, seed, observe)
+
+
+def play_out(state, bots=None, seed=0, observe=None):
+    """Play an already started game to its end (so a caller keeps the State if a rule fails)."""
+    n = state.num_players
+    if bots is None:
+        bots = [RandomBot(seed, seat) for seat in range(n)]
+    if len(bots) != n:
+        raise ValueError(f"{len(bots)} bots for {n} seats")
+    wants = [observe if observe is not None else getattr(b, "wants_observation", True) for b in bots]
+    while not state.is_terminal:
+        p = state.current_player
+        legal = state.legal_actions()
+        obs = state.observation(p) if wants[p] else None
+        state.apply(bots[p].choose(obs, legal))
+    return state
+
+
+def play_one(game, players, seed, options=None) -> dict:
+    """One game with random bots: {'seed', 'scores', 'winners', 'decisions', 'turns'}. May raise."""
+    s = play(game, players, seed, options)
+    return {"seed": seed, "scores": list(s.scores), "winners": list(s.winners),
+            "decisions": s.decisions, "turns": s.turns}
+
+
+def _play_safe(game, players, seed, options) -> dict:
+    """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
+    try:
+        return play_one(game, players, seed, options)
+    except GamespecError as e:
+        return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
+    except Exception as e:  # an interpreter bug: keep the traceback
+        return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": True,
+                "traceback": traceback.format_exc()}
+
+
+class Accumulator:
+    """Per-game results (fed in seed order) → the report. Integer sums, so exact."""
+
+    def __init__(self, players):
+        self.P = players
+        self.n = 0
+        self.score_sum = [0] * players
+        self.score_min = [None] * players
+        self.score_max = [None] * players
+        self.shares = [{} for _ in range(players)]   # seat -> {k: games won shared by k winners}
+        self.shared_games = 0
+        self.decisions = 0
+        self.decisions_min = None
+        self.decisions_max = None
+        self.errors = []
+
+    def add(self, r):
+        if "error" in r:
+            self.errors.append(r)
+            return
+        self.n += 1
+        for p, sc in enumerate(r["scores"]):
+            self.score_sum[p] += sc
+            if self.score_min[p] is None or sc < self.score_min[p]:
+                self.score_min[p] = sc
+            if self.score_max[p] is None or sc > self.score_max[p]:
+                self.score_max[p] = sc
+        k = len(r["winners"])
+        if k > 1:
+            self.shared_games += 1
+        for p in r["winners"]:
+            self.shares[p][k] = self.shares[p].get(k, 0) + 1
+        d = r["decisions"]
+        self.decisions += d
+        self.decisions_min = d if self.decisions_min is None else min(self.decisions_min, d)
+        self.decisions_max = d if self.decisions_max is None else max(self.decisions_max, d)
+
+    def report(self) -> dict:
+        from fractions import Fraction
+        n = self.n
+
+        def mean(total):
+            return total / n if n else None
+
+        wins = [sum((Fraction(c, k) for k, c in sh.items()), Fraction(0)) for sh in self.shares]
+        return {
+            "games_finished": n,
+            "win_rate": [float(w / n) if n else None for w in wins],
+            "wins": [float(w) for w in wins],
+            "shared_wins": self.shared_games,
+            "score_mean": [mean(s) for s in self.score_sum],
+            "score_min": list(self.score_min),
+            "score_max": list(self.score_max),
+            "decisions_mean": mean(self.decisions),
+            "decisions_min": self.decisions_min,
+            "decisions_max": self.decisions_max,
+            "decisions_total": self.decisions,
+            "errors": [dict(e) for e in self.errors],
+        }
+
+
+# -- worker side (top-level functions: picklable under "spawn") ------------------------------------
+_GAMES = {}
+
+
+def _worker_game(path, sha):
+    key = (path, sha)
+    g = _GAMES.get(key)
+    if g is None:
+        import gamespec
+        g = gamespec.load(path)
+        if g.spec.sha256 != sha:
+            raise GamespecError(f"{path}: the spec file changed while the simulation ran")
+        _GAMES.clear()
+        _GAMES[key] = g
+    return g
+
+
+def _worker_init():
+    """Workers ignore Ctrl-C: the main process handles it and stops them."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_block(path, sha, players, options, first, count):
+    """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error."""
+    try:
+        game = _worker_game(path, sha)
+    except GamespecError as e:      # sent back as text: the error classes do not all pickle
+        return first, {"fatal": str(e)}
+    return first, [_play_safe(game, players, seed, options) for seed in range(first, first + count)]
+
+
+def _block_size(games, workers):
+    # enough blocks to balance the load and update the progress, few enough to keep overhead low
+    return max(1, min(250, -(-games // (workers * 16))))
+
+
+def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
+             game=None) -> dict:
+    """Play `games` games with random bots, seeds seed .. seed+games-1; aggregate in seed order.
+
+    `progress(done, total)` is called in this process as games finish. `game` may be the Game
+    already loaded from `path` (worker processes always load `path` themselves). Raises SpecErrors
+    (bad spec), UsageError (bad players/options/counts); a game that raises is reported in 'errors'.
+    """
+    import gamespec
+    from gamespec import UsageError
+
+    path = os.fspath(path)
+    if game is None:
+        game = gamespec.load(path)
+    players = game.min_players if players is None else players
+    opts = game.check_options(options)
+    game.ruleset(players, opts)          # checks the player count (and compiles once, early)
+    if not isinstance(games, int) or games < 0:
+        raise UsageError(f"the number of games is a whole number >= 0, not {games!r}")
+    if not isinstance(seed, int):
+        raise UsageError(f"the seed is a whole number, not {seed!r}")
+    if workers is None:         # all cores, but no more than one per 20 games (start-up costs)
+        workers = max(1, min(os.cpu_count() or 1, games // 20))
+    if not isinstance(workers, int) or workers < 1:
+        raise UsageError(f"the number of workers is a whole number >= 1, not {workers!r}")
+    size = _block_size(games, workers)
+    blocks = [(first, min(size, seed + games - first)) for first in range(seed, seed + games, size)]
+    used = max(1, min(workers, len(blocks)))
+
+    acc = Accumulator(players)
+    done = 0
+    t0 = time.perf_counter()
+    if used == 1:
+        for i in range(games):
+            acc.add(_play_safe(game, players, seed + i, opts))
+            done += 1
+            if progress is not None:
+                progress(done, games)
+    else:
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        ctx = multiprocessing.get_context("spawn")
+        pending_results = {}       # first seed -> results, waiting for the blocks before it
+        order = [first for first, _ in blocks]
+        nxt = 0
+        with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init) as ex:
+            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count)
+                       for first, count in blocks}
+            try:
+                while futures:
+                    finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        first, results = f.result()
+                        if isinstance(results, dict):
+                            raise GamespecError(results["fatal"])
+                        pending_results[first] = results
+                        done += len(results)
+                    while nxt < len(order) and order[nxt] in pending_results:
+                        for r in pending_results.pop(order[nxt]):
+                            acc.add(r)
+                        nxt += 1
+                    if progress is not None:
+                        progress(done, games)
+            except BaseException:       # Ctrl-C, a fatal error: stop now, not after every block
+                procs = list((getattr(ex, "_processes", None) or {}).values())
+                ex.shutdown(wait=False, cancel_futures=True)
+                for proc in procs:
+                    proc.terminate()
+                raise
+    seconds = time.perf_counter() - t0
+
+    out = {"game": game.name, "spec": path, "players": players, "options": opts, "seed": seed,
+           "games_requested": games}
+    out.update(acc.report())
+    out["seconds"] = seconds
+    out["games_per_second"] = acc.n / seconds if seconds > 0 else None
+    out["decisions_per_second"] = acc.decisions / seconds if seconds > 0 else None
+    out["workers"] = used
+    return out
