@@ -20,8 +20,8 @@ def installed(tmp_path_factory):
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info",
                                                               "__pycache__", ".hypothesis", ".pytest_cache"))
     cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(src)]
-    if importlib.util.find_spec("setuptools") is not None:
-        cmd.insert(4, "--no-build-isolation")
+    if importlib.util.find_spec("setuptools") is not None and importlib.util.find_spec("wheel") is not None:
+        cmd.insert(4, "--no-build-isolation")   # offline-friendly when the build tools are at hand
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     return target
