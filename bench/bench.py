@@ -134,8 +134,13 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=300, help="games per configuration (default 300)")
     ap.add_argument("--quick", action="store_true", help="30 games per configuration")
     ap.add_argument("--json", metavar="OUT", help="write the figures to this JSON file")
+    ap.add_argument("--backend", choices=["codegen", "closures"], default=None,
+                    help="rule backend: generated code (default) or the reference closures")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the Bacchus baseline comparison")
     ap.add_argument("specs", nargs="*", help="spec files (default: games/*.yaml)")
     a = ap.parse_args(argv)
+    if a.backend:
+        os.environ["GAMESPEC_BACKEND"] = a.backend
     n = 30 if a.quick else a.games
     specs = a.specs or sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
     rows = []
@@ -157,9 +162,9 @@ def main(argv=None):
                       f"clone {row['clone_us']:5.1f}µs obs {row['observation_us']:6.1f}µs | "
                       f"load {row['load_check_ms']:5.1f}ms compile {row['compile_ms']:5.1f}ms "
                       f"peak {row['peak_mb']:6.2f}MB", flush=True)
-    result = {"python": sys.version.split()[0], "machine": os.uname().machine, "cpus": os.cpu_count(),
+    result = {"backend": os.environ.get("GAMESPEC_BACKEND", "codegen"), "python": sys.version.split()[0], "machine": os.uname().machine, "cpus": os.cpu_count(),
               "rows": rows}
-    if any(os.path.basename(p) == "bacchus.yaml" for p in specs):
+    if not a.no_baseline and any(os.path.basename(p) == "bacchus.yaml" for p in specs):
         vs = bacchus_vs_baseline(max(50, n // 3))
         result["bacchus_vs_baseline"] = vs
         print(f"Bacchus 4p vs the hand-written baseline (interleaved): {vs['gamespec_games_per_s']:.0f} vs "
