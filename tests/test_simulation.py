@@ -73,7 +73,9 @@ def test_random_simulation(cfg):
     for g in range(GAMES_PER_CONFIG):
         seed = 1000 + g
         rnd = random.Random(seed)
-        state = game.new_game(players=players, seed=seed, options=options, log=True)
+        fork = g % 4 == 0          # these games also play copies to the end and compare logs
+        logged = fork or g % 20 == 0
+        state = game.new_game(players=players, seed=seed, options=options, log=logged)
         assert type_counts(state) == want
         fork_at = rnd.randrange(40)
         step = 0
@@ -81,13 +83,14 @@ def test_random_simulation(cfg):
             legal = state.legal_actions()
             assert legal, f"no legal action before the end (seed {seed}, step {step})"
             assert state.current_player is not None
+            now = state.to_json()
             twin = state.clone()
-            assert twin == state
-            back = roundtrip(game, state)
-            assert back == state
+            assert twin.to_json() == now
+            back = game.state_from_json(json.loads(json.dumps(now)))
+            assert back.to_json() == now
             assert [a.key() for a in back.legal_actions()] == [a.key() for a in legal]
             action = legal[rnd.randrange(len(legal))]
-            if step == fork_at and g % 4 == 0:
+            if step == fork_at and fork:
                 # play the clone and the round-tripped copy to the end with the same actions
                 _same_future(state, twin, back, seed)
             state.apply(action)
@@ -99,7 +102,7 @@ def test_random_simulation(cfg):
         assert state.current_player is None
         assert state.scores is not None and len(state.scores) == players
         assert state.winners and all(0 <= w < players for w in state.winners)
-        if g % 20 == 0:   # determinism: the same seed and actions give the same log
+        if g % 20 == 0 and logged:   # determinism: the same seed and actions give the same log
             again = game.new_game(players=players, seed=seed, options=options, log=True)
             rnd2 = random.Random(seed)
             rnd2.randrange(40)
