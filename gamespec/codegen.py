@@ -23,6 +23,12 @@ _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "a
                   "tuple": tuple}
 
 
+# An outermost comprehension over a zone of a deck this small costs at most this many steps, so it
+# need not be charged: every evaluation of a rule is itself charged (flow steps, loop iterations,
+# candidates), which bounds the total work per decision.
+SMALL_DECK = 500
+
+
 def _charge(s, xs):
     s.budget -= len(xs)
     if s.budget < 0:
@@ -152,6 +158,7 @@ class CodeGen:
         })
         self._consts = {}
         self.valid_players = set()   # generated names that always hold a valid seat
+        self._comp_depth = 0
 
     # -- naming -------------------------------------------------------------------------
     def fresh(self, name):
@@ -441,8 +448,24 @@ class CodeGen:
         inner[n.var] = py
         if self._over_players(n.iter):
             self.valid_players.add(py)
-        cond = f" if {self.ex(n.cond, inner)}" if n.cond is not None else ""
-        return f"{self.ex(n.elt, inner)} for {py} in _charge(s, {it}){cond}"
+        self._comp_depth += 1
+        try:
+            cond = f" if {self.ex(n.cond, inner)}" if n.cond is not None else ""
+            elt = self.ex(n.elt, inner)
+        finally:
+            self._comp_depth -= 1
+        return f"{elt} for {py} in {self._charged(n.iter, it)}{cond}"
+
+    def _charged(self, node, it):
+        """The iterable, charged to the step budget unless it is small by construction (the
+        players, a family's keys, a literal list) and not nested in another comprehension."""
+        if self._comp_depth == 0 and (
+                (isinstance(node, A.Name) and node.ref == ("const", "players"))
+                or isinstance(node, A.ListLit)
+                or (isinstance(node, A.Call) and node.func in ("indices", "others", "players_from"))
+                or (node.t == "zone" and getattr(self.L, "ncards", SMALL_DECK + 1) <= SMALL_DECK)):
+            return it
+        return f"_charge(s, {it})"
 
     def index(self, n, names):
         L = self.L
@@ -540,8 +563,12 @@ class CodeGen:
             inner = dict(names)
             py = self.ident()
             inner[c.var] = py
-            return (f"len([1 for {py} in _charge(s, {self.as_list(c.iter, names)}) "
-                    f"if {self.ex(c.cond, inner)}])")
+            self._comp_depth += 1
+            try:
+                cond = self.ex(c.cond, inner)
+            finally:
+                self._comp_depth -= 1
+            return f"len([1 for {py} in {self._charged(c.iter, self.as_list(c.iter, names))} if {cond}])"
         if f in ("sum", "any", "all", "sorted"):
             return f"{f}([{body}])"
         if f in ("max", "min"):
@@ -604,7 +631,7 @@ class CodeGen:
                     visexpr = (f"({self.const(L.zvis)}[s.loc[{py}]] if not (s.face and {py} in s.face) "
                                f"else ({L.ALL} if s.face[{py}] == 1 else 0))")
                 lines += [ind() + f"{seen} = set()", ind() + f"{bit} = 1 << s.actor",
-                          ind() + f"for {pos}, {py} in enumerate({lst}):"]
+                          ind() + f"for {pos}, {py} in enumerate(_charge(s, {lst})):"]
                 depth += 1
                 lines += [ind() + f"if {py} is None: continue",
                           ind() + f"if ({visexpr} | s.kn[{py}]) & {bit}:",
@@ -623,14 +650,14 @@ class CodeGen:
                 values = self._param_values(p, names)
                 where = f" if {self.ex(p.where.ast, inner)}" if p.where is not None else ""
                 lines += [ind() + f"if {cand} is None: {cand} = [{py} for {py} in {values}{where}]",
-                          ind() + f"for {py} in {cand}:"]
+                          ind() + f"for {py} in _charge(s, {cand}):"]
                 depth += 1
                 seen_names.append("None")
                 names[p.name] = py
                 pys.append((p, py, pos))
                 continue
             elif p.kind in ("zone", "player", "number", "choice"):
-                lines.append(ind() + f"for {py} in {self._param_values(p, names)}:")
+                lines.append(ind() + f"for {py} in _charge(s, {self._param_values(p, names)}):")
                 depth += 1
                 seen_names.append("None")
             names[p.name] = py
