@@ -14,7 +14,7 @@ import itertools
 
 from . import ast as A
 from .compiler import (FAULTS, INT_LIMIT, MAX_EXPONENT, MAX_RANGE, EndGame, EndPhase, EndTurn, RuleFault,
-                       _add, _describe, fault, run_length)
+                       _add, _can_grow, _describe, bounded, fault, run_length)
 from .errors import SpecRuntimeError
 
 _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "all": all, "list": list,
@@ -151,7 +151,7 @@ class CodeGen:
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_longest_run": _longest_run, "_index_of": _index_of,
-            "_add": _add, "_fault": fault, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
+            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
@@ -217,7 +217,7 @@ class CodeGen:
         src += ["    except _CTRL:", "        raise",
                 "    except _FAULTS as ex:",
                 f"        raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
-                "    except RecursionError:",
+                "    except _RecursionError:",
                 f"        raise _SRE('rule nested too deeply', {origin}, check='rule-depth') from None"]
         code = compile("\n".join(src) + "\n", f"<gamespec {rule.origin if rule else fname}>", "exec")
         exec(code, self.ns)  # the source holds only identifiers generated here (see module docstring)
@@ -271,6 +271,8 @@ class CodeGen:
 
     def assign(self, st, names):
         val = self.ex(st.value, names)
+        if _can_grow(st.value):
+            val = f"_bounded({val})"
         if st.value.t == "zone":
             val = f"list(s.z[{val}])"
         op = st.op
@@ -280,7 +282,7 @@ class CodeGen:
             py = self.name_ref(tgt.id, names)
             if op == "=":
                 return [f"{py} = {val}"]
-            return [f"{py} = _add({py}, {val}, {1 if op == '+=' else -1})"]
+            return [f"{py} = _add(s, {py}, {val}, {1 if op == '+=' else -1})"]
         v = ref[1]
         base = self.L.var_base[v.name]
         if ref[0] == "var":
@@ -297,8 +299,8 @@ class CodeGen:
 
     def _update(self, slot, v, op, val):
         if v.type in ("int", "player"):
-            return f"{slot} {op} {val}"
-        return f"{slot} = _add({slot}, {val}, {1 if op == '+=' else -1})"
+            return f"{slot} = _bounded({slot} {op[0]} {val})"
+        return f"{slot} = _add(s, {slot}, {val}, {1 if op == '+=' else -1})"
 
     def call_stmt(self, c, names):
         f = c.func
@@ -502,6 +504,15 @@ class CodeGen:
                 return f"_last({cs})" if f == "top" else f"_first({cs})"
             m = self.ex(n.args[1], names)
             return f"_topn({cs}, {m})" if f == "top" else f"{cs}[:max(0, {m})]"
+        P = L.P
+        if f == "others":
+            return f"[({self.pidx(n.args[0], names)} + _i) % {P} for _i in range(1, {P})]"
+        if f == "players_from":
+            return f"[({self.pidx(n.args[0], names)} + _i) % {P} for _i in range({P})]"
+        if f == "next_player":
+            return f"(({self.pidx(n.args[0], names)} + 1) % {P})"
+        if f == "prev_player":
+            return f"(({self.pidx(n.args[0], names)} - 1) % {P})"
         args = [self.as_list(a, names) for a in n.args]
         if f in ("size", "count"):
             return f"len({args[0]})"
@@ -519,15 +530,6 @@ class CodeGen:
             if len(args) == 2:
                 return f"list({args[0]}[:max(0, {args[1]})])" if f == "first" else f"_lastn({args[0]}, {args[1]})"
             return f"_{f}({args[0]})"
-        P = L.P
-        if f == "others":
-            return f"[({self.pidx(n.args[0], names)} + _i) % {P} for _i in range(1, {P})]"
-        if f == "players_from":
-            return f"[({self.pidx(n.args[0], names)} + _i) % {P} for _i in range({P})]"
-        if f == "next_player":
-            return f"(({self.pidx(n.args[0], names)} + 1) % {P})"
-        if f == "prev_player":
-            return f"(({self.pidx(n.args[0], names)} - 1) % {P})"
         if f == "range":
             if len(args) == 2:
                 return f"_range(s, {args[0]}, {args[1]})"
@@ -556,7 +558,6 @@ class CodeGen:
     def aggregate(self, n, names):
         f = n.func
         c = n.args[0]
-        body = self.comp(c, names)
         if f == "count":
             if c.cond is None:
                 return f"len({self.as_list(c.iter, names)})"
@@ -569,6 +570,7 @@ class CodeGen:
             finally:
                 self._comp_depth -= 1
             return f"len([1 for {py} in {self._charged(c.iter, self.as_list(c.iter, names))} if {cond}])"
+        body = self.comp(c, names)
         if f in ("sum", "any", "all", "sorted"):
             return f"{f}([{body}])"
         if f in ("max", "min"):

@@ -61,6 +61,14 @@ def _describe(ex):
     return str(ex) or type(ex).__name__
 
 
+def charge(s, xs):
+    """Take len(xs) steps from the state's budget; a fault when it runs out."""
+    s.budget -= len(xs)
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+    return xs
+
+
 def fault(msg, check="runtime"):
     e = RuleFault(msg)
     e.check = check
@@ -187,6 +195,9 @@ class Compiler:
     def assign(self, st, names):
         L = self.L
         val = self.e(st.value, names)
+        if _can_grow(st.value):
+            raw = val
+            val = lambda s, e: bounded(raw(s, e))
         if st.value.t == "zone":
             inner = val
             val = lambda s, e: list(s.z[inner(s, e)])  # a list variable never aliases a zone
@@ -202,7 +213,7 @@ class Compiler:
             sign = 1 if op == "+=" else -1
 
             def upd_local(s, e):
-                e[key] = _add(e[key], val(s, e), sign)
+                e[key] = _add(s, e[key], val(s, e), sign)
             return upd_local
         v = ref[1]
         base = L.var_base[v.name]
@@ -215,15 +226,15 @@ class Compiler:
             if v.type in ("int", "player"):
                 if sign == 1:
                     def inc_var(s, e):
-                        s.v[base] += val(s, e)
+                        s.v[base] = bounded(s.v[base] + val(s, e))
                     return inc_var
 
                 def dec_var(s, e):
-                    s.v[base] -= val(s, e)
+                    s.v[base] = bounded(s.v[base] - val(s, e))
                 return dec_var
 
             def upd_var(s, e):
-                s.v[base] = _add(s.v[base], val(s, e), sign)
+                s.v[base] = _add(s, s.v[base], val(s, e), sign)
             return upd_var
         idx = self.player_index(tgt.index, names)
         if op == "=":
@@ -234,16 +245,18 @@ class Compiler:
         if v.type == "int":
             if sign == 1:
                 def inc_pvar(s, e):
-                    s.v[base + idx(s, e)] += val(s, e)
+                    i = base + idx(s, e)
+                    s.v[i] = bounded(s.v[i] + val(s, e))
                 return inc_pvar
 
             def dec_pvar(s, e):
-                s.v[base + idx(s, e)] -= val(s, e)
+                i = base + idx(s, e)
+                s.v[i] = bounded(s.v[i] - val(s, e))
             return dec_pvar
 
         def upd_pvar(s, e):
             i = base + idx(s, e)
-            s.v[i] = _add(s.v[i], val(s, e), sign)
+            s.v[i] = _add(s, s.v[i], val(s, e), sign)
         return upd_pvar
 
     def stmt_call(self, c, names):
@@ -432,8 +445,7 @@ class Compiler:
             it, var, cond, elt = self.comp_parts(n, names)
             if cond is None:
                 def comp(s, e):
-                    xs = it(s, e)
-                    s.budget -= len(xs)
+                    xs = charge(s, it(s, e))
                     out = []
                     for x in xs:
                         e[var] = x
@@ -442,8 +454,7 @@ class Compiler:
                 return comp
 
             def compc(s, e):
-                xs = it(s, e)
-                s.budget -= len(xs)
+                xs = charge(s, it(s, e))
                 out = []
                 for x in xs:
                     e[var] = x
@@ -515,9 +526,7 @@ class Compiler:
         if op == "+":
             if n.t in ("cards", "players", "list"):
                 def join(s, e):
-                    out = list(a(s, e)) + list(b(s, e))
-                    s.budget -= len(out)
-                    return out
+                    return charge(s, list(a(s, e)) + list(b(s, e)))
                 return join
             return lambda s, e: a(s, e) + b(s, e)
         if op == "-":
@@ -556,6 +565,16 @@ class Compiler:
             z = n.args[0].ref[1]
             keys = list(range(L.P)) if z.per_player else list(z.keys)
             return lambda s, e: keys
+        P = L.P
+        if f in ("others", "players_from", "next_player", "prev_player"):
+            p = self.player_index(n.args[0], names)
+            if f == "others":
+                return lambda s, e: [(p(s, e) + i) % P for i in range(1, P)]
+            if f == "players_from":
+                return lambda s, e: [(p(s, e) + i) % P for i in range(P)]
+            if f == "next_player":
+                return lambda s, e: (p(s, e) + 1) % P
+            return lambda s, e: (p(s, e) - 1) % P
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
         t0 = n.args[0].t if n.args else None
@@ -625,19 +644,6 @@ class Compiler:
         if f == "cards":
             z = args[0]
             return lambda s, e: list(s.z[z(s, e)])
-        P = L.P
-        if f == "others":
-            p = self.player_index(n.args[0], names)
-            return lambda s, e: [(p(s, e) + i) % P for i in range(1, P)]
-        if f == "players_from":
-            p = self.player_index(n.args[0], names)
-            return lambda s, e: [(p(s, e) + i) % P for i in range(P)]
-        if f == "next_player":
-            p = self.player_index(n.args[0], names)
-            return lambda s, e: (p(s, e) + 1) % P
-        if f == "prev_player":
-            p = self.player_index(n.args[0], names)
-            return lambda s, e: (p(s, e) - 1) % P
         if f == "range":
             lo, hi = (args[0], args[1]) if len(args) == 2 else ((lambda s, e: 0), args[0])
 
@@ -645,8 +651,7 @@ class Compiler:
                 a, b = lo(s, e), hi(s, e)
                 if b - a > MAX_RANGE:
                     fault(f"range of {b - a} numbers; the limit is {MAX_RANGE}", "budget")
-                s.budget -= max(0, b - a)
-                return list(range(a, b))
+                return charge(s, list(range(a, b)))
             return rng
         if f in ("is_max", "is_sole_max"):
             xs, i = args
@@ -706,8 +711,7 @@ class Compiler:
                 return lambda s, e: len(it(s, e))
 
             def count(s, e):
-                xs = it(s, e)
-                s.budget -= len(xs)
+                xs = charge(s, it(s, e))
                 k = 0
                 for x in xs:
                     e[var] = x
@@ -717,8 +721,7 @@ class Compiler:
             return count
 
         def gen(s, e):
-            xs = it(s, e)
-            s.budget -= len(xs)
+            xs = charge(s, it(s, e))
             for x in xs:
                 e[var] = x
                 if cond is None or cond(s, e):
@@ -755,13 +758,37 @@ class Compiler:
         raise AssertionError(f)
 
 
-def _add(a, b, sign):
+MAX_LIST = 100_000
+
+
+def _add(s, a, b, sign):
+    """`+=` / `-=` on a number or a card list, charged to the budget and bounded."""
     if isinstance(a, list):
         if sign > 0:
-            return a + (b if isinstance(b, list) else [b])
-        gone = b if isinstance(b, list) else [b]
-        return [x for x in a if x not in gone]
-    return a + b if sign > 0 else a - b
+            out = a + (b if isinstance(b, list) else [b])
+            if len(out) > MAX_LIST:
+                fault(f"a list of {len(out)} items; the limit is {MAX_LIST}", "budget")
+        else:
+            gone = b if isinstance(b, list) else [b]
+            out = [x for x in a if x not in gone]
+        s.budget -= len(out)
+        if s.budget < 0:
+            fault("step budget exhausted (a list keeps growing)", "budget")
+        return out
+    return bounded(a + b if sign > 0 else a - b)
+
+
+def bounded(v):
+    """Numbers stored by a rule stay below 2**63 in size, so no loop can grow them without end."""
+    if v.__class__ is int and not -INT_LIMIT < v < INT_LIMIT:
+        fault("integer too large (beyond 2**63)", "int-size")
+    return v
+
+
+def _can_grow(node):
+    """Values that can exceed the inputs' size: sums and differences (products are checked)."""
+    return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
+        (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
 
 
 def run_length(values, v):

@@ -189,7 +189,9 @@ def after(s, nxt, scope):
                 if cond(s, {}):
                     s.budget -= 1
                     if s.budget < 0:
-                        fault("step budget exhausted: triggers keep firing", "budget")
+                        raise SpecRuntimeError("step budget exhausted: triggers keep firing",
+                                               eff.rule.origin if getattr(eff, "rule", None) else "triggers",
+                                               check="budget")
                     eff(s, {})
                     fired = True
     if rs.game_end_if is not None and rs.game_end_if(s, {}):

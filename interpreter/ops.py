@@ -9,6 +9,9 @@ from . import rng
 def move_card(s, c, dst, face=0, bottom=False):
     """Move card c onto zone dst; players who could see it and no longer can remember it, and
     players who could not see the set it was taken from lose track of it."""
+    s.budget -= 1          # every card moved is a step: no loop can shuffle cards about forever
+    if s.budget < 0:
+        fault("step budget exhausted: cards keep moving", "budget")
     src = s.loc[c]
     cs = s.z[src]
     if cs and cs[-1] == c:
