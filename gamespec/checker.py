@@ -1,16 +1,18 @@
 """Schema-valid YAML data → checked Spec: parses every rule, resolves names, checks arities and types."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import itertools
+import math
 import re
 
 from . import ast as A
 from .errors import SpecError, SpecErrors
 from .model import (ActionDecl, CardClass, Param, PhaseDecl, Rule, Spec, Step, TurnDecl, VarDecl,
                     ZoneDecl)
-from .parser import Located, parse
+from .parser import MAX_RULE_CHARS, MAX_RULE_DEPTH, Located, parse
 
 # ---- types ------------------------------------------------------------------------------
 # int bool str none card player zone cards players list any   (player fits int; cards/players fit list)
@@ -63,6 +65,21 @@ NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DEFINE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(\s*([A-Za-z_0-9,\s]*)\)\s*)?$")
 
 
+# Caps that keep checking and compiling a hostile spec bounded (each names the check that fires).
+MAX_SPEC_RULE_CHARS = 100_000     # all rule strings of one spec together ("rule-total")
+MAX_INLINE_NODES_RULE = 50_000    # nodes one rule may grow to by inlining defines ("rule-size")
+MAX_INLINE_NODES = 300_000        # nodes all rules of a spec may grow by, together ("rule-size")
+MAX_EXPR_DEPTH = 2 * MAX_RULE_DEPTH   # an expression, defines inlined, is no deeper than one written out
+MAX_EXPR_BRACKETS = MAX_RULE_DEPTH    # ... and has no more nested brackets ("rule-depth")
+MAX_FACES = 100_000               # faces all card classes expand to ("card-count")
+MAX_LOOP_NESTING = 12             # for/while statements inside each other ("rule-depth")
+
+
+def reserved(name) -> bool:
+    """Names starting with '_' are reserved: a spec can never name anything of the implementation."""
+    return isinstance(name, str) and name.startswith("_")
+
+
 def suggest(name: str, candidates) -> str:
     best = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return f"; did you mean '{best[0]}'?" if best else ""
@@ -106,6 +123,13 @@ class Checker:
         self.errors: list[SpecError] = []
         self.defines: dict = {}
         self._inlining: list = []
+        self._rule_chars = 0        # all rule text parsed so far
+        self._inlined_total = 0     # nodes added by inlining defines, all rules
+        self._inlined_rule = 0      # ... in the rule being checked
+        self._depth = 0             # expression nesting while checking (defines inlined)
+        self._brackets = 0
+        self._loops = 0             # for/while statement nesting
+        self._faces = 0             # card faces expanded so far
 
     # -- positions and errors
     def mark(self, container, key):
@@ -151,11 +175,22 @@ class Checker:
             base = self.mark(container, key)
             locate = (lambda ln, c, b=base: (b[0] + ln - 1, (b[1] + c - 1) if ln == 1 else c))
         src = Located(str(text), self.filename, locate, where)
+        if len(src.text) <= MAX_RULE_CHARS:   # longer rules fail 'rule-length' in parse()
+            self._rule_chars += len(src.text)
+            if self._rule_chars > MAX_SPEC_RULE_CHARS:
+                line, col = src.pos(1, 1)
+                raise SpecErrors(self.errors + [SpecError(
+                    f"the rules of this spec are more than {MAX_SPEC_RULE_CHARS} characters in all",
+                    self.filename, line, col, check="rule-total")])
         try:
             node = parse(src, kind)
         except SpecError as e:
             self.errors.append(e)
             return None
+        finally:
+            forget = getattr(text, "forget_positions", None)
+            if forget is not None:
+                forget()   # the AST holds file positions now; release the lookup tables
         line, col = src.pos(1, 1)
         return Rule(node, where, self.filename, line, col, str(text))
 
@@ -229,6 +264,10 @@ class Checker:
             self.err(f"{what} name {name!r} is not a valid name (letters, digits, '_')",
                      self.key_mark(container, name))
             return False
+        if reserved(name):
+            self.err(f"{what} name '{name}': names starting with '_' are reserved",
+                     self.key_mark(container, name), "name")
+            return False
         return True
 
     # -- declarations ---------------------------------------------------------------------
@@ -291,14 +330,21 @@ class Checker:
             for i, f in enumerate(c["faces"]):
                 fixed = {k: v for k, v in f.items() if k not in ("count", "each", "zone", "if")}
                 for k in fixed:
-                    if k == "type" or not NAME_RE.match(str(k)):
-                        self.err(f"'{k}' cannot be an attribute name", self.key_mark(f, k))
+                    if k == "type" or not NAME_RE.match(str(k)) or reserved(k):
+                        self.err(f"'{k}' cannot be an attribute name", self.key_mark(f, k), "name")
                 each = f.get("each") or {}
-                combos = [dict(zip(each, vals)) for vals in itertools.product(*each.values())] if each else [{}]
                 count = f.get("count", 1)
-                if len(combos) * count > 10_000:
-                    self.err("this face expands to more than 10000 cards", self.mark(c["faces"], i))
+                n = math.prod(len(v) for v in each.values())   # before expanding anything
+                if n * max(count, 1) > 10_000:
+                    self.err("this face expands to more than 10000 cards", self.mark(c["faces"], i),
+                             "card-count")
                     continue
+                self._faces += n
+                if self._faces > MAX_FACES:
+                    self.err(f"the cards expand to more than {MAX_FACES} faces", self.mark(c["faces"], i),
+                             "card-count")
+                    return classes, attrs, values
+                combos = [dict(zip(each, vals)) for vals in itertools.product(*each.values())] if each else [{}]
                 zone = self.rule(f, "zone", f"cards.{cname}.faces[{i}].zone") if "zone" in f else None
                 cond = self.rule(f, "if", f"cards.{cname}.faces[{i}].if") if "if" in f else None
                 for combo in combos:
@@ -318,7 +364,7 @@ class Checker:
             classes.append(CardClass(cname, zone, cond, c.get("label"), faces))
         total = sum(f[1] for cl in classes for f in cl.faces)
         if total > 100_000:
-            self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"))
+            self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
         return classes, attrs, values
 
     def global_names(self):
@@ -353,6 +399,11 @@ class Checker:
                 continue
             name = m.group(1)
             params = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
+            bad = [x for x in [name] + params if reserved(x) or not NAME_RE.match(x)]
+            if bad:
+                self.err(f"define {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
+                         "reserved)", self.key_mark(defs, key), "name")
+                continue
             if name in self._seen or name in BUILTINS or name in CONSTANTS:
                 self.err(f"'{name}' is already a name", self.key_mark(defs, key))
                 continue
@@ -382,6 +433,7 @@ class Checker:
             return None
         r = self.rule(container, key, where, "effects")
         if r is not None:
+            self._inlined_rule = 0
             try:
                 r.ast = self.stmts(r.ast, scope.child())
             except _Abort:
@@ -389,6 +441,7 @@ class Checker:
         return r
 
     def check_rule(self, r, scope, expect="any"):
+        self._inlined_rule = 0
         try:
             r.ast, t = self.expr(r.ast, scope)
             if not fits(t, expect):
@@ -456,13 +509,25 @@ class Checker:
             s.iter, t = self.expr(s.iter, scope)
             if not fits(t, "list"):
                 self.fail(s.iter, f"'for' needs a list or a zone, this is {t}", "type")
-            s.body = self.stmts(s.body, scope.child({s.var: ELEM.get(t, "any")}))
+            with self._loop(s):
+                s.body = self.stmts(s.body, scope.child({s.var: ELEM.get(t, "any")}))
             return s
         if isinstance(s, A.While):
             s.cond, _ = self.expr(s.cond, scope)
-            s.body = self.stmts(s.body, scope.child())
+            with self._loop(s):
+                s.body = self.stmts(s.body, scope.child())
             return s
         self.fail(s, "unsupported statement")
+
+    @contextlib.contextmanager
+    def _loop(self, s):
+        self._loops += 1
+        try:
+            if self._loops > MAX_LOOP_NESTING:
+                self.fail(s, f"loops nested more than {MAX_LOOP_NESTING} deep", "rule-depth")
+            yield
+        finally:
+            self._loops -= 1
 
     def unknown_msg(self, name, scope, what="name"):
         cands = set(self.globals) | scope.all() | set(self.defines)
@@ -470,7 +535,22 @@ class Checker:
 
     def expr(self, n, scope):
         """Returns (node, type); annotates n.t and, for names, n.ref."""
-        node, t = self._expr(n, scope)
+        # Depth as the parser counts it (a `sum(x for ...)` is one level, not two), defines inlined:
+        # an expression never gets deeper than one written out, whatever its defines do.
+        deep = not (isinstance(n, A.Comp) and n.gen)
+        br = deep and isinstance(n, (A.Call, A.Index, A.ListLit, A.Comp))
+        self._depth += deep
+        self._brackets += br
+        try:
+            if self._depth > MAX_EXPR_DEPTH or self._brackets > MAX_EXPR_BRACKETS:
+                what = f"{MAX_EXPR_DEPTH} levels" if self._depth > MAX_EXPR_DEPTH else \
+                    f"{MAX_EXPR_BRACKETS} brackets"
+                self.fail(n, f"expression nested more than {what} deep once its defines are inlined",
+                          "rule-depth")
+            node, t = self._expr(n, scope)
+        finally:
+            self._depth -= deep
+            self._brackets -= br
         node.t = t
         return node, t
 
@@ -646,7 +726,23 @@ class Checker:
             self.fail(n, "defines nested more than 16 deep", "recursion")
         if len(args) != len(params):
             self.fail(n, f"'{name}' takes {len(params)} argument(s), got {len(args)}", "arity")
-        body = copy.deepcopy(r.ast)
+        # Inlining copies the body and each argument once per use: count before copying, so that
+        # defines calling each other cannot blow a rule up exponentially.
+        uses = {}
+        size = 0
+        for x in A.walk(r.ast):
+            size += 1
+            if isinstance(x, A.Name) and x.id in params:
+                uses[x.id] = uses.get(x.id, 0) + 1
+        for p, a in zip(params, args):
+            size += uses.get(p, 0) * (_size(a) - 1)
+        self._inlined_rule += size
+        self._inlined_total += size
+        if self._inlined_rule > MAX_INLINE_NODES_RULE or self._inlined_total > MAX_INLINE_NODES:
+            limit = MAX_INLINE_NODES_RULE if self._inlined_rule > MAX_INLINE_NODES_RULE else MAX_INLINE_NODES
+            self.fail(n, f"inlining defines makes {'this rule' if limit == MAX_INLINE_NODES_RULE else 'the rules'}"
+                         f" larger than {limit} nodes", "rule-size")
+        body = clone(r.ast)
         mapping = dict(zip(params, args))
         body = _substitute(body, mapping)
         self._inlining.append(name)
@@ -941,7 +1037,7 @@ class Checker:
             s.body = self.read_steps(st, "steps", w + ".steps", scope)
         elif k == "for":
             s.var = st["for"]
-            if not NAME_RE.match(s.var) or s.var in self.globals or s.var in CONSTANTS:
+            if not NAME_RE.match(s.var) or reserved(s.var) or s.var in self.globals or s.var in CONSTANTS:
                 self.err(f"'{s.var}' cannot be a loop variable name", self.mark(st, "for"))
                 return None
             if "in" not in st:
@@ -953,22 +1049,63 @@ class Checker:
         return s
 
 
+def _size(node) -> int:
+    return sum(1 for _ in A.walk(node))
+
+
+def clone(node):
+    """A copy of an expression tree, made iteratively (copy.deepcopy recurses, and is slow)."""
+    def shallow(x):
+        y = object.__new__(type(x))
+        y.__dict__.update(x.__dict__)
+        return y
+
+    root = shallow(node)
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        d = n.__dict__
+        for key, v in list(d.items()):
+            if isinstance(v, A.Node):
+                c = d[key] = shallow(v)
+                stack.append(c)
+            elif isinstance(v, list):
+                out = []
+                for x in v:
+                    if isinstance(x, A.Node):
+                        x = shallow(x)
+                        stack.append(x)
+                    elif isinstance(x, (list, tuple, dict)):
+                        x = copy.deepcopy(x)   # statements only (If branches); never in a define body
+                    out.append(x)
+                d[key] = out
+            elif isinstance(v, dict):
+                out = {}
+                for k, x in v.items():
+                    if isinstance(x, A.Node):
+                        x = shallow(x)
+                        stack.append(x)
+                    out[k] = x
+                d[key] = out
+    return root
+
+
 def _substitute(node, mapping):
     """Replace parameter names by argument nodes in a copied define body (iteratively)."""
     if isinstance(node, A.Name) and node.id in mapping:
-        return copy.deepcopy(mapping[node.id])
+        return clone(mapping[node.id])
     stack = [node]
     while stack:
         n = stack.pop()
         for key, v in list(n.__dict__.items()):
             if isinstance(v, A.Name) and v.id in mapping:
-                setattr(n, key, copy.deepcopy(mapping[v.id]))
+                setattr(n, key, clone(mapping[v.id]))
             elif isinstance(v, A.Node):
                 stack.append(v)
             elif isinstance(v, list):
                 for i, x in enumerate(v):
                     if isinstance(x, A.Name) and x.id in mapping:
-                        v[i] = copy.deepcopy(mapping[x.id])
+                        v[i] = clone(mapping[x.id])
                     elif isinstance(x, A.Node):
                         stack.append(x)
                     elif isinstance(x, tuple):

@@ -167,6 +167,9 @@ def parse(src: Located, kind: str = "expr"):
     if depth > MAX_RULE_DEPTH * 2:
         raise src.error(f"expression nested more than {MAX_RULE_DEPTH * 2} levels deep",
                         *_meta(at), check="rule-depth")
+    for tok in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"):
+        if tok.startswith("_"):   # no way to name anything of the implementation (__class__, ...)
+            raise src.error(f"'{tok}': names starting with '_' are reserved", *_meta(tok), check="name")
     b = _Builder(src)
     if kind == "expr":
         return b.expr(tree.children[0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from array import array
 from typing import NamedTuple
 
 import yaml
@@ -65,6 +66,10 @@ class YStr(str):
             return _locate(self, line, col)
         except Exception:  # locate() is used while reporting another error: never fail
             return Mark(max(1, self.mark[0]), max(1, self.mark[1]))
+
+    def forget_positions(self) -> None:
+        """Release the lookup tables locate() builds (they are rebuilt if asked for again)."""
+        self.__dict__.pop("_tables", None)
 
 
 def mark_of(container, key_or_index) -> Mark:
@@ -135,8 +140,165 @@ def _unit(src: str, i: int, style):
     return 1, ch
 
 
+_TABLE_MAX = 200_000   # longer values (refused as rules anyway) are located without a table
+
+
 def _locate(s: YStr, line: int, col: int) -> Mark:
-    off = _value_offset(s, line, col)
+    """Mark of a value position. The first call builds a table for the string (linear time), so a rule
+    with thousands of nodes costs linear time in all, not quadratic (each node asks for its position)."""
+    if len(s) > _TABLE_MAX:
+        return _locate_at(s, _value_offset(s, line, col))
+    tables = s.__dict__.get("_tables")
+    if tables is None:
+        marks = _marks_table(s)
+        tables = s._tables = (_line_starts(s), marks if callable(marks) else _compact(marks))
+    starts, marks = tables
+    line, col = max(1, int(line)), max(1, int(col))
+    if line - 1 >= len(starts):
+        off = len(s)
+    else:
+        pos = starts[line - 1]
+        eol = starts[line] - 1 if line < len(starts) else len(s)
+        off = min(pos + col - 1, eol)
+    if callable(marks):
+        return marks(off)
+    return Mark(marks[0][off], marks[1][off])
+
+
+def _compact(marks) -> tuple:
+    """A list of Marks as two arrays of ints (a rule of 20000 characters: 160 kB, not 1.5 MB)."""
+    return array("q", [m[0] for m in marks]), array("q", [m[1] for m in marks])
+
+
+def _line_starts(value: str) -> list:
+    starts = [0]
+    i = value.find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = value.find("\n", i + 1)
+    return starts
+
+
+def _walk_table(src: str, start: int, stop: int, line: int, col: int) -> list:
+    """(line, col) for every index start..stop of src, as _walk would compute it from start."""
+    out = [(line, col)]
+    n = len(src)
+    for i in range(start, stop):
+        ch = src[i]
+        if ch in "\n\x85\u2028\u2029" or (ch == "\r" and (i + 1 >= n or src[i + 1] != "\n")):
+            line, col = line + 1, 0
+        elif ch != "\ufeff":
+            col += 1
+        out.append((line, col))
+    return out
+
+
+def _marks_table(s: YStr):
+    """For every offset 0..len(s) of the value, its Mark (or a function of the offset when that is O(1)).
+    Gives exactly what _locate_at gives, offset by offset."""
+    origin = s._origin
+    size = len(s)
+    if origin is None:
+        line0, col0 = s.mark[0], s.mark[1]
+        out, nls, last = [], 0, -1
+        for off in range(size + 1):
+            if last < 0:
+                out.append(Mark(max(1, line0), max(1, col0 + off)))
+            else:
+                out.append(Mark(max(1, line0 + nls), off - last))
+            if off < size and s[off] == "\n":
+                nls, last = nls + 1, off
+        return out
+    src, start, tline, tcol, end = origin
+    style = s.style or None
+    single_line = _BREAK.search(src, start, end) is None
+
+    if style is None and single_line:
+        return lambda off: Mark(tline + 1, tcol + 1 + off)
+
+    if style in ("'", '"') and single_line:
+        out, i = [], start + 1
+        for _ in range(size + 1):
+            out.append(Mark(tline + 1, tcol + 1 + (i - start)))
+            if i < end - 1:
+                i += _unit(src, i, style)[0]
+        return out
+
+    if style == "|":
+        return _literal_table(s, src, start, tline, tcol)
+
+    # best effort (see _locate_at): precompute the non-blank counts and the non-blank source units
+    cnt = [0] * (size + 1)
+    k = 0
+    for off in range(size):
+        cnt[off] = k
+        if not s[off].isspace():
+            k += 1
+    cnt[size] = k
+    i = start
+    if style in ("'", '"'):
+        i += 1
+        stop = end - 1
+    else:
+        stop = end
+    if style in ("|", ">"):
+        m = _BREAK.search(src, start, end)
+        i = m.end() if m else end
+    i0 = i
+    units = []   # (start, end) of each non-blank unit
+    while i < stop:
+        n, text = _unit(src, i, style)
+        if text and not text.isspace():
+            units.append((i, i + n))
+        i += n
+    targets = []
+    for off in range(size + 1):
+        k = cnt[off]
+        if off < size and not s[off].isspace():
+            j = units[k][0] if k < len(units) else stop
+        elif k == 0:
+            j = min(i0, stop)
+        elif k <= len(units):
+            j = units[k - 1][1]
+        else:
+            j = min(units[-1][1] if units else i0, stop)
+        targets.append(max(start, min(j, len(src))))
+    walk = _walk_table(src, start, max(targets), tline, tcol)
+    return [Mark(walk[j - start][0] + 1, walk[j - start][1] + 1) for j in targets]
+
+
+def _literal_indent(s, src, start, tcol):
+    vlines = s.split("\n")
+    indent = None
+    first = next((n for n, text in enumerate(vlines) if text), None)
+    if first is not None:
+        pos = start
+        for _ in range(first + 1):  # skip the header line, then `first` content lines
+            m = _BREAK.search(src, pos)
+            if m is None:
+                break
+            pos = m.end()
+        else:
+            m = _BREAK.search(src, pos)
+            src_line = src[pos:m.start() if m else len(src)]
+            indent = len(src_line) - len(vlines[first])
+    if indent is None or indent < 0:
+        indent = tcol
+    return indent
+
+
+def _literal_table(s, src, start, tline, tcol):
+    indent = _literal_indent(s, src, start, tcol)
+    out, k, last = [], 0, -1
+    for off in range(len(s) + 1):
+        out.append(Mark(tline + 2 + k, indent + (off - (last + 1)) + 1))
+        if off < len(s) and s[off] == "\n":
+            k, last = k + 1, off
+    return out
+
+
+def _locate_at(s: YStr, off: int) -> Mark:
+    """Mark of value offset `off`, computed directly (used for very long values only)."""
     origin = s._origin
     if origin is None:  # no source: assume the value is laid out verbatim from .mark
         before = s[:off]
@@ -160,26 +322,10 @@ def _locate(s: YStr, line: int, col: int) -> Mark:
 
     if style == "|":
         # Literal: value line k is source line k after the header, at the block's indentation.
-        vlines = s.split("\n")
         before = s[:off]
         k = before.count("\n")  # 0-based value line of the target
         vcol = off - (before.rfind("\n") + 1)
-        indent = None
-        first = next((n for n, text in enumerate(vlines) if text), None)
-        if first is not None:
-            pos = start
-            for _ in range(first + 1):  # skip the header line, then `first` content lines
-                m = _BREAK.search(src, pos)
-                if m is None:
-                    break
-                pos = m.end()
-            else:
-                m = _BREAK.search(src, pos)
-                src_line = src[pos:m.start() if m else len(src)]
-                indent = len(src_line) - len(vlines[first])
-        if indent is None or indent < 0:
-            indent = tcol
-        return Mark(tline + 2 + k, indent + vcol + 1)
+        return Mark(tline + 2 + k, _literal_indent(s, src, start, tcol) + vcol + 1)
 
     # Best effort (folded, multi-line plain or quoted): the k-th non-blank character of the value
     # is the k-th non-blank unit of the source, because folding only adds or removes whitespace.
@@ -321,7 +467,7 @@ class _Frame:
 
 
 def load_yaml(data: bytes | str, filename: str = "<spec>", *, max_bytes: int = DEFAULT_MAX_BYTES,
-              max_depth: int = 64, max_nodes: int = 200_000, max_scalar: int = 1_500_000,
+              max_depth: int = 64, max_nodes: int = 100_000, max_scalar: int = 1_500_000,
               max_int_digits: int = 100) -> object:
     """Parse one YAML document into YMap/YList/YStr/int/float/bool/None; raise SpecError on anything else."""
 

@@ -1,9 +1,31 @@
-"""State ⇄ JSON: a complete, checked, plain-data form of a state (saved games are untrusted input)."""
+"""State ⇄ JSON: a complete, checked, plain-data form of a state (saved games are untrusted input).
+
+`from_json` checks every field against the game before it builds anything: shapes, ranges, that every
+card is in exactly one place, that the program counter is the pending decision's, the flow variables
+of the `for` steps around it, the history and the log line by line, and that the decision is really
+pending (its condition holds, its player decides, it has a legal action). A saved state that fails
+any check raises StateFormatError and nothing else.
+"""
 from __future__ import annotations
 
-from gamespec.errors import StateFormatError
+import re
+import weakref
+
+from gamespec.errors import GamespecError, StateFormatError
 
 FORMAT = "gamespec-state/1"
+INT_LIMIT = 1 << 63          # numbers of the rule language are bounded by this
+MAX_SEED_BITS = 4096
+MAX_LIST = 1_000_000         # no list of a saved state is longer than this (a guard, not a rule)
+
+_KEYS = {"format", "game", "spec_sha256", "players", "options", "seed", "zones", "vars", "face", "known",
+         "rng", "pc", "pending", "actor", "current", "phase", "flow", "turns", "decisions", "terminal",
+         "scores", "winners", "history", "log"}
+_LOG_KEYS = {"chance": {"type", "event", "zone", "order"}, "look": {"type", "player", "cards"},
+             "decision": {"type", "n", "player", "action", "_cards"}, "end": {"type", "scores", "winners"}}
+_LIST_KEY = re.compile(r"#list([0-9]{1,9})\Z")
+_VAR_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_]*)#([0-9]{1,9})\Z")
+_DIGITS = re.compile(r"[0-9]{1,9}\Z")
 
 
 def _tuples(x):
@@ -31,121 +53,370 @@ def to_json(s) -> dict:
     }
 
 
+class _Bad(Exception):
+    pass
+
+
 def _need(cond, msg):
     if not cond:
-        raise StateFormatError(f"bad saved state: {msg}")
+        raise _Bad(msg)
 
 
 def _is_int(x, lo=None, hi=None):
     return type(x) is int and (lo is None or x >= lo) and (hi is None or x < hi)
 
 
+def _scalar(x):
+    """A value of the rule language: none, a bool, a bounded int or a string."""
+    return x is None or type(x) is bool or isinstance(x, str) or (type(x) is int and -INT_LIMIT < x < INT_LIMIT)
+
+
+def _value(x):
+    """A scalar, or a list of scalars (card attributes may be lists)."""
+    return _scalar(x) or (type(x) is list and len(x) <= MAX_LIST and all(_scalar(y) for y in x))
+
+
+def _same(a, b):
+    """Equal as JSON values, types included (True is not 1)."""
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _list(x, what):
+    _need(type(x) is list and len(x) <= MAX_LIST, f"{what} is not a list")
+    return x
+
+
+def _cards(x, rs, what):
+    _list(x, what)
+    _need(all(_is_int(c, 0, rs.ncards) for c in x), f"{what} names a card that does not exist")
+    return x
+
+
 def from_json(game, d):
-    """Rebuild a State from to_json() output, checking every field (raises StateFormatError)."""
-    from .flow import SUSPEND
+    """Rebuild a State from to_json() output, checking every field (raises StateFormatError only)."""
+    try:
+        return _from_json(game, d)
+    except _Bad as e:
+        raise StateFormatError(f"bad saved state: {e}") from None
+    except StateFormatError:
+        raise
+    except RecursionError:
+        raise StateFormatError("bad saved state: nested too deeply") from None
+    except Exception as e:  # noqa: BLE001 - the contract is StateFormatError only, even after a bug here
+        raise StateFormatError(f"bad saved state (internal error while checking it: "
+                               f"{type(e).__name__}: {e})") from None
+
+
+def _from_json(game, d):
+    from .ruleset import option_set
     from .state import State
     _need(isinstance(d, dict), "not a JSON object")
     _need(d.get("format") == FORMAT, f"format is not {FORMAT!r}")
     _need(d.get("spec_sha256") == game.spec.sha256, "it was saved from another version of the spec")
-    P = d.get("players")
+    _need(set(d) == _KEYS, "unexpected or missing fields: "
+          + ", ".join(sorted(map(str, set(d) ^ _KEYS)))[:200])
+    _need(d["game"] == game.spec.name, "it was saved from another game")
+    P = d["players"]
     _need(_is_int(P, game.spec.min_players, game.spec.max_players + 1), "player count out of range")
+    _need(isinstance(d["options"], dict) and all(isinstance(k, str) for k in d["options"]), "bad options")
     try:
-        from .ruleset import option_set
-        opts = option_set(game.spec, d.get("options") if isinstance(d.get("options"), dict) else {})
+        opts = option_set(game.spec, d["options"])
     except ValueError as e:
-        raise StateFormatError(f"bad saved state: {e}") from None
-    rs = game.ruleset(P, opts)
+        raise _Bad(str(e)) from None
+    _need(opts == d["options"] and all(type(v) is type(opts[k]) for k, v in d["options"].items()),
+          "bad options")
+    try:
+        rs = game.ruleset(P, opts)
+    except GamespecError as e:
+        raise _Bad(f"the spec cannot be set up with these players and options ({e})") from None
     s = State.__new__(State)
     s.rs, s.game = rs, game
-    zones = d.get("zones")
-    _need(isinstance(zones, list) and len(zones) == rs.nzones, "wrong number of zones")
+
+    zones = _list(d["zones"], "zones")
+    _need(len(zones) == rs.nzones, "wrong number of zones")
     seen = [False] * rs.ncards
     loc = [0] * rs.ncards
     for zi, z in enumerate(zones):
-        _need(isinstance(z, list), "a zone is not a list")
+        _cards(z, rs, "a zone")
         for c in z:
-            _need(_is_int(c, 0, rs.ncards), f"card id {c!r} out of range")
             _need(not seen[c], f"card {c} is in two places")
             seen[c] = True
             loc[c] = zi
     _need(all(seen), "cards are missing")
     s.z = [list(z) for z in zones]
     s.loc = loc
-    vs = d.get("vars")
-    _need(isinstance(vs, list) and len(vs) == len(rs.var_init), "wrong number of variables")
+
+    vs = _list(d["vars"], "vars")
+    _need(len(vs) == len(rs.var_init), "wrong number of variables")
     for x, decl in zip(vs, rs.var_decl):
-        if decl.type in ("cards", "list"):
-            _need(isinstance(x, list) and all(_scalar(y) for y in x), f"variable '{decl.name}' is not a list")
-            if decl.type == "cards":
-                _need(all(_is_int(y, 0, rs.ncards) for y in x), f"variable '{decl.name}' names no card")
+        if decl.type == "cards":
+            _need(type(x) is list, f"variable '{decl.name}' is not a list")
+            _cards(x, rs, f"variable '{decl.name}'")
+        elif decl.type == "list":
+            _need(type(x) is list and len(x) <= MAX_LIST and all(_value(y) for y in x),
+                  f"variable '{decl.name}' is not a list of values")
         elif decl.type == "card":
             _need(x is None or _is_int(x, 0, rs.ncards), f"variable '{decl.name}' names no card")
         else:
-            _need(_scalar(x), f"variable '{decl.name}' has a bad value")
-            _need(not (type(x) is int and abs(x) >= 1 << 63), f"variable '{decl.name}' is too large")
+            _need(_scalar(x), f"variable '{decl.name}' has a bad value (or is too large)")
     s.v = [list(x) if isinstance(x, list) else x for x in vs]
-    kn = d.get("known")
-    _need(isinstance(kn, list) and len(kn) == rs.ncards and all(_is_int(k, 0, 1 << rs.P) for k in kn),
-          "bad knowledge masks")
+
+    kn = _list(d["known"], "known")
+    _need(len(kn) == rs.ncards and all(_is_int(k, 0, 1 << rs.P) for k in kn), "bad knowledge masks")
     s.kn = list(kn)
-    face = d.get("face")
+    face = d["face"]
     _need(isinstance(face, dict), "bad face overrides")
     s.face = {}
     for k, f in face.items():
-        _need(k.isdigit() and _is_int(int(k), 0, rs.ncards) and f in (1, 2), "bad face override")
+        _need(isinstance(k, str) and _DIGITS.match(k) and int(k) < rs.ncards and _is_int(f, 1, 3)
+              and str(int(k)) == k, "bad face override")
         s.face[int(k)] = f
-    _need(_is_int(d.get("rng"), 1, 1 << 64), "bad RNG state")
+    _need(_is_int(d["rng"], 1, 1 << 64), "bad RNG state")
     s.rng = d["rng"]
-    _need(d.get("seed") is None or _is_int(d.get("seed")), "bad seed")
-    s.seed = d.get("seed")
+    seed = d["seed"]
+    _need(seed is None or (type(seed) is int and seed.bit_length() <= MAX_SEED_BITS), "bad seed")
+    s.seed = seed
     for key in ("actor", "current"):
-        _need(_is_int(d.get(key), 0, P), f"bad {key}")
+        _need(_is_int(d[key], 0, P), f"bad {key}")
     s.actor, s.cur = d["actor"], d["current"]
-    _need(_is_int(d.get("phase"), -1, len(rs.phases)), "bad phase")
+    _need(_is_int(d["phase"], -1, len(rs.phases)), "bad phase")
     s.phase = d["phase"]
     for key in ("turns", "decisions"):
-        _need(_is_int(d.get(key), 0), f"bad {key}")
+        _need(_is_int(d[key], 0, INT_LIMIT), f"bad {key}")
     s.turns, s.decisions = d["turns"], d["decisions"]
-    _need(isinstance(d.get("terminal"), bool), "bad terminal flag")
+    _need(type(d["terminal"]) is bool, "bad terminal flag")
     s.terminal = d["terminal"]
-    flow = d.get("flow")
-    _need(isinstance(flow, dict), "bad flow variables")
-    s.fenv = {k: _tuples(v) if False else v for k, v in flow.items()}
-    hist = d.get("history")
-    _need(isinstance(hist, list), "bad history")
+
+    hist = _list(d["history"], "history")
     h = None
+    ndec = 0
     for ev in hist:
-        _need(isinstance(ev, list) and ev and ev[0] in ("d", "r"), "bad history event")
+        _check_event(ev, rs)
+        ndec += ev[0] == "d"
         h = (_tuples(ev), h)
+    _need(ndec == s.decisions, "the history does not hold one entry per decision")
     s.hist = h
-    log = d.get("log")
-    _need(log is None or isinstance(log, list), "bad log")
-    s.log = None if log is None else [dict(x, _cards=_tuples(x["_cards"])) if isinstance(x, dict) and "_cards" in x
-                                      else x for x in log]
+
+    if s.terminal:
+        scores, winners = d["scores"], d["winners"]
+        _need(type(scores) is list and len(scores) == P and all(_is_int(x) for x in scores), "bad scores")
+        _need(type(winners) is list and winners and all(_is_int(w, 0, P) for w in winners)
+              and winners == sorted(set(winners)), "bad winners")
+    else:
+        _need(d["scores"] is None and d["winners"] is None, "a game in progress has no scores")
+    log = d["log"]
+    if log is not None:
+        _check_log(_list(log, "log"), rs, s, d)
+    s.log = None if log is None else [dict(x, _cards=_tuples(x["_cards"])) if "_cards" in x else dict(x)
+                                      for x in log]
     s.script = None
     s.budget = rs.spec.steps_per_decision
     s._legal = None
     s._index = None
+
+    flow = d["flow"]
+    _need(isinstance(flow, dict) and all(isinstance(k, str) for k in flow), "bad flow variables")
     if s.terminal:
-        _need(isinstance(d.get("scores"), list) and len(d["scores"]) == P, "bad scores")
-        _need(isinstance(d.get("winners"), list), "bad winners")
-        s.scores, s.winners = d["scores"], d["winners"]
-        s.pc, s.pending = d.get("pc"), -1
-    else:
-        s.scores = s.winners = None
-        pending = d.get("pending")
-        _need(_is_int(pending, 0, len(rs.chooses)), "bad pending decision")
-        ch = rs.chooses[pending]
-        _need(d.get("pc") == ch.pc, "program counter does not match the pending decision")
-        s.pc, s.pending = ch.pc, pending
-        try:
-            legal = s._enumerate(ch)
-        except Exception as e:  # a tampered state can make rules fail: report, do not crash
-            raise StateFormatError(f"bad saved state: its rules fail here ({e})") from None
-        _need(legal, "no legal action in this state")
-        s._legal = legal
+        scores, winners = d["scores"], d["winners"]
+        _need(d["pending"] == -1 and type(d["pending"]) is int, "a finished game has no pending decision")
+        _need(_is_int(d["pc"], 0, len(rs.prog)), "bad program counter")
+        for v in flow.values():
+            _need(_value(v) or (type(v) is list and len(v) == 2 and type(v[0]) is list
+                                and _value(v[0]) and _is_int(v[1], 0, len(v[0]) + 1)),
+                  "bad flow variables")
+        s.fenv = dict(flow)
+        s.scores, s.winners = list(scores), list(winners)
+        s.pc, s.pending = d["pc"], -1
+        return s
+
+    s.scores = s.winners = None
+    pending = d["pending"]
+    _need(_is_int(pending, 0, len(rs.chooses)), "bad pending decision")
+    ch = rs.chooses[pending]
+    _need(_is_int(d["pc"]) and d["pc"] == ch.pc, "program counter does not match the pending decision")
+    ph, fors = _layout(rs)[pending]
+    _need(s.phase == ph, "the phase does not match the pending decision")
+    _check_flow(flow, fors, ch, rs)
+    s.fenv = {k: (list(v) if type(v) is list else v) for k, v in flow.items()}
+    s.pc, s.pending = ch.pc, pending
+    _check_pending(s, ch)
     return s
 
 
-def _scalar(x):
-    return x is None or isinstance(x, (bool, int, str))
+# -- the flow variables of the `for` steps around a decision ------------------------------
+_LAYOUTS = weakref.WeakKeyDictionary()
+_HEADERS = weakref.WeakKeyDictionary()    # per Ruleset: the log header of a new game, seed aside
+
+
+def _layout(rs):
+    """Per decision point (rs.chooses): its phase index and the `for` steps around it, outermost first."""
+    lay = _LAYOUTS.get(rs)
+    if lay is None:
+        where = {}
+
+        def walk(steps, ph, fors):
+            for st in steps:
+                if st.kind == "choose":
+                    where[id(st)] = (ph, fors)
+                elif st.kind == "for":
+                    walk(st.body, ph, fors + [st])
+                else:
+                    walk(st.body, ph, fors)
+                    walk(st.orelse, ph, fors)
+
+        for i, ph in enumerate(rs.phases):
+            if ph.decl.turn is not None:
+                walk(ph.decl.turn.steps, i, [])
+        lay = _LAYOUTS[rs] = [where.get(id(ch.step), (-2, [])) for ch in rs.chooses]
+    return lay
+
+
+def _check_flow(flow, fors, ch, rs):
+    """Each `for` around the decision has its list [items, next index] and its variable = the item."""
+    lists = sorted((int(m.group(1)), k) for k in flow if (m := _LIST_KEY.match(k)))
+    vars_ = sorted((int(m.group(2)), m.group(1), k) for k in flow if (m := _VAR_KEY.match(k)))
+    _need(len(lists) == len(vars_) == len(fors) and len(flow) == 2 * len(fors),
+          "the flow variables do not match the loops around the pending decision")
+    for st, (_, lkey), (_, var, vkey) in zip(fors, lists, vars_):
+        _need(var == st.var, f"flow variable {vkey!r} is not the loop variable '{st.var}'")
+        pair = flow[lkey]
+        _need(type(pair) is list and len(pair) == 2 and type(pair[0]) is list and len(pair[0]) <= MAX_LIST,
+              f"flow variable {lkey!r} is not [items, index]")
+        items, i = pair
+        _need(_is_int(i, 1, len(items) + 1), f"flow variable {lkey!r} has a bad index")
+        t = getattr(getattr(st.iter, "ast", None), "t", "list")
+        if t in ("zone", "cards"):
+            _cards(items, rs, f"flow variable {lkey!r}")
+        elif t == "players":
+            _need(all(_is_int(p, 0, rs.P) for p in items), f"flow variable {lkey!r} names no player")
+        else:
+            _need(all(_value(x) for x in items), f"flow variable {lkey!r} holds a bad value")
+        _need(_same(flow[vkey], items[i - 1]), f"flow variable {vkey!r} is not the current item")
+    for key in (getattr(ch, "names", None) or {}).values():
+        _need(key in flow, f"flow variable {key!r} is missing")
+
+
+def _uses_actor(rule):
+    from gamespec import ast as A
+    if rule is None:
+        return False
+    return any(isinstance(n, A.Name) and n.id == "actor" for n in A.walk(rule.ast))
+
+
+def _check_pending(s, ch):
+    """The decision is really pending: its condition holds, its player decides, it offers a choice."""
+    st = ch.step
+    try:
+        # `actor` in these expressions read the previous decider when they ran: not checkable here
+        if ch.guard is not None and not _uses_actor(st.guard):
+            _need(ch.guard(s, dict(s.fenv)), "the pending decision's condition does not hold")
+        if ch.player is None:
+            _need(s.actor == s.cur, "the deciding player is not the current player")
+        elif not _uses_actor(st.player):
+            _need(ch.player(s, dict(s.fenv)) == s.actor, "the deciding player is not the one the step names")
+        legal = s._enumerate(ch)
+    except _Bad:
+        raise
+    except Exception as e:  # noqa: BLE001 - a tampered state can make rules fail: report, do not crash
+        raise _Bad(f"its rules fail here ({e})") from None
+    _need(legal, "no legal action in this state")
+    s.budget = s.rs.spec.steps_per_decision
+    s._legal = legal
+
+
+# -- history and log ------------------------------------------------------------------------
+def _check_cards_info(info, rt, rs, what):
+    """The `_cards` of a decision: [param index, card ids, who saw each] per card parameter, in order."""
+    _list(info, what)
+    want = [i for i, p in enumerate(rt.params) if p.kind in ("card", "subset")] if rt is not None else []
+    _need([x[0] if type(x) is list and x and _is_int(x[0]) else None for x in info] == want,
+          f"{what} has bad card entries")
+    for i, cs, masks in (x if len(x) == 3 else (None, None, None) for x in info):
+        _need(cs is not None, f"{what} has bad card entries")
+        _cards(cs, rs, what)
+        _list(masks, what)
+        _need(len(masks) == len(cs) and all(_is_int(m, 0, 1 << rs.P) for m in masks), f"{what} has bad masks")
+        if rt.params[i].kind == "card":
+            _need(len(cs) == 1, f"{what} has bad card entries")
+
+
+def _check_action(name, args, rs, what):
+    """An action as recorded: a known name (or skip) and one plain value per parameter."""
+    if name == "skip":
+        _need(args == [], f"{what}: a pass has no parameters")
+        return None
+    rt = rs.actions.get(name) if isinstance(name, str) else None
+    _need(rt is not None, f"{what}: no action named {str(name)[:50]!r}")
+    _need(type(args) is list and len(args) == len(rt.params) and all(_value(a) for a in args),
+          f"{what}: bad parameters")
+    return rt
+
+
+def _check_event(ev, rs):
+    _need(type(ev) is list and ev and ev[0] in ("d", "r"), "bad history event")
+    if ev[0] == "d":
+        _need(len(ev) == 5 and _is_int(ev[1], 0, rs.P), "bad history event")
+        rt = _check_action(ev[2], ev[3], rs, "a history event")
+        _check_cards_info(ev[4], rt, rs, "a history event")
+    else:
+        _need(len(ev) == 3 and _is_int(ev[1], 0, rs.P), "bad history event")
+        _cards(ev[2], rs, "a history event")
+        _need(len(ev[2]) > 0, "bad history event")
+
+
+def _check_log(log, rs, s, d):
+    from types import SimpleNamespace
+
+    from .gamelog import header
+    _need(log and isinstance(log[0], dict) and log[0].get("type") == "header", "the log has no header")
+    want = _HEADERS.get(rs)
+    if want is None:
+        init = [[] for _ in range(rs.nzones)]
+        for c, zi in enumerate(rs.init_zone):
+            init[zi].append(c)
+        want = _HEADERS[rs] = header(SimpleNamespace(rs=rs, seed=None, z=init))
+    got = dict(log[0])
+    _need(isinstance(got.get("spec"), str), "the log header names no spec")
+    _need("seed" in got and _same(got["seed"], s.seed), "the log header's seed is not the state's")
+    got["spec"], got["seed"] = want["spec"], None
+    _need(got == want, "the log header is not this game's")
+    n = 0
+    labels = set(rs.zone_label)
+    for k, line in enumerate(log[1:], 2):
+        what = f"log line {k}"
+        _need(isinstance(line, dict) and isinstance(line.get("type"), str) and line["type"] in _LOG_KEYS,
+              f"{what} is not a log line")
+        t = line["type"]
+        _need(set(line) == _LOG_KEYS[t], f"{what} has unexpected or missing fields")
+        if t == "chance":
+            _need(line["event"] == "shuffle" and isinstance(line["zone"], str) and line["zone"] in labels,
+                  f"{what} is a bad chance event")
+            _cards(line["order"], rs, what)
+            _need(len(set(line["order"])) == len(line["order"]), f"{what} names a card twice")
+        elif t == "look":
+            _need(_is_int(line["player"], 0, rs.P), f"{what} names no player")
+            _cards(line["cards"], rs, what)
+            _need(len(line["cards"]) > 0, f"{what} shows no card")
+        elif t == "decision":
+            n += 1
+            _need(_is_int(line["n"]) and line["n"] == n, f"{what} is not decision {n}")
+            _need(_is_int(line["player"], 0, rs.P), f"{what} names no player")
+            act = line["action"]
+            _need(isinstance(act, dict) and isinstance(act.get("action"), str), f"{what} has no action")
+            rt = rs.actions.get(act["action"])
+            names = [p.name for p in rt.params] if rt is not None else []
+            _need(set(act) == {"action", *names}, f"{what}: the action has the wrong parameters")
+            _check_action(act["action"], [act[x] for x in names], rs, what)
+            _check_cards_info(line["_cards"], rt, rs, what)
+        else:   # end
+            _need(k == len(log) and s.terminal, f"{what}: the game has not ended")
+            _need(line["scores"] == d["scores"] and line["winners"] == d["winners"],
+                  f"{what}: the final scores differ from the state's")
+    _need(n == s.decisions, "the log does not hold one line per decision")
+    _need(not s.terminal or log[-1].get("type") == "end", "the log of a finished game ends without its end")
