@@ -109,7 +109,7 @@ class Emitter:
             self.emit("jump", target=top)
             self.label(end)
         elif st.kind == "for":
-            key = c.fresh(st.var)
+            key = f"{st.var}#{uid}"   # the same name under every backend (saved states move between them)
             inner = dict(names)
             inner[st.var] = key
             top, end = f"for{uid}", f"endfor{uid}"

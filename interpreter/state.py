@@ -99,10 +99,10 @@ class State:
         if a is None:
             a = self._find(action)
         rs = self.rs
-        self.decisions += 1
-        if self.decisions > rs.spec.decisions_per_game:
+        if self.decisions >= rs.spec.decisions_per_game:   # checked first: the state stays loadable
             raise SpecRuntimeError(f"the game did not end after {rs.spec.decisions_per_game} decisions",
                                    rs.pc_names[self.pc], check="game-budget")
+        self.decisions += 1
         ch = rs.chooses[self.pending]
         self._record(a)
         self.pending = -1
@@ -235,11 +235,15 @@ class State:
             elif rt is None:
                 raise IllegalAction(f"no action named {name!r} in this game")
             else:
+                allowed = {p.name for p in rt.params} | {"action", "label"}
+                extra = [k for k in action if k not in allowed]
+                if extra:
+                    raise IllegalAction(f"action '{name}' has no parameter {extra[0]!r}")
                 try:
                     key = (name, tuple(_freeze(action[p.name]) for p in rt.params))
                 except KeyError as e:
                     raise IllegalAction(f"action '{name}' needs parameter {e.args[0]!r}") from None
-                except TypeError:
+                except (TypeError, ValueError):
                     raise IllegalAction(f"action '{name}' has a malformed parameter") from None
         else:
             raise IllegalAction(f"an action is an Action or a dict, not {type(action).__name__}")
@@ -248,6 +252,8 @@ class State:
         try:
             a = self._index.get(key)
         except TypeError:
+            a = None
+        if a is not None and _typed(key[1]) != _typed(a.args):   # 1 == True == 1.0 in Python: be strict
             a = None
         if a is None:
             shown = action.to_json(label=False) if isinstance(action, Action) else action
@@ -300,4 +306,16 @@ class State:
 
 
 def _freeze(v):
-    return tuple(_freeze(x) for x in v) if isinstance(v, list) else v
+    """JSON parameter value -> hashable; a list holds plain values only (no deep nesting)."""
+    if isinstance(v, list):
+        if len(v) > 10_000 or any(isinstance(x, (list, dict)) for x in v):
+            raise ValueError("malformed parameter")
+        return tuple(v)
+    if isinstance(v, dict):
+        raise ValueError("malformed parameter")
+    return v
+
+
+def _typed(args):
+    return tuple((type(x).__name__, x) if not isinstance(x, tuple) else tuple((type(y).__name__, y) for y in x)
+                 for x in args)
