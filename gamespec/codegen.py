@@ -13,8 +13,9 @@ from __future__ import annotations
 import itertools
 
 from . import ast as A
-from .compiler import (FAULTS, INT_LIMIT, MAX_EXPONENT, MAX_RANGE, EndGame, EndPhase, EndTurn, RuleFault,
-                       _add, _can_grow, _describe, bounded, fault, run_length)
+from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
+                       _add, _can_grow, _describe, bounded, checked_mul, checked_pow, fault,
+                       run_length)
 from .errors import SpecRuntimeError
 
 _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "all": all, "list": list,
@@ -40,24 +41,6 @@ def _tick(s):
     s.budget -= 1
     if s.budget < 0:
         fault("step budget exhausted: this 'while' loop does not end", "budget")
-
-
-def _mul(a, b):
-    r = a * b
-    if not -INT_LIMIT < r < INT_LIMIT:
-        fault("integer too large (beyond 2**63)", "int-size")
-    return r
-
-
-def _pow(x, y):
-    if y < 0 or y > MAX_EXPONENT:
-        fault(f"exponent {y} out of range (0 to {MAX_EXPONENT})", "int-size")
-    if abs(x) > INT_LIMIT:
-        fault("integer too large (beyond 2**63)", "int-size")
-    r = x ** y
-    if not -INT_LIMIT < r < INT_LIMIT:
-        fault("integer too large (beyond 2**63)", "int-size")
-    return r
 
 
 def _join(s, a, b):
@@ -147,7 +130,7 @@ class CodeGen:
         self._uid = itertools.count()
         self.ns = dict(_SAFE_BUILTINS)
         self.ns.update({
-            "__builtins__": {}, "_charge": _charge, "_tick": _tick, "_mul": _mul, "_pow": _pow,
+            "__builtins__": {}, "_charge": _charge, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_longest_run": _longest_run, "_index_of": _index_of,

@@ -533,10 +533,7 @@ class Compiler:
             return lambda s, e: a(s, e) - b(s, e)
         if op == "*":
             def mul(s, e):
-                r = a(s, e) * b(s, e)
-                if not -INT_LIMIT < r < INT_LIMIT:
-                    fault("integer too large (beyond 2**63)", "int-size")
-                return r
+                return checked_mul(a(s, e), b(s, e))
             return mul
         if op == "//":
             return lambda s, e: a(s, e) // b(s, e)
@@ -544,15 +541,7 @@ class Compiler:
             return lambda s, e: a(s, e) % b(s, e)
         if op == "**":
             def power(s, e):
-                x, y = a(s, e), b(s, e)
-                if y < 0 or y > MAX_EXPONENT:
-                    fault(f"exponent {y} out of range (0 to {MAX_EXPONENT})", "int-size")
-                if abs(x) > INT_LIMIT:
-                    fault("integer too large (beyond 2**63)", "int-size")
-                r = x ** y
-                if not -INT_LIMIT < r < INT_LIMIT:
-                    fault("integer too large (beyond 2**63)", "int-size")
-                return r
+                return checked_pow(a(s, e), b(s, e))
             return power
         raise AssertionError(op)
 
@@ -776,6 +765,24 @@ def _add(s, a, b, sign):
             fault("step budget exhausted (a list keeps growing)", "budget")
         return out
     return bounded(a + b if sign > 0 else a - b)
+
+
+def checked_mul(a, b):
+    r = a * b
+    if not -INT_LIMIT < r < INT_LIMIT:
+        fault("integer too large (beyond 2**63)", "int-size")
+    return r
+
+
+def checked_pow(x, y):
+    if y < 0 or y > MAX_EXPONENT:
+        fault(f"exponent {y} out of range (0 to {MAX_EXPONENT})", "int-size")
+    if abs(x) > INT_LIMIT:
+        fault("integer too large (beyond 2**63)", "int-size")
+    r = x ** y
+    if not -INT_LIMIT < r < INT_LIMIT:
+        fault("integer too large (beyond 2**63)", "int-size")
+    return r
 
 
 def bounded(v):

@@ -6,7 +6,7 @@ instruction suspends the run until `State.apply` resumes it, so a state is just 
 """
 from __future__ import annotations
 
-from gamespec.compiler import EndGame, EndPhase, EndTurn, fault
+from gamespec.compiler import EndGame, EndPhase, EndTurn
 from gamespec.errors import SpecRuntimeError
 
 SUSPEND = -1

@@ -6,7 +6,6 @@ import os
 
 from gamespec.codegen import CodeGen
 from gamespec.compiler import Compiler
-from gamespec.errors import SpecRuntimeError
 
 from . import flow, ops
 from .actions import ActionRT

@@ -1,11 +1,11 @@
 """A game in progress: the OpenSpiel-like state API over a Ruleset (flat zones, ints, one RNG)."""
 from __future__ import annotations
 
-from gamespec.errors import IllegalAction, SpecRuntimeError, StateFormatError
+from gamespec.errors import IllegalAction, SpecRuntimeError
 
 from . import rng as _rng
 from .actions import Action
-from .flow import SUSPEND, TERMINAL, run_block
+from .flow import SUSPEND, run_block
 
 FORMAT = "gamespec-state/1"
 
