@@ -24,6 +24,10 @@ _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "a
                   "tuple": tuple}
 
 
+# Built-ins that visit every item of their first argument.
+WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
+              "run_length", "longest_run", "index_of", "sorted"}
+
 # An outermost comprehension over a zone of a deck this small costs at most this many steps, so it
 # need not be charged: every evaluation of a rule is itself charged (flow steps, loop iterations,
 # candidates), which bounds the total work per decision.
@@ -412,7 +416,10 @@ class CodeGen:
             return f"({a} {n.op} {b})"
         if isinstance(n, A.Compare):
             a = self.ex(n.left, names)
-            b = self.as_list(n.right, names) if n.op in ("in", "not in") else self.ex(n.right, names)
+            if n.op in ("in", "not in"):
+                b = self._walk(n.right, self.as_list(n.right, names))
+            else:
+                b = self.ex(n.right, names)
             return f"({a} {n.op} {b})"
         if isinstance(n, A.BoolOp):
             return f"({self.ex(n.left, names)} {n.op} {self.ex(n.right, names)})"
@@ -440,6 +447,14 @@ class CodeGen:
         finally:
             self._comp_depth -= 1
         return f"{elt} for {py} in {self._charged(n.iter, it)}{cond}"
+
+    def _walk(self, node, src):
+        """Charge a list an operation walks through, unless it is small by construction."""
+        if (isinstance(node, A.Name) and node.ref == ("const", "players")) or isinstance(node, A.ListLit) \
+                or (isinstance(node, A.Call) and node.func in ("indices", "others", "players_from")) \
+                or (node.t == "zone" and getattr(self.L, "ncards", SMALL_DECK + 1) <= SMALL_DECK):
+            return src
+        return f"_charge(s, {src})"
 
     def _charged(self, node, it):
         """The iterable, charged to the step budget unless it is small by construction (the
@@ -497,6 +512,9 @@ class CodeGen:
         if f == "prev_player":
             return f"(({self.pidx(n.args[0], names)} - 1) % {P})"
         args = [self.as_list(a, names) for a in n.args]
+        if f in WALKS_LIST and args and not (f in ("max", "min") and len(args) > 1):
+            # the call visits every item: charge what can be large
+            args[0] = self._walk(n.args[0], args[0])
         if f in ("size", "count"):
             return f"len({args[0]})"
         if f == "sum":

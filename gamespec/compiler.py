@@ -410,7 +410,11 @@ class Compiler:
             return self.binop(n, names)
         if isinstance(n, A.Compare):
             a = self.e(n.left, names)
-            b = self.as_list(n.right, names) if n.op in ("in", "not in") else self.e(n.right, names)
+            if n.op in ("in", "not in"):
+                inner = self.as_list(n.right, names)
+                b = lambda s, e: charge(s, inner(s, e))   # a membership test walks the list
+            else:
+                b = self.e(n.right, names)
             op = n.op
             if op == "==":
                 return lambda s, e: a(s, e) == b(s, e)
@@ -566,7 +570,11 @@ class Compiler:
             return lambda s, e: (p(s, e) - 1) % P
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
-        t0 = n.args[0].t if n.args else None
+        if f in ("sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
+                 "run_length", "longest_run", "index_of", "sorted") and args and len(n.args) >= 1 \
+                and not (f in ("max", "min") and len(n.args) > 1):
+            raw0 = args[0]
+            args[0] = lambda s, e: charge(s, raw0(s, e))   # the call visits every item
         if f in ("size", "count"):
             a0 = args[0]
             return lambda s, e: len(a0(s, e))
