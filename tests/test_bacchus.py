@@ -286,9 +286,8 @@ def test_highest_total_wins_and_ties_are_shared():
     s.finish()
     assert s.winners == [3]
     t = _scoring_state()
-    # move Dario's green to Carlo: Carlo 30 + 19 = 49... make them equal instead
+    # move Dario's green to Carlo: Carlo now holds the green majority too
     green = next(c for c in zone(t, "hand", 3) if face(t, c)["colour"] == "green")
-    extra = [c for c in zone(t, "removed") if face(t, c)["colour"] == "yellow"][:0]
     arrange(t, {("hand", 3): [c for c in zone(t, "hand", 3) if c != green], ("hand", 2): zone(t, "hand", 2)
                 + [green]})
     scores = [t.rs.score(t, {"p": p}) for p in range(4)]
