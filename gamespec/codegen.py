@@ -11,6 +11,7 @@ as text), and the namespace's builtins are a short allow-list. No text from a sp
 from __future__ import annotations
 
 import itertools
+import re
 
 from . import ast as A
 from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
@@ -21,8 +22,20 @@ from .errors import SpecRuntimeError
 _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "all": all, "list": list,
                   "range": range, "enumerate": enumerate, "sorted": sorted, "abs": abs, "set": set,
                   "iter": iter, "next": next, "bool": bool, "isinstance": isinstance, "int": int,
-                  "tuple": tuple}
+                  "tuple": tuple, "filter": filter, "map": map}
 
+
+# Nested parameter loops that visit at most this many candidates in all, known when the rules are
+# generated, need not be charged to the step budget one by one.
+STATIC_STEPS = 4096
+
+# A comprehension over a constant list this short is written out item by item (while the sources
+# stay this short): no loop, no comprehension frame.
+UNROLL = 8
+UNROLL_CHARS = 2000
+
+# Card predicates computed per card id at load time: at most this many evaluations per rule set.
+MASK_WORK = 200_000
 
 # Built-ins that visit every item of their first argument.
 WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
@@ -86,8 +99,8 @@ def _majority(vals, k, mn, sole):
     v = vals[k]
     if v < mn:
         return False
-    if sole:
-        return all(x < v for j, x in enumerate(vals) if j != k)
+    if sole:   # every other value below v: v is the largest and appears once
+        return v >= max(vals) and vals.count(v) == 1
     return v >= max(vals)
 
 
@@ -145,7 +158,17 @@ class CodeGen:
         })
         self._consts = {}
         self.valid_players = set()   # generated names that always hold a valid seat
+        self.valid_keys = set()      # env keys that always hold a valid seat (flow loops over the players)
+        self.nonnull = set()         # generated names that always hold a card (never none)
         self._comp_depth = 0
+        self._loop_depth = 0
+        self._masks = {}
+        self._mask_work = 0
+        self._getters = {}
+        self._getter_seq = {}
+        self._keep = []              # sequences whose bound __getitem__ is a constant
+        self._hc = None              # hoisting context while generating an enumeration
+        self._lits = {}              # source of a constant -> its value (for folding)         # `for`/`while` statements around the code being generated
 
     # -- naming -------------------------------------------------------------------------
     def fresh(self, name):
@@ -172,11 +195,11 @@ class CodeGen:
         return self.const(v)
 
     # -- entry points (same interface as compiler.Compiler) ------------------------------
-    def expr(self, rule, names=None):
+    def expr(self, rule, names=None, valid=()):
         if rule is None:
             return None
         env = {}
-        body = self.ex(rule.ast, self._scope(names, env))
+        body = self.ex(rule.ast, self._scope(names, env, valid))
         return self._function(rule, self._prologue(env) + [f"return {body}"])
 
     def effects(self, rule, names=None):
@@ -186,15 +209,84 @@ class CodeGen:
         lines = self.block(rule.ast, self._scope(names, env), 0)
         return self._function(rule, self._prologue(env) + lines)
 
-    def _scope(self, names, env, valid=()):
+    def _scope(self, names, env, valid=(), nonnull=()):
         """Source names given in `names` (source name -> env key) load lazily from the env dict."""
         sc = {}
         for src, key in (names or {}).items():
-            sc[src] = _EnvName(key, env, self, src in valid)
+            sc[src] = _EnvName(key, env, self, src in valid or key in self.valid_keys, src in nonnull)
         return sc
 
     def _prologue(self, env):
         return [f"{py} = e[{self.const(key)}]" for key, py in env.items()]
+
+    def after(self, triggers, game_end_if, turn_end_if, game_end, turn_end):
+        """`after(s, nxt)`: the triggers to a fixed point, then the game's and the turn's end
+        conditions, as one function with the conditions inline (see flow.make_after)."""
+        src = ["def after(s, nxt):"]
+
+        def test(rule, var):
+            origin = self.const(rule.origin)
+            return ["    try:", f"        {var} = {self.ex(rule.ast, {})}",
+                    "    except _CTRL:", "        raise",
+                    "    except _FAULTS as ex:",
+                    f"        raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
+                    "    except _RecursionError:",
+                    f"        raise _SRE('rule nested too deeply', {origin}, check='rule-depth') from None"]
+        if triggers:
+            src += ["    fired = True", "    while fired:", "        fired = False"]
+            for cond, eff in triggers:
+                src += ["    " + ln for ln in test(cond.rule, "_c")]
+                origin = self.const(eff.rule.origin if getattr(eff, "rule", None) else "triggers")
+                src += ["        if _c:", "            s.budget -= 1", "            if s.budget < 0:",
+                        f"                raise _SRE('step budget exhausted: triggers keep firing', {origin}, "
+                        "check='budget')",
+                        f"            {self.const(eff)}(s, {{}})", "            fired = True"]
+        for fn, target in ((game_end_if, game_end), (turn_end_if, turn_end)):
+            if fn is not None:
+                src += test(fn.rule, "_c") + [f"    if _c: return {target}"]
+        src.append("    return nxt")
+        code = compile("\n".join(src) + "\n", "<gamespec after a block of effects>", "exec")
+        exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
+        fn = self.ns.pop("after")
+        fn.source = "\n".join(src)
+        return fn
+
+    def choice(self, ch):
+        """One function listing the legal actions of a decision point: each action's enumeration
+        inline (a fault still names that action's rule), the fallback if none, then the skip."""
+        from interpreter.actions import Action
+        self.ns["_Action"] = Action
+        src = ["def choice(s):", "    _out = []"]
+
+        def part(rt, ind):
+            gen = getattr(rt, "enum_source", None)
+            if gen is None:            # an action the reference enumeration handles
+                return [ind + f"{self.const(rt)}.enumerate(s, _out)"]
+            rule, body = gen
+            origin = self.const(rule.origin if rule is not None else "<generated>")
+            out = [ind + "try:", ind + "    for _once in _ONCE:"]
+            out += [ind + "        " + ln.replace("_EXIT_", "break") for ln in body]
+            out += [ind + "except _CTRL:", ind + "    raise",
+                    ind + "except _FAULTS as ex:",
+                    ind + f"    raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
+                    ind + "except _RecursionError:",
+                    ind + f"    raise _SRE('rule nested too deeply', {origin}, check='rule-depth') from None"]
+            return out
+        for rt in ch.actions:
+            src += part(rt, "    ")
+        if ch.fallback:
+            src.append("    if not _out:")
+            for rt in ch.fallback:
+                src += part(rt, "        ")
+        if ch.step.optional is not None:
+            src.append(f"    _out.append(_tnew(_Action, ('skip', (), {{}}, (), None, {self.const(ch.step.optional)}, len(_out))))")
+        src.append("    return _out")
+        self.ns["_ONCE"] = (0,)
+        code = compile("\n".join(src) + "\n", f"<gamespec {ch.path} (legal actions)>", "exec")
+        exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
+        fn = self.ns.pop("choice")
+        fn.source = "\n".join(src)
+        return fn
 
     def _function(self, rule, lines, name=None, args="s, e"):
         fname = name or f"rule_{next(self._uid)}"
@@ -210,6 +302,7 @@ class CodeGen:
         exec(code, self.ns)  # the source holds only identifiers generated here (see module docstring)
         fn = self.ns.pop(fname)
         fn.rule = rule
+        fn.source = "\n".join(src)   # for `gamespec` debugging and the tests: what was generated
         return fn
 
     # -- statements -------------------------------------------------------------------------
@@ -247,18 +340,35 @@ class CodeGen:
             inner[st.var] = py
             if self._over_players(st.iter):
                 self.valid_players.add(py)
-            body = self.block(st.body, inner, 0)
-            return [f"{items} = list({it})", f"_charge(s, {items})", f"for {py} in {items}:"] + \
-                ["    " + ln for ln in body]
+            if st.iter.t == "zone":
+                self.nonnull.add(py)
+            small = self._loop_depth == 0 and self._small(st.iter)
+            self._loop_depth += 1
+            try:
+                body = self.block(st.body, inner, 0)
+            finally:
+                self._loop_depth -= 1
+            if small and st.iter.t != "zone":   # a fresh or constant list: nothing moves it about
+                head = [f"for {py} in {it}:"]
+            elif small:                         # the body may move cards out of the zone: a copy
+                head = [f"for {py} in list({it}):"]
+            else:
+                head = [f"{items} = list({it})", f"_charge(s, {items})", f"for {py} in {items}:"]
+            return head + ["    " + ln for ln in body]
         if isinstance(st, A.While):
             cond = self.ex(st.cond, names)
-            body = self.block(st.body, dict(names), 0)
+            self._loop_depth += 1
+            try:
+                body = self.block(st.body, dict(names), 0)
+            finally:
+                self._loop_depth -= 1
             return [f"while {cond}:", "    _tick(s)"] + ["    " + ln for ln in body]
         raise AssertionError(st)
 
     def assign(self, st, names):
         val = self.ex(st.value, names)
-        if _can_grow(st.value):
+        if _can_grow(st.value) and not (st.op != "=" and st.target.ref[0] != "local"):
+            # (`v += x` on a variable is bounded as a whole below: x alone need not be)
             val = f"_bounded({val})"
         if st.value.t == "zone":
             val = f"list(s.z[{val}])"
@@ -275,10 +385,10 @@ class CodeGen:
         if ref[0] == "var":
             slot = f"s.v[{base}]"
         else:
-            slot = f"s.v[{base} + {self.pidx(tgt.index, names)}]"
+            slot = f"s.v[{_plus(base, self.pidx(tgt.index, names))}]"
             if op != "=":
                 tmp = self.ident()
-                return [f"{tmp} = {base} + {self.pidx(tgt.index, names)}",
+                return [f"{tmp} = {_plus(base, self.pidx(tgt.index, names))}",
                         self._update(f"s.v[{tmp}]", v, op, val)]
         if op == "=":
             return [f"{slot} = {val}"]
@@ -400,7 +510,7 @@ class CodeGen:
         if isinstance(n, A.Attr):
             arr = self.const(L.attr[n.name])
             obj = self.ex(n.obj, names)
-            if isinstance(n.obj, A.Name):
+            if isinstance(n.obj, A.Name) and obj not in self.nonnull:
                 return f"({arr}[{obj}] if {obj} is not None else {self.const(_attr_of_none)}({n.name!r}))"
             return f"{arr}[{obj}]"
         if isinstance(n, A.BinOp):
@@ -426,46 +536,209 @@ class CodeGen:
         if isinstance(n, A.Unary):
             return f"({'not ' if n.op == 'not' else '-'}{self.ex(n.operand, names)})"
         if isinstance(n, A.ListLit):
+            if all(isinstance(x, A.Const) for x in n.items):
+                return self.const([x.value for x in n.items])   # lists are never changed in place
             return "[" + ", ".join(self.ex(x, names) for x in n.items) + "]"
         if isinstance(n, A.Comp):
-            return "[" + self.comp(n, names) + "]"
+            items = self._unrolled(n, names)
+            if items is not None:
+                return "[" + ", ".join(items) + "]"
+            body = self.comp(n, names)
+            return f"list({body[1:]})" if body.startswith("=") else f"[{body}]"
         if isinstance(n, A.Call):
             return self.call(n, names)
         raise AssertionError(n)
 
+    def _unrolled(self, n, names, cond=False):
+        """The element sources of a comprehension over a short constant list (the players, a
+        family's keys, a literal list of constants) with no condition: one source per item, or None.
+        With `cond`, the sources of its condition instead (which must then exist)."""
+        if (n.cond is not None) != cond:
+            return None
+        it = n.iter
+        if isinstance(it, A.Name) and it.ref == ("const", "players"):
+            values = list(range(self.L.P))
+        elif isinstance(it, A.Call) and it.func == "indices":
+            z = it.args[0].ref[1]
+            values = list(range(self.L.P)) if z.per_player else list(z.keys)
+        elif isinstance(it, A.ListLit) and all(isinstance(x, A.Const) for x in it.items):
+            values = [x.value for x in it.items]
+        else:
+            return None
+        if not 0 < len(values) <= UNROLL:
+            return None
+        out = []
+        size = 0
+        for v in values:
+            inner = dict(names)
+            src = self.lit(v)
+            if isinstance(v, int) and not isinstance(v, bool) and it.t in ("players",) or (
+                    isinstance(it, A.Call) and isinstance(v, int) and it.args[0].ref[1].per_player):
+                self.valid_players.add(src)      # a literal seat below P
+            inner[n.var] = src
+            self._lits[src] = v
+            e = self.ex(n.cond if cond else n.elt, inner)
+            size += len(e)
+            if size > UNROLL_CHARS:
+                return None
+            out.append(e)
+        return out
+
     def comp(self, n, names):
-        it = self.as_list(n.iter, names)
+        it = self._charged(n.iter, self.as_list(n.iter, names))
         inner = dict(names)
         py = self.ident()
         inner[n.var] = py
         if self._over_players(n.iter):
             self.valid_players.add(py)
+        if n.iter.t == "zone":
+            self.nonnull.add(py)
+        it, rest = self._prefilter(n, it, names)
+        if not rest and it.startswith("filter(") and isinstance(n.elt, A.Name) and n.elt.id == n.var:
+            return "=" + it      # the comprehension is a filter: callers use it as it is
         self._comp_depth += 1
         try:
-            cond = f" if {self.ex(n.cond, inner)}" if n.cond is not None else ""
+            cond = f" if {self._conj(rest, inner)}" if rest else ""
             elt = self.ex(n.elt, inner)
         finally:
             self._comp_depth -= 1
-        return f"{elt} for {py} in {self._charged(n.iter, it)}{cond}"
+        return f"{elt} for {py} in {it}{cond}"
+
+    def _conj(self, terms, names):
+        return " and ".join(f"({self.ex(x, names)})" for x in terms)
+
+    # -- card predicates precomputed per card -------------------------------------------------
+    def _prefilter(self, c, it, names, eq=False):
+        """A comprehension over a zone whose condition tests the card's own attributes: those tests
+        are computed once per card id at load time (a 0/1 table), so the loop becomes a C-level
+        `filter(table, zone)`. Returns (iterable source, the conjuncts still to test per item); with
+        `eq`, also (attribute table, value source) of one `c.attr == name` conjunct, or None."""
+        terms = _conjuncts(c.cond) if c.cond is not None else []
+        if not terms or c.iter.t != "zone" or not hasattr(self.L, "ncards"):
+            return (it, terms, None) if eq else (it, terms)
+        mask, rest, pick = None, [], None
+        for x in terms:
+            if _card_only(x, c.var):
+                m = self._mask(x, c.var)
+                if m is not None:
+                    mask = m if mask is None else bytes(a & b for a, b in zip(mask, m))
+                    continue
+            if eq and pick is None:
+                pick = self._attr_eq(x, c.var, names)
+                if pick is not None:
+                    continue
+            rest.append(x)
+        if mask is not None:
+            it = f"filter({self._getter(mask)}, {it})"
+        return (it, rest, pick) if eq else (it, rest)
+
+    def _getter(self, seq):
+        """A constant holding `seq.__getitem__` (one per sequence, so equal sources stay equal)."""
+        name = self._getters.get(id(seq))
+        if name is None:
+            name = self._getters[id(seq)] = self.const(seq.__getitem__)
+            self._getter_seq[name] = seq
+            self._keep.append(seq)
+        return name
+
+    def _hoisted(self, src):
+        """Inside an action's enumeration (which changes nothing): a pure expression that depends on
+        no parameter bound below level i is computed once per iteration of level i (and shared by
+        equal expressions) instead of once per candidate."""
+        hc = self._hc
+        if hc is None or _UNSAFE.search(src):
+            return src
+        used = set(_IDENT.findall(src)) - set(_BOUND.findall(src))
+        if any(u not in hc["level"] for u in used):
+            return src
+        name = hc["memo"].get(src)
+        if name is None:
+            level = max((hc["level"][u] for u in used), default=-1)
+            name = hc["memo"][src] = self.ident()
+            hc["slots"].setdefault(level, []).append(f"{name} = {src}")
+        return name
+
+    def _masks_by_value(self, c, pick):
+        """For `count(x for x in Z if <card tests> and x.attr == v)`: per value of the attribute, the
+        getter of the 0/1 table of (card tests and attr == value); with the getter of all zeros."""
+        attr_getter, _ = pick
+        key = ("by_value", _dump(c.cond), c.var)
+        if key in self._masks:
+            return self._masks[key]
+        out = None
+        values = self._getter_seq[attr_getter]
+        n = self.L.ncards
+        base = None
+        terms = [x for x in _conjuncts(c.cond) if _card_only(x, c.var)]
+        for x in terms:
+            m = self._mask(x, c.var)
+            if m is None:
+                break
+            base = m if base is None else bytes(a & b for a, b in zip(base, m))
+        else:
+            try:
+                distinct = list(dict.fromkeys(values))
+            except TypeError:           # unhashable attribute values (lists): no tables
+                distinct = None
+            if distinct is not None and len(distinct) <= 64 and self._mask_work + n * len(distinct) <= MASK_WORK:
+                self._mask_work += n * len(distinct)
+                table = {}
+                for u in distinct:
+                    m = bytes(1 if values[i] == u and (base is None or base[i]) else 0 for i in range(n))
+                    table.setdefault(u, m.__getitem__)
+                self._keep.append(table)
+                zero = bytes(n)
+                self._keep.append(zero)
+                out = (self.const(table), self.const(zero.__getitem__))
+        self._masks[key] = out
+        return out
+
+    def _mask(self, node, var):
+        key = (_dump(node), var)
+        if key in self._masks:
+            return self._masks[key]
+        m = None
+        n = self.L.ncards
+        if self._mask_work + n <= MASK_WORK:
+            self._mask_work += n
+            src = self.ex(node, {var: "c"})
+            self.nonnull.add("c")
+            fn = eval(compile(f"lambda c: {src}", "<gamespec card predicate>", "eval"), self.ns)  # generated source
+            try:
+                m = bytes(1 if fn(c) else 0 for c in range(n))
+            except Exception:   # noqa: BLE001 - a test that fails on some card stays a per-item test
+                m = None
+        self._masks[key] = m
+        return m
+
+    def _attr_eq(self, x, var, names):
+        """`c.attr == v` (either side) with v a name or constant: (attribute table, v's source)."""
+        if not (isinstance(x, A.Compare) and x.op == "=="):
+            return None
+        for a, b in ((x.left, x.right), (x.right, x.left)):
+            if isinstance(a, A.Attr) and isinstance(a.obj, A.Name) and a.obj.id == var \
+                    and a.obj.ref[0] == "local" and (isinstance(b, A.Const) or (
+                        isinstance(b, A.Name) and not (b.ref[0] == "local" and b.id == var))):
+                return self._getter(self.L.attr[a.name]), self.ex(b, names)
+        return None
+
+    def _small(self, node):
+        """A list small by construction: the players, a family's keys, a literal list, a zone of a
+        small deck."""
+        return (isinstance(node, A.Name) and node.ref == ("const", "players")) or isinstance(node, A.ListLit) \
+            or (isinstance(node, A.Call) and node.func == "range" and all(isinstance(a, A.Const) for a in node.args)
+                and (node.args[-1].value - (node.args[0].value if len(node.args) == 2 else 0)) <= UNROLL_CHARS) \
+            or (isinstance(node, A.Call) and node.func in ("indices", "others", "players_from")) \
+            or (node.t == "zone" and getattr(self.L, "ncards", SMALL_DECK + 1) <= SMALL_DECK)
 
     def _walk(self, node, src):
         """Charge a list an operation walks through, unless it is small by construction."""
-        if (isinstance(node, A.Name) and node.ref == ("const", "players")) or isinstance(node, A.ListLit) \
-                or (isinstance(node, A.Call) and node.func in ("indices", "others", "players_from")) \
-                or (node.t == "zone" and getattr(self.L, "ncards", SMALL_DECK + 1) <= SMALL_DECK):
-            return src
-        return f"_charge(s, {src})"
+        return src if self._small(node) else f"_charge(s, {src})"
 
     def _charged(self, node, it):
-        """The iterable, charged to the step budget unless it is small by construction (the
-        players, a family's keys, a literal list) and not nested in another comprehension."""
-        if self._comp_depth == 0 and (
-                (isinstance(node, A.Name) and node.ref == ("const", "players"))
-                or isinstance(node, A.ListLit)
-                or (isinstance(node, A.Call) and node.func in ("indices", "others", "players_from"))
-                or (node.t == "zone" and getattr(self.L, "ncards", SMALL_DECK + 1) <= SMALL_DECK)):
-            return it
-        return f"_charge(s, {it})"
+        """The iterable, charged to the step budget unless it is small by construction and not
+        nested in another comprehension."""
+        return it if self._comp_depth == 0 and self._small(node) else f"_charge(s, {it})"
 
     def index(self, n, names):
         L = self.L
@@ -474,13 +747,16 @@ class CodeGen:
             z = n.ref[1]
             base = L.zone_base[z.name]
             if z.per_player:
-                return f"({base} + {self.pidx(n.index, names)})"
+                return f"({_plus(base, self.pidx(n.index, names))})"
             keymap = {k: base + i for i, k in enumerate(z.keys)}
             if isinstance(n.index, A.Const):
                 return str(keymap[n.index.value])
-            return f"{self.const(keymap)}[{self.ex(n.index, names)}]"
+            idx = self.ex(n.index, names)
+            if idx in self._lits and self._lits[idx] in keymap:   # an unrolled loop's item
+                return str(keymap[self._lits[idx]])
+            return f"{self.const(keymap)}[{idx}]"
         if kind == "pvar":
-            return f"s.v[{L.var_base[n.ref[1].name]} + {self.pidx(n.index, names)}]"
+            return f"s.v[{_plus(L.var_base[n.ref[1].name], self.pidx(n.index, names))}]"
         if kind == "table":
             return f"{self.const(L.tables[n.ref[1]])}[{self.ex(n.index, names)}]"
         return f"{self.as_list(n.obj, names)}[{self.ex(n.index, names)}]"
@@ -532,6 +808,10 @@ class CodeGen:
                 return f"list({args[0]}[:max(0, {args[1]})])" if f == "first" else f"_lastn({args[0]}, {args[1]})"
             return f"_{f}({args[0]})"
         if f == "range":
+            if all(isinstance(a, A.Const) for a in n.args):
+                lo, hi = (0, n.args[0].value) if len(n.args) == 1 else (n.args[0].value, n.args[1].value)
+                if hi - lo <= MAX_RANGE:
+                    return self.const(list(range(lo, hi)))
             if len(args) == 2:
                 return f"_range(s, {args[0]}, {args[1]})"
             return f"_range(s, 0, {args[0]})"
@@ -562,18 +842,49 @@ class CodeGen:
         if f == "count":
             if c.cond is None:
                 return f"len({self.as_list(c.iter, names)})"
+            items = self._unrolled(c, names, cond=True) if c.cond.t == "bool" else None
+            if items is not None:
+                return "(0 + " + " + ".join(f"({x})" for x in items) + ")"
             inner = dict(names)
             py = self.ident()
             inner[c.var] = py
+            if self._over_players(c.iter):
+                self.valid_players.add(py)
+            if c.iter.t == "zone":
+                self.nonnull.add(py)
+            base_it = self._charged(c.iter, self.as_list(c.iter, names))
+            it, rest, pick = self._prefilter(c, base_it, names, eq=True)
+            if not rest:
+                by_value = self._masks_by_value(c, pick) if pick is not None and self._hc is None else None
+                if by_value is not None:   # one 0/1 table per value of the attribute: a C-level count
+                    return f"sum(map({by_value[0]}.get({pick[1]}, {by_value[1]}), {base_it}))"
+                if pick is not None:
+                    return f"{self._hoisted(f'list(map({pick[0]}, {it}))')}.count({pick[1]})"
+                if it.startswith("filter("):
+                    return self._hoisted(f"sum(map({it[7:]})")   # filter(T, xs) -> sum(map(T, xs)): T is 0/1
+            if pick is not None:
+                rest = list(rest) + [c.cond]             # keep it simple: test the rest per item
+                it, rest = self._prefilter(c, self._charged(c.iter, self.as_list(c.iter, names)), names)
             self._comp_depth += 1
             try:
-                cond = self.ex(c.cond, inner)
+                cond = self._conj(rest, inner)
             finally:
                 self._comp_depth -= 1
-            return f"len([1 for {py} in {self._charged(c.iter, self.as_list(c.iter, names))} if {cond}])"
+            return self._hoisted(f"len([1 for {py} in {it} if {cond}])")
+        items = self._unrolled(c, names) if f in ("sum", "any", "all") else None
+        if items is not None:
+            if f == "sum":
+                return "(" + " + ".join(f"({x})" for x in items) + ")"
+            join = " or " if f == "any" else " and "
+            src = "(" + join.join(f"({x})" for x in items) + ")"
+            return src if c.elt.t == "bool" else f"bool{src}"
         body = self.comp(c, names)
+        if body.startswith("="):
+            if f == "first":
+                return f"next({body[1:]}, None)"
+            body = f"_x for _x in {body[1:]}"
         if f in ("sum", "any", "all", "sorted"):
-            return f"{f}([{body}])"
+            return self._hoisted(f"{f}([{body}])")
         if f in ("max", "min"):
             if "default" in n.kwargs:
                 return f"{f}([{body}], default={self.ex(n.kwargs['default'], names)})"
@@ -594,6 +905,9 @@ class CodeGen:
         if p.kind == "player":
             return f"range({L.P})"
         if p.kind == "number":
+            lo, hi = p.lo.ast, p.hi.ast
+            if isinstance(lo, A.Const) and isinstance(hi, A.Const) and hi.value - lo.value <= 10_000:
+                return f"range({lo.value!r}, {hi.value + 1!r})"
             return f"_numbers({self.ex(p.lo.ast, names)}, {self.ex(p.hi.ast, names)}, {p.name!r})"
         if p.choices is not None:
             return self.const(list(dict.fromkeys(p.choices)))
@@ -610,12 +924,15 @@ class CodeGen:
         depth = 0
         ind = lambda: "    " * depth
         if decl.cond is not None and not _uses_params(decl.cond, decl.params):
-            lines.append(f"if not {self.ex(decl.cond.ast, names)}: return")
+            lines.append(f"if not {self.ex(decl.cond.ast, names)}: _EXIT_")
             cond_first = True
         else:
             cond_first = False
         seen_names = []
         hoisted = []
+        hc = self._hc = {"level": {}, "slots": {}, "memo": {}}
+        bound = 1        # candidates the loops so far can visit at most (None: not known here)
+        lines.append(("slot", -1, ""))
         for i, p in enumerate(decl.params):
             py = self.ident()
             pos = None
@@ -633,21 +950,42 @@ class CodeGen:
                     lines += [ind() + f"{lst} = list({self.ex(src, names)})"]
                     visexpr = (f"({self.const(L.zvis)}[s.loc[{py}]] if not (s.face and {py} in s.face) "
                                f"else ({L.ALL} if s.face[{py}] == 1 else 0))")
+                self.nonnull.add(py)
+                size = L.ncards if src.t == "zone" and self._small(src) else None
+                bound = bound * size if bound is not None and size is not None else None
+                it = lst if bound is not None and bound <= STATIC_STEPS else f"_charge(s, {lst})"
                 lines += [ind() + f"{seen} = set()", ind() + f"{bit} = 1 << s.actor",
-                          ind() + f"for {pos}, {py} in enumerate(_charge(s, {lst})):"]
+                          ind() + f"for {pos}, {py} in enumerate({it}):"]
                 depth += 1
-                lines += [ind() + f"if {py} is None: continue",
-                          ind() + f"if ({visexpr} | s.kn[{py}]) & {bit}:",
+                # a condition on the card's own attributes: a table lookup, before anything else
+                # (identical cards pass or fail it alike, so it may come before the de-duplication)
+                mask = self._mask(p.where.ast, p.name) if p.where is not None and _card_only(p.where.ast, p.name) \
+                    and hasattr(L, "ncards") else None
+                test = [ind() + f"if not {self._getter(mask)}({py}): continue"] if mask is not None else []
+                if src.t == "zone":     # a zone holds cards only; an owner sees them all unless turned
+                    lines += test + [ind() + f"if ({zv} & {bit} and not s.face) or ({visexpr} | s.kn[{py}]) & {bit}:"]
+                else:
+                    lines += [ind() + f"if {py} is None: continue"] + test + [
+                              ind() + f"if ({visexpr} | s.kn[{py}]) & {bit}:"]
+                lines += [
                           ind() + f"    {f} = {self.const(L.face_of)}[{py}]",
                           ind() + f"    if {f} in {seen}: continue",
                           ind() + f"    {seen}.add({f})",
                           ind() + "else:",
                           ind() + f"    {f} = None"]
                 seen_names.append(f)
+                hc["level"][py] = i
+                lines.append(("slot", i, ind()))
+                names[p.name] = py
+                pys.append((p, py, pos))
+                if p.where is not None and mask is None:
+                    lines.append(ind() + f"if not {self.ex(p.where.ast, names)}: continue")
+                continue
             elif p.kind in ("zone", "player", "number", "choice") and i > 0 and not _depends(p, decl.params[:i]):
                 # independent of the parameters before it: filter its values once, on first use
                 cand = self.ident()
                 hoisted.append(cand)
+                bound = None
                 inner = dict(names)
                 inner[p.name] = py
                 values = self._param_values(p, names)
@@ -655,45 +993,130 @@ class CodeGen:
                 lines += [ind() + f"if {cand} is None: {cand} = [{py} for {py} in {values}{where}]",
                           ind() + f"for {py} in _charge(s, {cand}):"]
                 depth += 1
+                hc["level"][py] = i
+                lines.append(("slot", i, ind()))
                 seen_names.append("None")
                 names[p.name] = py
                 pys.append((p, py, pos))
                 continue
             elif p.kind in ("zone", "player", "number", "choice"):
-                lines.append(ind() + f"for {py} in _charge(s, {self._param_values(p, names)}):")
+                values = self._param_values(p, names)
+                size = _static_len(values, self.ns)
+                bound = bound * size if bound is not None and size is not None else None
+                if bound is None or bound > STATIC_STEPS:   # not small by construction: charge it
+                    values = f"_charge(s, {values})"
+                lines.append(ind() + f"for {py} in {values}:")
                 depth += 1
                 seen_names.append("None")
+                hc["level"][py] = i
+                lines.append(("slot", i, ind()))
             names[p.name] = py
             pys.append((p, py, pos))
             if p.where is not None:
                 lines.append(ind() + f"if not {self.ex(p.where.ast, names)}: continue")
         if decl.cond is not None and not cond_first:
-            lines.append(ind() + f"if not {self.ex(decl.cond.ast, names)}: " + ("continue" if pys else "return"))
+            lines.append(ind() + f"if not {self.ex(decl.cond.ast, names)}: " + ("continue" if pys else "_EXIT_"))
         for var, r in decl.cost:
-            lines.append(ind() + f"if s.v[{L.var_base[var]} + s.actor] < {self.ex(r.ast, names)}: "
-                         + ("continue" if pys else "return"))
+            lines.append(ind() + f"if s.v[{_plus(L.var_base[var], 's.actor')}] < {self.ex(r.ast, names)}: "
+                         + ("continue" if pys else "_EXIT_"))
         args = "(" + "".join(f"{pos if p.kind == 'card' else py}, " for p, py, pos in pys) + ")"
         bind = "{" + ", ".join(f"{self.const(p.name)}: {py}" for p, py, pos in pys) + "}"
         seen = "(" + "".join(f"{x}, " for x in seen_names) + ")"
-        lines.append(ind() + f"_out.append(_tnew(_Action, ({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None)))")
+        if all(x == "None" for x in seen_names):
+            seen = self.const(tuple(None for _ in seen_names))
+        lines.append(ind() + f"_out.append(_tnew(_Action, ({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None, len(_out))))")
+        self._hc = None
+        lines = [x for ln in lines for x in (
+            [ln[2] + h for h in hc["slots"].get(ln[1], [])] if isinstance(ln, tuple) else [ln])]
         from interpreter.actions import Action, _tnew
         self.ns["_Action"] = Action
         self.ns["_tnew"] = _tnew
         rt_name = self.const(rt)
         origin_rule = decl.effect or decl.cond or (decl.params[0].where if decl.params else None)
-        enum = self._function(origin_rule, [f"_rt = {rt_name}", "_out = e"] + [f"{h} = None" for h in hoisted]
-                              + lines, args="s, e")
+        body = [f"_rt = {rt_name}"] + [f"{h} = None" for h in hoisted] + lines
+        rt.enum_source = (origin_rule, body)     # for the decision points' enumerations (choice())
+        enum = self._function(origin_rule, ["_out = e"] + [ln.replace("_EXIT_", "return") for ln in body],
+                              args="s, e")
         # run: pay the cost, then the effect
         env = {}
         sc = self._scope({p.name: p.name for p in decl.params}, env,
-                         valid={p.name for p in decl.params if p.kind == "player"})
+                         valid={p.name for p in decl.params if p.kind == "player"},
+                         nonnull={p.name for p in decl.params if p.kind == "card"})
         body = []
         for var, r in decl.cost:
-            body.append(f"s.v[{L.var_base[var]} + s.actor] -= {self.ex(r.ast, sc)}")
+            body.append(f"s.v[{_plus(L.var_base[var], 's.actor')}] -= {self.ex(r.ast, sc)}")
         if decl.effect is not None:
             body += self.block(decl.effect.ast, sc, 0)
         run = self._function(decl.effect, self._prologue(env) + (body or ["pass"]))
         return enum, run
+
+
+_UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
+                     r"_numbers|_unique|_bounded|_move|_deal|_shuffle|_reveal|_tick|next|e)\b|K\d+\(|\be\[")
+_IDENT = re.compile(r"\bv_\d+\b")
+_BOUND = re.compile(r"\bfor (v_\d+) in\b")
+
+
+def _static_len(values, ns):
+    """Length of a parameter's candidate list when the source is a constant or a literal range."""
+    m = re.fullmatch(r"range\((-?\d+), (-?\d+)\)", values)
+    if m:
+        return max(0, int(m.group(2)) - int(m.group(1)))
+    if re.fullmatch(r"K\d+", values) and isinstance(ns.get(values), (list, tuple)):
+        return len(ns[values])
+    if values.startswith("range(") and values[6:-1].isdigit():
+        return int(values[6:-1])
+    return None
+
+
+def _conjuncts(node):
+    if isinstance(node, A.BoolOp) and node.op == "and":
+        return _conjuncts(node.left) + _conjuncts(node.right)
+    return [node]
+
+
+_CARD_ONLY = (A.Const, A.Compare, A.BoolOp, A.Unary, A.ListLit, A.Attr, A.Name)
+
+
+def _card_only(node, var):
+    """Does `node` depend on nothing but the attributes of the card named `var` and constants?"""
+    for x in A.walk(node):
+        if not isinstance(x, _CARD_ONLY):
+            return False
+        if isinstance(x, A.Attr) and not (isinstance(x.obj, A.Name) and x.obj.id == var):
+            return False
+        if isinstance(x, A.Name):
+            kind = x.ref[0]
+            if not ((kind == "local" and x.id == var) or kind == "option"
+                    or x.ref == ("const", "num_players")):
+                return False
+        if isinstance(x, A.Compare) and x.op in ("in", "not in") and not isinstance(x.right, A.ListLit):
+            return False
+    return True
+
+
+def _dump(node):
+    """A structural key of an expression (positions left out)."""
+    if isinstance(node, A.Node):
+        return (type(node).__name__,) + tuple(_dump(v) for k, v in node.__dict__.items()
+                                              if k not in ("line", "col", "t", "meta"))
+    if isinstance(node, list):
+        return tuple(_dump(v) for v in node)
+    if isinstance(node, dict):
+        return tuple((k, _dump(v)) for k, v in node.items())
+    if isinstance(node, tuple):
+        return tuple(_dump(v) for v in node)
+    try:
+        hash(node)
+    except TypeError:
+        return ("id", id(node))
+    return node
+
+
+def _plus(base, src):
+    if src.isdigit():
+        return str(base + int(src))
+    return src if base == 0 else f"{base} + {src}"
 
 
 def _depends(p, earlier):
@@ -712,11 +1135,12 @@ def _uses_params(rule, params):
 class _EnvName:
     """A name read from the env dict: loaded once in the function's prologue when used."""
 
-    def __init__(self, key, env, gen, valid_player=False):
+    def __init__(self, key, env, gen, valid_player=False, nonnull=False):
         self.key = key
         self.env = env
         self.gen = gen
         self.valid_player = valid_player
+        self.nonnull = nonnull
 
     def use(self):
         py = self.env.get(self.key)
@@ -724,4 +1148,6 @@ class _EnvName:
             py = self.env[self.key] = self.gen.ident()
             if self.valid_player:
                 self.gen.valid_players.add(py)
+            if self.nonnull:
+                self.gen.nonnull.add(py)
         return py

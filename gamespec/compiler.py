@@ -84,7 +84,8 @@ class Compiler:
         self._uid = itertools.count()
 
     # -- entry points ---------------------------------------------------------------------
-    def expr(self, rule, names=None):
+    def expr(self, rule, names=None, valid=()):
+        """`valid`: names that always hold a seat (the generated-code backend skips their checks)."""
         if rule is None:
             return None
         return guarded(self.e(rule.ast, dict(names or {})), rule)

@@ -15,11 +15,12 @@ _tnew = tuple.__new__
 
 
 class Action(tuple):
-    """One legal action: (name, args, bind, seen, rt, label) in a tuple, cheap to make by the dozen.
+    """One legal action: (name, args, bind, seen, rt, label, pos) in a tuple, cheap to make by the dozen.
 
     Equality and hashing use (name, args) only. `args` are the JSON values in parameter order, `bind`
     the values the effect sees (card ids: never shown), `seen` per parameter the face the chooser sees
-    (face id) or None. The label is built only when asked for.
+    (face id) or None. The label is built only when asked for. `pos` is its index in the list of
+    legal actions it was made for (so apply() finds it in O(1)), -1 if none.
     """
     __slots__ = ()
     name = property(itemgetter(0))
@@ -28,8 +29,8 @@ class Action(tuple):
     seen = property(itemgetter(3))
     _rt = property(itemgetter(4))
 
-    def __new__(cls, name, args, bind=None, seen=(), rt=None, label=None):
-        return _tnew(cls, (name, args, bind, seen, rt, label))
+    def __new__(cls, name, args, bind=None, seen=(), rt=None, label=None, pos=-1):
+        return _tnew(cls, (name, args, bind, seen, rt, label, pos))
 
     def key(self):
         return (self[0], self[1])
@@ -214,7 +215,7 @@ class ActionRT:
             return
         if not self.params:
             if self._ok(s, e):
-                out.append(Action(self.name, (), e, (), self))
+                out.append(Action(self.name, (), e, (), self, None, len(out)))
             return
         self._rec(s, e, 0, [], [], out)
 
@@ -239,7 +240,8 @@ class ActionRT:
             seen.append(face)
             if last:
                 if self._ok(s, e):
-                    out.append(Action(self.name, tuple(_freeze(a) for a in args), dict(e), tuple(seen), self))
+                    out.append(Action(self.name, tuple(_freeze(a) for a in args), dict(e), tuple(seen), self,
+                                      None, len(out)))
             else:
                 self._rec(s, e, i + 1, args, seen, out)
             args.pop()

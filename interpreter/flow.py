@@ -112,6 +112,8 @@ class Emitter:
             key = f"{st.var}#{uid}"   # the same name under every backend (saved states move between them)
             inner = dict(names)
             inner[st.var] = key
+            if _over_players(st.iter.ast) and hasattr(c, "valid_keys"):
+                c.valid_keys.add(key)  # iterating the players: the variable always holds a seat
             top, end = f"for{uid}", f"endfor{uid}"
             lkey = f"#list{uid}"
             self.emit("for_init", it=c.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
@@ -125,8 +127,16 @@ class Emitter:
             self.label(skip_label)
 
 
+def _over_players(node):
+    from gamespec import ast as A
+    if isinstance(node, A.Name) and node.ref == ("const", "players"):
+        return True
+    return isinstance(node, A.Call) and node.func in ("others", "players_from")
+
+
 def build(rs, spec, comp):
     """Emit the whole program and turn it into closures. Returns (program, chooses, pc names)."""
+    rs.codegen = comp if hasattr(comp, "after") else None   # the generated-code backend
     em = Emitter(rs, comp)
     phases = {name: PhaseRT(i, decl) for i, (name, decl) in enumerate(spec.phases.items())}
     rs.phases = list(phases.values())
@@ -169,72 +179,194 @@ def build(rs, spec, comp):
     for ph in phases.values():
         ph.labels = {k.split(":")[0]: v for k, v in labels.items() if k.endswith(":" + ph.name)}
     rs.GAME_END = labels["game_end"]
+    code = em.code
+
+    def goto(pc):
+        """A jump's target, followed through chains of plain jumps (so no step is a bare jump)."""
+        seen = set()
+        while pc < len(code) and code[pc][0] == "jump" and pc not in seen:
+            seen.add(pc)
+            pc = labels[code[pc][1]["target"]]
+        return pc
+
     prog = []
     names = []
-    for pc, (kind, args) in enumerate(em.code):
-        prog.append(_make(rs, pc, kind, args, labels))
+    for pc, (kind, args) in enumerate(code):
+        prog.append(_make(rs, comp, pc, kind, args, labels, goto))
         names.append(args.get("where") or kind)
     return prog, em.chooses, names
 
 
 # -- running blocks of effects ------------------------------------------------------------
-def after(s, nxt, scope):
-    """After any block of effects: triggers to a fixed point, then the end conditions."""
-    rs = s.rs
-    if rs.triggers:
-        fired = True
-        while fired:
-            fired = False
-            for cond, eff in rs.triggers:
-                if cond(s, {}):
-                    s.budget -= 1
-                    if s.budget < 0:
-                        raise SpecRuntimeError("step budget exhausted: triggers keep firing",
-                                               eff.rule.origin if getattr(eff, "rule", None) else "triggers",
-                                               check="budget")
-                    eff(s, {})
-                    fired = True
-    if rs.game_end_if is not None and rs.game_end_if(s, {}):
-        return rs.GAME_END
-    if scope.turn:
-        te = scope.phase.turn_end_if
-        if te is not None and te(s, {}):
-            return scope.phase.labels["turnend"]
-    return nxt
+def fire_triggers(s, triggers):
+    """Run the triggers to a fixed point (each firing charges the step budget)."""
+    fired = True
+    while fired:
+        fired = False
+        for cond, eff in triggers:
+            if cond(s, {}):
+                s.budget -= 1
+                if s.budget < 0:
+                    raise SpecRuntimeError("step budget exhausted: triggers keep firing",
+                                           eff.rule.origin if getattr(eff, "rule", None) else "triggers",
+                                           check="budget")
+                eff(s, {})
+                fired = True
 
 
-def run_block(s, fn, env, nxt, scope, where=""):
-    try:
-        if fn is not None:
-            fn(s, env)
-        return after(s, nxt, scope)
-    except EndGame:
-        return s.rs.GAME_END
-    except EndPhase:
-        if scope.phase is None:
-            raise SpecRuntimeError("end_phase() outside a phase", where) from None
-        return scope.phase.labels["end"]
-    except EndTurn:
-        if not scope.turn:
-            raise SpecRuntimeError("end_turn() outside a turn", where) from None
-        return scope.phase.labels["turnend"]
+def make_after(rs, scope):
+    """`after(s, nxt)`: what follows any block of effects at this scope (triggers, then the game's
+    and the turn's end conditions), or None when this game has nothing to check there."""
+    triggers = tuple(rs.triggers)
+    game_end_if = rs.game_end_if
+    turn_end_if = scope.phase.turn_end_if if scope.turn else None
+    if not triggers and game_end_if is None and turn_end_if is None:
+        return None
+    GAME_END = rs.GAME_END
+    turnend = scope.phase.labels["turnend"] if turn_end_if is not None else None
+    gen = getattr(rs, "codegen", None)
+    if gen is not None and all(getattr(f, "rule", None) is not None
+                               for f in [c for c, _ in triggers] + [game_end_if, turn_end_if] if f is not None):
+        return gen.after(triggers, game_end_if, turn_end_if, GAME_END, turnend)
+
+    def after(s, nxt):
+        if triggers:
+            fire_triggers(s, triggers)
+        if game_end_if is not None and game_end_if(s, {}):
+            return GAME_END
+        if turn_end_if is not None and turn_end_if(s, {}):
+            return turnend
+        return nxt
+    return after
 
 
-def _fenv(s):
-    return dict(s.fenv) if s.fenv else {}
+def make_block(rs, scope, where=""):
+    """`block(s, fn, env, nxt) -> next pc`: run effects `fn`, then `after`; end_*() jump to their label."""
+    after = make_after(rs, scope)
+    GAME_END = rs.GAME_END
+    end_label = scope.phase.labels["end"] if scope.phase is not None else None
+    turnend = scope.phase.labels["turnend"] if scope.turn else None
+
+    def block(s, fn, env, nxt):
+        try:
+            if fn is not None:
+                fn(s, env)
+            return nxt if after is None else after(s, nxt)
+        except EndGame:
+            return GAME_END
+        except EndPhase:
+            if end_label is None:
+                raise SpecRuntimeError("end_phase() outside a phase", where) from None
+            return end_label
+        except EndTurn:
+            if turnend is None:
+                raise SpecRuntimeError("end_turn() outside a turn", where) from None
+            return turnend
+    return block
 
 
-def _make(rs, pc, kind, a, labels):
+def env_reader(rs):
+    """The flow variables as a rule's env: generated code only reads it; closures may write (`let`)."""
+    if rs.backend == "closures":
+        return lambda s: dict(s.fenv) if s.fenv else {}
+    return lambda s: s.fenv
+
+
+def make_enumerator(ch):
+    """`enumerate(s) -> list of Actions` at this decision point: its actions, else its fallback,
+    plus the optional step's skip."""
+    from .actions import Action
+    acts = tuple(a.enumerate for a in ch.actions)
+    fallback = tuple(a.enumerate for a in ch.fallback)
+    optional = ch.step.optional
+    if len(acts) == 1 and not fallback and optional is None:
+        only = acts[0]
+
+        def enumerate_one(s):
+            out = []
+            only(s, out)
+            return out
+        return enumerate_one
+
+    def enumerate_all(s):
+        out = []
+        for en in acts:
+            en(s, out)
+        if not out and fallback:
+            for en in fallback:
+                en(s, out)
+        if optional is not None:
+            out.append(Action("skip", (), {}, (), None, optional, len(out)))
+        return out
+    return enumerate_all
+
+
+def _make_enter_plain(rs, ch):
+    """make_enter for a step with no condition and no `player:` (the current player decides)."""
+    enum, pc, nxt, idx, path = ch.enumerate, ch.pc, ch.next, ch.idx, ch.path
+    skippable = ch.step.optional is not None or ch.step.if_none == "skip"
+
+    def enter_plain(s):
+        s.actor = s.cur
+        s.pc = pc
+        s.pending = idx
+        legal = enum(s)
+        if not legal or (len(legal) == 1 and legal[0][0] == "skip"):
+            s.pending = -1
+            if skippable:
+                return nxt
+            raise SpecRuntimeError(f"player {s.cur} has no legal action here; add 'if_none: skip' to the "
+                                   "step or a fallback action", path, check="no-legal-action")
+        s._legal = legal
+        return SUSPEND
+    return enter_plain
+
+
+def make_enter(rs, ch):
+    """The `choose` instruction: find the decider and the legal actions (suspend), or skip."""
+    guard, player, enum, env = ch.guard, ch.player, ch.enumerate, ch.env
+    if rs.backend != "closures" and guard is None and player is None:
+        return _make_enter_plain(rs, ch)
+    pc, nxt, idx, path, P = ch.pc, ch.next, ch.idx, ch.path, rs.P
+    skippable = ch.step.optional is not None or ch.step.if_none == "skip"
+
+    def enter(s):
+        if guard is not None and not guard(s, env(s)):
+            return nxt
+        if player is not None:
+            p = player(s, env(s))
+            if p.__class__ is not int or not 0 <= p < P:
+                raise SpecRuntimeError(f"the deciding player {p!r} is not a player", path)
+        else:
+            p = s.cur
+        s.actor = p
+        s.pc = pc
+        s.pending = idx
+        legal = enum(s)
+        if not legal or (len(legal) == 1 and legal[0][0] == "skip"):
+            s.pending = -1
+            if skippable:
+                return nxt
+            raise SpecRuntimeError(f"player {p} has no legal action here; add 'if_none: skip' to the "
+                                   "step or a fallback action", path, check="no-legal-action")
+        s._legal = legal
+        return SUSPEND
+    return enter
+
+
+def _make(rs, comp, pc, kind, a, labels, goto):
     L = labels
+    fenv = env_reader(rs)
     if kind == "hook":
-        fn, scope, nxt, ph, first = a["fn"], a["scope"], L[a["next"]], a["set_phase"], a.get("first")
+        fn, scope, nxt, ph, first = a["fn"], a["scope"], goto(L[a["next"]]), a["set_phase"], a.get("first")
         where = a["where"]
+        block = make_block(rs, scope, where)
         P = rs.P
 
         def hook(s):
             if ph is not None:
                 s.phase = ph.idx
-            r = run_block(s, fn, {}, nxt, scope, where)
+            r = block(s, fn, {}, nxt)
             if first is not None and r == nxt:
                 p = first(s, {})
                 if p.__class__ is not int or not 0 <= p < P:
@@ -243,28 +375,34 @@ def _make(rs, pc, kind, a, labels):
             return r
         return hook
     if kind == "phase_check":
-        end_if, target, nxt = a["end_if"], L[a["target"]], L[a["next"]]
+        end_if, target, nxt = a["end_if"], goto(L[a["target"]]), goto(L[a["next"]])
         if end_if is None:
             return lambda s: nxt
         return lambda s: target if end_if(s, {}) else nxt
     if kind == "turn_begin":
-        fn, scope, nxt, where = a["fn"], a["scope"], L[a["next"]], a["where"]
+        fn, scope, nxt, where = a["fn"], a["scope"], goto(L[a["next"]]), a["where"]
+        block = make_block(rs, scope, where)
+        if fn is None and make_after(rs, scope) is None:
+            def turn_begin(s):
+                s.actor = s.cur
+                s.turns += 1
+                return nxt
+            return turn_begin
 
-        def turn_begin(s):
+        def turn_begin_run(s):
             s.actor = s.cur
             s.turns += 1
-            if fn is None and not s.rs.triggers and s.rs.game_end_if is None:
-                return nxt
-            return run_block(s, fn, {}, nxt, scope, where)
-        return turn_begin
+            return block(s, fn, {}, nxt)
+        return turn_begin_run
     if kind == "turn_end":
         fn, scope, end_if, nxt_fn = a["fn"], a["scope"], a["end_if"], a["nxt"]
-        phase_end, again, where = L[a["phase_end"]], L[a["again"]], a["where"]
+        phase_end, again, where = goto(L[a["phase_end"]]), goto(L[a["again"]]), a["where"]
+        block = make_block(rs, scope, where)
         P = rs.P
 
         def turn_end(s):
             s.fenv = {}
-            r = run_block(s, fn, {}, again, scope, where) if fn is not None else again
+            r = block(s, fn, {}, again) if fn is not None else again
             if r != again:
                 return r
             if end_if is not None and end_if(s, {}):
@@ -279,12 +417,13 @@ def _make(rs, pc, kind, a, labels):
             return again
         return turn_end
     if kind == "phase_end":
-        fn, scope, nexts, where = a["fn"], a["scope"], [(c, L[t]) for c, t in a["nexts"]], a["where"]
-        game_end = rs.GAME_END if hasattr(rs, "GAME_END") else L["game_end"]
+        fn, scope, where = a["fn"], a["scope"], a["where"]
+        nexts = [(c, goto(L[t])) for c, t in a["nexts"]]
+        block = make_block(rs, scope, where)
 
         def phase_end(s):
             s.fenv = {}
-            r = run_block(s, fn, {}, None, scope, where)
+            r = block(s, fn, {}, None)
             if r is not None:
                 return r
             for cond, target in nexts:
@@ -305,23 +444,24 @@ def _make(rs, pc, kind, a, labels):
             return TERMINAL
         return game_end
     if kind == "do":
-        fn, scope, nxt, where = a["fn"], a["scope"], pc + 1, a["where"]
-        return lambda s: run_block(s, fn, _fenv(s), nxt, scope, where)
+        fn, scope, nxt, where = a["fn"], a["scope"], goto(pc + 1), a["where"]
+        block = make_block(rs, scope, where)
+        if rs.backend != "closures":    # generated code only reads the env: no copy, no call
+            return lambda s: block(s, fn, s.fenv, nxt)
+        return lambda s: block(s, fn, fenv(s), nxt)
     if kind == "jump":
-        target = L[a["target"]]
+        target = goto(L[a["target"]])
         return lambda s: target
     if kind == "jump_unless":
-        cond, target, nxt, count = a["cond"], L[a["target"]], pc + 1, a.get("count", False)
-        if count:   # loop back-edges also charge the budget
-            def loop_test(s):
-                return nxt if cond(s, _fenv(s)) else target
-            return loop_test
-        return lambda s: nxt if cond(s, _fenv(s)) else target
+        cond, target, nxt = a["cond"], goto(L[a["target"]]), goto(pc + 1)
+        if rs.backend != "closures":
+            return lambda s: nxt if cond(s, s.fenv) else target
+        return lambda s: nxt if cond(s, fenv(s)) else target
     if kind == "for_init":
-        it, lkey, nxt, where = a["it"], a["lkey"], pc + 1, a["where"]
+        it, lkey, nxt, where = a["it"], a["lkey"], goto(pc + 1), a["where"]
 
         def for_init(s):
-            items = it(s, _fenv(s))
+            items = it(s, fenv(s))
             if isinstance(items, int):
                 items = s.z[items]
             s.fenv = dict(s.fenv)
@@ -329,7 +469,7 @@ def _make(rs, pc, kind, a, labels):
             return nxt
         return for_init
     if kind == "for_next":
-        lkey, key, end, nxt = a["lkey"], a["key"], L[a["end"]], pc + 1
+        lkey, key, end, nxt = a["lkey"], a["key"], goto(L[a["end"]]), goto(pc + 1)
 
         def for_next(s):
             items, i = s.fenv[lkey]
@@ -341,7 +481,7 @@ def _make(rs, pc, kind, a, labels):
             return nxt
         return for_next
     if kind == "for_done":
-        lkey, key, nxt = a["lkey"], a["key"], pc + 1
+        lkey, key, nxt = a["lkey"], a["key"], goto(pc + 1)
 
         def for_done(s):
             s.fenv = {k: v for k, v in s.fenv.items() if k not in (lkey, key)}
@@ -350,6 +490,12 @@ def _make(rs, pc, kind, a, labels):
     if kind == "choose":
         ch = a["ch"]
         ch.pc = pc
-        ch.next = pc + 1
-        return lambda s: s.enter_choice(ch)
+        ch.next = goto(pc + 1)
+        ch.resume = ch.pc if ch.step.repeat else ch.next
+        ch.block = make_block(rs, ch.scope, ch.path)
+        ch.copy_bind = rs.backend == "closures"     # closures may write the env (`let`)
+        ch.env = fenv
+        ch.enumerate = comp.choice(ch) if hasattr(comp, "choice") else make_enumerator(ch)
+        ch.enter = make_enter(rs, ch)
+        return ch.enter
     raise AssertionError(kind)

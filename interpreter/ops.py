@@ -12,35 +12,44 @@ def move_card(s, c, dst, face=0, bottom=False):
     s.budget -= 1          # every card moved is a step: no loop can shuffle cards about forever
     if s.budget < 0:
         fault("step budget exhausted: cards keep moving", "budget")
-    src = s.loc[c]
-    cs = s.z[src]
-    if cs and cs[-1] == c:
+    loc = s.loc
+    z = s.z
+    src = loc[c]
+    cs = z[src]
+    if cs[-1] == c:        # c is in its zone, so the zone is not empty
         cs.pop()
     else:
         cs.remove(c)
     if bottom:
-        s.z[dst].insert(0, c)
+        z[dst].insert(0, c)
     else:
-        s.z[dst].append(c)
-    s.loc[c] = dst
-    vis = s.rs.zvis
-    f = s.face.pop(c, 0) if s.face else 0
-    old = vis[src] if f == 0 else (s.rs.ALL if f == 1 else 0)
-    if face:
-        s.face[c] = face
-        new = s.rs.ALL if face == 1 else 0
+        z[dst].append(c)
+    loc[c] = dst
+    rs = s.rs
+    vis = rs.zvis
+    sface = s.face
+    if sface or face:      # a face-up or face-down card shows what its face says, not its zone
+        f = sface.pop(c, 0) if sface else 0
+        old = vis[src] if f == 0 else (rs.ALL if f == 1 else 0)
+        if face:
+            sface[c] = face
+            new = rs.ALL if face == 1 else 0
+        else:
+            new = vis[dst]
     else:
+        old = vis[src]
         new = vis[dst]
-    if src in s.rs.set_zones:
-        blind = s.rs.ALL & ~old
+    if src in rs.set_zones:
+        blind = rs.ALL & ~old
         if blind:
             # taken out of an unordered zone these players cannot see: they cannot tell which card
             # left, so they can follow neither it nor the ones that stay (no inference by elimination)
             keep = ~blind
             kn = s.kn
             kn[c] &= keep
-            for x in cs:
-                kn[x] &= keep
+            if any(map(kn.__getitem__, cs)):     # usually nobody knows any of them: a C-level check
+                for x in cs:
+                    kn[x] &= keep
     lost = old & ~new
     if lost:
         s.kn[c] |= lost

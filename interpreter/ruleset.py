@@ -31,9 +31,11 @@ class Ruleset:
             self.actions[name] = ActionRT(self, comp, a)
         self.game_end_if = comp.expr(spec.end_if)
         self.triggers = [(comp.expr(c), comp.effects(e)) for _, c, e in spec.triggers]
-        self.score = comp.expr(spec.score, {"p": "p"})
-        self.tie_breakers = [comp.expr(t, {"p": "p"}) for t in spec.tie_breakers]
+        self.score = comp.expr(spec.score, {"p": "p"}, valid={"p"})     # finish() passes every seat
+        self.tie_breakers = [comp.expr(t, {"p": "p"}, valid={"p"}) for t in spec.tie_breakers]
         self.winner = spec.winner
+        self.max_steps = spec.steps_per_decision      # the step budget of one decision
+        self.max_decisions = spec.decisions_per_game
         self.prog, self.chooses, self.pc_names = flow.build(self, spec, comp)
 
     # -- layout -------------------------------------------------------------------------

@@ -5,7 +5,6 @@ from gamespec.errors import IllegalAction, SpecRuntimeError
 
 from . import rng as _rng
 from .actions import Action
-from .flow import SUSPEND, run_block
 
 FORMAT = "gamespec-state/1"
 
@@ -54,7 +53,7 @@ class State:
         if s.log is not None:
             from .gamelog import header
             s.log.append(header(s))
-        s.budget = rs.spec.steps_per_decision
+        s.budget = rs.max_steps
         s._run()
         return s
 
@@ -81,26 +80,23 @@ class State:
         if self.terminal:
             return []
         if self._legal is None:
-            self._legal = self._enumerate(self.rs.chooses[self.pending])
+            self._legal = self.rs.chooses[self.pending].enumerate(self)
         return list(self._legal)
 
     def apply(self, action) -> None:
         """Play one legal action (an Action, or its JSON dict). Illegal: IllegalAction, state unchanged."""
         if self.terminal:
             raise IllegalAction("the game is over; no action is legal")
-        if self._legal is None:
-            self._legal = self._enumerate(self.rs.chooses[self.pending])
-        a = None
-        if isinstance(action, Action):
-            for x in self._legal:
-                if x is action:
-                    a = x
-                    break
-        if a is None:
-            a = self._find(action)
+        legal = self._legal
         rs = self.rs
-        if self.decisions >= rs.spec.decisions_per_game:   # checked first: the state stays loadable
-            raise SpecRuntimeError(f"the game did not end after {rs.spec.decisions_per_game} decisions",
+        if legal is None:
+            legal = self._legal = rs.chooses[self.pending].enumerate(self)
+        if action.__class__ is Action and -1 < action[6] < len(legal) and legal[action[6]] is action:
+            a = action      # one of legal_actions(): found by its position
+        else:
+            a = self._find(action)
+        if self.decisions >= rs.max_decisions:   # checked first: the state stays loadable
+            raise SpecRuntimeError(f"the game did not end after {rs.max_decisions} decisions",
                                    rs.pc_names[self.pc], check="game-budget")
         self.decisions += 1
         ch = rs.chooses[self.pending]
@@ -108,13 +104,11 @@ class State:
         self.pending = -1
         self._legal = None
         self._index = None
-        self.budget = rs.spec.steps_per_decision
-        if a.name == "skip":
-            nxt = ch.next
+        self.budget = rs.max_steps
+        if a[0] == "skip":
+            self.pc = ch.next
         else:
-            nxt = run_block(self, a._rt.run, dict(a.bind), ch.pc if ch.step.repeat else ch.next,
-                            ch.scope, ch.path)
-        self.pc = nxt
+            self.pc = ch.block(self, a[4].run, dict(a[2]) if ch.copy_bind else a[2], ch.resume)
         self._run()
 
     def clone(self) -> "State":
@@ -181,9 +175,9 @@ class State:
         while True:
             nxt = prog[pc](self)
             if nxt < 0:
+                self.pc = pc     # a decision's own pc (SUSPEND), or the game's end
                 return
             pc = nxt
-            self.pc = pc
             self.budget -= 1
             if self.budget < 0:
                 raise SpecRuntimeError(
@@ -191,38 +185,11 @@ class State:
                     self.rs.pc_names[pc], check="budget")
 
     def enter_choice(self, ch):
-        """The `choose` instruction: find the decider and the legal actions, or skip."""
-        if ch.guard is not None and not ch.guard(self, dict(self.fenv) if self.fenv else {}):
-            return ch.next
-        if ch.player is not None:
-            p = ch.player(self, dict(self.fenv) if self.fenv else {})
-            if p.__class__ is not int or not 0 <= p < self.rs.P:
-                raise SpecRuntimeError(f"the deciding player {p!r} is not a player", ch.path)
-        else:
-            p = self.cur
-        self.actor = p
-        self.pc = ch.pc
-        self.pending = ch.idx
-        legal = self._enumerate(ch)
-        if not legal or (len(legal) == 1 and legal[0].name == "skip"):
-            self.pending = -1
-            if ch.step.optional is not None or ch.step.if_none == "skip":
-                return ch.next
-            raise SpecRuntimeError(f"player {p} has no legal action here; add 'if_none: skip' to the "
-                                   "step or a fallback action", ch.path, check="no-legal-action")
-        self._legal = legal
-        return SUSPEND
+        """The `choose` instruction (see flow.make_enter)."""
+        return ch.enter(self)
 
     def _enumerate(self, ch):
-        out = []
-        for a in ch.actions:
-            a.enumerate(self, out)
-        if not out and ch.fallback:
-            for a in ch.fallback:
-                a.enumerate(self, out)
-        if ch.step.optional is not None:
-            out.append(Action("skip", (), {}, (), None, ch.step.optional))
-        return out
+        return ch.enumerate(self)
 
     def _find(self, action):
         if isinstance(action, Action):
@@ -267,15 +234,19 @@ class State:
         if rt is not None and rt.card_params:
             info = []
             bind = a[2]
+            face, zvis, loc, kn = self.face, self.rs.zvis, self.loc, self.kn
             for i, key, single in rt.card_params:
                 if single:
                     c = bind[key]
-                    info.append((i, (c,), (self._vis(c),)))
+                    if face and c in face:
+                        info.append((i, (c,), (self._vis(c),)))
+                    else:
+                        info.append((i, (c,), (zvis[loc[c]] | kn[c],)))
                 else:
                     cs = tuple(bind[key])
                     info.append((i, cs, tuple(self._vis(c) for c in cs)))
             cards = tuple(info)
-        self.hist = (("d", self.actor, a.name, a.args, cards), self.hist)
+        self.hist = (("d", self.actor, a[0], a[1], cards), self.hist)
         if self.log is not None:
             self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
                              "action": a.to_json(label=False), "_cards": cards})
