@@ -69,10 +69,12 @@ class Game:
     def evaluate(self, state, text: str, **bindings):
         """Evaluate one expression of the rule language in a state (for tests, debugging, tools).
 
-        Checked and compiled on the fly: never use it in a hot loop. `bindings` become local names.
+        Checked and compiled on the fly, by the backend of the state's rule set: never use it in a
+        hot loop. `bindings` become local names.
         """
         from interpreter import ops
         from .checker import CONSTANTS, Scope
+        from .codegen import CodeGen
         from .compiler import Compiler
         from .errors import SpecErrors
         from .model import Rule
@@ -83,7 +85,8 @@ class Game:
         ck.check_rule(rule, Scope(dict(CONSTANTS)).child({k: "any" for k in bindings}))
         if ck.errors:
             raise SpecErrors(ck.errors)
-        fn = Compiler(state.rs, ops).expr(rule, {k: k for k in bindings})
+        comp = Compiler(state.rs, ops) if state.rs.backend == "closures" else CodeGen(state.rs, ops)
+        fn = comp.expr(rule, {k: k for k in bindings})
         return fn(state, dict(bindings))
 
     def option_sets(self):

@@ -11,9 +11,11 @@ from gamespec.errors import SpecRuntimeError
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-@pytest.fixture(scope="module")
-def tiny():
+@pytest.fixture(scope="module", params=["codegen", "closures"])
+def tiny(request):
+    """The tiny spec under each backend: every expression must mean the same under both."""
     g = gamespec.load(os.path.join(HERE, "specs", "tiny.yaml"))
+    g.backend = request.param
     return g, g.new_game(players=3, seed=1)
 
 
