@@ -21,13 +21,14 @@ def shuffle(state: int, items: list) -> int:
     x = state
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
-        limit = MASK - (MASK + 1) % n   # reject the biased tail
         while True:
             x ^= x >> 12
             x ^= (x << 25) & MASK
             x ^= x >> 27
             r = (x * 0x2545F4914F6CDD1D) & MASK
-            if r <= limit:
+            # reject the biased tail above MASK - (MASK + 1) % n; that bound is at least MASK - n + 1,
+            # so the exact one is needed only for the rare r above MASK - n
+            if r <= MASK - n or r <= MASK - (MASK + 1) % n:
                 break
         j = r % n
         items[i], items[j] = items[j], items[i]
