@@ -4,9 +4,9 @@
     python bench/bench.py --json out.json       # also write the figures as JSON
     python bench/bench.py --quick               # fewer games (a smoke run)
 
-Timings on a shared machine are noisy: compare ratios within one run. The Bacchus figure is measured
-interleaved with the hand-written baseline (bench/baselines/bacchus_baseline.py) so that their ratio
-is meaningful even when the machine is busy.
+Timings on a shared machine are noisy: compare ratios within one run. Each game with a hand-written
+simulator in bench/baselines/ (<game>_baseline.py) is also played at 4 players interleaved with that
+simulator, so that their ratio is meaningful even when the machine is busy.
 """
 from __future__ import annotations
 
@@ -108,18 +108,20 @@ def peak_mb(game, players, options, games=50):
     return peak / 1e6   # Python allocations only (tracemalloc), not the interpreter's baseline
 
 
-def bacchus_vs_baseline(games, rounds=5):
-    import bacchus_baseline as base
-    g = gamespec.load(os.path.join(ROOT, "games", "bacchus.yaml"))
+def vs_baseline(path, games, rounds=5, players=4):
+    """Random playouts of the spec and of its hand-written simulator, interleaved round by round."""
+    import importlib
+    base = importlib.import_module(os.path.splitext(os.path.basename(path))[0] + "_baseline")
+    g = gamespec.load(path)
     ours, theirs = [], []
     for r in range(rounds):       # interleaved, so both see the same machine load
         seeds = range(r * games, (r + 1) * games)
-        d, t = timed(playouts, g, 4, {}, seeds)
+        d, t = timed(playouts, g, players, {}, seeds)
         ours.append((games / t, d / t))
         t0 = time.perf_counter()
         bd = 0
         for seed in seeds:
-            bd += base.play_game(seed, players=4)[1]
+            bd += base.play_game(seed, players=players)[1]
         t1 = time.perf_counter() - t0
         theirs.append((games / t1, bd / t1))
     o = statistics.median(x[0] for x in ours)
@@ -136,7 +138,7 @@ def main(argv=None):
     ap.add_argument("--json", metavar="OUT", help="write the figures to this JSON file")
     ap.add_argument("--backend", choices=["codegen", "closures"], default=None,
                     help="rule backend: generated code (default) or the reference closures")
-    ap.add_argument("--no-baseline", action="store_true", help="skip the Bacchus baseline comparison")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the comparisons with the hand-written simulators")
     ap.add_argument("specs", nargs="*", help="spec files (default: games/*.yaml)")
     a = ap.parse_args(argv)
     if a.backend:
@@ -164,11 +166,16 @@ def main(argv=None):
                       f"peak {row['peak_mb']:6.2f}MB", flush=True)
     result = {"backend": os.environ.get("GAMESPEC_BACKEND", "codegen"), "python": sys.version.split()[0], "machine": os.uname().machine, "cpus": os.cpu_count(),
               "rows": rows}
-    if not a.no_baseline and any(os.path.basename(p) == "bacchus.yaml" for p in specs):
-        vs = bacchus_vs_baseline(max(50, n // 3))
-        result["bacchus_vs_baseline"] = vs
-        print(f"Bacchus 4p vs the hand-written baseline (interleaved): {vs['gamespec_games_per_s']:.0f} vs "
-              f"{vs['baseline_games_per_s']:.0f} games/s, ratio 1/{1 / vs['ratio']:.1f}")
+    if not a.no_baseline:
+        result["vs_baseline"] = {}
+        for path in specs:
+            stem = os.path.splitext(os.path.basename(path))[0]
+            if not os.path.exists(os.path.join(ROOT, "bench", "baselines", stem + "_baseline.py")):
+                continue
+            vs = vs_baseline(path, max(100, n))
+            result["vs_baseline"][stem] = vs
+            print(f"{stem} 4p vs its hand-written simulator (interleaved): {vs['gamespec_games_per_s']:.0f} vs "
+                  f"{vs['baseline_games_per_s']:.0f} games/s, ratio 1/{1 / vs['ratio']:.2f}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1)
