@@ -264,8 +264,15 @@ class CodeGen:
                 return [ind + f"{self.const(rt)}.enumerate(s, _out)"]
             rule, body = gen
             origin = self.const(rule.origin if rule is not None else "<generated>")
-            out = [ind + "try:", ind + "    for _once in _ONCE:"]
-            out += [ind + "        " + ln.replace("_EXIT_", "break") for ln in body]
+            out = [ind + "try:"]
+            inner = ind + "    "
+            for ln in body:     # `if c: _EXIT_` (only ever at the top level) nests what follows
+                if ln.startswith("if ") and ln.endswith(": _EXIT_"):
+                    cond = ln[len("if "):-len(": _EXIT_")]
+                    out.append(inner + (f"if {cond[4:]}:" if cond.startswith("not ") else f"if not ({cond}):"))
+                    inner += "    "
+                else:
+                    out.append(inner + ln)
             out += [ind + "except _CTRL:", ind + "    raise",
                     ind + "except _FAULTS as ex:",
                     ind + f"    raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
@@ -281,7 +288,6 @@ class CodeGen:
         if ch.step.optional is not None:
             src.append(f"    _out.append(_tnew(_Action, ('skip', (), {{}}, (), None, {self.const(ch.step.optional)}, len(_out))))")
         src.append("    return _out")
-        self.ns["_ONCE"] = (0,)
         code = compile("\n".join(src) + "\n", f"<gamespec {ch.path} (legal actions)>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
         fn = self.ns.pop("choice")
@@ -532,9 +538,17 @@ class CodeGen:
                 b = self.ex(n.right, names)
             return f"({a} {n.op} {b})"
         if isinstance(n, A.BoolOp):
-            return f"({self.ex(n.left, names)} {n.op} {self.ex(n.right, names)})"
+            a = self.ex(n.left, names)
+            if a in ("True", "False"):      # an option or a constant decides: fold it
+                if (a == "False") == (n.op == "and"):
+                    return a
+                return self.ex(n.right, names)
+            return f"({a} {n.op} {self.ex(n.right, names)})"
         if isinstance(n, A.Unary):
-            return f"({'not ' if n.op == 'not' else '-'}{self.ex(n.operand, names)})"
+            a = self.ex(n.operand, names)
+            if n.op == "not" and a in ("True", "False"):
+                return "False" if a == "True" else "True"
+            return f"({'not ' if n.op == 'not' else '-'}{a})"
         if isinstance(n, A.ListLit):
             if all(isinstance(x, A.Const) for x in n.items):
                 return self.const([x.value for x in n.items])   # lists are never changed in place
@@ -718,9 +732,15 @@ class CodeGen:
         for a, b in ((x.left, x.right), (x.right, x.left)):
             if isinstance(a, A.Attr) and isinstance(a.obj, A.Name) and a.obj.id == var \
                     and a.obj.ref[0] == "local" and (isinstance(b, A.Const) or (
-                        isinstance(b, A.Name) and not (b.ref[0] == "local" and b.id == var))):
+                        isinstance(b, A.Name) and not (b.ref[0] == "local" and b.id == var))
+                        or self._card_attr_of_other(b, var, names)):
                 return self._getter(self.L.attr[a.name]), self.ex(b, names)
         return None
+
+    def _card_attr_of_other(self, b, var, names):
+        """`d.attr` of another loop's card (never none there): it cannot fail, so it may be read once."""
+        return isinstance(b, A.Attr) and isinstance(b.obj, A.Name) and b.obj.ref[0] == "local" \
+            and b.obj.id != var and isinstance(names.get(b.obj.id), str) and names[b.obj.id] in self.nonnull
 
     def _small(self, node):
         """A list small by construction: the players, a family's keys, a literal list, a zone of a
@@ -1021,6 +1041,8 @@ class CodeGen:
                          + ("continue" if pys else "_EXIT_"))
         args = "(" + "".join(f"{pos if p.kind == 'card' else py}, " for p, py, pos in pys) + ")"
         bind = "{" + ", ".join(f"{self.const(p.name)}: {py}" for p, py, pos in pys) + "}"
+        if not pys:
+            bind = self.const(_NO_BIND)   # shared: the effect only reads its bindings
         seen = "(" + "".join(f"{x}, " for x in seen_names) + ")"
         if all(x == "None" for x in seen_names):
             seen = self.const(tuple(None for _ in seen_names))
@@ -1035,8 +1057,9 @@ class CodeGen:
         origin_rule = decl.effect or decl.cond or (decl.params[0].where if decl.params else None)
         body = [f"_rt = {rt_name}"] + [f"{h} = None" for h in hoisted] + lines
         rt.enum_source = (origin_rule, body)     # for the decision points' enumerations (choice())
-        enum = self._function(origin_rule, ["_out = e"] + [ln.replace("_EXIT_", "return") for ln in body],
-                              args="s, e")
+        standalone = ["_out = e"] + [ln.replace("_EXIT_", "return") for ln in body]
+        enum = _Lazy(lambda: self._function(origin_rule, standalone, args="s, e"))   # decision points
+        # use choice(); this one is compiled only if something asks an action alone
         # run: pay the cost, then the effect
         env = {}
         sc = self._scope({p.name: p.name for p in decl.params}, env,
@@ -1113,6 +1136,9 @@ def _dump(node):
     return node
 
 
+_NO_BIND = {}
+
+
 def _plus(base, src):
     if src.isdigit():
         return str(base + int(src))
@@ -1130,6 +1156,20 @@ def _uses_params(rule, params):
     pn = {p.name for p in params}
     return any(isinstance(x, A.Name) and x.id in pn and getattr(x, "ref", ("",))[0] == "local"
                for x in A.walk(rule.ast))
+
+
+class _Lazy:
+    """A generated function compiled on its first call."""
+    __slots__ = ("make", "fn")
+
+    def __init__(self, make):
+        self.make = make
+        self.fn = None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            self.fn = self.make()
+        return self.fn(*args)
 
 
 class _EnvName:

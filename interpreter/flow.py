@@ -217,6 +217,14 @@ def fire_triggers(s, triggers):
 def make_after(rs, scope):
     """`after(s, nxt)`: what follows any block of effects at this scope (triggers, then the game's
     and the turn's end conditions), or None when this game has nothing to check there."""
+    cache = rs.__dict__.setdefault("_afters", {})
+    key = (id(scope.phase), scope.turn)
+    if key not in cache:
+        cache[key] = _make_after(rs, scope)
+    return cache[key]
+
+
+def _make_after(rs, scope):
     triggers = tuple(rs.triggers)
     game_end_if = rs.game_end_if
     turn_end_if = scope.phase.turn_end_if if scope.turn else None

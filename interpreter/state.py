@@ -54,7 +54,7 @@ class State:
             from .gamelog import header
             s.log.append(header(s))
         s.budget = rs.max_steps
-        s._run()
+        s._run(s.pc)
         return s
 
     # -- the API --------------------------------------------------------------------------
@@ -85,31 +85,36 @@ class State:
 
     def apply(self, action) -> None:
         """Play one legal action (an Action, or its JSON dict). Illegal: IllegalAction, state unchanged."""
-        if self.terminal:
-            raise IllegalAction("the game is over; no action is legal")
         legal = self._legal
-        rs = self.rs
         if legal is None:
-            legal = self._legal = rs.chooses[self.pending].enumerate(self)
+            if self.terminal:
+                raise IllegalAction("the game is over; no action is legal")
+            legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
         if action.__class__ is Action and -1 < action[6] < len(legal) and legal[action[6]] is action:
             a = action      # one of legal_actions(): found by its position
         else:
             a = self._find(action)
+        rs = self.rs
         if self.decisions >= rs.max_decisions:   # checked first: the state stays loadable
             raise SpecRuntimeError(f"the game did not end after {rs.max_decisions} decisions",
                                    rs.pc_names[self.pc], check="game-budget")
         self.decisions += 1
         ch = rs.chooses[self.pending]
-        self._record(a)
+        rt = a[4]           # None only for an optional step's skip
+        cards = self._cards_seen(a, rt) if rt is not None and rt.card_params else ()
+        self.hist = (("d", self.actor, a[0], a[1], cards), self.hist)
+        if self.log is not None:
+            self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
+                             "action": a.to_json(label=False), "_cards": cards})
         self.pending = -1
         self._legal = None
         self._index = None
         self.budget = rs.max_steps
-        if a[0] == "skip":
-            self.pc = ch.next
+        if rt is None:
+            pc = ch.next
         else:
-            self.pc = ch.block(self, a[4].run, dict(a[2]) if ch.copy_bind else a[2], ch.resume)
-        self._run()
+            pc = ch.block(self, rt.run, dict(a[2]) if ch.copy_bind else a[2], ch.resume)
+        self._run(pc)
 
     def clone(self) -> "State":
         s = State.__new__(State)
@@ -169,9 +174,9 @@ class State:
         return f"<State {self.rs.spec.name} P={self.rs.P} {st} after {self.decisions} decisions>"
 
     # -- machinery ------------------------------------------------------------------------
-    def _run(self):
+    def _run(self, pc):
+        """Run the flow from instruction pc until a decision or the end."""
         prog = self.rs.prog
-        pc = self.pc
         while True:
             nxt = prog[pc](self)
             if nxt < 0:
@@ -228,28 +233,22 @@ class State:
                                 f"({len(self._legal)} legal actions; see legal_actions())")
         return a
 
-    def _record(self, a):
-        cards = ()
-        rt = a[4]
-        if rt is not None and rt.card_params:
-            info = []
-            bind = a[2]
-            face, zvis, loc, kn = self.face, self.rs.zvis, self.loc, self.kn
-            for i, key, single in rt.card_params:
-                if single:
-                    c = bind[key]
-                    if face and c in face:
-                        info.append((i, (c,), (self._vis(c),)))
-                    else:
-                        info.append((i, (c,), (zvis[loc[c]] | kn[c],)))
+    def _cards_seen(self, a, rt):
+        """For the history: each card parameter's cards and who saw each when it was chosen."""
+        info = []
+        bind = a[2]
+        face, zvis, loc, kn = self.face, self.rs.zvis, self.loc, self.kn
+        for i, key, single in rt.card_params:
+            if single:
+                c = bind[key]
+                if face and c in face:
+                    info.append((i, (c,), (self._vis(c),)))
                 else:
-                    cs = tuple(bind[key])
-                    info.append((i, cs, tuple(self._vis(c) for c in cs)))
-            cards = tuple(info)
-        self.hist = (("d", self.actor, a[0], a[1], cards), self.hist)
-        if self.log is not None:
-            self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
-                             "action": a.to_json(label=False), "_cards": cards})
+                    info.append((i, (c,), (zvis[loc[c]] | kn[c],)))
+            else:
+                cs = tuple(bind[key])
+                info.append((i, cs, tuple(self._vis(c) for c in cs)))
+        return tuple(info)
 
     def _vis(self, c):
         """Bit mask of the players who see card c now."""
