@@ -26,7 +26,7 @@ def run(spec, games, players, workers):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("spec", nargs="?", default=os.path.join(ROOT, "games", "bali.yaml"))
-    ap.add_argument("--games", type=int, default=6000)
+    ap.add_argument("--games", type=int, default=12000)
     ap.add_argument("--players", type=int, default=4)
     a = ap.parse_args(argv)
     one = run(a.spec, a.games, a.players, 1)
