@@ -18,14 +18,14 @@ class Action(tuple):
     """One legal action: (name, args, bind, seen, rt, label, pos) in a tuple, cheap to make by the dozen.
 
     Equality and hashing use (name, args) only. `args` are the JSON values in parameter order, `bind`
-    the values the effect sees (card ids: never shown), `seen` per parameter the face the chooser sees
+    the values the effect sees in the same order (card ids: never shown; the `bind` property gives them
+    by parameter name), `seen` per parameter the face the chooser sees
     (face id) or None. The label is built only when asked for. `pos` is its index in the list of
     legal actions it was made for (so apply() finds it in O(1)), -1 if none.
     """
     __slots__ = ()
     name = property(itemgetter(0))
     args = property(itemgetter(1))
-    bind = property(itemgetter(2))
     seen = property(itemgetter(3))
     _rt = property(itemgetter(4))
 
@@ -34,6 +34,12 @@ class Action(tuple):
 
     def key(self):
         return (self[0], self[1])
+
+    @property
+    def bind(self) -> dict:
+        """The values the effect sees, by parameter name (card parameters: card ids)."""
+        rt = self[4]
+        return dict(zip(rt.keys, self[2])) if rt is not None else {}
 
     def __eq__(self, other):
         return isinstance(other, Action) and self[0] == other[0] and self[1] == other[1]
@@ -196,11 +202,14 @@ class ActionRT:
             names[p.name] = p.name
             self.params.append(ParamRT(rs, comp, p, names, light=gen is not None))
         self.nparams = len(self.params)
-        self.card_params = [(i, p.key, p.kind == "card") for i, p in enumerate(self.params)
+        self.keys = [p.key for p in self.params]
+        self.card_params = [(i, p.kind == "card") for i, p in enumerate(self.params)
                             if p.kind in ("card", "subset")]
-        if gen is not None:   # the fast backend: one generated function each
+        if gen is not None:   # the fast backend: one generated function each; run reads the tuple
             self.enumerate, self.run = gen
+            self.tuple_env = True
             return
+        self.tuple_env = False     # run reads a dict by parameter name (see env())
         used = _names_in(decl.cond.ast) if decl.cond is not None else set()
         pnames = {p.name for p in decl.params}
         self.cond = comp.expr(decl.cond, names) if decl.cond is not None else None
@@ -215,7 +224,7 @@ class ActionRT:
             return
         if not self.params:
             if self._ok(s, e):
-                out.append(Action(self.name, (), e, (), self, None, len(out)))
+                out.append(Action(self.name, (), (), (), self, None, len(out)))
             return
         self._rec(s, e, 0, [], [], out)
 
@@ -240,13 +249,17 @@ class ActionRT:
             seen.append(face)
             if last:
                 if self._ok(s, e):
-                    out.append(Action(self.name, tuple(_freeze(a) for a in args), dict(e), tuple(seen), self,
-                                      None, len(out)))
+                    out.append(Action(self.name, tuple(_freeze(a) for a in args), tuple(e[k] for k in self.keys),
+                                      tuple(seen), self, None, len(out)))
             else:
                 self._rec(s, e, i + 1, args, seen, out)
             args.pop()
             seen.pop()
         e.pop(key, None)
+
+    def env(self, bind):
+        """A fresh env dict for a run that reads parameters by name."""
+        return dict(zip(self.keys, bind))
 
     def run(self, s, env):
         for base, amount in self.cost:

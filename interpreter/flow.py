@@ -304,7 +304,7 @@ def make_enumerator(ch):
             for en in fallback:
                 en(s, out)
         if optional is not None:
-            out.append(Action("skip", (), {}, (), None, optional, len(out)))
+            out.append(Action("skip", (), (), (), None, optional, len(out)))
         return out
     return enumerate_all
 
@@ -501,7 +501,6 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         ch.next = goto(pc + 1)
         ch.resume = ch.pc if ch.step.repeat else ch.next
         ch.block = make_block(rs, ch.scope, ch.path)
-        ch.copy_bind = rs.backend == "closures"     # closures may write the env (`let`)
         ch.env = fenv
         ch.enumerate = comp.choice(ch) if hasattr(comp, "choice") else make_enumerator(ch)
         ch.enter = make_enter(rs, ch)

@@ -113,7 +113,7 @@ class State:
         if rt is None:
             pc = ch.next
         else:
-            pc = ch.block(self, rt.run, dict(a[2]) if ch.copy_bind else a[2], ch.resume)
+            pc = ch.block(self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), ch.resume)
         self._run(pc)
 
     def clone(self) -> "State":
@@ -238,15 +238,15 @@ class State:
         info = []
         bind = a[2]
         face, zvis, loc, kn = self.face, self.rs.zvis, self.loc, self.kn
-        for i, key, single in rt.card_params:
+        for i, single in rt.card_params:
             if single:
-                c = bind[key]
+                c = bind[i]
                 if face and c in face:
                     info.append((i, (c,), (self._vis(c),)))
                 else:
                     info.append((i, (c,), (zvis[loc[c]] | kn[c],)))
             else:
-                cs = tuple(bind[key])
+                cs = tuple(bind[i])
                 info.append((i, cs, tuple(self._vis(c) for c in cs)))
         return tuple(info)
 
