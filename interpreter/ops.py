@@ -36,20 +36,20 @@ def move_card(s, c, dst, face=0, bottom=False):
             new = rs.ALL if face == 1 else 0
         else:
             new = vis[dst]
+        blind = rs.ALL & ~old if src in rs.set_zones else 0
     else:
         old = vis[src]
         new = vis[dst]
-    if src in rs.set_zones:
-        blind = rs.ALL & ~old
-        if blind:
-            # taken out of an unordered zone these players cannot see: they cannot tell which card
-            # left, so they can follow neither it nor the ones that stay (no inference by elimination)
-            keep = ~blind
-            kn = s.kn
-            kn[c] &= keep
-            if any(map(kn.__getitem__, cs)):     # usually nobody knows any of them: a C-level check
-                for x in cs:
-                    kn[x] &= keep
+        blind = rs.set_blind[src]
+    if blind:
+        # taken out of an unordered zone these players cannot see: they cannot tell which card
+        # left, so they can follow neither it nor the ones that stay (no inference by elimination)
+        keep = ~blind
+        kn = s.kn
+        kn[c] &= keep
+        if any(map(kn.__getitem__, cs)):     # usually nobody knows any of them: a C-level check
+            for x in cs:
+                kn[x] &= keep
     lost = old & ~new
     if lost:
         s.kn[c] |= lost

@@ -61,6 +61,9 @@ class Ruleset:
                     zvis.append(0)
         self.zvis = zvis
         self.set_zones = frozenset(zi for zi, d in enumerate(self.zone_decl) if d.kind == "set")
+        # per zone: the players who cannot see into it if it is a set (they lose track of its cards
+        # when one leaves), else 0
+        self.set_blind = [self.ALL & ~zvis[zi] if zi in self.set_zones else 0 for zi in range(len(zvis))]
         self.nzones = len(zvis)
         self.refill = {}
         self.stop_when_empty = {zi for zi, d in enumerate(self.zone_decl) if d.on_empty == "stop"}
