@@ -160,6 +160,8 @@ class CodeGen:
         self.valid_players = set()   # generated names that always hold a valid seat
         self.valid_keys = set()      # env keys that always hold a valid seat (flow loops over the players)
         self.nonnull = set()         # generated names that always hold a card (never none)
+        self.small_locals = set()    # generated names of short lists (see st: Let)
+        self._assigned = set()       # source names some statement of the rule being generated assigns
         self._comp_depth = 0
         self._loop_depth = 0
         self._masks = {}
@@ -206,6 +208,7 @@ class CodeGen:
         if rule is None:
             return None
         env = {}
+        self._assigned = _assigned_names(rule.ast)
         lines = self.block(rule.ast, self._scope(names, env), 0)
         return self._function(rule, self._prologue(env) + lines)
 
@@ -217,7 +220,7 @@ class CodeGen:
         return sc
 
     def _prologue(self, env):
-        return [f"{py} = e[{self.const(key)}]" for key, py in env.items()]
+        return [f"{py} = e[{key if isinstance(key, int) else self.const(key)}]" for key, py in env.items()]
 
     def after(self, triggers, game_end_if, turn_end_if, game_end, turn_end):
         """`after(s, nxt)`: the triggers to a fixed point, then the game's and the turn's end
@@ -233,7 +236,12 @@ class CodeGen:
                     "    except _RecursionError:",
                     f"        raise _SRE('rule nested too deeply', {origin}, check='rule-depth') from None"]
         if triggers:
-            src += ["    fired = True", "    while fired:", "        fired = False"]
+            # usually no trigger fires: test them once, and only if one does, run to a fixed point
+            # (the loop tests them again; tests change nothing, so it finds the same first one)
+            src.append("    _c = False")
+            for cond, _ in triggers:
+                src += ["    if not _c:"] + ["    " + ln for ln in test(cond.rule, "_c")]
+            src += ["    if _c:", "      fired = True", "      while fired:", "        fired = False"]
             for cond, eff in triggers:
                 src += ["    " + ln for ln in test(cond.rule, "_c")]
                 origin = self.const(eff.rule.origin if getattr(eff, "rule", None) else "triggers")
@@ -286,7 +294,7 @@ class CodeGen:
             for rt in ch.fallback:
                 src += part(rt, "        ")
         if ch.step.optional is not None:
-            src.append(f"    _out.append(_tnew(_Action, ('skip', (), {{}}, (), None, {self.const(ch.step.optional)}, len(_out))))")
+            src.append(f"    _out.append(_tnew(_Action, ('skip', (), (), (), None, {self.const(ch.step.optional)}, len(_out))))")
         src.append("    return _out")
         code = compile("\n".join(src) + "\n", f"<gamespec {ch.path} (legal actions)>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
@@ -324,6 +332,10 @@ class CodeGen:
             val = self.ex(st.value, names)
             py = self.ident()
             names[st.name] = py
+            if st.name not in self._assigned and (isinstance(st.value, A.ListLit) or (
+                    isinstance(st.value, A.Comp) and not st.value.gen and self._small(st.value.iter)
+                    and st.value.iter.t != "zone")):
+                self.small_locals.add(py)   # a short list by construction that nothing reassigns
             return [f"{py} = {val}"]
         if isinstance(st, A.Assign):
             return self.assign(st, names)
@@ -744,8 +756,9 @@ class CodeGen:
 
     def _small(self, node):
         """A list small by construction: the players, a family's keys, a literal list, a zone of a
-        small deck."""
+        small deck, a local holding a list made from one of those."""
         return (isinstance(node, A.Name) and node.ref == ("const", "players")) or isinstance(node, A.ListLit) \
+            or (isinstance(node, A.Comp) and self._small(node.iter)) \
             or (isinstance(node, A.Call) and node.func == "range" and all(isinstance(a, A.Const) for a in node.args)
                 and (node.args[-1].value - (node.args[0].value if len(node.args) == 2 else 0)) <= UNROLL_CHARS) \
             or (isinstance(node, A.Call) and node.func in ("indices", "others", "players_from")) \
@@ -753,12 +766,13 @@ class CodeGen:
 
     def _walk(self, node, src):
         """Charge a list an operation walks through, unless it is small by construction."""
-        return src if self._small(node) else f"_charge(s, {src})"
+        return src if self._small(node) or src in self.small_locals else f"_charge(s, {src})"
 
     def _charged(self, node, it):
         """The iterable, charged to the step budget unless it is small by construction and not
         nested in another comprehension."""
-        return it if self._comp_depth == 0 and self._small(node) else f"_charge(s, {it})"
+        return it if self._comp_depth == 0 and (self._small(node) or it in self.small_locals) \
+            else f"_charge(s, {it})"
 
     def index(self, n, names):
         L = self.L
@@ -882,9 +896,8 @@ class CodeGen:
                     return f"{self._hoisted(f'list(map({pick[0]}, {it}))')}.count({pick[1]})"
                 if it.startswith("filter("):
                     return self._hoisted(f"sum(map({it[7:]})")   # filter(T, xs) -> sum(map(T, xs)): T is 0/1
-            if pick is not None:
-                rest = list(rest) + [c.cond]             # keep it simple: test the rest per item
-                it, rest = self._prefilter(c, self._charged(c.iter, self.as_list(c.iter, names)), names)
+            if pick is not None:     # other tests remain: the attribute test goes back among them
+                it, rest = self._prefilter(c, base_it, names)
             self._comp_depth += 1
             try:
                 cond = self._conj(rest, inner)
@@ -1040,9 +1053,10 @@ class CodeGen:
             lines.append(ind() + f"if s.v[{_plus(L.var_base[var], 's.actor')}] < {self.ex(r.ast, names)}: "
                          + ("continue" if pys else "_EXIT_"))
         args = "(" + "".join(f"{pos if p.kind == 'card' else py}, " for p, py, pos in pys) + ")"
-        bind = "{" + ", ".join(f"{self.const(p.name)}: {py}" for p, py, pos in pys) + "}"
-        if not pys:
-            bind = self.const(_NO_BIND)   # shared: the effect only reads its bindings
+        bind = "(" + "".join(f"{py}, " for p, py, pos in pys) + ")"   # the run reads it by index
+        if bind == args:
+            lines.append(ind() + f"_a = {args}")     # no card parameter: the same values, one tuple
+            args = bind = "_a"
         seen = "(" + "".join(f"{x}, " for x in seen_names) + ")"
         if all(x == "None" for x in seen_names):
             seen = self.const(tuple(None for _ in seen_names))
@@ -1062,13 +1076,14 @@ class CodeGen:
         # use choice(); this one is compiled only if something asks an action alone
         # run: pay the cost, then the effect
         env = {}
-        sc = self._scope({p.name: p.name for p in decl.params}, env,
+        sc = self._scope({p.name: i for i, p in enumerate(decl.params)}, env,
                          valid={p.name for p in decl.params if p.kind == "player"},
                          nonnull={p.name for p in decl.params if p.kind == "card"})
         body = []
         for var, r in decl.cost:
             body.append(f"s.v[{_plus(L.var_base[var], 's.actor')}] -= {self.ex(r.ast, sc)}")
         if decl.effect is not None:
+            self._assigned = _assigned_names(decl.effect.ast)
             body += self.block(decl.effect.ast, sc, 0)
         run = self._function(decl.effect, self._prologue(env) + (body or ["pass"]))
         return enum, run
@@ -1090,6 +1105,16 @@ def _static_len(values, ns):
     if values.startswith("range(") and values[6:-1].isdigit():
         return int(values[6:-1])
     return None
+
+
+def _assigned_names(stmts):
+    """Names that some `x = ...` / `x += ...` in these statements assigns."""
+    out = set()
+    for st in stmts:
+        for x in A.walk(st):
+            if isinstance(x, A.Assign) and x.target.ref[0] == "local":
+                out.add(x.target.id)
+    return out
 
 
 def _conjuncts(node):
@@ -1134,9 +1159,6 @@ def _dump(node):
     except TypeError:
         return ("id", id(node))
     return node
-
-
-_NO_BIND = {}
 
 
 def _plus(base, src):
