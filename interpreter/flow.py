@@ -214,14 +214,62 @@ def fire_triggers(s, triggers):
                 fired = True
 
 
-def make_after(rs, scope):
+def make_after(rs, scope, writes=None):
     """`after(s, nxt)`: what follows any block of effects at this scope (triggers, then the game's
-    and the turn's end conditions), or None when this game has nothing to check there."""
+    and the turn's end conditions), or None when this game has nothing to check there.
+
+    With generated code and `writes` (what the block may change, see depends.writes), also None
+    when the block cannot change what the triggers and the game's end condition read: they were
+    checked after every earlier change, so they still do not hold. (The turn's end condition is
+    checked only in its turn, so a turn with one is always checked.)"""
     cache = rs.__dict__.setdefault("_afters", {})
     key = (id(scope.phase), scope.turn)
     if key not in cache:
         cache[key] = _make_after(rs, scope)
-    return cache[key]
+    after = cache[key]
+    if after is None or writes is None or getattr(rs, "codegen", None) is None:
+        return after
+    if scope.turn and scope.phase.turn_end_if is not None:
+        return after
+    for fn in [c for c, _ in rs.triggers] + [rs.game_end_if]:
+        if fn is None:
+            continue
+        r = _reads_of(rs, fn)
+        if r is None or r & writes:
+            return after
+    return None
+
+
+def _reads_of(rs, fn):
+    cache = rs.__dict__.setdefault("_reads", {})
+    if id(fn) not in cache:
+        from .depends import reads
+        rule = getattr(fn, "rule", None)
+        cache[id(fn)] = reads(rule.ast) if rule is not None else None
+    return cache[id(fn)]
+
+
+def action_writes(rs, rt):
+    """What an action's cost and effect may change (its card parameters' cards lie where they were
+    listed from), or None for anything."""
+    from .depends import card_source, writes
+    decl = rs.spec.actions[rt.name]
+    lets = {p.name: card_source(p.source.ast, {}) for p in decl.params if p.kind in ("card", "subset")}
+    w = writes(decl.effect.ast, rs.spec, lets) if decl.effect is not None else set()
+    if w is not None:
+        w |= {("v", var) for var, _ in decl.cost}
+    return w
+
+
+def writes_of(rs, fn):
+    """What a compiled block of effects may change (None: anything; no block: nothing)."""
+    if fn is None:
+        return set()
+    rule = getattr(fn, "rule", None)
+    if rule is None:
+        return None
+    from .depends import writes
+    return writes(rule.ast, rs.spec)
 
 
 def _make_after(rs, scope):
@@ -248,9 +296,10 @@ def _make_after(rs, scope):
     return after
 
 
-def make_block(rs, scope, where=""):
-    """`block(s, fn, env, nxt) -> next pc`: run effects `fn`, then `after`; end_*() jump to their label."""
-    after = make_after(rs, scope)
+def make_block(rs, scope, where="", writes=None):
+    """`block(s, fn, env, nxt) -> next pc`: run effects `fn`, then `after`; end_*() jump to their label.
+    `writes`: what the effects may change, when one block only ever runs the same effects."""
+    after = make_after(rs, scope, writes)
     GAME_END = rs.GAME_END
     end_label = scope.phase.labels["end"] if scope.phase is not None else None
     turnend = scope.phase.labels["turnend"] if scope.turn else None
@@ -332,17 +381,19 @@ def _make_enter_plain(rs, ch):
 
 def make_enter(rs, ch):
     """The `choose` instruction: find the decider and the legal actions (suspend), or skip."""
-    guard, player, enum, env = ch.guard, ch.player, ch.enumerate, ch.env
+    guard, player, enum = ch.guard, ch.player, ch.enumerate
     if rs.backend != "closures" and guard is None and player is None:
         return _make_enter_plain(rs, ch)
     pc, nxt, idx, path, P = ch.pc, ch.next, ch.idx, ch.path, rs.P
     skippable = ch.step.optional is not None or ch.step.if_none == "skip"
+    copy = rs.backend == "closures"     # closures keep comprehension variables in the env
 
     def enter(s):
-        if guard is not None and not guard(s, env(s)):
+        e = s.fenv
+        if guard is not None and not guard(s, dict(e) if copy else e):
             return nxt
         if player is not None:
-            p = player(s, env(s))
+            p = player(s, dict(e) if copy else e)
             if p.__class__ is not int or not 0 <= p < P:
                 raise SpecRuntimeError(f"the deciding player {p!r} is not a player", path)
         else:
@@ -368,7 +419,8 @@ def _make(rs, comp, pc, kind, a, labels, goto):
     if kind == "hook":
         fn, scope, nxt, ph, first = a["fn"], a["scope"], goto(L[a["next"]]), a["set_phase"], a.get("first")
         where = a["where"]
-        block = make_block(rs, scope, where)
+        # the game's first block checks everything (nothing was checked before it)
+        block = make_block(rs, scope, where, writes_of(rs, fn) if ph is not None else None)
         P = rs.P
 
         def hook(s):
@@ -389,8 +441,8 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         return lambda s: target if end_if(s, {}) else nxt
     if kind == "turn_begin":
         fn, scope, nxt, where = a["fn"], a["scope"], goto(L[a["next"]]), a["where"]
-        block = make_block(rs, scope, where)
-        if fn is None and make_after(rs, scope) is None:
+        block = make_block(rs, scope, where, writes_of(rs, fn))
+        if fn is None and make_after(rs, scope, writes_of(rs, fn)) is None:
             def turn_begin(s):
                 s.actor = s.cur
                 s.turns += 1
@@ -405,7 +457,7 @@ def _make(rs, comp, pc, kind, a, labels, goto):
     if kind == "turn_end":
         fn, scope, end_if, nxt_fn = a["fn"], a["scope"], a["end_if"], a["nxt"]
         phase_end, again, where = goto(L[a["phase_end"]]), goto(L[a["again"]]), a["where"]
-        block = make_block(rs, scope, where)
+        block = make_block(rs, scope, where, writes_of(rs, fn))
         P = rs.P
 
         def turn_end(s):
@@ -427,7 +479,7 @@ def _make(rs, comp, pc, kind, a, labels, goto):
     if kind == "phase_end":
         fn, scope, where = a["fn"], a["scope"], a["where"]
         nexts = [(c, goto(L[t])) for c, t in a["nexts"]]
-        block = make_block(rs, scope, where)
+        block = make_block(rs, scope, where, writes_of(rs, fn))
 
         def phase_end(s):
             s.fenv = {}
@@ -453,7 +505,7 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         return game_end
     if kind == "do":
         fn, scope, nxt, where = a["fn"], a["scope"], goto(pc + 1), a["where"]
-        block = make_block(rs, scope, where)
+        block = make_block(rs, scope, where, writes_of(rs, fn))
         if rs.backend != "closures":    # generated code only reads the env: no copy, no call
             return lambda s: block(s, fn, s.fenv, nxt)
         return lambda s: block(s, fn, fenv(s), nxt)
@@ -501,7 +553,8 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         ch.next = goto(pc + 1)
         ch.resume = ch.pc if ch.step.repeat else ch.next
         ch.block = make_block(rs, ch.scope, ch.path)
-        ch.env = fenv
+        ch.blocks = {rt.name: make_block(rs, ch.scope, ch.path, action_writes(rs, rt))
+                     for rt in ch.actions + ch.fallback}
         ch.enumerate = comp.choice(ch) if hasattr(comp, "choice") else make_enumerator(ch)
         ch.enter = make_enter(rs, ch)
         return ch.enter

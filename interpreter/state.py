@@ -113,7 +113,7 @@ class State:
         if rt is None:
             pc = ch.next
         else:
-            pc = ch.block(self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), ch.resume)
+            pc = ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), ch.resume)
         self._run(pc)
 
     def clone(self) -> "State":
