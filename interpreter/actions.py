@@ -216,7 +216,6 @@ class ActionRT:
         self.cond_first = self.cond is not None and not (used & pnames)
         self.cost = [(rs.var_base[var], comp.expr(r, names)) for var, r in decl.cost]
         self.effect = comp.effects(decl.effect, names) if decl.effect is not None else None
-        self.nparams = len(self.params)
 
     def enumerate(self, s, out):
         e = {}

@@ -358,32 +358,9 @@ def make_enumerator(ch):
     return enumerate_all
 
 
-def _make_enter_plain(rs, ch):
-    """make_enter for a step with no condition and no `player:` (the current player decides)."""
-    enum, pc, nxt, idx, path = ch.enumerate, ch.pc, ch.next, ch.idx, ch.path
-    skippable = ch.step.optional is not None or ch.step.if_none == "skip"
-
-    def enter_plain(s):
-        s.actor = s.cur
-        s.pc = pc
-        s.pending = idx
-        legal = enum(s)
-        if not legal or (len(legal) == 1 and legal[0][0] == "skip"):
-            s.pending = -1
-            if skippable:
-                return nxt
-            raise SpecRuntimeError(f"player {s.cur} has no legal action here; add 'if_none: skip' to the "
-                                   "step or a fallback action", path, check="no-legal-action")
-        s._legal = legal
-        return SUSPEND
-    return enter_plain
-
-
 def make_enter(rs, ch):
     """The `choose` instruction: find the decider and the legal actions (suspend), or skip."""
     guard, player, enum = ch.guard, ch.player, ch.enumerate
-    if rs.backend != "closures" and guard is None and player is None:
-        return _make_enter_plain(rs, ch)
     pc, nxt, idx, path, P = ch.pc, ch.next, ch.idx, ch.path, rs.P
     skippable = ch.step.optional is not None or ch.step.if_none == "skip"
     copy = rs.backend == "closures"     # closures keep comprehension variables in the env
@@ -552,7 +529,6 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         ch.pc = pc
         ch.next = goto(pc + 1)
         ch.resume = ch.pc if ch.step.repeat else ch.next
-        ch.block = make_block(rs, ch.scope, ch.path)
         ch.blocks = {rt.name: make_block(rs, ch.scope, ch.path, action_writes(rs, rt))
                      for rt in ch.actions + ch.fallback}
         ch.enumerate = comp.choice(ch) if hasattr(comp, "choice") else make_enumerator(ch)

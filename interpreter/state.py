@@ -189,10 +189,6 @@ class State:
                     "step budget exhausted: the flow loops without asking anyone to decide",
                     self.rs.pc_names[pc], check="budget")
 
-    def enter_choice(self, ch):
-        """The `choose` instruction (see flow.make_enter)."""
-        return ch.enter(self)
-
     def _enumerate(self, ch):
         return ch.enumerate(self)
 
