@@ -57,6 +57,8 @@ class Ruleset:
                     zvis.append(self.ALL)
                 elif z.visibility == "owner":
                     zvis.append(1 << k)
+                elif z.visibility == "all_but_owner":     # a hand held facing out
+                    zvis.append(self.ALL & ~(1 << k))
                 else:
                     zvis.append(0)
         self.zvis = zvis
