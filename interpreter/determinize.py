@@ -29,12 +29,59 @@ def determinize(s, p, rng):
     bit = 1 << p
     n = rs.ncards
     hidden = [c for c in range(n) if not s._vis(c) & bit]
-    drawn = list(hidden)
-    rng.shuffle(drawn)
     m = list(range(n))               # real card -> the card that lies in its place instead
-    for c, x in zip(hidden, drawn):
+    for c, x in zip(hidden, _draw(s, hidden, rng)):
         m[c] = x
+    return relabel(s, m, p, rng)
 
+
+def _draw(s, hidden, rng):
+    """A card for each hidden place (the place of hidden[i]), at random among the cards that may lie
+    there: a card that started in zone o may lie in zone z if o is in s.poss[z] (where the cards
+    of zone z may have come from, followed zone by zone: public facts). The most constrained
+    places are filled first, each with a card drawn uniformly from those left: exactly uniform when
+    these sets nest (the usual case: separate decks that mix into common zones); a dead end (sets
+    that overlap otherwise) draws again, and after a few tries the cards are drawn only among those
+    of the same origin, which is always possible."""
+    rs = s.rs
+    origin = rs.init_zone
+    allowed = [s.poss[s.loc[c]] for c in hidden]
+    if len(set(allowed)) == 1 and all(allowed[0] >> origin[c] & 1 for c in hidden):
+        drawn = list(hidden)         # the usual case: any hidden card may lie in any hidden place
+        rng.shuffle(drawn)
+        return drawn
+    order = sorted(range(len(hidden)), key=lambda i: sum(1 for c in hidden if allowed[i] >> origin[c] & 1))
+    for _ in range(20):
+        left = list(hidden)
+        drawn = [None] * len(hidden)
+        for i in order:
+            ok = [j for j, c in enumerate(left) if allowed[i] >> origin[c] & 1]
+            if not ok:
+                break
+            j = ok[rng.randrange(len(ok))]
+            drawn[i] = left[j]
+            left[j] = left[-1]
+            left.pop()
+        else:
+            return drawn
+    groups = {}
+    for i, c in enumerate(hidden):
+        groups.setdefault(origin[c], []).append(i)
+    drawn = [None] * len(hidden)
+    for idx in groups.values():
+        cs = [hidden[i] for i in idx]
+        rng.shuffle(cs)
+        for i, c in zip(idx, cs):
+            drawn[i] = c
+    return drawn
+
+
+def relabel(s, m, p, rng):
+    """A copy of s with card m[c] wherever card c lies (m a permutation of the card ids), the
+    history and log as player p saw them, a fresh RNG state from rng and no seed."""
+    rs = s.rs
+    n = rs.ncards
+    bit = 1 << p
     d = s.clone()
     d.z = [[m[c] for c in z] for z in s.z]
     loc = [0] * n
@@ -51,8 +98,13 @@ def determinize(s, p, rng):
     if s.fenv:
         d.fenv = _map_flow(s, m)
 
-    def unseen(c):                   # a card id the player did not see: no trace of it
-        return rng.randrange(n)
+    def unseen(cs, seen):
+        """cs with the ids the player did not see replaced by random other ids (no trace of
+        them), all different, as a saved state requires."""
+        kept = {c for c, ok in zip(cs, seen) if ok}
+        fresh = iter(rng.sample([x for x in range(n) if x not in kept], len(cs) - len(kept))) \
+            if len(kept) < len(cs) else iter(())
+        return tuple(c if ok else next(fresh) for c, ok in zip(cs, seen))
 
     d.hist = _map_history(s.hist, p, bit, unseen)
     if s.log is not None:
@@ -100,11 +152,9 @@ def _map_history(h, p, bit, unseen):
     out = None
     for ev in reversed(evs):
         if ev[0] == "d":
-            info = tuple((i, tuple(c if mk & bit else unseen(c) for c, mk in zip(cs, masks)), masks)
-                         for i, cs, masks in ev[4])
-            ev = ev[:4] + (info,)
+            ev = ev[:4] + (_map_info(ev[4], bit, unseen),)
         elif ev[0] == "r" and ev[1] != p:
-            ev = ("r", ev[1], tuple(unseen(c) for c in ev[2]))
+            ev = ("r", ev[1], unseen(ev[2], [False] * len(ev[2])))
         out = (ev, out)
     return out
 
@@ -116,13 +166,16 @@ def _map_line(rs, line, p, bit, unseen):
     if t == "chance":
         if rs.zvis[rs.zone_label.index(line["zone"])] & bit:
             return dict(line)
-        return dict(line, order=[unseen(c) for c in line["order"]])
+        return dict(line, order=list(unseen(line["order"], [False] * len(line["order"]))))
     if t == "look":
         if line["player"] == p:
             return dict(line)
-        return dict(line, cards=[unseen(c) for c in line["cards"]])
+        return dict(line, cards=list(unseen(line["cards"], [False] * len(line["cards"]))))
     if t == "decision":
-        info = tuple((i, tuple(c if mk & bit else unseen(c) for c, mk in zip(cs, masks)), masks)
-                     for i, cs, masks in line["_cards"])
-        return dict(line, _cards=info)
+        return dict(line, _cards=_map_info(line["_cards"], bit, unseen))
     return dict(line)
+
+
+def _map_info(info, bit, unseen):
+    """A decision's card parameters: the ids the player saw stay, the others are replaced."""
+    return tuple((i, unseen(cs, [mk & bit for mk in masks]), masks) for i, cs, masks in info)

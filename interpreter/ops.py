@@ -26,6 +26,9 @@ def move_card(s, c, dst, face=0, bottom=False):
     else:
         z[dst].append(c)
     loc[c] = dst
+    ps = s.poss
+    if ps[src] & ~ps[dst]:      # the zone may now hold cards from where src's came from
+        s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
     rs = s.rs
     vis = rs.zvis
     sface = s.face

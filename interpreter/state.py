@@ -17,7 +17,7 @@ class State:
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "scores", "winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index", "shuffles")
+                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -29,6 +29,7 @@ class State:
         for c, zi in enumerate(rs.init_zone):
             s.z[zi].append(c)
         s.loc = list(rs.init_zone)
+        s.poss = rs.init_poss
         s.v = [list(x) if isinstance(x, list) else x for x in rs.var_init]
         s.kn = [0] * rs.ncards
         s.face = {}
@@ -139,6 +140,7 @@ class State:
         s.z = [list(x) for x in self.z]
         s.v = list(self.v)              # list values are never mutated in place
         s.loc = list(self.loc)
+        s.poss = self.poss              # a tuple: replaced, never changed in place
         s.kn = list(self.kn)
         s.face = dict(self.face) if self.face else {}
         s.rng = self.rng
