@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import functools
-import os
+import hashlib
+import json
 from pathlib import Path
 
+import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
@@ -51,20 +53,115 @@ def grammar_text() -> str:
         return (Path(__file__).resolve().parent.parent / "grammar" / "rules.lark").read_text(encoding="utf-8")
 
 
+LARK_OPTIONS = dict(parser="lalr", start=["start_effects", "start_expr"], propagate_positions=True,
+                    maybe_placeholders=True)
+TABLES_FILE = "rules_tables.json"   # the LALR tables built ahead of time, beside the grammar
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark(grammar_text(), parser="lalr", start=["start_effects", "start_expr"],
-                propagate_positions=True, maybe_placeholders=True, cache=_cache_path())
+    """The LALR parser, from the tables shipped as package data (plain JSON: loading never runs
+    code, unlike a pickled cache). Tables built for another grammar or Lark version are ignored and
+    the parser is built in memory instead (about 0.1 s)."""
+    text = grammar_text()
+    stored = _stored_tables()
+    if stored is not None and stored.get("grammar_sha256") == _sha(text) \
+            and stored.get("lark") == lark.__version__:
+        try:
+            return Lark._load_from_dict(stored["data"], stored["memo"])
+        except Exception:   # tables Lark cannot read: build them instead, never fail here
+            pass
+    return Lark(text, **LARK_OPTIONS)
 
 
-def _cache_path():
-    # Lark can store the built LALR tables; saves ~100 ms of cold start. Any writable place will do.
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _stored_tables():
     try:
-        os.makedirs(os.path.join(base, "gamespec"), exist_ok=True)
-        return os.path.join(base, "gamespec", "lark-rules.cache")
-    except OSError:
-        return False
+        from importlib.resources import files
+        raw = (files("gamespec.grammar") / TABLES_FILE).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        try:
+            raw = (Path(__file__).resolve().parent.parent / "grammar" / TABLES_FILE).read_text(encoding="utf-8")
+        except OSError:
+            return None
+    try:
+        return json.loads(raw, object_hook=_int_keys)
+    except ValueError:
+        return None
+
+
+def _int_keys(d):
+    return {k: v for k, v in d["$int"]} if set(d) == {"$int"} else d
+
+
+def _json_ready(x):
+    if isinstance(x, dict):
+        if x and all(isinstance(k, int) for k in x):   # JSON keys are strings: keep ints as pairs
+            return {"$int": [[k, _json_ready(v)] for k, v in sorted(x.items())]}
+        return {k: _json_ready(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_ready(v) for v in x]
+    return x
+
+
+def build_tables(text: str | None = None) -> str:
+    """The JSON text of grammar/rules_tables.json: the same bytes for the same grammar and Lark
+    version (Lark numbers states and rules arbitrarily; they are renumbered canonically)."""
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+    text = grammar_text() if text is None else text
+    data, memo = Lark(text, **LARK_OPTIONS).memo_serialize([TerminalDef, Rule])
+    data, memo = _canonical(data, memo)
+    return json.dumps({"grammar_sha256": _sha(text), "lark": lark.__version__,
+                       "data": _json_ready(data), "memo": _json_ready(memo)},
+                      sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _canonical(data, memo):
+    """Lark's serialized LALR tables with every arbitrary numbering replaced by a canonical one."""
+    key = {old: json.dumps(v, sort_keys=True, default=str) for old, v in memo.items()}
+    order = sorted(memo, key=lambda o: key[o])
+    renum = {old: new for new, old in enumerate(order)}
+
+    def refs(x):
+        if isinstance(x, dict):
+            if set(x) == {"@"}:
+                return {"@": renum[x["@"]]}
+            return {k: refs(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [refs(v) for v in x]
+        return x
+
+    memo = {renum[o]: memo[o] for o in order}
+    data = refs(data)
+    pt = data["parser"]["parser"]
+    tok = pt["tokens"]
+    states = {s: {tok[t]: a for t, a in acts.items()} for s, acts in pt["states"].items()}
+    # states numbered in breadth-first order from the start states, shifts taken by token name
+    seen, queue = {}, [pt["start_states"][k] for k in sorted(pt["start_states"])]
+    while queue:
+        s = queue.pop(0)
+        if s in seen:
+            continue
+        seen[s] = len(seen)
+        for t in sorted(states[s]):
+            act, arg = states[s][t]
+            if act == 0:
+                queue.append(arg)
+    for s in sorted(states):          # unreachable ones (none expected), for completeness
+        seen.setdefault(s, len(seen))
+    names = sorted({t for acts in states.values() for t in acts})
+    tid = {t: i for i, t in enumerate(names)}
+    pt["tokens"] = {i: t for t, i in tid.items()}
+    pt["states"] = {seen[s]: {tid[t]: ([0, seen[arg]] if act == 0 else [act, arg])
+                              for t, (act, arg) in sorted(states[s].items())}
+                    for s in sorted(states, key=seen.get)}
+    pt["start_states"] = {k: seen[v] for k, v in pt["start_states"].items()}
+    pt["end_states"] = {k: seen[v] for k, v in pt["end_states"].items()}
+    return data, memo
 
 
 class Located:
@@ -302,3 +399,4 @@ class _Builder:
         if d == "while_stmt":
             return A.While(*pos, cond=self.expr(ch[0]), body=self.block(ch[1]))
         raise self.src.error(f"unsupported statement {d}", *_meta(t))
+
