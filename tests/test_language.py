@@ -76,3 +76,38 @@ def test_faults_become_spec_runtime_errors(tiny, expr, check):
 def test_comprehension_variables_do_not_leak(tiny):
     g, s = tiny
     assert g.evaluate(s, "[x + count(x for x in [1, 2]) for x in [10, 20]]") == [12, 22]
+
+
+# Run-time faults said in the spec's words, the same under both backends (values typed 'any' at
+# validate time: items of mixed lists).
+@pytest.mark.parametrize("expr,message", [
+    ("[1, 'a'][0] + [1, 'a'][1]", "cannot add a number and a text"),
+    ("[1, 'a'][1] - 1", "cannot subtract a text and a number"),
+    ("[1, 'a'][1] * [1, 'a'][1]", "cannot multiply a list or a text by a text"),
+    ("[none, 1][0] < 2", "cannot compare none with a number using '<'"),
+    ("-[none, 1][0]", "cannot negate none"),
+    ("[none, 1][0] // 2", "cannot divide none and a number"),
+])
+def test_wrong_kinds_at_run_time_in_the_specs_words(tiny, expr, message):
+    g, s = tiny
+    with pytest.raises(SpecRuntimeError) as ei:
+        g.evaluate(s, expr)
+    assert ei.value.message == message
+    assert "'int'" not in str(ei.value) and "operand" not in str(ei.value)
+
+
+@pytest.mark.parametrize("backend", ["codegen", "closures"])
+@pytest.mark.parametrize("value,shown", [("true", "true"), ("none", "none"), ("7", "player number 7")])
+def test_a_next_player_that_is_not_a_player_names_its_rule(backend, value, shown):
+    text = open(os.path.join(HERE, "specs", "tiny.yaml"), encoding="utf-8").read()
+    rule = f"[{value}, 0][0]"        # typed 'any' at validate time: only the run can tell
+    text = text.replace("        - choose: [draw, stop]\n", f"        - choose: [draw, stop]\n      next: \"{rule}\"\n")
+    g = gamespec.load_text(text, "nxt.yaml")
+    g.backend = backend
+    s = g.new_game(players=2, seed=1)
+    with pytest.raises(SpecRuntimeError) as ei:
+        while not s.is_terminal:
+            s.apply(s.legal_actions()[0])
+    line = text.splitlines().index(f"      next: \"{rule}\"") + 1
+    assert str(ei.value) == (f"nxt.yaml:{line}:14 (phases.play.turn.next): error: the next player is {shown}; "
+                             "it must be a player (0 to 1)")
