@@ -134,6 +134,7 @@ AGGREGATES = {"count", "sum", "max", "min", "any", "all", "first", "last", "sort
 CONSTANTS = {"players": "players", "num_players": "int", "current": "player", "actor": "player"}
 RESERVED_ACTIONS = {"skip"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+LABEL_PLACEHOLDER = re.compile(r"\{([^{}\n]*)\}")
 DEFINE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(\s*([A-Za-z_0-9,\s]*)\)\s*)?$")
 
 
@@ -501,11 +502,40 @@ class Checker:
             if zone is None and not any(f[2] for f in faces) and "zone" not in c:
                 self.err(f"card class '{cname}' needs a 'zone' where its cards lie before set-up",
                          self.mark(cards, cname))
+            if "label" in c:
+                names = {k for f in faces for k in f[0]} | {"type"}
+                self.check_label(c, "label", sorted(names), "an attribute of these cards")
             classes.append(CardClass(cname, zone, cond, c.get("label"), faces))
         total = sum(f[1] for cl in classes for f in cl.faces)
         if total > 100_000:
             self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
         return classes, attrs, values
+
+    def check_label(self, container, key, allowed, what):
+        """A label's `{name}` placeholders name only `allowed` things (parameters, or a card's
+        attributes): anything else would be shown literally, so it is an error here."""
+        text = container[key]
+        for m in LABEL_PLACEHOLDER.finditer(str(text)):
+            inner = m.group(1)
+            if NAME_RE.match(inner) and inner in allowed:
+                continue
+            start = m.start()
+            line = str(text).count("\n", 0, start) + 1
+            col = start - (str(text).rfind("\n", 0, start) + 1) + 1
+            locate = getattr(text, "locate", None)
+            if locate is not None:
+                pos = locate(line, col)[:2]
+            else:
+                base = self.mark(container, key)
+                pos = (base[0], base[1] + col - 1)
+            if not NAME_RE.match(inner.strip()):
+                self.err(f"'{{{inner}}}': a label shows {what}, named in braces such as "
+                         f"{{{allowed[0] if allowed else 'name'}}}; expressions are not allowed", pos, "label")
+            else:
+                self.err(f"'{{{inner}}}' is not {what}"
+                         + (suggest(inner.strip(), allowed) or
+                            (f"; these are {', '.join(allowed)}" if allowed else "; there are none")),
+                         pos, "label")
 
     def global_names(self):
         self.globals = {}
@@ -851,12 +881,38 @@ class Checker:
             n.left, _ = self.expr(n.left, scope)
             n.right, _ = self.expr(n.right, scope)
             return n, "bool"
+        if isinstance(n, A.IfExp):
+            n.cond, _ = self.expr(n.cond, scope)
+            n.body, bt = self.expr(n.body, scope)
+            n.orelse, ot = self.expr(n.orelse, scope)
+            t = self.join_kinds(bt, ot)
+            if t is None:
+                self.fail(n, f"'if ... else' gives {words(bt)} or {words(ot)}; both must be of one kind", "type")
+            if t == "list":
+                be, oe = elem_type(n.body, bt), elem_type(n.orelse, ot)
+                n.elem = be if be == oe else "any"
+            return n, t
         if isinstance(n, A.Unary):
             n.operand, t = self.expr(n.operand, scope)
             if n.op == "-" and not fits(t, "int"):
                 self.fail(n, f"'-' needs a number, this is {t}", "type")
             return n, "bool" if n.op == "not" else "int"
         self.fail(n, "unsupported expression")
+
+    @staticmethod
+    def join_kinds(a, b):
+        """The kind of a value that is either an `a` or a `b`, or None if they do not go together."""
+        if a == b or b == "none" and a in ("card", "player", "any"):
+            return a
+        if a == "none" and b in ("card", "player", "any"):
+            return b
+        if "any" in (a, b):
+            return "any"
+        if {a, b} == {"int", "player"}:
+            return "int"
+        if a in LISTS and b in LISTS:
+            return "list"
+        return None
 
     def _shadowed(self, scope, name):
         s = scope
@@ -1145,6 +1201,8 @@ class Checker:
                 continue
             cost.append((var, self.expr_rule(a["cost"], var, f"actions.{name}.cost.{var}", scope, expect="number")))
         effect = self.effects(a, "effect", f"actions.{name}.effect", scope)
+        if "label" in a:
+            self.check_label(a, "label", [p.name for p in params], "a parameter of this action")
         return ActionDecl(name, a.get("label"), params, cond, cost, effect)
 
     def read_phase(self, name, p, glob):

@@ -480,6 +480,9 @@ class Compiler:
             if n.op == "and":
                 return lambda s, e: bool(a(s, e)) and bool(b(s, e))
             return lambda s, e: bool(a(s, e)) or bool(b(s, e))
+        if isinstance(n, A.IfExp):
+            c, a, b = self.e(n.cond, names), self.e(n.body, names), self.e(n.orelse, names)
+            return lambda s, e: a(s, e) if c(s, e) else b(s, e)
         if isinstance(n, A.Unary):
             a = self.e(n.operand, names)
             if n.op == "not":
@@ -845,6 +848,8 @@ def bounded(v):
 
 def _can_grow(node):
     """Values that can exceed the inputs' size: sums and differences (products are checked)."""
+    if isinstance(node, A.IfExp):
+        return _can_grow(node.body) or _can_grow(node.orelse)
     return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
         (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
 

@@ -270,7 +270,7 @@ def parse(src: Located, kind: str = "expr"):
     b = _Builder(src)
     if kind == "expr":
         return b.expr(tree.children[0])
-    return [b.stmt(c) for c in tree.children]
+    return b.stmts(tree.children)
 
 
 def _meta(t) -> tuple[int, int]:
@@ -321,6 +321,8 @@ class _Builder:
             return A.BoolOp(*pos, op=d[:-1], left=self.expr(ch[0]), right=self.expr(ch[1]))
         if d == "not_":
             return A.Unary(*pos, op="not", operand=self.expr(ch[0]))
+        if d == "cond_expr":
+            return A.IfExp(*pos, body=self.expr(ch[0]), cond=self.expr(ch[1]), orelse=self.expr(ch[2]))
         if d == "neg":
             return A.Unary(*pos, op="-", operand=self.expr(ch[0]))
         if d == "compare":
@@ -367,7 +369,30 @@ class _Builder:
         return A.Call(*pos, func=str(name), args=args, kwargs=kwargs)
 
     def block(self, t):
-        return [self.stmt(c) for c in t.children if isinstance(c, Tree)]
+        return self.stmts([c for c in t.children if isinstance(c, Tree)])
+
+    def stmts(self, trees):
+        out = []
+        for c in trees:
+            s = self.stmt(c)
+            out.extend(s if isinstance(s, list) else [s])
+        return out
+
+    def target(self, tgt):
+        if tgt.data == "target_name":
+            return A.Name(*self.at(tgt), id=str(tgt.children[0]))
+        return A.Index(*self.at(tgt), obj=A.Name(*self.at(tgt), id=str(tgt.children[0])),
+                       index=self.expr(tgt.children[1]))
+
+    def if_stmt(self, ch, pos):
+        branches = [(self.expr(ch[0]), self.block(ch[1]))]
+        orelse = []
+        for c in ch[2:]:
+            if c.data == "elif_clause":
+                branches.append((self.expr(c.children[0]), self.block(c.children[1])))
+            else:
+                orelse = self.block(c.children[0])
+        return A.If(*pos, branches=branches, orelse=orelse)
 
     def stmt(self, t):
         d = t.data
@@ -376,24 +401,16 @@ class _Builder:
         if d == "let_stmt":
             return A.Let(*pos, name=str(ch[0]), value=self.expr(ch[1]))
         if d == "assign_stmt":
-            tgt = ch[0]
-            if tgt.data == "target_name":
-                target = A.Name(*self.at(tgt), id=str(tgt.children[0]))
-            else:
-                target = A.Index(*self.at(tgt), obj=A.Name(*self.at(tgt), id=str(tgt.children[0])),
-                                 index=self.expr(tgt.children[1]))
-            return A.Assign(*pos, target=target, op=str(ch[1]), value=self.expr(ch[2]))
+            return A.Assign(*pos, target=self.target(ch[0]), op=str(ch[1]), value=self.expr(ch[2]))
+        if d == "let_if":      # `let x = v` followed by an if statement (see the grammar)
+            return [A.Let(*pos, name=str(ch[0]), value=self.expr(ch[1])), self.if_stmt(ch[2:], self.at(ch[2]))]
+        if d == "assign_if":
+            return [A.Assign(*pos, target=self.target(ch[0]), op=str(ch[1]), value=self.expr(ch[2])),
+                    self.if_stmt(ch[3:], self.at(ch[3]))]
         if d == "call_stmt":
             return A.CallStmt(*pos, call=self.call(ch[0], ch[1], pos))
         if d == "if_stmt":
-            branches = [(self.expr(ch[0]), self.block(ch[1]))]
-            orelse = []
-            for c in ch[2:]:
-                if c.data == "elif_clause":
-                    branches.append((self.expr(c.children[0]), self.block(c.children[1])))
-                else:
-                    orelse = self.block(c.children[0])
-            return A.If(*pos, branches=branches, orelse=orelse)
+            return self.if_stmt(ch, pos)
         if d == "for_stmt":
             return A.For(*pos, var=str(ch[0]), iter=self.expr(ch[1]), body=self.block(ch[2]))
         if d == "while_stmt":

@@ -218,6 +218,17 @@ BAD_SPECS = [
     ("assigning to a define", STOP, 'effect: "total = 3"', "total =",
      "'total' is a define (a named expression); only variables can be assigned: declare it under variables:"),
     ("len is size", STOP, 'effect: "rounds = len(deck)"', "len(", "unknown function 'len'; did you mean 'size'?"),
+    ("a label names no parameter", "  draw:\n", "  draw:\n    label: \"draw {n}\"\n", "{n}",
+     "'{n}' is not a parameter of this action; there are none"),
+    ("a misspelt parameter in a label", "  draw:\n",
+     "  draw:\n    label: \"take {crad}\"\n    params: {card: {from: deck}}\n", "{crad}",
+     "'{crad}' is not a parameter of this action; did you mean 'card'?"),
+    ("an expression in a label", "  draw:\n",
+     "  draw:\n    label: \"take {card.value}\"\n    params: {card: {from: deck}}\n", "{card.value}",
+     "'{card.value}': a label shows a parameter of this action, named in braces such as {card}; "
+     "expressions are not allowed"),
+    ("a card label with a wrong attribute", "    zone: deck\n", "    zone: deck\n    label: \"{valeu}\"\n", "{valeu}",
+     "'{valeu}' is not an attribute of these cards; did you mean 'value'?"),
     ("the closest name, not the likest", STOP, 'effect: "plaes += 1"', "plaes", "unknown variable 'plaes'; did you mean 'plays'?"),
 ]
 
