@@ -284,6 +284,10 @@ class Checker:
         try:
             node = parse(src, kind)
         except SpecError as e:
+            called = getattr(e, "assigned", None)
+            if called is not None and called in self.define_names():
+                e = SpecError(f"'{called}' is a define (a named expression); only variables can be assigned: "
+                              "declare it under variables:", e.filename, e.line, e.col, e.check)
             self.errors.append(e)
             return None
         finally:
@@ -359,6 +363,14 @@ class Checker:
                     winner=sc.get("winner", "highest"), tie_breakers=ties,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000))
+
+    def define_names(self):
+        out = set()
+        for key in (self.data.get("define") or {}):
+            m = DEFINE_RE.match(str(key))
+            if m:
+                out.add(m.group(1))
+        return out
 
     def table_key(self, k):
         return k

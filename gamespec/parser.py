@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import lark
@@ -21,7 +22,8 @@ _TOKEN_NAMES = {
     "COMMA": "','", "DOT": "'.'", "SEMICOLON": "';'", "EQUAL": "'='", "NAME": "a name", "INT": "a number",
     "STRING": "a string", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '//' or '%'",
     "MINUS": "'-'", "ASSIGN_OP": "'=', '+=' or '-='", "$END": "the end of the rule", "POW_OP": "'**'",
-    "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "COLON": "':'",
+    "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "COLON": "':'", "OR": "'or'",
+    "AND": "'and'", "NOT": "'not'", "ELIF": "'elif'", "LET": "'let'", "WHILE": "'while'",
 }
 
 
@@ -33,6 +35,7 @@ SYNTAX_EXAMPLES = {
         "a '[' is never closed": ["[1, 2", "xs[1"],
         "two values with nothing between them; a missing operator or ','?": ["a b", "f(a b)", "[1 2]"],
         "the expression ends too early after an operator": ["a +", "a and", "not"],
+        "'if' in a value needs 'else': A if CONDITION else B": ["a if b", "f(a if b)", "[a if b]"],
     },
     "effects": {
         "a '{' block is never closed": ["if a { b = 1", "for x in xs { move(x, d)"],
@@ -40,6 +43,9 @@ SYNTAX_EXAMPLES = {
         "'for' is written: for NAME in LIST { EFFECTS }": ["for x xs { }", "for in xs { }"],
         "an effect is an assignment or a call such as move(...)": ["1 + 2", "a", "x.y = 2"],
         "'=' assigns; to compare two values write '=='": ["if a = 1 { b = 2 }"],
+        "'if' in a value needs 'else': A if CONDITION else B": ["x = a if b", "let y = 1 if a"],
+        "a conditional value that ends an effect is not chained; write x = a if c else (b if d else e)":
+            ["x = a if c else b if d else e", "let y = 1 if a else 2 if b else 3"],
     },
 }
 
@@ -259,7 +265,17 @@ def parse(src: Located, kind: str = "expr"):
         if line < 1:  # end of input: point at the last character
             lines = src.text.split("\n")
             line, col = len(lines), max(1, len(lines[-1]))
-        raise src.error(_friendly(e, kind), line, col) from None
+        msg = _friendly(e, kind)
+        opened = _unclosed_before(src.text, line, col)
+        if opened is not None:     # the parser notices only later (often a line later): point at it
+            ch, bl, bc = opened
+            raise src.error(f"a '{ch}' {'block ' if ch == '{' else ''}is never closed", bl, bc) from None
+        called = _assigned_call(src.text, e)
+        if called is not None:
+            err = src.error(f"only variables can be assigned; '{called}(...)' is not a variable", line, col)
+            err.assigned = called      # the checker names a define more precisely
+            raise err from None
+        raise src.error(msg, line, col) from None
     depth, at = _tree_depth(tree)
     if depth > MAX_RULE_DEPTH * 2:
         raise src.error(f"expression nested more than {MAX_RULE_DEPTH * 2} levels deep",
@@ -271,6 +287,63 @@ def parse(src: Located, kind: str = "expr"):
     if kind == "expr":
         return b.expr(tree.children[0])
     return b.stmts(tree.children)
+
+
+def _brackets(text: str):
+    """(char, line, col) of each bracket in order, skipping strings and comments."""
+    line, col, quote, comment = 1, 0, None, False
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col, comment = line + 1, 0, False
+            quote = None
+            continue
+        if comment:
+            continue
+        if quote:
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            comment = True
+        elif ch in "()[]{}":
+            yield ch, line, col
+
+
+def _unclosed_before(text: str, line: int, col: int):
+    """The innermost bracket opened before (line, col) that the whole rule never closes, or None."""
+    pairs = {")": "(", "]": "[", "}": "{"}
+    stack = []
+    for ch, bl, bc in _brackets(text):
+        if ch in "([{":
+            stack.append((ch, bl, bc))
+        elif stack and stack[-1][0] == pairs[ch]:
+            stack.pop()
+        elif stack:         # `[1, 2 }`: the '[' is the one left open
+            return stack[-1] if (stack[-1][1], stack[-1][2]) < (line, col) else None
+        else:
+            return None     # a stray closing bracket: the parser's own message says more
+    before = [b for b in stack if (b[1], b[2]) < (line, col)]
+    return before[-1] if before else None
+
+
+def _assigned_call(text: str, e) -> str | None:
+    """The name of `f(...)` in `f(...) = v`, when that is where the parser stopped."""
+    tok = getattr(e, "token", None)
+    if tok is None or tok.type not in ("EQUAL", "ASSIGN_OP") or tok.start_pos is None:
+        return None
+    head = text[:tok.start_pos].rstrip()
+    if not head.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(head) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(head[i], 0)
+        if depth == 0:
+            m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*$", head[:i])
+            return m.group(1) if m else None
+    return None
 
 
 def _meta(t) -> tuple[int, int]:
