@@ -227,6 +227,13 @@ BAD_SPECS = [
      "'if' in a value needs 'else': A if CONDITION else B"),
     ("the branches of a conditional", STOP, "effect: \"rounds = 1 if true else 'x'\"", "1 if",
      "'if ... else' gives a number or a text; both must be of one kind"),
+    ("a key indented less than its siblings", "  rounds: {type: int}\n  had:", "  rounds: {type: int}\n had:", "had:",
+     "'had' is indented by 1 space, unlike the keys before it (indented by 0 or 2): the keys of one mapping "
+     "must line up"),
+    ("a key indented more than its sibling", "  hand: {kind: set, per_player: true, visibility: owner}",
+     "   hand: {kind: set, per_player: true, visibility: owner}", "hand:",
+     "'hand' is indented by 3 spaces, unlike the keys before it (indented by 2): the keys of one mapping must "
+     "line up"),
     ("len is size", STOP, 'effect: "rounds = len(deck)"', "len(", "unknown function 'len'; did you mean 'size'?"),
     ("a label names no parameter", "  draw:\n", "  draw:\n    label: \"draw {n}\"\n", "{n}",
      "'{n}' is not a parameter of this action; there are none"),
