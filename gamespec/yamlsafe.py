@@ -552,7 +552,10 @@ def _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits
     except SpecError:
         raise
     except yaml.MarkedYAMLError as exc:
-        indent = _indentation(text, exc)
+        try:
+            indent = _indentation(text, exc)
+        except Exception:   # a nicety: never let it mask the real error
+            indent = None
         if indent is not None:
             raise err(indent[0], "yaml-indent" if "indented" in indent[0] else "yaml-syntax", indent[1]) from None
         mark = exc.problem_mark or exc.context_mark
