@@ -157,26 +157,51 @@ def reserved(name) -> bool:
 ALIASES = {"len": "size", "length": "size", "sort": "sorted", "maximum": "max", "minimum": "min"}
 
 
-def _edits(a: str, b: str) -> int:
-    """Levenshtein distance (short names only: a few dozen characters)."""
+def _edits(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance, or limit + 1 once it is sure to exceed `limit` (band of width 2*limit)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        cur = [i] + [limit + 1] * len(b)
+        lo, hi = max(1, i - limit), min(len(b), i + limit)
+        for j in range(lo, hi + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != b[j - 1]))
+        if min(cur[max(0, lo - 1):hi + 1]) > limit:
+            return limit + 1
         prev = cur
-    return prev[-1]
+    return min(prev[-1], limit + 1)
 
 
-def suggest(name: str, candidates) -> str:
-    """'; did you mean X?' for the closest candidate: fewest edits first, then difflib's likeness."""
+MAX_SUGGEST_WORK = 1_000_000   # comparison steps for did-you-mean hints, all errors of a spec (~1 s)
+
+
+def suggest(name: str, candidates, budget: list | None = None) -> str:
+    """'; did you mean X?' for the closest candidate: fewest edits first, then difflib's likeness.
+    `budget` ([work left]) bounds the work over all of a spec's errors (a hostile spec may have
+    thousands of misspelt names and hundreds of near-identical candidates)."""
     cands = sorted(set(c for c in candidates if isinstance(c, str)))
-    close = set(difflib.get_close_matches(name, cands, n=5, cutoff=0.6))
-    close |= {c for c in cands if _edits(name.lower(), c.lower()) <= max(1, len(name) // 4)}
-    if not close:
-        return ""
-    best = min(close, key=lambda c: (_edits(name.lower(), c.lower()),
-                                     -difflib.SequenceMatcher(None, name, c).ratio(), c))
+    name = str(name)[:64]
+    limit = max(1, len(name) // 4)
+    if budget is not None:
+        budget[0] -= len(cands) * (len(name) + 1) * (2 * limit + 1)
+        if budget[0] < 0:
+            return ""
+    low = name.lower()
+    scored = []
+    for c in cands:
+        d = _edits(low, c.lower()[:64], limit)
+        if d <= limit:
+            scored.append((d, c))
+    if scored:
+        least = min(d for d, _ in scored)
+        ties = sorted(c for d, c in scored if d == least)[:5]
+        best = max(ties, key=lambda c: difflib.SequenceMatcher(None, name, c).ratio())
+    else:
+        close = difflib.get_close_matches(name, cands, n=1, cutoff=0.6)
+        if not close:
+            return ""
+        best = close[0]
     return f"; did you mean '{best}'?"
 
 
@@ -217,6 +242,7 @@ class Checker:
         self.sha256 = sha256
         self.errors: list[SpecError] = []
         self.defines: dict = {}
+        self._suggest_budget = [MAX_SUGGEST_WORK]
         self.broken_defines: set = set()   # defines that failed to parse: their uses say nothing more
         self._inlining: list = []
         self._rule_chars = 0        # all rule text parsed so far
@@ -228,6 +254,9 @@ class Checker:
         self._faces = 0             # card faces expanded so far
 
     # -- positions and errors
+    def hint(self, name, candidates) -> str:
+        return suggest(name, candidates, self._suggest_budget)
+
     def mark(self, container, key):
         try:
             m = container.value_marks[key] if hasattr(container, "value_marks") else container.item_marks[key]
@@ -337,7 +366,7 @@ class Checker:
         phases = {n: self.read_phase(n, p, glob) for n, p in d["phases"].items()}
         start = d.get("start", self.phase_names[0])
         if start not in phases:
-            self.err(f"unknown start phase '{start}'{suggest(start, phases)}", self.mark(d, "start"))
+            self.err(f"unknown start phase '{start}'{self.hint(start, phases)}", self.mark(d, "start"))
         triggers = []
         for name, t in (d.get("triggers") or {}).items():
             c = self.expr_rule(t, "if", f"triggers.{name}.if", glob)
@@ -440,7 +469,7 @@ class Checker:
             if z.refill_from is not None:
                 src = out.get(z.refill_from)
                 if src is None:
-                    self.err(f"unknown zone '{z.refill_from}'{suggest(z.refill_from, out)}",
+                    self.err(f"unknown zone '{z.refill_from}'{self.hint(z.refill_from, out)}",
                              self.mark(zones[name]["on_empty"], "refill_from"))
                 elif src.is_family or z.is_family:
                     self.err("on_empty refills a single zone from a single zone",
@@ -545,7 +574,7 @@ class Checker:
                          f"{{{allowed[0] if allowed else 'name'}}}; expressions are not allowed", pos, "label")
             else:
                 self.err(f"'{{{inner}}}' is not {what}"
-                         + (suggest(inner.strip(), allowed) or
+                         + (self.hint(inner.strip(), allowed) or
                             (f"; these are {', '.join(allowed)}" if allowed else "; there are none")),
                          pos, "label")
 
@@ -691,7 +720,7 @@ class Checker:
             if c.func not in BUILTINS or not BUILTINS[c.func][3]:
                 if c.func in BUILTINS:
                     self.fail(c, f"'{c.func}(...)' is a value, not an effect; use it inside a statement")
-                self.fail(c, f"unknown effect '{c.func}'{suggest(c.func, [k for k, v in BUILTINS.items() if v[3]])}")
+                self.fail(c, f"unknown effect '{c.func}'{self.hint(c.func, [k for k, v in BUILTINS.items() if v[3]])}")
             s.call, _ = self.call(c, scope, statement=True)
             return s
         if isinstance(s, A.If):
@@ -754,7 +783,7 @@ class Checker:
 
     def unknown_msg(self, name, scope, what="name"):
         cands = set(self.globals) | scope.all() | set(self.defines)
-        return f"unknown {what} '{name}'{suggest(name, cands)}"
+        return f"unknown {what} '{name}'{self.hint(name, cands)}"
 
     def expr(self, n, scope):
         """Returns (node, type); annotates n.t and, for names, n.ref."""
@@ -844,7 +873,7 @@ class Checker:
             if ot not in ("card", "any"):
                 self.fail(n, f"'.{n.name}' reads a card attribute, but this is {ot}", "type")
             if n.name not in self.attr_values:
-                self.fail(n, f"unknown card attribute '{n.name}'{suggest(n.name, self.attr_values)}")
+                self.fail(n, f"unknown card attribute '{n.name}'{self.hint(n.name, self.attr_values)}")
             if n.name.startswith("_"):
                 self.fail(n, f"attribute names cannot start with '_'")
             vals = self.attr_values[n.name]
@@ -1025,7 +1054,7 @@ class Checker:
             if f in self.broken_defines:
                 raise _Abort()      # its own error is reported where it is defined
             hint = f"; did you mean '{ALIASES[f]}'?" if f in ALIASES else \
-                suggest(f, [b for b in BUILTINS if not BUILTINS[b][3] or statement] + list(self.defines))
+                self.hint(f, [b for b in BUILTINS if not BUILTINS[b][3] or statement] + list(self.defines))
             self.fail(n, f"unknown function '{f}'{hint}")
         lo, hi, kw, is_stmt = BUILTINS[f]
         if is_stmt and not statement:
@@ -1180,7 +1209,7 @@ class Checker:
                 z = self.zones.get(prm.family)
                 if z is None or not z.is_family:
                     self.err(f"'{prm.family}' is not a zone family"
-                             + suggest(prm.family, [n for n, zz in self.zones.items() if zz.is_family]),
+                             + self.hint(prm.family, [n for n, zz in self.zones.items() if zz.is_family]),
                              self.mark(p, "zone"))
                     continue
                 t = "player" if z.per_player else ("int" if all(isinstance(x, int) for x in z.keys) else "str")
@@ -1208,7 +1237,7 @@ class Checker:
             v = self.variables.get(var)
             if v is None or not v.per_player or v.type != "int":
                 self.err(f"a cost is paid from a per-player number variable; '{var}' is not one"
-                         + suggest(var, [n for n, x in self.variables.items() if x.per_player]),
+                         + self.hint(var, [n for n, x in self.variables.items() if x.per_player]),
                          self.key_mark(a["cost"], var))
                 continue
             cost.append((var, self.expr_rule(a["cost"], var, f"actions.{name}.cost.{var}", scope, expect="number")))
@@ -1235,7 +1264,7 @@ class Checker:
             target = item["goto"]
             cont, key = containers[i]
             if target != "end" and target not in self.phase_names:
-                self.err(f"unknown phase '{target}'{suggest(target, self.phase_names + ['end'])}",
+                self.err(f"unknown phase '{target}'{self.hint(target, self.phase_names + ['end'])}",
                          self.mark(cont, key))
             cond = self.expr_rule(item, "if", f"{w}.next[{i}].if", glob) if "if" in item else None
             nxt.append((cond, target))
@@ -1285,7 +1314,7 @@ class Checker:
             for key in ("choose", "fallback"):
                 for j, a in enumerate(st.get(key) or []):
                     if a not in self.action_names:
-                        self.err(f"unknown action '{a}'{suggest(a, self.action_names)}", self.mark(st[key], j))
+                        self.err(f"unknown action '{a}'{self.hint(a, self.action_names)}", self.mark(st[key], j))
             s.actions = list(st["choose"])
             s.fallback = list(st.get("fallback") or [])
             s.player = self.expr_rule(st, "player", w + ".player", scope, expect="player") if "player" in st else None

@@ -248,6 +248,11 @@ SPEC_CASES = {
                             "name", "_secret"),
     "underscore_attribute": (lambda t: (None, TINY.replace("count: 2}", "count: 2, _x: 1}")), "name", "_x"),
     "underscore_define": (lambda t: (None, with_defines({"_f(x)": "x"})), "name", "_f(x)"),
+    # 800 misspelt names among 500 near-identical variables: did-you-mean hints stay bounded
+    "misspelt_names": (lambda t: (None, with_stop_effect(
+        ";".join(f"variable_numbr_{i % 500} = 1" for i in range(800)),
+        TINY.replace("variables:\n", "variables:\n" + "".join(f"  variable_number_{i}: {{initial: 0}}\n"
+                                                              for i in range(500))))), "name", None),
     "define_bomb": (lambda t: (None, with_score("d15", with_defines(
         {f"d{i}": (f"d{i - 1} + d{i - 1}" if i else "1") for i in range(16)}))), "rule-size", None),
     "define_deep": (lambda t: (None, with_score("d9", with_defines(
