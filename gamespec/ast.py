@@ -89,6 +89,14 @@ class BoolOp(Node):
 
 
 @dataclass(eq=False)
+class IfExp(Node):
+    """`body if cond else orelse`: a value chosen by a condition."""
+    cond: Node = None
+    body: Node = None
+    orelse: Node = None
+
+
+@dataclass(eq=False)
 class Unary(Node):
     op: str = ""               # '-' | 'not'
     operand: Node = None

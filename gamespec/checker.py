@@ -40,6 +40,78 @@ def list_of(elem: str) -> str:
     return {"card": "cards", "player": "players"}.get(elem, "list")
 
 
+INT_LIMIT = 1 << 63   # the engine's number range (interpreter/serial.py): |n| < 2**63
+
+# What each kind is called in messages: the spec's words, never Python's.
+KIND_WORDS = {"int": "a number", "bool": "true/false", "str": "a text", "none": "none", "card": "a card",
+              "player": "a player", "zone": "a zone", "family": "a zone family", "cards": "a list of cards",
+              "players": "a list of players", "list": "a list", "any": "a value"}
+
+# Kinds that can be compared with '==' (a number and a player are both numbers); none and any match all.
+_SORT = {"int": "number", "player": "number", "bool": "bool", "str": "text", "card": "card",
+         "cards": "list", "players": "list", "list": "list", "zone": "zone", "family": "family"}
+
+
+def words(t: str) -> str:
+    return KIND_WORDS.get(t, t)
+
+
+def _plural(t: str) -> str:
+    return {"int": "numbers", "bool": "true/false values", "str": "texts", "card": "cards",
+            "player": "players", "none": "nones"}.get(t, "values")
+
+
+def comparable(a: str, b: str) -> bool:
+    if "any" in (a, b) or "none" in (a, b):
+        return True
+    return _SORT.get(a, a) == _SORT.get(b, b)
+
+
+def elem_type(node, t: str) -> str:
+    """The kind of the items of a list-valued node: from its kind, or what the checker noted on it."""
+    if t == "list":
+        return getattr(node, "elem", "any")
+    return ELEM.get(t, "any")
+
+
+def card_like(node, t: str) -> bool:
+    """A card, a list of cards or a zone: what moving, revealing or choosing a card needs."""
+    if t in ("card", "cards", "zone", "any"):
+        return True
+    return t == "list" and elem_type(node, t) in ("card", "any", "none")
+
+
+def assignable(vt: str, var_type: str, node) -> bool:
+    """Whether a value of kind `vt` may be stored in a variable declared `var_type`."""
+    if vt == "any":
+        return True
+    if var_type == "int":
+        return vt in ("int", "player")
+    if var_type == "player":
+        return vt in ("player", "int", "none")
+    if var_type == "card":
+        return vt in ("card", "none")
+    if var_type == "cards":
+        return card_like(node, vt) and vt != "card"
+    if var_type == "list":
+        return vt in LISTS or vt == "zone"
+    return vt == var_type      # bool, str
+
+
+def out_of_range(v) -> bool:
+    """A number (anywhere inside a value) that the engine cannot hold."""
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif type(x) is int and not -INT_LIMIT < x < INT_LIMIT:
+            return True
+    return False
+
+
 # name -> (min args, max args, kwargs, statement?)
 BUILTINS = {
     "size": (1, 1, (), False), "count": (1, 1, (), False), "sum": (1, 1, (), False),
@@ -62,6 +134,7 @@ AGGREGATES = {"count", "sum", "max", "min", "any", "all", "first", "last", "sort
 CONSTANTS = {"players": "players", "num_players": "int", "current": "player", "actor": "player"}
 RESERVED_ACTIONS = {"skip"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+LABEL_PLACEHOLDER = re.compile(r"\{([^{}\n]*)\}")
 DEFINE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(\s*([A-Za-z_0-9,\s]*)\)\s*)?$")
 
 
@@ -80,9 +153,56 @@ def reserved(name) -> bool:
     return isinstance(name, str) and name.startswith("_")
 
 
-def suggest(name: str, candidates) -> str:
-    best = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f"; did you mean '{best[0]}'?" if best else ""
+# Names authors reach for from other languages -> the built-in that does it.
+ALIASES = {"len": "size", "length": "size", "sort": "sorted", "maximum": "max", "minimum": "min"}
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance, or limit + 1 once it is sure to exceed `limit` (band of width 2*limit)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [limit + 1] * len(b)
+        lo, hi = max(1, i - limit), min(len(b), i + limit)
+        for j in range(lo, hi + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != b[j - 1]))
+        if min(cur[max(0, lo - 1):hi + 1]) > limit:
+            return limit + 1
+        prev = cur
+    return min(prev[-1], limit + 1)
+
+
+MAX_SUGGEST_WORK = 1_000_000   # comparison steps for did-you-mean hints, all errors of a spec (~1 s)
+
+
+def suggest(name: str, candidates, budget: list | None = None) -> str:
+    """'; did you mean X?' for the closest candidate: fewest edits first, then difflib's likeness.
+    `budget` ([work left]) bounds the work over all of a spec's errors (a hostile spec may have
+    thousands of misspelt names and hundreds of near-identical candidates)."""
+    cands = sorted(set(c for c in candidates if isinstance(c, str)))
+    name = str(name)[:64]
+    limit = max(1, len(name) // 4)
+    if budget is not None:
+        budget[0] -= len(cands) * (len(name) + 1) * (2 * limit + 1)
+        if budget[0] < 0:
+            return ""
+    low = name.lower()
+    scored = []
+    for c in cands:
+        d = _edits(low, c.lower()[:64], limit)
+        if d <= limit:
+            scored.append((d, c))
+    if scored:
+        least = min(d for d, _ in scored)
+        ties = sorted(c for d, c in scored if d == least)[:5]
+        best = max(ties, key=lambda c: difflib.SequenceMatcher(None, name, c).ratio())
+    else:
+        close = difflib.get_close_matches(name, cands, n=1, cutoff=0.6)
+        if not close:
+            return ""
+        best = close[0]
+    return f"; did you mean '{best}'?"
 
 
 class Scope:
@@ -122,6 +242,8 @@ class Checker:
         self.sha256 = sha256
         self.errors: list[SpecError] = []
         self.defines: dict = {}
+        self._suggest_budget = [MAX_SUGGEST_WORK]
+        self.broken_defines: set = set()   # defines that failed to parse: their uses say nothing more
         self._inlining: list = []
         self._rule_chars = 0        # all rule text parsed so far
         self._inlined_total = 0     # nodes added by inlining defines, all rules
@@ -132,6 +254,9 @@ class Checker:
         self._faces = 0             # card faces expanded so far
 
     # -- positions and errors
+    def hint(self, name, candidates) -> str:
+        return suggest(name, candidates, self._suggest_budget)
+
     def mark(self, container, key):
         try:
             m = container.value_marks[key] if hasattr(container, "value_marks") else container.item_marks[key]
@@ -148,6 +273,9 @@ class Checker:
             return self.mark(container, key)
 
     def err(self, msg, pos, check="check"):
+        # a define's body is checked at each use: one mistake in it is still one error
+        if any(e.line == pos[0] and e.col == pos[1] and e.message == msg for e in self.errors[-50:]):
+            return
         self.errors.append(SpecError(msg, self.filename, pos[0], pos[1], check=check))
 
     # -- rule parsing
@@ -185,6 +313,10 @@ class Checker:
         try:
             node = parse(src, kind)
         except SpecError as e:
+            called = getattr(e, "assigned", None)
+            if called is not None and called in self.define_names():
+                e = SpecError(f"'{called}' is a define (a named expression); only variables can be assigned: "
+                              "declare it under variables:", e.filename, e.line, e.col, e.check)
             self.errors.append(e)
             return None
         finally:
@@ -199,8 +331,10 @@ class Checker:
         d = self.data
         self.option_defaults = {}
         self.option_values = {}
+        self.check_players(d)
         for name, o in (d.get("options") or {}).items():
             self.name_ok(name, d["options"], "option")
+            self.check_option(name, o)
             self.option_defaults[name] = o["default"]
             self.option_values[name] = o.get("values")
         self.zones = self.read_zones(d["zones"])
@@ -209,6 +343,9 @@ class Checker:
         for name, t in (d.get("tables") or {}).items():
             self.name_ok(name, d["tables"], "table")
             self.tables[name] = {self.table_key(k): v for k, v in t.items()}
+            if out_of_range(t):
+                self.err(f"table '{name}' holds a number beyond the engine's range (-2**63, 2**63)",
+                         self.mark(d["tables"], name), "int-size")
         self.classes, self.attributes, self.attr_values = self.read_cards(d["cards"])
         self.phase_names = list(d["phases"])
         self.action_names = list(d.get("actions") or {})
@@ -229,7 +366,7 @@ class Checker:
         phases = {n: self.read_phase(n, p, glob) for n, p in d["phases"].items()}
         start = d.get("start", self.phase_names[0])
         if start not in phases:
-            self.err(f"unknown start phase '{start}'{suggest(start, phases)}", self.mark(d, "start"))
+            self.err(f"unknown start phase '{start}'{self.hint(start, phases)}", self.mark(d, "start"))
         triggers = []
         for name, t in (d.get("triggers") or {}).items():
             c = self.expr_rule(t, "if", f"triggers.{name}.if", glob)
@@ -237,11 +374,11 @@ class Checker:
             triggers.append((name, c, e))
         sc = d.get("scoring") or {}
         pscope = glob.child({"p": "player"})
-        score = self.expr_rule(sc, "score", "scoring.score", pscope, expect="int") if sc else None
+        score = self.expr_rule(sc, "score", "scoring.score", pscope, expect="number") if sc else None
         ties = []
         for i, _ in enumerate(sc.get("tie_breakers") or []):
             ties.append(self.expr_rule(sc["tie_breakers"], i, f"scoring.tie_breakers[{i}]", pscope,
-                                       expect="int"))
+                                       expect="number"))
         lim = d.get("limits") or {}
         if self.errors:
             raise SpecErrors(self.errors)
@@ -256,8 +393,41 @@ class Checker:
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000))
 
+    def define_names(self):
+        out = set()
+        for key in (self.data.get("define") or {}):
+            m = DEFINE_RE.match(str(key))
+            if m:
+                out.add(m.group(1))
+        return out
+
     def table_key(self, k):
         return k
+
+    def check_players(self, d):
+        ps = d["players"]
+        if len(ps) != 2 or any(type(x) is not int for x in ps):
+            self.err("players is [FEWEST, MOST], two whole numbers such as [2, 4]", self.mark(d, "players"),
+                     "players")
+        elif ps[0] > ps[1]:
+            self.err(f"players: the fewest ({ps[0]}) is more than the most ({ps[1]}); write "
+                     f"[{ps[1]}, {ps[0]}]", self.mark(d, "players"), "players")
+
+    def check_option(self, name, o):
+        default, values = o["default"], o.get("values")
+        if type(default) not in (bool, int) or out_of_range(default):
+            self.err(f"option '{name}': the default is true, false or a whole number", self.mark(o, "default"),
+                     "option")
+            return
+        if values is None:
+            return
+        if isinstance(default, bool):
+            self.err(f"option '{name}' is true or false; it takes no 'values'", self.mark(o, "values"), "option")
+        elif any(type(v) is not int or out_of_range(v) for v in values):
+            self.err(f"option '{name}': values are whole numbers", self.mark(o, "values"), "option")
+        elif default not in values:
+            self.err(f"option '{name}': the default {default} is not one of its values "
+                     f"{', '.join(map(str, values))}", self.mark(o, "default"), "option")
 
     def name_ok(self, name, container, what):
         if not isinstance(name, str) or not NAME_RE.match(name):
@@ -299,7 +469,7 @@ class Checker:
             if z.refill_from is not None:
                 src = out.get(z.refill_from)
                 if src is None:
-                    self.err(f"unknown zone '{z.refill_from}'{suggest(z.refill_from, out)}",
+                    self.err(f"unknown zone '{z.refill_from}'{self.hint(z.refill_from, out)}",
                              self.mark(zones[name]["on_empty"], "refill_from"))
                 elif src.is_family or z.is_family:
                     self.err("on_empty refills a single zone from a single zone",
@@ -312,8 +482,17 @@ class Checker:
             self.name_ok(name, vs, "variable")
             t = v.get("type", "int")
             init = v.get("initial", {"int": 0, "bool": False, "cards": [], "list": [], "str": ""}.get(t))
-            if t in ("int", "player") and init is not None and not isinstance(init, int):
+            if t in ("int", "player") and init is not None and type(init) is not int:
                 self.err(f"initial value of a {t} variable must be an integer", self.mark(v, "initial"))
+            elif t == "bool" and type(init) is not bool:
+                self.err("initial value of a bool variable is true or false", self.mark(v, "initial"), "type")
+            elif t == "str" and not isinstance(init, str):
+                self.err("initial value of a str variable is a text", self.mark(v, "initial"), "type")
+            elif t == "list" and not isinstance(init, list):
+                self.err("initial value of a list variable is a list", self.mark(v, "initial"), "type")
+            if out_of_range(init):
+                self.err(f"initial value {init!r} is beyond the engine's number range (-2**63, 2**63)",
+                         self.mark(v, "initial"), "int-size")
             if t in ("card", "cards") and init not in (None, []):
                 self.err("card variables start empty (none or [])", self.mark(v, "initial"))
             if v.get("visibility") == "owner" and not v.get("per_player"):
@@ -329,6 +508,9 @@ class Checker:
             faces = []
             for i, f in enumerate(c["faces"]):
                 fixed = {k: v for k, v in f.items() if k not in ("count", "each", "zone", "if")}
+                if out_of_range(fixed) or out_of_range(f.get("each")):
+                    self.err("a card attribute holds a number beyond the engine's range (-2**63, 2**63)",
+                             self.mark(c["faces"], i), "int-size")
                 for k in fixed:
                     if k == "type" or not NAME_RE.match(str(k)) or reserved(k):
                         self.err(f"'{k}' cannot be an attribute name", self.key_mark(f, k), "name")
@@ -361,11 +543,40 @@ class Checker:
             if zone is None and not any(f[2] for f in faces) and "zone" not in c:
                 self.err(f"card class '{cname}' needs a 'zone' where its cards lie before set-up",
                          self.mark(cards, cname))
+            if "label" in c:
+                names = {k for f in faces for k in f[0]} | {"type"}
+                self.check_label(c, "label", sorted(names), "an attribute of these cards")
             classes.append(CardClass(cname, zone, cond, c.get("label"), faces))
         total = sum(f[1] for cl in classes for f in cl.faces)
         if total > 100_000:
             self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
         return classes, attrs, values
+
+    def check_label(self, container, key, allowed, what):
+        """A label's `{name}` placeholders name only `allowed` things (parameters, or a card's
+        attributes): anything else would be shown literally, so it is an error here."""
+        text = container[key]
+        for m in LABEL_PLACEHOLDER.finditer(str(text)):
+            inner = m.group(1)
+            if NAME_RE.match(inner) and inner in allowed:
+                continue
+            start = m.start()
+            line = str(text).count("\n", 0, start) + 1
+            col = start - (str(text).rfind("\n", 0, start) + 1) + 1
+            locate = getattr(text, "locate", None)
+            if locate is not None:
+                pos = locate(line, col)[:2]
+            else:
+                base = self.mark(container, key)
+                pos = (base[0], base[1] + col - 1)
+            if not NAME_RE.match(inner.strip()):
+                self.err(f"'{{{inner}}}': a label shows {what}, named in braces such as "
+                         f"{{{allowed[0] if allowed else 'name'}}}; expressions are not allowed", pos, "label")
+            else:
+                self.err(f"'{{{inner}}}' is not {what}"
+                         + (self.hint(inner.strip(), allowed) or
+                            (f"; these are {', '.join(allowed)}" if allowed else "; there are none")),
+                         pos, "label")
 
     def global_names(self):
         self.globals = {}
@@ -411,6 +622,8 @@ class Checker:
             if r is not None:
                 self.defines[name] = (params, r, m.group(2) is not None)
                 self._seen[name] = "define"
+            else:
+                self.broken_defines.add(name)
 
     def check_cards(self, glob):
         sc = glob.child({"it": "card"})
@@ -441,11 +654,19 @@ class Checker:
         return r
 
     def check_rule(self, r, scope, expect="any"):
+        """`expect`: a kind, or 'number' (a whole number, never true/false: scores, bounds, costs)."""
         self._inlined_rule = 0
         try:
             r.ast, t = self.expr(r.ast, scope)
-            if not fits(t, expect):
-                self.err(f"expected {expect} here, this is {t}", (r.ast.line, r.ast.col), "type")
+            if expect == "number":
+                if t not in ("int", "player", "any"):
+                    self.err(f"this should be a number, but it is {words(t)}", (r.ast.line, r.ast.col), "type")
+            elif expect == "cards" and not card_like(r.ast, t):
+                self.err(f"this should be cards (a zone or a list of cards), but it is "
+                         f"{self.described(r.ast, t)}",
+                         (r.ast.line, r.ast.col), "type")
+            elif not fits(t, expect):
+                self.err(f"this should be {words(expect)}, but it is {words(t)}", (r.ast.line, r.ast.col), "type")
             elif expect == "values" and t in ("zone", "cards"):   # the values are shown as they are
                 self.err("a choice among cards would name them by engine id; take cards with 'from:'",
                          (r.ast.line, r.ast.col), "type")
@@ -481,27 +702,28 @@ class Checker:
                     return s
                 v = self.variables.get(tgt.id)
                 if v is None:
-                    self.fail(tgt, self.unknown_msg(tgt.id, scope, "variable"))
+                    self.fail(tgt, self.not_assignable(tgt.id, scope))
                 if v.per_player:
                     self.fail(tgt, f"'{tgt.id}' is per player; write {tgt.id}[player]", "type")
                 tgt.ref = ("var", v)
             else:
                 v = self.variables.get(tgt.obj.id)
                 if v is None:
-                    self.fail(tgt, self.unknown_msg(tgt.obj.id, scope, "variable"))
+                    self.fail(tgt, self.not_assignable(tgt.obj.id, scope))
                 if not v.per_player:
                     self.fail(tgt, f"'{v.name}' is not per player; write {v.name} = ...", "type")
                 tgt.index, it = self.expr(tgt.index, scope)
                 tgt.ref = ("pvar", v)
             if s.op != "=" and v.type not in ("int", "list", "cards", "player"):
                 self.fail(s, f"'{s.op}' needs a number variable; '{v.name}' is {v.type}", "type")
+            self.check_store(s, v, vt)
             return s
         if isinstance(s, A.CallStmt):
             c = s.call
             if c.func not in BUILTINS or not BUILTINS[c.func][3]:
                 if c.func in BUILTINS:
                     self.fail(c, f"'{c.func}(...)' is a value, not an effect; use it inside a statement")
-                self.fail(c, f"unknown effect '{c.func}'{suggest(c.func, [k for k, v in BUILTINS.items() if v[3]])}")
+                self.fail(c, f"unknown effect '{c.func}'{self.hint(c.func, [k for k, v in BUILTINS.items() if v[3]])}")
             s.call, _ = self.call(c, scope, statement=True)
             return s
         if isinstance(s, A.If):
@@ -513,7 +735,7 @@ class Checker:
             if not fits(t, "list"):
                 self.fail(s.iter, f"'for' needs a list or a zone, this is {t}", "type")
             with self._loop(s):
-                s.body = self.stmts(s.body, scope.child({s.var: ELEM.get(t, "any")}))
+                s.body = self.stmts(s.body, scope.child({s.var: elem_type(s.iter, t)}))
             return s
         if isinstance(s, A.While):
             s.cond, _ = self.expr(s.cond, scope)
@@ -521,6 +743,36 @@ class Checker:
                 s.body = self.stmts(s.body, scope.child())
             return s
         self.fail(s, "unsupported statement")
+
+    def check_store(self, s, v, vt):
+        """The value of an assignment fits the variable's declared type ('+=' adds to it)."""
+        if s.op != "=" and v.type in ("int", "player"):
+            if vt not in ("int", "player", "any"):
+                self.fail(s.value, f"'{s.op}' on the number variable '{v.name}' needs a number, but this is "
+                                   f"{words(vt)}", "type")
+            return
+        if s.op != "=":   # list or cards: add or remove one item or a list of them
+            if v.type == "cards" and not card_like(s.value, vt):
+                self.fail(s.value, f"'{s.op}' on the card list '{v.name}' needs cards, but this is "
+                                   f"{self.described(s.value, vt)}", "type")
+            return
+        if not assignable(vt, v.type, s.value):
+            self.fail(s.value, f"'{v.name}' holds {words(v.type) if v.type != 'cards' else 'a list of cards'}; "
+                               f"it cannot be given {self.described(s.value, vt)}", "type")
+
+    def described(self, node, t):
+        if t == "list" and elem_type(node, t) != "any":
+            return f"a list of {_plural(elem_type(node, t))}"
+        return words(t)
+
+    def not_assignable(self, name, scope):
+        if name in self.defines or name in self.broken_defines:
+            return (f"'{name}' is a define (a named expression); only variables can be assigned: declare "
+                    f"it under variables:")
+        kind = self.globals.get(name) or ("built-in name" if name in CONSTANTS else None)
+        if kind is not None:
+            return f"'{name}' is a {kind}; only variables can be assigned"
+        return self.unknown_msg(name, scope, "variable")
 
     @contextlib.contextmanager
     def _loop(self, s):
@@ -534,7 +786,7 @@ class Checker:
 
     def unknown_msg(self, name, scope, what="name"):
         cands = set(self.globals) | scope.all() | set(self.defines)
-        return f"unknown {what} '{name}'{suggest(name, cands)}"
+        return f"unknown {what} '{name}'{self.hint(name, cands)}"
 
     def expr(self, n, scope):
         """Returns (node, type); annotates n.t and, for names, n.ref."""
@@ -592,23 +844,28 @@ class Checker:
                 return self.inline(n, [], scope)
             if n.id in BUILTINS:
                 self.fail(n, f"'{n.id}' is a function; call it: {n.id}(...)", "type")
+            if n.id in self.broken_defines:
+                raise _Abort()      # its own error is reported where it is defined
             self.fail(n, self.unknown_msg(n.id, scope))
         if isinstance(n, A.ListLit):
             ts = []
             for i, x in enumerate(n.items):
                 n.items[i], t = self.expr(x, scope)
                 ts.append(t)
-            elem = ts[0] if ts and all(t == ts[0] for t in ts) else "any"
+            known = [t for t in ts if t not in ("none", "any")]
+            elem = known[0] if known and all(t == known[0] for t in known) and len(known) == len(ts) else "any"
+            n.elem = elem
             return n, list_of(elem)
         if isinstance(n, A.Comp):
             n.iter, it = self.expr(n.iter, scope)
             if not fits(it, "list"):
                 self.fail(n.iter, f"'for ... in' needs a list or a zone, this is {it}", "type")
-            inner = scope.child({n.var: ELEM.get(it, "any")})
+            inner = scope.child({n.var: elem_type(n.iter, it)})
             if n.cond is not None:
                 n.cond, _ = self.expr(n.cond, inner)
             n.elt, et = self.expr(n.elt, inner)
             n.elt_t = et
+            n.elem = et
             return n, list_of(et)
         if isinstance(n, A.Call):
             return self.call(n, scope)
@@ -619,7 +876,7 @@ class Checker:
             if ot not in ("card", "any"):
                 self.fail(n, f"'.{n.name}' reads a card attribute, but this is {ot}", "type")
             if n.name not in self.attr_values:
-                self.fail(n, f"unknown card attribute '{n.name}'{suggest(n.name, self.attr_values)}")
+                self.fail(n, f"unknown card attribute '{n.name}'{self.hint(n.name, self.attr_values)}")
             if n.name.startswith("_"):
                 self.fail(n, f"attribute names cannot start with '_'")
             vals = self.attr_values[n.name]
@@ -637,35 +894,69 @@ class Checker:
             n.right, rt = self.expr(n.right, scope)
             if n.op == "+" and (lt in LISTS or rt in LISTS):
                 if not (fits(lt, "list") and fits(rt, "list")) or "zone" in (lt, rt):
-                    self.fail(n, f"'+' joins two lists; these are {lt} and {rt}", "type")
+                    self.fail(n, f"'+' joins two lists; these are {words(lt)} and {words(rt)}", "type")
+                le, re_ = elem_type(n.left, lt), elem_type(n.right, rt)
+                n.elem = le if le == re_ else "any"
                 return n, lt if lt == rt else "list"
             for side, t in ((n.left, lt), (n.right, rt)):
-                if not fits(t, "int"):
-                    self.fail(side, f"'{n.op}' needs numbers; this is {t}", "type")
+                if not fits(t, "int") or t == "none":
+                    self.fail(side, f"'{n.op}' needs numbers; this is {words(t)}", "type")
             return n, "int"
         if isinstance(n, A.Compare):
             n.left, lt = self.expr(n.left, scope)
             n.right, rt = self.expr(n.right, scope)
             if n.op in ("in", "not in"):
                 if not fits(rt, "list"):
-                    self.fail(n.right, f"'{n.op}' needs a list or a zone on the right, this is {rt}", "type")
+                    self.fail(n.right, f"'{n.op}' needs a list or a zone on the right, this is {words(rt)}", "type")
+                et = elem_type(n.right, rt)
+                if not comparable(lt, et):
+                    self.fail(n, f"'{n.op}' looks for {words(lt)} among {_plural(et)}; it can never be found",
+                              "type")
             elif n.op not in ("==", "!="):
                 for side, t in ((n.left, lt), (n.right, rt)):
-                    if not fits(t, "int"):
-                        self.fail(side, f"'{n.op}' compares numbers; this is {t}", "type")
+                    if not fits(t, "int") or t in ("none", "bool"):
+                        self.fail(side, f"'{n.op}' compares numbers; this is {words(t)}", "type")
             elif "zone" in (lt, rt) and lt != rt:
-                self.fail(n, f"comparing a zone with {rt if lt == 'zone' else lt}", "type")
+                self.fail(n, f"comparing a zone with {words(rt if lt == 'zone' else lt)}", "type")
+            elif not comparable(lt, rt):
+                self.fail(n, f"'{n.op}' compares {words(lt)} with {words(rt)}: they are never equal", "type")
             return n, "bool"
         if isinstance(n, A.BoolOp):
             n.left, _ = self.expr(n.left, scope)
             n.right, _ = self.expr(n.right, scope)
             return n, "bool"
+        if isinstance(n, A.IfExp):
+            n.cond, _ = self.expr(n.cond, scope)
+            n.body, bt = self.expr(n.body, scope)
+            n.orelse, ot = self.expr(n.orelse, scope)
+            t = self.join_kinds(bt, ot)
+            if t is None:
+                self.fail(n, f"'if ... else' gives {words(bt)} or {words(ot)}; both must be of one kind", "type")
+            if t == "list":
+                be, oe = elem_type(n.body, bt), elem_type(n.orelse, ot)
+                n.elem = be if be == oe else "any"
+            return n, t
         if isinstance(n, A.Unary):
             n.operand, t = self.expr(n.operand, scope)
             if n.op == "-" and not fits(t, "int"):
                 self.fail(n, f"'-' needs a number, this is {t}", "type")
             return n, "bool" if n.op == "not" else "int"
         self.fail(n, "unsupported expression")
+
+    @staticmethod
+    def join_kinds(a, b):
+        """The kind of a value that is either an `a` or a `b`, or None if they do not go together."""
+        if a == b or b == "none" and a in ("card", "player", "any"):
+            return a
+        if a == "none" and b in ("card", "player", "any"):
+            return b
+        if "any" in (a, b):
+            return "any"
+        if {a, b} == {"int", "player"}:
+            return "int"
+        if a in LISTS and b in LISTS:
+            return "list"
+        return None
 
     def _shadowed(self, scope, name):
         s = scope
@@ -763,7 +1054,11 @@ class Checker:
         if f not in BUILTINS:
             if f.startswith("_"):
                 self.fail(n, f"names starting with '_' are not allowed", "name")
-            self.fail(n, f"unknown function '{f}'{suggest(f, list(BUILTINS) + list(self.defines))}")
+            if f in self.broken_defines:
+                raise _Abort()      # its own error is reported where it is defined
+            hint = f"; did you mean '{ALIASES[f]}'?" if f in ALIASES else \
+                self.hint(f, [b for b in BUILTINS if not BUILTINS[b][3] or statement] + list(self.defines))
+            self.fail(n, f"unknown function '{f}'{hint}")
         lo, hi, kw, is_stmt = BUILTINS[f]
         if is_stmt and not statement:
             self.fail(n, f"'{f}(...)' is an effect; it cannot be used as a value", "type")
@@ -835,6 +1130,7 @@ class Checker:
         if f == "range":
             need(0, "int")
             need(1, "int")
+            n.elem = "int"
             return n, "list"
         if f in ("is_max", "is_sole_max"):
             need(0, "list")
@@ -858,8 +1154,10 @@ class Checker:
         if f == "sorted":
             need(0, "list")
             return n, ts[0] if ts[0] != "zone" else "cards"
+        if f in ("move", "reveal") and not card_like(n.args[0], ts[0]):
+            self.fail(n.args[0], f"argument 1 of '{f}' should be a card, a list of cards or a zone, this is "
+                                 f"{self.described(n.args[0], ts[0])}", "type")
         if f == "move":
-            need(0, "cards", "a card, a list of cards or a zone") if ts[0] != "card" else None
             need(1, "zone")
             self.const_kw(n, "face", ("up", "down"))
             self.const_kw(n, "at", ("top", "bottom"))
@@ -874,8 +1172,6 @@ class Checker:
             need(0, "zone")
             return n, "none"
         if f == "reveal":
-            if ts[0] != "card":
-                need(0, "cards", "a card or cards")
             need(1, "player")
             return n, "none"
         return n, "none"  # end_game, end_phase, end_turn
@@ -906,25 +1202,25 @@ class Checker:
             prm = Param(pname, k)
             if k == "from":
                 prm.kind = "subset" if "size" in p else "card"
-                prm.source = self.expr_rule(p, "from", where + ".from", scope, expect="list")
+                prm.source = self.expr_rule(p, "from", where + ".from", scope, expect="cards")
                 if "size" in p:
-                    prm.lo = self.expr_rule(p["size"], 0, where + ".size", scope, expect="int")
-                    prm.hi = self.expr_rule(p["size"], 1, where + ".size", scope, expect="int")
+                    prm.lo = self.expr_rule(p["size"], 0, where + ".size", scope, expect="number")
+                    prm.hi = self.expr_rule(p["size"], 1, where + ".size", scope, expect="number")
                 t = "cards" if prm.kind == "subset" else "card"
             elif k == "zone":
                 prm.family = p["zone"]
                 z = self.zones.get(prm.family)
                 if z is None or not z.is_family:
                     self.err(f"'{prm.family}' is not a zone family"
-                             + suggest(prm.family, [n for n, zz in self.zones.items() if zz.is_family]),
+                             + self.hint(prm.family, [n for n, zz in self.zones.items() if zz.is_family]),
                              self.mark(p, "zone"))
                     continue
                 t = "player" if z.per_player else ("int" if all(isinstance(x, int) for x in z.keys) else "str")
             elif k == "player":
                 t = "player"
             elif k == "number":
-                prm.lo = self.expr_rule(p["number"], 0, where + ".number", scope, expect="int")
-                prm.hi = self.expr_rule(p["number"], 1, where + ".number", scope, expect="int")
+                prm.lo = self.expr_rule(p["number"], 0, where + ".number", scope, expect="number")
+                prm.hi = self.expr_rule(p["number"], 1, where + ".number", scope, expect="number")
                 t = "int"
             else:
                 if isinstance(p["choice"], list):
@@ -944,11 +1240,13 @@ class Checker:
             v = self.variables.get(var)
             if v is None or not v.per_player or v.type != "int":
                 self.err(f"a cost is paid from a per-player number variable; '{var}' is not one"
-                         + suggest(var, [n for n, x in self.variables.items() if x.per_player]),
+                         + self.hint(var, [n for n, x in self.variables.items() if x.per_player]),
                          self.key_mark(a["cost"], var))
                 continue
-            cost.append((var, self.expr_rule(a["cost"], var, f"actions.{name}.cost.{var}", scope, expect="int")))
+            cost.append((var, self.expr_rule(a["cost"], var, f"actions.{name}.cost.{var}", scope, expect="number")))
         effect = self.effects(a, "effect", f"actions.{name}.effect", scope)
+        if "label" in a:
+            self.check_label(a, "label", [p.name for p in params], "a parameter of this action")
         return ActionDecl(name, a.get("label"), params, cond, cost, effect)
 
     def read_phase(self, name, p, glob):
@@ -969,7 +1267,7 @@ class Checker:
             target = item["goto"]
             cont, key = containers[i]
             if target != "end" and target not in self.phase_names:
-                self.err(f"unknown phase '{target}'{suggest(target, self.phase_names + ['end'])}",
+                self.err(f"unknown phase '{target}'{self.hint(target, self.phase_names + ['end'])}",
                          self.mark(cont, key))
             cond = self.expr_rule(item, "if", f"{w}.next[{i}].if", glob) if "if" in item else None
             nxt.append((cond, target))
@@ -1019,7 +1317,7 @@ class Checker:
             for key in ("choose", "fallback"):
                 for j, a in enumerate(st.get(key) or []):
                     if a not in self.action_names:
-                        self.err(f"unknown action '{a}'{suggest(a, self.action_names)}", self.mark(st[key], j))
+                        self.err(f"unknown action '{a}'{self.hint(a, self.action_names)}", self.mark(st[key], j))
             s.actions = list(st["choose"])
             s.fallback = list(st.get("fallback") or [])
             s.player = self.expr_rule(st, "player", w + ".player", scope, expect="player") if "player" in st else None
@@ -1047,7 +1345,8 @@ class Checker:
                 self.err("'for' needs 'in: LIST'", self.key_mark(st, "for"))
                 return None
             s.iter = self.expr_rule(st, "in", w + ".in", scope, expect="list")
-            et = ELEM.get(getattr(getattr(s.iter, "ast", None), "t", "list"), "any")
+            node = getattr(s.iter, "ast", None)
+            et = elem_type(node, getattr(node, "t", "list"))
             s.body = self.read_steps(st, "steps", w + ".steps", scope.child({s.var: et}))
         return s
 

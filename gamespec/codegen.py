@@ -556,6 +556,11 @@ class CodeGen:
                     return a
                 return self.ex(n.right, names)
             return f"({a} {n.op} {self.ex(n.right, names)})"
+        if isinstance(n, A.IfExp):
+            c = self.ex(n.cond, names)
+            if c in ("True", "False"):      # an option or a constant decides: fold it
+                return self.ex(n.body if c == "True" else n.orelse, names)
+            return f"({self.ex(n.body, names)} if {c} else {self.ex(n.orelse, names)})"
         if isinstance(n, A.Unary):
             a = self.ex(n.operand, names)
             if n.op == "not" and a in ("True", "False"):

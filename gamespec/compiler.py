@@ -55,10 +55,52 @@ def _describe(ex):
     if isinstance(ex, KeyError):
         return f"no such key {ex.args[0]!r}" if ex.args else "no such key"
     if isinstance(ex, TypeError):
-        return f"a value of the wrong kind ({ex}); a card or player that is 'none'?"
+        return wrong_kind(str(ex))
     if isinstance(ex, IndexError):
         return "index out of range"
     return str(ex) or type(ex).__name__
+
+
+# Python's words for a TypeError -> the spec's (both backends raise the same TypeErrors)
+_PY_KINDS = {"int": "a number", "bool": "true/false", "str": "a text", "NoneType": "none", "list": "a list",
+             "tuple": "a list", "dict": "a table"}
+_VERBS = {"+": "add", "-": "subtract", "*": "multiply", "//": "divide", "%": "take the remainder of",
+          "**": "raise"}
+
+
+def wrong_kind(msg: str) -> str:
+    """A Python TypeError message said in the rule language's terms (e.g. 'cannot add a number and a text')."""
+    import re
+    kinds = [_PY_KINDS.get(k, "a value") for k in re.findall(r"'([A-Za-z_]+)'", msg)]
+    m = re.match(r"unsupported operand type\(s\) for ([^:]+): '(\w+)' and '(\w+)'", msg)
+    if m:
+        a, b = (_PY_KINDS.get(k, "a value") for k in m.group(2, 3))
+        verb = _VERBS.get(m.group(1).strip())
+        if verb:
+            return f"cannot {verb} {a} and {b}"
+        return f"'{m.group(1).strip()}' cannot combine {a} and {b}"
+    m = re.match(r"'([<>=!]+)' not supported between instances of '(\w+)' and '(\w+)'", msg)
+    if m:
+        a, b = (_PY_KINDS.get(k, "a value") for k in m.group(2, 3))
+        return f"cannot compare {a} with {b} using '{m.group(1)}'"
+    m = re.match(r"bad operand type for unary -: '(\w+)'", msg)
+    if m:
+        return f"cannot negate {_PY_KINDS.get(m.group(1), 'a value')}"
+    m = re.match(r"can only concatenate (\w+) \(not \"(\w+)\"\) to (\w+)", msg)
+    if m:
+        return f"cannot add {_PY_KINDS.get(m.group(1), 'a value')} and {_PY_KINDS.get(m.group(2), 'a value')}"
+    m = re.match(r"can't multiply sequence by non-int of type '(\w+)'", msg)
+    if m:
+        return f"cannot multiply a list or a text by {_PY_KINDS.get(m.group(1), 'a value')}"
+    if "not subscriptable" in msg and kinds:
+        return f"{kinds[0]} has no items to take by index"
+    if "not iterable" in msg and kinds:
+        return f"{kinds[0]} is not a list"
+    if ("indices must be integers" in msg or "list indices" in msg) and len(kinds) >= 1:
+        return f"a list index is a number, not {kinds[-1]}"
+    if "unhashable" in msg:
+        return "a list cannot be a key"
+    return "a value of the wrong kind (a card or player that is none?)"
 
 
 def charge(s, xs):
@@ -438,6 +480,9 @@ class Compiler:
             if n.op == "and":
                 return lambda s, e: bool(a(s, e)) and bool(b(s, e))
             return lambda s, e: bool(a(s, e)) or bool(b(s, e))
+        if isinstance(n, A.IfExp):
+            c, a, b = self.e(n.cond, names), self.e(n.body, names), self.e(n.orelse, names)
+            return lambda s, e: a(s, e) if c(s, e) else b(s, e)
         if isinstance(n, A.Unary):
             a = self.e(n.operand, names)
             if n.op == "not":
@@ -803,6 +848,8 @@ def bounded(v):
 
 def _can_grow(node):
     """Values that can exceed the inputs' size: sums and differences (products are checked)."""
+    if isinstance(node, A.IfExp):
+        return _can_grow(node.body) or _can_grow(node.orelse)
     return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
         (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
 

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import functools
-import os
+import hashlib
+import json
+import re
 from pathlib import Path
 
+import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
@@ -19,7 +22,8 @@ _TOKEN_NAMES = {
     "COMMA": "','", "DOT": "'.'", "SEMICOLON": "';'", "EQUAL": "'='", "NAME": "a name", "INT": "a number",
     "STRING": "a string", "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '//' or '%'",
     "MINUS": "'-'", "ASSIGN_OP": "'=', '+=' or '-='", "$END": "the end of the rule", "POW_OP": "'**'",
-    "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "COLON": "':'",
+    "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "COLON": "':'", "OR": "'or'",
+    "AND": "'and'", "NOT": "'not'", "ELIF": "'elif'", "LET": "'let'", "WHILE": "'while'",
 }
 
 
@@ -31,6 +35,7 @@ SYNTAX_EXAMPLES = {
         "a '[' is never closed": ["[1, 2", "xs[1"],
         "two values with nothing between them; a missing operator or ','?": ["a b", "f(a b)", "[1 2]"],
         "the expression ends too early after an operator": ["a +", "a and", "not"],
+        "'if' in a value needs 'else': A if CONDITION else B": ["a if b", "f(a if b)", "[a if b]"],
     },
     "effects": {
         "a '{' block is never closed": ["if a { b = 1", "for x in xs { move(x, d)"],
@@ -38,6 +43,9 @@ SYNTAX_EXAMPLES = {
         "'for' is written: for NAME in LIST { EFFECTS }": ["for x xs { }", "for in xs { }"],
         "an effect is an assignment or a call such as move(...)": ["1 + 2", "a", "x.y = 2"],
         "'=' assigns; to compare two values write '=='": ["if a = 1 { b = 2 }"],
+        "'if' in a value needs 'else': A if CONDITION else B": ["x = a if b", "let y = 1 if a"],
+        "a conditional value that ends an effect is not chained; write x = a if c else (b if d else e)":
+            ["x = a if c else b if d else e", "let y = 1 if a else 2 if b else 3"],
     },
 }
 
@@ -51,20 +59,115 @@ def grammar_text() -> str:
         return (Path(__file__).resolve().parent.parent / "grammar" / "rules.lark").read_text(encoding="utf-8")
 
 
+LARK_OPTIONS = dict(parser="lalr", start=["start_effects", "start_expr"], propagate_positions=True,
+                    maybe_placeholders=True)
+TABLES_FILE = "rules_tables.json"   # the LALR tables built ahead of time, beside the grammar
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark(grammar_text(), parser="lalr", start=["start_effects", "start_expr"],
-                propagate_positions=True, maybe_placeholders=True, cache=_cache_path())
+    """The LALR parser, from the tables shipped as package data (plain JSON: loading never runs
+    code, unlike a pickled cache). Tables built for another grammar or Lark version are ignored and
+    the parser is built in memory instead (about 0.1 s)."""
+    text = grammar_text()
+    stored = _stored_tables()
+    if stored is not None and stored.get("grammar_sha256") == _sha(text) \
+            and stored.get("lark") == lark.__version__:
+        try:
+            return Lark._load_from_dict(stored["data"], stored["memo"])
+        except Exception:   # tables Lark cannot read: build them instead, never fail here
+            pass
+    return Lark(text, **LARK_OPTIONS)
 
 
-def _cache_path():
-    # Lark can store the built LALR tables; saves ~100 ms of cold start. Any writable place will do.
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _stored_tables():
     try:
-        os.makedirs(os.path.join(base, "gamespec"), exist_ok=True)
-        return os.path.join(base, "gamespec", "lark-rules.cache")
-    except OSError:
-        return False
+        from importlib.resources import files
+        raw = (files("gamespec.grammar") / TABLES_FILE).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        try:
+            raw = (Path(__file__).resolve().parent.parent / "grammar" / TABLES_FILE).read_text(encoding="utf-8")
+        except OSError:
+            return None
+    try:
+        return json.loads(raw, object_hook=_int_keys)
+    except ValueError:
+        return None
+
+
+def _int_keys(d):
+    return {k: v for k, v in d["$int"]} if set(d) == {"$int"} else d
+
+
+def _json_ready(x):
+    if isinstance(x, dict):
+        if x and all(isinstance(k, int) for k in x):   # JSON keys are strings: keep ints as pairs
+            return {"$int": [[k, _json_ready(v)] for k, v in sorted(x.items())]}
+        return {k: _json_ready(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_ready(v) for v in x]
+    return x
+
+
+def build_tables(text: str | None = None) -> str:
+    """The JSON text of grammar/rules_tables.json: the same bytes for the same grammar and Lark
+    version (Lark numbers states and rules arbitrarily; they are renumbered canonically)."""
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+    text = grammar_text() if text is None else text
+    data, memo = Lark(text, **LARK_OPTIONS).memo_serialize([TerminalDef, Rule])
+    data, memo = _canonical(data, memo)
+    return json.dumps({"grammar_sha256": _sha(text), "lark": lark.__version__,
+                       "data": _json_ready(data), "memo": _json_ready(memo)},
+                      sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _canonical(data, memo):
+    """Lark's serialized LALR tables with every arbitrary numbering replaced by a canonical one."""
+    key = {old: json.dumps(v, sort_keys=True, default=str) for old, v in memo.items()}
+    order = sorted(memo, key=lambda o: key[o])
+    renum = {old: new for new, old in enumerate(order)}
+
+    def refs(x):
+        if isinstance(x, dict):
+            if set(x) == {"@"}:
+                return {"@": renum[x["@"]]}
+            return {k: refs(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [refs(v) for v in x]
+        return x
+
+    memo = {renum[o]: memo[o] for o in order}
+    data = refs(data)
+    pt = data["parser"]["parser"]
+    tok = pt["tokens"]
+    states = {s: {tok[t]: a for t, a in acts.items()} for s, acts in pt["states"].items()}
+    # states numbered in breadth-first order from the start states, shifts taken by token name
+    seen, queue = {}, [pt["start_states"][k] for k in sorted(pt["start_states"])]
+    while queue:
+        s = queue.pop(0)
+        if s in seen:
+            continue
+        seen[s] = len(seen)
+        for t in sorted(states[s]):
+            act, arg = states[s][t]
+            if act == 0:
+                queue.append(arg)
+    for s in sorted(states):          # unreachable ones (none expected), for completeness
+        seen.setdefault(s, len(seen))
+    names = sorted({t for acts in states.values() for t in acts})
+    tid = {t: i for i, t in enumerate(names)}
+    pt["tokens"] = {i: t for t, i in tid.items()}
+    pt["states"] = {seen[s]: {tid[t]: ([0, seen[arg]] if act == 0 else [act, arg])
+                              for t, (act, arg) in sorted(states[s].items())}
+                    for s in sorted(states, key=seen.get)}
+    pt["start_states"] = {k: seen[v] for k, v in pt["start_states"].items()}
+    pt["end_states"] = {k: seen[v] for k, v in pt["end_states"].items()}
+    return data, memo
 
 
 class Located:
@@ -162,7 +265,17 @@ def parse(src: Located, kind: str = "expr"):
         if line < 1:  # end of input: point at the last character
             lines = src.text.split("\n")
             line, col = len(lines), max(1, len(lines[-1]))
-        raise src.error(_friendly(e, kind), line, col) from None
+        msg = _friendly(e, kind)
+        opened = _unclosed_before(src.text, line, col)
+        if opened is not None:     # the parser notices only later (often a line later): point at it
+            ch, bl, bc = opened
+            raise src.error(f"a '{ch}' {'block ' if ch == '{' else ''}is never closed", bl, bc) from None
+        called = _assigned_call(src.text, e)
+        if called is not None:
+            err = src.error(f"only variables can be assigned; '{called}(...)' is not a variable", line, col)
+            err.assigned = called      # the checker names a define more precisely
+            raise err from None
+        raise src.error(msg, line, col) from None
     depth, at = _tree_depth(tree)
     if depth > MAX_RULE_DEPTH * 2:
         raise src.error(f"expression nested more than {MAX_RULE_DEPTH * 2} levels deep",
@@ -173,7 +286,64 @@ def parse(src: Located, kind: str = "expr"):
     b = _Builder(src)
     if kind == "expr":
         return b.expr(tree.children[0])
-    return [b.stmt(c) for c in tree.children]
+    return b.stmts(tree.children)
+
+
+def _brackets(text: str):
+    """(char, line, col) of each bracket in order, skipping strings and comments."""
+    line, col, quote, comment = 1, 0, None, False
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col, comment = line + 1, 0, False
+            quote = None
+            continue
+        if comment:
+            continue
+        if quote:
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            comment = True
+        elif ch in "()[]{}":
+            yield ch, line, col
+
+
+def _unclosed_before(text: str, line: int, col: int):
+    """The innermost bracket opened before (line, col) that the whole rule never closes, or None."""
+    pairs = {")": "(", "]": "[", "}": "{"}
+    stack = []
+    for ch, bl, bc in _brackets(text):
+        if ch in "([{":
+            stack.append((ch, bl, bc))
+        elif stack and stack[-1][0] == pairs[ch]:
+            stack.pop()
+        elif stack:         # `[1, 2 }`: the '[' is the one left open
+            return stack[-1] if (stack[-1][1], stack[-1][2]) < (line, col) else None
+        else:
+            return None     # a stray closing bracket: the parser's own message says more
+    before = [b for b in stack if (b[1], b[2]) < (line, col)]
+    return before[-1] if before else None
+
+
+def _assigned_call(text: str, e) -> str | None:
+    """The name of `f(...)` in `f(...) = v`, when that is where the parser stopped."""
+    tok = getattr(e, "token", None)
+    if tok is None or tok.type not in ("EQUAL", "ASSIGN_OP") or tok.start_pos is None:
+        return None
+    head = text[:tok.start_pos].rstrip()
+    if not head.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(head) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(head[i], 0)
+        if depth == 0:
+            m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*$", head[:i])
+            return m.group(1) if m else None
+    return None
 
 
 def _meta(t) -> tuple[int, int]:
@@ -224,6 +394,8 @@ class _Builder:
             return A.BoolOp(*pos, op=d[:-1], left=self.expr(ch[0]), right=self.expr(ch[1]))
         if d == "not_":
             return A.Unary(*pos, op="not", operand=self.expr(ch[0]))
+        if d == "cond_expr":
+            return A.IfExp(*pos, body=self.expr(ch[0]), cond=self.expr(ch[1]), orelse=self.expr(ch[2]))
         if d == "neg":
             return A.Unary(*pos, op="-", operand=self.expr(ch[0]))
         if d == "compare":
@@ -270,7 +442,30 @@ class _Builder:
         return A.Call(*pos, func=str(name), args=args, kwargs=kwargs)
 
     def block(self, t):
-        return [self.stmt(c) for c in t.children if isinstance(c, Tree)]
+        return self.stmts([c for c in t.children if isinstance(c, Tree)])
+
+    def stmts(self, trees):
+        out = []
+        for c in trees:
+            s = self.stmt(c)
+            out.extend(s if isinstance(s, list) else [s])
+        return out
+
+    def target(self, tgt):
+        if tgt.data == "target_name":
+            return A.Name(*self.at(tgt), id=str(tgt.children[0]))
+        return A.Index(*self.at(tgt), obj=A.Name(*self.at(tgt), id=str(tgt.children[0])),
+                       index=self.expr(tgt.children[1]))
+
+    def if_stmt(self, ch, pos):
+        branches = [(self.expr(ch[0]), self.block(ch[1]))]
+        orelse = []
+        for c in ch[2:]:
+            if c.data == "elif_clause":
+                branches.append((self.expr(c.children[0]), self.block(c.children[1])))
+            else:
+                orelse = self.block(c.children[0])
+        return A.If(*pos, branches=branches, orelse=orelse)
 
     def stmt(self, t):
         d = t.data
@@ -279,26 +474,19 @@ class _Builder:
         if d == "let_stmt":
             return A.Let(*pos, name=str(ch[0]), value=self.expr(ch[1]))
         if d == "assign_stmt":
-            tgt = ch[0]
-            if tgt.data == "target_name":
-                target = A.Name(*self.at(tgt), id=str(tgt.children[0]))
-            else:
-                target = A.Index(*self.at(tgt), obj=A.Name(*self.at(tgt), id=str(tgt.children[0])),
-                                 index=self.expr(tgt.children[1]))
-            return A.Assign(*pos, target=target, op=str(ch[1]), value=self.expr(ch[2]))
+            return A.Assign(*pos, target=self.target(ch[0]), op=str(ch[1]), value=self.expr(ch[2]))
+        if d == "let_if":      # `let x = v` followed by an if statement (see the grammar)
+            return [A.Let(*pos, name=str(ch[0]), value=self.expr(ch[1])), self.if_stmt(ch[2:], self.at(ch[2]))]
+        if d == "assign_if":
+            return [A.Assign(*pos, target=self.target(ch[0]), op=str(ch[1]), value=self.expr(ch[2])),
+                    self.if_stmt(ch[3:], self.at(ch[3]))]
         if d == "call_stmt":
             return A.CallStmt(*pos, call=self.call(ch[0], ch[1], pos))
         if d == "if_stmt":
-            branches = [(self.expr(ch[0]), self.block(ch[1]))]
-            orelse = []
-            for c in ch[2:]:
-                if c.data == "elif_clause":
-                    branches.append((self.expr(c.children[0]), self.block(c.children[1])))
-                else:
-                    orelse = self.block(c.children[0])
-            return A.If(*pos, branches=branches, orelse=orelse)
+            return self.if_stmt(ch, pos)
         if d == "for_stmt":
             return A.For(*pos, var=str(ch[0]), iter=self.expr(ch[1]), body=self.block(ch[2]))
         if d == "while_stmt":
             return A.While(*pos, cond=self.expr(ch[0]), body=self.block(ch[1]))
         raise self.src.error(f"unsupported statement {d}", *_meta(t))
+

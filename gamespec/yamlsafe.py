@@ -466,6 +466,43 @@ class _Frame:
         self.key_mark = None
 
 
+def _spaces(n: int) -> str:
+    return f"{n} space" + ("" if n == 1 else "s")
+
+
+def _indentation(text: str, exc):
+    """PyYAML's words for a key indented unlike its siblings ('expected <block end>, but found ...',
+    'mapping values are not allowed here') said as what they mean, at the key: (message, Mark) or None."""
+    pm = exc.problem_mark
+    if pm is None or exc.problem is None:
+        return None
+    lines = text.split("\n")
+    if not 0 <= pm.line < len(lines):
+        return None
+    line = lines[pm.line]
+    indent = len(line) - len(line.lstrip(" "))
+    key = line.strip().split(":", 1)[0].strip().lstrip("-").strip()[:40] or line.strip()[:40]
+    above = None
+    for j in range(pm.line - 1, -1, -1):     # the nearest line above with content
+        t = lines[j].strip()
+        if t and not t.startswith("#"):
+            above = (j, len(lines[j]) - len(lines[j].lstrip(" ")), t.split(":", 1)[0].strip()[:40])
+            break
+    at = Mark(pm.line + 1, indent + 1)
+    if exc.problem.startswith("expected <block end>") and exc.context_mark is not None:
+        others = sorted({exc.context_mark.column} | ({above[1]} if above else set()) - {indent})
+        return (f"'{key}' is indented by {_spaces(indent)}, unlike the keys before it (indented by "
+                f"{' or '.join(map(str, others))}): the keys of one mapping must line up", at)
+    if exc.problem == "mapping values are not allowed here":
+        head = line[indent:pm.column].strip()
+        if above is not None and above[1] < indent and ":" not in head \
+                and not head.startswith(("-", "{", "[", "'", '"')):
+            return (f"'{key}' is indented more than '{above[2]}' above it ({_spaces(indent)}, not "
+                    f"{above[1]}), so it reads as part of that value: the keys of one mapping must line up", at)
+        return ("a ': ' inside a plain value: put the value in quotes", Mark(pm.line + 1, pm.column + 1))
+    return None
+
+
 def load_yaml(data: bytes | str, filename: str = "<spec>", *, max_bytes: int = DEFAULT_MAX_BYTES,
               max_depth: int = 64, max_nodes: int = 100_000, max_scalar: int = 1_500_000,
               max_int_digits: int = 100) -> object:
@@ -515,6 +552,12 @@ def _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits
     except SpecError:
         raise
     except yaml.MarkedYAMLError as exc:
+        try:
+            indent = _indentation(text, exc)
+        except Exception:   # a nicety: never let it mask the real error
+            indent = None
+        if indent is not None:
+            raise err(indent[0], "yaml-indent" if "indented" in indent[0] else "yaml-syntax", indent[1]) from None
         mark = exc.problem_mark or exc.context_mark
         where = Mark(mark.line + 1, mark.column + 1) if mark else _NOWHERE
         message = exc.problem or exc.context or "invalid YAML"

@@ -358,6 +358,16 @@ def make_enumerator(ch):
     return enumerate_all
 
 
+def not_a_player(what, p, fn, where, P):
+    """A rule that names a player gave something else: say which rule, where, and what it gave."""
+    rule = getattr(fn, "rule", None)
+    shown = "true" if p is True else "false" if p is False else "none" if p is None else \
+        f"player number {p}" if p.__class__ is int else f"the text '{p}'" if isinstance(p, str) else \
+        "a list" if isinstance(p, list) else "not a player"
+    return SpecRuntimeError(f"{what} is {shown}; it must be a player (0 to {P - 1})",
+                            rule.origin if rule is not None else where, check="not-a-player")
+
+
 def make_enter(rs, ch):
     """The `choose` instruction: find the decider and the legal actions (suspend), or skip."""
     guard, player, enum = ch.guard, ch.player, ch.enumerate
@@ -372,7 +382,7 @@ def make_enter(rs, ch):
         if player is not None:
             p = player(s, dict(e) if copy else e)
             if p.__class__ is not int or not 0 <= p < P:
-                raise SpecRuntimeError(f"the deciding player {p!r} is not a player", path)
+                raise not_a_player("the deciding player", p, player, path, P)
         else:
             p = s.cur
         s.actor = p
@@ -407,7 +417,7 @@ def _make(rs, comp, pc, kind, a, labels, goto):
             if first is not None and r == nxt:
                 p = first(s, {})
                 if p.__class__ is not int or not 0 <= p < P:
-                    raise SpecRuntimeError(f"first player {p!r} is not a player", where)
+                    raise not_a_player("the first player", p, first, where, P)
                 s.cur = p
             return r
         return hook
@@ -449,7 +459,7 @@ def _make(rs, comp, pc, kind, a, labels, goto):
             else:
                 p = nxt_fn(s, {})
                 if p.__class__ is not int or not 0 <= p < P:
-                    raise SpecRuntimeError(f"next player {p!r} is not a player", where)
+                    raise not_a_player("the next player", p, nxt_fn, where, P)
                 s.cur = p
             return again
         return turn_end

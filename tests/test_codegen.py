@@ -44,6 +44,10 @@ CASES = [
     ("is_sole_max([count(c for c in tableau[x] if c.type == 'priest') for x in players], 1, min=1)", {}, ""),
     ("is_max([size(hand[x]) for x in players], 0)", {}, ""),
     ("[c for c in deck if c.type == 'farmer'][0] == first(c for c in deck if c.type == 'farmer')", {}, ""),
+    # conditional expressions
+    ("size(hand[0]) if size(hand[0]) > size(hand[1]) else -size(hand[1])", {}, " if "),
+    ("sum((2 if c.type == 'farmer' else 1) for c in tableau[0])", {}, ""),
+    ("(top(deck) if size(deck) > n else none) == top(deck)", {"n": 3}, " if "),
 ]
 KLINK_CASES = [
     # `c.value > 3` fails on ability cards (no value): when one can be in the zone it is no table

@@ -155,3 +155,126 @@ def test_friendly_syntax_messages_table(kind):
             with pytest.raises(gamespec.SpecError) as ei:
                 parse(Located(ex, "x.yaml"), kind)
             assert ei.value.message.startswith(message), (ex, ei.value.message)
+
+
+# ---- the checker: specs that can never run do not validate ------------------------------------------
+# TINY with variables of every kind and two defines; each case below changes one thing in it.
+TYPED = TINY.replace("variables:\n  stopped: {per_player: true, initial: 0}\n", """variables:
+  stopped: {per_player: true, initial: 0}
+  n: {initial: 0}
+  rounds: {type: int}
+  had: {type: bool, per_player: true}
+  who: {type: player}
+  cv: {type: card}
+  kept: {type: cards}
+  plays: {initial: 0}
+define:
+  total: "size(deck)"
+  high(c): "c.value > 3"
+""")
+STOP = 'effect: "stopped[actor] = 1"'
+
+# (what, text replaced in TYPED, replacement, where the error points (a needle; its column), message)
+BAD_SPECS = [
+    ("add text to a number", STOP, "effect: \"n += 'one'\"", "'one'",
+     "'+=' on the number variable 'n' needs a number, but this is a text"),
+    ("number into a bool", STOP, 'effect: "had[actor] = 3"', "3\"", "'had' holds true/false; it cannot be given a number"),
+    ("text into a number", STOP, "effect: \"rounds = 'abc'\"", "'abc'", "'rounds' holds a number; it cannot be given a text"),
+    ("bool into a player", STOP, 'effect: "who = true"', "true\"", "'who' holds a player; it cannot be given true/false"),
+    ("list into a number", STOP, 'effect: "rounds = [1, 2]"', "[1, 2]",
+     "'rounds' holds a number; it cannot be given a list of numbers"),
+    ("zone into a number", STOP, 'effect: "rounds = deck"', "deck\"", "'rounds' holds a number; it cannot be given a zone"),
+    ("number into a card", STOP, 'effect: "cv = 5"', "5\"", "'cv' holds a card; it cannot be given a number"),
+    ("numbers into cards", STOP, 'effect: "kept = [1, 2]"', "[1, 2]",
+     "'kept' holds a list of cards; it cannot be given a list of numbers"),
+    ("numbers moved as cards", STOP, 'effect: "move([1, 2], deck)"', "[1, 2]",
+     "argument 1 of 'move' should be a card, a list of cards or a zone, this is a list of numbers"),
+    ("a number moved as a card", STOP, 'effect: "for x in range(3) { move(x, deck) }"', "x, deck",
+     "argument 1 of 'move' should be a card, a list of cards or a zone, this is a number"),
+    ("arithmetic on text", STOP, "effect: \"rounds = 1 + 'a'\"", "'a'", "'+' needs numbers; this is a text"),
+    ("a card compared with a number", STOP, 'effect: "if top(deck) == 5 { rounds = 1 }"', "top(deck) ==",
+     "'==' compares a card with a number: they are never equal"),
+    ("a number looked for among cards", STOP, 'effect: "if 5 in deck { rounds = 1 }"', "5 in",
+     "'in' looks for a number among cards; it can never be found"),
+    ("order of texts", STOP, "effect: \"if 'a' < 2 { rounds = 1 }\"", "'a' <", "'<' compares numbers; this is a text"),
+    ("a bool as the score", 'score: "sum(c.value for c in hand[p])"', 'score: "size(hand[p]) > 2"', "size(hand[p]) >",
+     "this should be a number, but it is true/false"),
+    ("true as the next player", "        - choose: [draw, stop]\n", "        - choose: [draw, stop]\n      next: \"true\"\n",
+     "true\"", "this should be a player, but it is true/false"),
+    ("none as the next player", "        - choose: [draw, stop]\n", "        - choose: [draw, stop]\n      next: \"none\"\n",
+     "none\"", "this should be a player, but it is none"),
+    ("numbers as a card parameter", "  draw:\n", "  draw:\n    params: {c: {from: \"[1, 2]\"}}\n", "[1, 2]",
+     "this should be cards (a zone or a list of cards), but it is a list of numbers"),
+    ("a bool as a number bound", "  draw:\n", "  draw:\n    params: {k: {number: [\"0\", \"true\"]}}\n", "true\"",
+     "this should be a number, but it is true/false"),
+    ("players the wrong way round", "players: [2, 3]", "players: [3, 2]", "[3, 2]",
+     "players: the fewest (3) is more than the most (2); write [2, 3]"),
+    ("players not whole numbers", "players: [2, 3]", "players: [2.0, 3]", "[2.0, 3]",
+     "players is [FEWEST, MOST], two whole numbers such as [2, 4]"),
+    ("option default not among its values", "name: Tiny", "name: Tiny\noptions:\n  width: {default: 5, values: [3, 4]}",
+     "5,", "option 'width': the default 5 is not one of its values 3, 4"),
+    ("initial beyond the number range", "  n: {initial: 0}", "  n: {initial: 9223372036854775808}", "922337",
+     "initial value 9223372036854775808 is beyond the engine's number range (-2**63, 2**63)"),
+    ("assigning to a define", STOP, 'effect: "total = 3"', "total =",
+     "'total' is a define (a named expression); only variables can be assigned: declare it under variables:"),
+    ("assigning to a define with arguments", STOP, 'effect: "high(top(deck)) = true"', "= true",
+     "'high' is a define (a named expression); only variables can be assigned: declare it under variables:"),
+    ("an unclosed '(' is reported at the '('", STOP, 'effect: |\n      rounds = (1 + 2\n      n = 3', "(1 + 2",
+     "a '(' is never closed"),
+    ("an unclosed '[' inside a block", STOP, 'effect: "if true { kept = [top(deck) }"', "[top",
+     "a '[' is never closed"),
+    ("a conditional needs else", STOP, 'effect: "rounds = 1 if true"', "true",
+     "'if' in a value needs 'else': A if CONDITION else B"),
+    ("the branches of a conditional", STOP, "effect: \"rounds = 1 if true else 'x'\"", "1 if",
+     "'if ... else' gives a number or a text; both must be of one kind"),
+    ("a key indented less than its siblings", "  rounds: {type: int}\n  had:", "  rounds: {type: int}\n had:", "had:",
+     "'had' is indented by 1 space, unlike the keys before it (indented by 0 or 2): the keys of one mapping "
+     "must line up"),
+    ("a key indented more than its sibling", "  hand: {kind: set, per_player: true, visibility: owner}",
+     "   hand: {kind: set, per_player: true, visibility: owner}", "hand:",
+     "'hand' is indented by 3 spaces, unlike the keys before it (indented by 2): the keys of one mapping must "
+     "line up"),
+    ("len is size", STOP, 'effect: "rounds = len(deck)"', "len(", "unknown function 'len'; did you mean 'size'?"),
+    ("a label names no parameter", "  draw:\n", "  draw:\n    label: \"draw {n}\"\n", "{n}",
+     "'{n}' is not a parameter of this action; there are none"),
+    ("a misspelt parameter in a label", "  draw:\n",
+     "  draw:\n    label: \"take {crad}\"\n    params: {card: {from: deck}}\n", "{crad}",
+     "'{crad}' is not a parameter of this action; did you mean 'card'?"),
+    ("an expression in a label", "  draw:\n",
+     "  draw:\n    label: \"take {card.value}\"\n    params: {card: {from: deck}}\n", "{card.value}",
+     "'{card.value}': a label shows a parameter of this action, named in braces such as {card}; "
+     "expressions are not allowed"),
+    ("a card label with a wrong attribute", "    zone: deck\n", "    zone: deck\n    label: \"{valeu}\"\n", "{valeu}",
+     "'{valeu}' is not an attribute of these cards; did you mean 'value'?"),
+    ("the closest name, not the likest", STOP, 'effect: "plaes += 1"', "plaes", "unknown variable 'plaes'; did you mean 'plays'?"),
+]
+
+
+@pytest.mark.parametrize("what,old,new,needle,message", BAD_SPECS, ids=[c[0] for c in BAD_SPECS])
+def test_bad_specs_table(tmp_path, what, old, new, needle, message):
+    assert old in TYPED, old
+    bad = TYPED.replace(old, new, 1)
+    errs, text, path = errors_of(bad, tmp_path)
+    assert [e[2] for e in errs] == [message], text
+    at = bad.index(needle, bad.index(new))      # the needle inside the changed text
+    line = bad.count("\n", 0, at) + 1
+    col = at - (bad.rfind("\n", 0, at) + 1) + 1
+    assert errs[0][:2] == (line, col), text
+
+
+def test_the_typed_base_spec_is_valid():
+    gamespec.load_text(TYPED, "typed.yaml")
+
+
+def test_a_define_that_fails_to_parse_is_reported_once(tmp_path):
+    bad = TYPED.replace('total: "size(deck)"', 'total: "size(deck"').replace(
+        STOP, 'effect: "rounds = total + total; n = total"')
+    errs, text, _ = errors_of(bad, tmp_path)
+    assert len(errs) == 1 and errs[0][3] == "rule-syntax", text
+
+
+def test_a_wrong_card_attribute_in_a_define_is_reported_once(tmp_path):
+    bad = TYPED.replace('high(c): "c.value > 3"', 'high(c): "c.valeu > 3"').replace(
+        STOP, 'effect: "if high(top(deck)) or high(top(hand[0])) { rounds = 1 } n = count(c for c in deck if high(c))"')
+    errs, text, _ = errors_of(bad, tmp_path)
+    assert [e[2] for e in errs] == ["unknown card attribute 'valeu'; did you mean 'value'?"], text

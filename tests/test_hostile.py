@@ -248,6 +248,11 @@ SPEC_CASES = {
                             "name", "_secret"),
     "underscore_attribute": (lambda t: (None, TINY.replace("count: 2}", "count: 2, _x: 1}")), "name", "_x"),
     "underscore_define": (lambda t: (None, with_defines({"_f(x)": "x"})), "name", "_f(x)"),
+    # 800 misspelt names among 500 near-identical variables: did-you-mean hints stay bounded
+    "misspelt_names": (lambda t: (None, with_stop_effect(
+        ";".join(f"variable_numbr_{i % 500} = 1" for i in range(800)),
+        TINY.replace("variables:\n", "variables:\n" + "".join(f"  variable_number_{i}: {{initial: 0}}\n"
+                                                              for i in range(500))))), "name", None),
     "define_bomb": (lambda t: (None, with_score("d15", with_defines(
         {f"d{i}": (f"d{i - 1} + d{i - 1}" if i else "1") for i in range(16)}))), "rule-size", None),
     "define_deep": (lambda t: (None, with_score("d9", with_defines(
@@ -391,12 +396,12 @@ def test_hostile_run(case, backend, request):
     accepted(cid)
 
 
-def _injection_spec(marker):
+def _injection_spec(marker, placeholders=True):
     code = f'__import__("os").system("touch {marker}")'
     rule = (f"stopped[actor] = 1; if size([1 for c in hand[actor] if c.type == '\"); {code}; (\"']) > 0 "
             f"{{ stopped[actor] = 1 }}")
     text = TINY.replace('effect: "stopped[actor] = 1"', "effect: " + json.dumps(rule))
-    label = "{0.__class__} {actor.__init__.__globals__} %s {x!r}" % code
+    label = ("{0.__class__} {actor.__init__.__globals__} %s {x!r}" if placeholders else "(0.__class__) %s") % code
     return text.replace("  stop:\n", "  stop:\n    label: " + json.dumps(label) + "\n")
 
 
@@ -416,9 +421,13 @@ def _play_and_label(text):
 
 def test_rule_strings_and_labels_cannot_inject_code(tmp_path):
     marker = tmp_path / "INJECTED"
-    labels = guarded("run/code_injection", _play_and_label, _injection_spec(marker))
+    # a label's {placeholders} name the action's parameters: anything else is refused at load
+    out = guarded("spec/label_injection", spec_outcome, None, _injection_spec(marker), "inject.yaml")
+    assert out["stage"] == "load" and {e[0] for e in out["errors"]} == {"label"}, out
+    accepted("spec/label_injection")
+    labels = guarded("run/code_injection", _play_and_label, _injection_spec(marker, placeholders=False))
     assert not marker.exists(), "a string of the spec ran as code"
-    assert any(lab.startswith("{0.__class__} {actor.__init__.__globals__}") for lab in labels), labels
+    assert any(lab.startswith("(0.__class__) __import__") for lab in labels), labels
     accepted("run/code_injection")
 
 

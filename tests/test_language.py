@@ -38,6 +38,10 @@ def tiny(request):
     ("run_length([-1, 0, 1, 5], 0)", 3), ("run_length([-1, 0, 1, 5], 5)", 1), ("run_length([1, 2], 4)", 0),
     ("longest_run([7, 1, 2, 3, 9, 8])", 3), ("index_of([4, 5], 5)", 1), ("index_of([4, 5], 6)", -1),
     ("abs(-4)", 4), ("'a' == 'a'", True),
+    ("1 if true else 2", 1), ("'a' if 1 > 2 else 'b'", "b"), ("1 if false else 2 if false else 3", 3),
+    ("(1 if false else 2) + 10", 12), ("[x if x > 1 else 0 for x in [1, 2, 3]]", [0, 2, 3]),
+    ("sum(x if x > 1 else 0 for x in [1, 2, 3])", 5), ("max([1, 2]) if num_players == 3 else 0", 2),
+    ("[1] if true else [2, 3]", [1]), ("none if true else current", None), ("none if false else current", 0),
 ])
 def test_expressions(tiny, expr, value):
     g, s = tiny
@@ -76,3 +80,64 @@ def test_faults_become_spec_runtime_errors(tiny, expr, check):
 def test_comprehension_variables_do_not_leak(tiny):
     g, s = tiny
     assert g.evaluate(s, "[x + count(x for x in [1, 2]) for x in [10, 20]]") == [12, 22]
+
+
+# Run-time faults said in the spec's words, the same under both backends (values typed 'any' at
+# validate time: items of mixed lists).
+@pytest.mark.parametrize("expr,message", [
+    ("[1, 'a'][0] + [1, 'a'][1]", "cannot add a number and a text"),
+    ("[1, 'a'][1] - 1", "cannot subtract a text and a number"),
+    ("[1, 'a'][1] * [1, 'a'][1]", "cannot multiply a list or a text by a text"),
+    ("[none, 1][0] < 2", "cannot compare none with a number using '<'"),
+    ("-[none, 1][0]", "cannot negate none"),
+    ("[none, 1][0] // 2", "cannot divide none and a number"),
+])
+def test_wrong_kinds_at_run_time_in_the_specs_words(tiny, expr, message):
+    g, s = tiny
+    with pytest.raises(SpecRuntimeError) as ei:
+        g.evaluate(s, expr)
+    assert ei.value.message == message
+    assert "'int'" not in str(ei.value) and "operand" not in str(ei.value)
+
+
+@pytest.mark.parametrize("backend", ["codegen", "closures"])
+@pytest.mark.parametrize("value,shown", [("true", "true"), ("none", "none"), ("7", "player number 7")])
+def test_a_next_player_that_is_not_a_player_names_its_rule(backend, value, shown):
+    text = open(os.path.join(HERE, "specs", "tiny.yaml"), encoding="utf-8").read()
+    rule = f"[{value}, 0][0]"        # typed 'any' at validate time: only the run can tell
+    text = text.replace("        - choose: [draw, stop]\n", f"        - choose: [draw, stop]\n      next: \"{rule}\"\n")
+    g = gamespec.load_text(text, "nxt.yaml")
+    g.backend = backend
+    s = g.new_game(players=2, seed=1)
+    with pytest.raises(SpecRuntimeError) as ei:
+        while not s.is_terminal:
+            s.apply(s.legal_actions()[0])
+    line = text.splitlines().index(f"      next: \"{rule}\"") + 1
+    assert str(ei.value) == (f"nxt.yaml:{line}:14 (phases.play.turn.next): error: the next player is {shown}; "
+                             "it must be a player (0 to 1)")
+
+
+def test_conditional_effects_under_both_backends(tiny):
+    # `x = a if c else b` is a value; `x = a` followed by `if c { ... }` is two statements
+    g, _ = tiny
+    text = open(os.path.join(HERE, "specs", "tiny.yaml"), encoding="utf-8").read()
+    text = text.replace('effect: "stopped[actor] = 1"', 'effect: |\n      stopped[actor] = 1 if size(hand[actor]) > 0 else 2\n'
+                        '      let k = 3\n      if k > 2 { stopped[actor] += 0 }\n      stopped[actor] = stopped[actor]\n'
+                        '      if false { stopped[actor] = 7 }')
+    spec = gamespec.load_text(text, "cond.yaml")
+    spec.backend = g.backend
+    s = spec.new_game(players=2, seed=1)
+    stop = [a for a in s.legal_actions() if a.name == "stop"][0]
+    s.apply(stop)          # player 0 stops with an empty hand: the conditional gives 2
+    assert spec.evaluate(s, "stopped[0]") == 2
+
+
+@pytest.mark.parametrize("expr,message", [
+    ("1 if true else 'a'", "'if ... else' gives a number or a text; both must be of one kind"),
+    ("top(deck) if true else 3", "'if ... else' gives a card or a number; both must be of one kind"),
+])
+def test_conditional_branches_are_of_one_kind(tiny, expr, message):
+    g, s = tiny
+    with pytest.raises(gamespec.SpecErrors) as ei:
+        g.evaluate(s, expr)
+    assert [e.message for e in ei.value.errors] == [message]

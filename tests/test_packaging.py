@@ -35,6 +35,7 @@ def _env(target):
 
 def test_installed_package_loads_a_spec_from_elsewhere(installed, tmp_path):
     assert (installed / "gamespec" / "grammar" / "rules.lark").is_file()
+    assert (installed / "gamespec" / "grammar" / "rules_tables.json").is_file()   # no parser built at start
     assert (installed / "gamespec" / "schema.json").is_file()
     code = ("import gamespec, sys; g = gamespec.load(sys.argv[1]); s = g.new_game(players=3, seed=1);"
             "print(gamespec.__file__, len(s.legal_actions()))")

@@ -290,7 +290,23 @@ def test_keys_must_be_scalars():
 
 
 def test_syntax_error_position():
-    e = fails("a: b\n  c: d\n", "yaml-syntax")
-    assert (e.line, e.col) == (2, 4)
-    assert "mapping values are not allowed here" in e.message
-    assert str(e) == "t.yaml:2:4: error: " + e.message
+    e = fails("a: b\nc: d: e\n", "yaml-syntax")
+    assert (e.line, e.col) == (2, 5)
+    assert "': ' inside a plain value" in e.message
+    assert str(e) == "t.yaml:2:5: error: " + e.message
+
+
+@pytest.mark.parametrize("text,at,message", [
+    # PyYAML says "mapping values are not allowed here" or "expected <block end>, but found
+    # '<block mapping start>'": say which key is indented unlike its siblings, at the key
+    ("a: b\n  c: d\n", (2, 3), "'c' is indented more than 'a' above it (2 spaces, not 0), so it reads as "
+                               "part of that value: the keys of one mapping must line up"),
+    ("a:\n    b: 1\n  c: 2\n", (3, 3), "'c' is indented by 2 spaces, unlike the keys before it (indented by 0 "
+                                     "or 4): the keys of one mapping must line up"),
+    ("z:\n  h:\n    kind: set\n   per_player: true\n", (4, 4),
+     "'per_player' is indented by 3 spaces, unlike the keys before it (indented by 2 or 4): the keys of one "
+     "mapping must line up"),
+])
+def test_misindented_keys_are_named(text, at, message):
+    e = fails(text, "yaml-indent")
+    assert (e.line, e.col) == at and e.message == message
