@@ -69,6 +69,18 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
+class _Version(argparse.Action):
+    """`--version`: the installed package's version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import gamespec
+        print(f"{PROG} {gamespec.__version__}")
+        parser.exit()
+
+
 # ------------------------------------------------------------------------------------------------
 # shared helpers
 
@@ -680,7 +692,6 @@ def _find_spec(header, log_path) -> str:
 # the parser
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
     p = argparse.ArgumentParser(
         prog=PROG, formatter_class=_Formatter,
         description="Card games as checked YAML specs, run by a generic interpreter.",
@@ -691,7 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  gamespec graph games/mygame.yaml -o mygame.svg\n"
                "  gamespec replay game.jsonl\n\n"
                "Run 'gamespec COMMAND --help' for a command's options.")
-    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     v = sub.add_parser(

@@ -2,6 +2,7 @@
 plus a few runs of `python -m gamespec` in a subprocess. Few games each: the file runs in seconds."""
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -88,9 +89,35 @@ def read_jsonl(path):
 
 # ------------------------------------------------------------------------------ general
 
+def _pyproject_version():
+    return re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+
+
 def test_version(capsys):
     code, out, _ = run(capsys, "--version")
-    assert code == 0 and out.strip() == f"gamespec {gamespec.__version__}"
+    installed = importlib.metadata.version("gamespec")
+    assert code == 0 and out == f"gamespec {installed}\n"
+    assert gamespec.__version__ == installed == _pyproject_version()
+
+
+def test_version_comes_from_the_package_metadata(capsys, monkeypatch):
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "9.8.7" if name == "gamespec" else None)
+    assert gamespec.__version__ == "9.8.7"
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out == "gamespec 9.8.7\n"
+
+
+def test_version_of_a_checkout_that_is_not_installed(monkeypatch):
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert gamespec.__version__ == _pyproject_version()
+
+
+def test_version_is_written_in_one_place():
+    v = _pyproject_version()
+    for path in sorted(ROOT.glob("gamespec/**/*.py")) + sorted(ROOT.glob("interpreter/**/*.py")):
+        assert f'"{v}"' not in path.read_text(encoding="utf-8"), f"{path} repeats the version {v}"
 
 
 @pytest.mark.parametrize("command", ["validate", "run", "simulate", "graph", "replay"])
