@@ -526,10 +526,12 @@ def test_graph_without_any_backend(capsys, tmp_path, monkeypatch):
 
 
 def test_layers_put_start_first_and_end_last():
+    from gamespec import draw
     g = gamespec.load(BACCHUS).spec.graph
-    layers, depth, back = cli._layers(g)
+    flow = g.subgraph(n for n, k in g.nodes(data="kind") if k not in ("trigger", "end-if"))
+    layers, depth, back = draw.layers(flow)
     assert layers[0] == ["<start>"] and layers[-1] == ["<end>"]
-    assert all(depth[b] > depth[a] for a, b in g.edges if (a, b) not in back)
+    assert all(depth[b] > depth[a] for a, b in flow.edges if (a, b) not in back)
 
 
 # ------------------------------------------------------------------------------ python -m gamespec
