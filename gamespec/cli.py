@@ -399,8 +399,8 @@ def cmd_graph(args) -> int:
     from .draw import format_for, render
 
     fmt = format_for(args.output, args.format)
-    if args.output is None and fmt == "png" and _isatty(sys.stdout):
-        raise Fail("a PNG is not written to a terminal: give -o FILE.png (or redirect the output)", 2)
+    if args.output is None and fmt in ("png", "pdf") and _isatty(sys.stdout):
+        raise Fail(f"a {fmt.upper()} is not written to a terminal: give -o FILE.{fmt} (or redirect the output)", 2)
     game = _load(args.file)
     data, note = render(game.spec.graph, game.name, fmt, args.renderer)
     if note:
