@@ -122,8 +122,8 @@ def collapse(g):
             c.add_node(n, **d)
     for a, b, d in g.edges(data=True):
         oa, ob = owner[a], owner[b]
-        if oa == ob and a != b and oa in phases:
-            continue                       # inside a phase
+        if oa == ob and oa in phases and not (g.nodes[a].get("kind") == "phase-end" and b in phases):
+            continue                       # inside a phase (a phase's next may lead back to it: kept)
         guard = d.get("guard") or ""
         if c.has_edge(oa, ob):
             old = c.edges[oa, ob].get("guard") or ""

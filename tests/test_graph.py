@@ -272,6 +272,14 @@ def test_collapse_keeps_the_edges_between_phases():
         assert c.has_edge(f"p{i}", END)
 
 
+def test_collapse_keeps_a_phase_that_follows_itself():
+    klink = gamespec.load(os.path.join(ROOT, "games", "klink.yaml")).spec
+    assert any(target == "round" for _, target in klink.phases["round"].next)
+    c = draw.collapse(klink.graph)
+    assert c.has_edge("round", "round") and c.has_edge("round", END)
+    assert "77" in c.edges["round", END]["guard"]
+
+
 def test_guarded_steps_do_not_pile_up_edges():
     """Skips merge before the next guarded step: edges grow linearly with the steps."""
     g1 = gamespec.load_text(big_spec(1, 0, steps=100), "s.yaml").spec.graph
