@@ -10,6 +10,29 @@ from .errors import (GamespecError, IllegalAction, SpecError, SpecErrors, SpecRu
 from .game import Game, UsageError
 from .loader import load, load_text
 
-__version__ = "0.1.0"
 __all__ = ["load", "load_text", "Game", "GamespecError", "IllegalAction", "SpecError", "SpecErrors",
            "SpecRuntimeError", "StateFormatError", "UsageError"]
+
+
+def __getattr__(name):
+    # The version lives in pyproject.toml only: read from the installed metadata, on first use (the
+    # import of importlib.metadata is not paid by `gamespec validate`).
+    if name == "__version__":
+        return _version()
+    raise AttributeError(f"module 'gamespec' has no attribute {name!r}")
+
+
+def _version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("gamespec")
+    except metadata.PackageNotFoundError:   # a checkout that is not installed: its pyproject.toml
+        import os
+        import re
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+        try:
+            with open(path, encoding="utf-8") as f:
+                m = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.M)
+        except OSError:
+            m = None
+        return m.group(1) if m else "unknown"

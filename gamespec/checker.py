@@ -12,6 +12,7 @@ from . import ast as A
 from .errors import SpecError, SpecErrors
 from .model import (ActionDecl, CardClass, Param, PhaseDecl, Rule, Spec, Step, TurnDecl, VarDecl,
                     ZoneDecl)
+from .model import plain
 from .parser import MAX_RULE_CHARS, MAX_RULE_DEPTH, Located, parse
 
 # ---- types ------------------------------------------------------------------------------
@@ -383,7 +384,7 @@ class Checker:
         if self.errors:
             raise SpecErrors(self.errors)
         lo, hi = d["players"]
-        return Spec(name=str(d["name"]), filename=self.filename, sha256=self.sha256,
+        return plain(Spec(name=str(d["name"]), filename=self.filename, sha256=self.sha256,
                     min_players=lo, max_players=hi, options=self.option_defaults,
                     option_values=self.option_values, classes=self.classes,
                     attributes=self.attributes, zones=self.zones, variables=self.variables,
@@ -391,7 +392,7 @@ class Checker:
                     phases=phases, actions=actions, triggers=triggers, score=score,
                     winner=sc.get("winner", "highest"), tie_breakers=ties,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
-                    decisions_per_game=lim.get("decisions_per_game", 100_000))
+                    decisions_per_game=lim.get("decisions_per_game", 100_000)))
 
     def define_names(self):
         out = set()

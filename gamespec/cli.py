@@ -69,6 +69,18 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
+class _Version(argparse.Action):
+    """`--version`: the installed package's version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import gamespec
+        print(f"{PROG} {gamespec.__version__}")
+        parser.exit()
+
+
 # ------------------------------------------------------------------------------------------------
 # shared helpers
 
@@ -390,43 +402,15 @@ def _print_errors(errors) -> None:
 # graph
 
 def cmd_graph(args) -> int:
-    import shutil
+    from .draw import format_for, render
 
-    from .graph import to_dot
-
-    fmt = args.format
-    if fmt is None:
-        ext = os.path.splitext(args.output or "")[1].lower()
-        fmt = {".svg": "svg", ".png": "png"}.get(ext, "dot")
+    fmt = format_for(args.output, args.format)
+    if args.output is None and fmt in ("png", "pdf") and _isatty(sys.stdout):
+        raise Fail(f"a {fmt.upper()} is not written to a terminal: give -o FILE.{fmt} (or redirect the output)", 2)
     game = _load(args.file)
-    g = game.spec.graph
-    dot = to_dot(g, game.name)
-    if fmt == "dot":
-        if args.output:
-            _write_bytes(args.output, dot.encode("utf-8"))
-        else:
-            sys.stdout.write(dot)
-        return 0
-    if args.output is None and fmt == "png" and _isatty(sys.stdout):
-        raise Fail("a PNG is not written to a terminal: give -o FILE.png (or redirect the output)", 2)
-
-    renderer = args.renderer
-    if renderer in ("auto", "graphviz") and shutil.which("dot"):
-        data = _render_graphviz(dot, fmt)
-    elif renderer == "graphviz":
-        raise Fail("Graphviz's 'dot' program is not on the PATH: install Graphviz "
-                   "(e.g. apt-get install graphviz) or use --renderer matplotlib")
-    else:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise Fail(f"drawing {fmt.upper()} needs Graphviz's 'dot' program or matplotlib: install one "
-                       "(pip install gamespec[plot], or apt-get install graphviz), "
-                       "or use --format dot") from None
-        import io
-        buf = io.BytesIO()
-        draw_graph(g, game.name, buf, fmt)
-        data = buf.getvalue()
+    data, note = render(game.spec.graph, game.name, fmt, args.renderer)
+    if note:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
     if args.output:
         _write_bytes(args.output, data)
     else:
@@ -441,198 +425,6 @@ def _write_bytes(path, data: bytes) -> None:
             f.write(data)
     except OSError as e:
         raise Fail(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def _render_graphviz(dot: str, fmt: str) -> bytes:
-    import subprocess
-    try:
-        p = subprocess.run(["dot", f"-T{fmt}"], input=dot.encode("utf-8"), capture_output=True,
-                           timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise Fail(f"Graphviz 'dot' failed: {e}") from None
-    if p.returncode != 0:
-        msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise Fail(f"Graphviz 'dot' failed: {msg[0] if msg else 'exit code ' + str(p.returncode)}")
-    return p.stdout
-
-
-def _node_label(n, d) -> str:
-    kind = d.get("kind")
-    if kind in ("start", "end"):
-        return kind
-    if kind == "join":
-        return ""
-    if kind in ("do", "if", "for", "repeat", "while", "choose"):
-        return f"{n.split('.steps')[-1]}\n{d.get('label', kind)}"
-    return d.get("label") or str(n)
-
-
-def _layers(g):
-    """Layered layout: back edges found by a DFS from '<start>' are set aside, every other node goes
-    one layer below its lowest predecessor (longest path), '<end>' last. Returns (layers, depth,
-    back edges); layers list their nodes in DFS discovery order."""
-    import networkx as nx
-
-    from .graph import END, START
-    state, found, back = {}, [], set()
-    roots = ([START] if START in g else []) + [n for n in g.nodes if n != START]
-    for r in roots:
-        if r in state:
-            continue
-        state[r] = 1
-        found.append(r)
-        stack = [(r, iter(g.successors(r)))]
-        while stack:
-            n, it = stack[-1]
-            for m in it:
-                st = state.get(m)
-                if st is None:
-                    state[m] = 1
-                    found.append(m)
-                    stack.append((m, iter(g.successors(m))))
-                    break
-                if st == 1:          # on the stack: a back edge (or a self-loop)
-                    back.add((n, m))
-            else:
-                state[n] = 2
-                stack.pop()
-    dag = nx.DiGraph()
-    dag.add_nodes_from(found)
-    dag.add_edges_from(e for e in g.edges if e not in back)
-    depth = {}
-    for n in nx.topological_sort(dag):
-        depth[n] = max((depth[p] + 1 for p in dag.predecessors(n)), default=0)
-    if END in depth:
-        depth[END] = max((d for n, d in depth.items() if n != END), default=-1) + 1
-    layers = {}
-    for n in found:
-        layers.setdefault(depth[n], []).append(n)
-    return [layers[k] for k in sorted(layers)], depth, back
-
-
-def draw_graph(g, name, out, fmt) -> None:
-    """Draw the phase graph with matplotlib (no Graphviz): layered boxes, arrows going down, edges
-    going back up routed in lanes on the right, guards as small labels."""
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
-    from matplotlib.path import Path
-
-    font = 9
-    char_w, line_h = 0.075, 0.19          # inches at 9 pt; 1 data unit = 1 inch
-    gap_x, gap_y, lane_gap = 0.5, 0.8, 0.28
-    layers, depth, back = _layers(g)
-    kinds = dict(g.nodes(data="kind"))
-    labels = {n: _node_label(n, d) for n, d in g.nodes(data=True)}
-    size = {}
-    for n, text in labels.items():
-        if kinds.get(n) == "join":
-            size[n] = (0.12, 0.12)
-        else:
-            lines = text.split("\n")
-            size[n] = (max(len(s) for s in lines) * char_w + 0.3, len(lines) * line_h + 0.2)
-
-    # place the layers top-down; order each by the mean x of its predecessors (one barycentre pass)
-    pos = {}
-    y = 0.0
-    for layer in layers:
-        def bary(n):
-            xs = [pos[m][0] for m in g.predecessors(n) if m in pos and (m, n) not in back]
-            return sum(xs) / len(xs) if xs else 0.0
-        layer = sorted(layer, key=bary)
-        total = sum(size[n][0] for n in layer) + gap_x * (len(layer) - 1)
-        x = -total / 2
-        h = max(size[n][1] for n in layer)
-        for n in layer:
-            w = size[n][0]
-            pos[n] = (x + w / 2, y - h / 2)
-            x += w + gap_x
-        y -= h + gap_y
-
-    def right(n):
-        return pos[n][0] + size[n][0] / 2
-
-    rightmost = dict.fromkeys(pos, False)
-    for layer in layers:
-        rightmost[max(layer, key=lambda n: pos[n][0])] = True
-
-    nodes_right = max(right(n) for n in pos)
-    ups = sorted((e for e in g.edges if e in back and e[0] != e[1]),
-                 key=lambda e: abs(pos[e[0]][1] - pos[e[1]][1]))
-    lane = {e: nodes_right + 0.35 + i * lane_gap for i, e in enumerate(ups)}
-    loops_right = max((right(a) + 0.7 for a, b in g.edges if a == b), default=nodes_right)
-    title_w = len(name) * char_w * 1.4 + 0.4
-    xmin = min(pos[n][0] - size[n][0] / 2 for n in pos) - 0.4
-    xmax = max([nodes_right + 0.4, loops_right] + [x + 0.3 for x in lane.values()])
-    # forward-edge labels go right of the edge's middle
-    for a, b, d in g.edges(data=True):
-        if (a, b) not in back and d.get("guard"):
-            xmax = max(xmax, (pos[a][0] + pos[b][0]) / 2 + 0.1 + min(len(d["guard"]), 40) * char_w * 0.8)
-    xmax = max(xmax, xmin + title_w)
-    ymax, ymin = 0.6, y + gap_y - 0.3
-    fig = Figure(figsize=(xmax - xmin, ymax - ymin))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(xmin, xmax)
-    ax.set_ylim(ymin, ymax)
-    ax.axis("off")
-    ax.text(xmin + 0.2, ymax - 0.25, name, fontsize=font + 3, fontweight="bold", va="center")
-
-    colours = {"start": "#333333", "end": "#333333", "phase": "#cfe2f3", "turn": "#d9ead3",
-               "phase-end": "#eeeeee", "choose": "#fff2cc"}
-    for n, (cx, cy) in pos.items():
-        w, h = size[n]
-        kind = kinds.get(n)
-        if kind == "join":
-            ax.add_patch(Circle((cx, cy), 0.05, facecolor="#444444", edgecolor="none", zorder=2))
-            continue
-        ax.add_patch(FancyBboxPatch((cx - w / 2, cy - h / 2), w, h,
-                                    boxstyle="round,pad=0,rounding_size=0.08",
-                                    facecolor=colours.get(kind, "#f4f4f4"), edgecolor="#555555",
-                                    linewidth=0.8, zorder=2))
-        ax.text(cx, cy, labels[n], ha="center", va="center", fontsize=font, zorder=3,
-                color="white" if kind in ("start", "end") else "black")
-
-    def short(text):
-        return text if len(text) <= 40 else text[:39] + "…"
-
-    arrow = dict(arrowstyle="-|>", mutation_scale=9, color="#444444", linewidth=0.8,
-                 shrinkA=0, shrinkB=0, zorder=1)
-    for a, b, d in g.edges(data=True):
-        guard = short(d.get("guard") or "")
-        (xa, ya), (xb, yb) = pos[a], pos[b]
-        wa, ha = size[a]
-        wb, hb = size[b]
-        if a == b:                  # self-loop: a small arc on the right
-            p1, p2 = (xa + wa / 2, ya + ha / 4), (xa + wa / 2, ya - ha / 4)
-            ax.add_patch(FancyArrowPatch(p1, p2, connectionstyle="arc3,rad=-1.6", **arrow))
-            if guard:
-                ax.text(xa + wa / 2 + 0.3, ya, guard, fontsize=font - 2, color="#666666",
-                        ha="left", va="center", zorder=4)
-        elif (a, b) in back:        # up: out to a lane on the right, up, back in
-            x = lane[(a, b)]
-            k = ups.index((a, b))
-            if rightmost[a]:        # directly out of its right side
-                verts = [(xa + wa / 2, ya), (x, ya)]
-            else:                   # up into the gap above its layer, so as to cross no box
-                yg = ya + ha / 2 + 0.12 + 0.06 * (k % 5)
-                verts = [(xa + wa / 4, ya + ha / 2), (xa + wa / 4, yg), (x, yg)]
-            if rightmost[b]:
-                verts += [(x, yb), (xb + wb / 2, yb)]
-            else:
-                yg = yb + hb / 2 + 0.14 + 0.06 * (k % 5)
-                verts += [(x, yg), (xb + wb / 4, yg), (xb + wb / 4, yb + hb / 2)]
-            ax.add_patch(FancyArrowPatch(path=Path(verts, [Path.MOVETO] + [Path.LINETO] * (len(verts) - 1)),
-                                         **arrow))
-            if guard:
-                ax.text(x - 0.04, (ya + yb) / 2, guard, fontsize=font - 2, color="#666666",
-                        ha="right", va="center", rotation=90, zorder=4,
-                        bbox=dict(facecolor="white", edgecolor="none", pad=0.5, alpha=0.8))
-        else:                       # down: bottom centre to top centre
-            p1, p2 = (xa, ya - ha / 2), (xb, yb + hb / 2)
-            ax.add_patch(FancyArrowPatch(p1, p2, **arrow))
-            if guard:
-                ax.text((p1[0] + p2[0]) / 2 + 0.08, (p1[1] + p2[1]) / 2, guard, fontsize=font - 2,
-                        color="#666666", ha="left", va="center", zorder=4)
-    fig.savefig(out, format=fmt, dpi=100)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -686,7 +478,6 @@ def _find_spec(header, log_path) -> str:
 # the parser
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
     p = argparse.ArgumentParser(
         prog=PROG, formatter_class=_Formatter,
         description="Card games as checked YAML specs, run by a generic interpreter.",
@@ -697,7 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  gamespec graph games/mygame.yaml -o mygame.svg\n"
                "  gamespec replay game.jsonl\n\n"
                "Run 'gamespec COMMAND --help' for a command's options.")
-    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     v = sub.add_parser(
@@ -757,20 +548,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_simulate)
 
     g = sub.add_parser(
-        "graph", formatter_class=_Formatter, help="draw the phase graph (dot, svg, png)",
-        description="Write the phase graph (phases, turns, steps, guarded transitions). DOT always\n"
-                    "works; SVG and PNG use Graphviz's 'dot' if it is installed, else matplotlib\n"
-                    "(pip install gamespec[plot]). The format defaults to the -o file's extension.",
+        "graph", formatter_class=_Formatter, help="draw the phase graph (dot, svg, png, pdf)",
+        description="Write the phase graph: phases, turns, steps, both ways out of every condition,\n"
+                    "the triggers and the game's end_if (docs/graph.md). DOT always works; SVG, PNG\n"
+                    "and PDF use Graphviz's 'dot' if it is installed, else matplotlib. The format is\n"
+                    "--format, else the -o file's extension (.dot .gv .svg .png .pdf; any other is an\n"
+                    "error), else DOT on stdout. A picture larger than 200 nodes or 400 edges shows\n"
+                    "each phase as one box; if even that is too large, it is refused (DOT is not).",
         epilog="examples:\n"
                "  gamespec graph games/mygame.yaml              # DOT on stdout\n"
                "  gamespec graph games/mygame.yaml -o mygame.svg\n"
-               "  gamespec graph games/mygame.yaml --format png -o mygame.png")
+               "  gamespec graph games/mygame.yaml -o mygame.pdf --renderer matplotlib\n"
+               "  gamespec graph games/mygame.yaml --format png > mygame.png")
     g.add_argument("file", metavar="FILE", help="spec file")
-    g.add_argument("--format", "-f", choices=("dot", "svg", "png"), default=None,
+    g.add_argument("--format", "-f", choices=("dot", "svg", "png", "pdf"), default=None,
                    help="output format (default: from -o's extension, else dot)")
     g.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     g.add_argument("--renderer", choices=("auto", "graphviz", "matplotlib"), default="auto",
-                   help="how SVG/PNG are drawn (default auto: Graphviz if found, else matplotlib)")
+                   help="how SVG/PNG/PDF are drawn (default auto: Graphviz if found, else matplotlib)")
     g.set_defaults(func=cmd_graph)
 
     rp = sub.add_parser(

@@ -1,78 +1,125 @@
-"""Checked Spec → phase graph (networkx DiGraph) and its checks: one start, all reachable, end reachable."""
+"""Checked Spec → phase graph (networkx DiGraph) and its checks: one start, all reachable, end reachable.
+
+What the graph holds: docs/graph.md; drawing it: gamespec/draw.py."""
 from __future__ import annotations
 
 from .errors import SpecError, SpecErrors
 
 START, END = "<start>", "<end>"
+GAME_END_IF = "<end_if>"
+ASIDE = ("trigger", "end-if")     # node kinds outside the flow: checked after every block of effects
 
 
 def build(spec):
-    """Nodes: phases (and their steps), START and END; edges carry guards as labels."""
+    """Nodes: START, END, phases, turns, steps, turn and phase ends, triggers and the game's end_if;
+    edges carry their condition as `guard` (both ways out of every condition: docs/graph.md)."""
     import networkx as nx
     g = nx.DiGraph()
     g.add_node(START, kind="start")
     g.add_node(END, kind="end")
-    g.add_edge(START, spec.start, guard="")
+    _link(g, [(START, "")], spec.start)
     for name, ph in spec.phases.items():
         g.add_node(name, kind="phase")
+        pend = f"{name}.end"
         if ph.turn is not None:
-            tn = f"{name}.turn"
+            tn, te = f"{name}.turn", f"{name}.turn-end"
             g.add_node(tn, kind="turn")
-            g.add_edge(name, tn, guard=_src(ph.end_if, "not ") or "")
-            prev = tn
-            prev = _steps(g, ph.turn.steps, prev, tn)
-            g.add_edge(prev, tn, guard="next turn")
-            g.add_edge(prev, f"{name}.end", guard=_src(ph.end_if) or "phase ends")
-            g.add_node(f"{name}.end", kind="phase-end")
-            if ph.turn.end_if is not None:
-                g.add_edge(tn, f"{name}.end", guard="")
+            _link(g, [(name, _src(ph.end_if, "not "))], tn)
+            exits = _steps(g, ph.turn.steps, [(tn, "")])
+            g.add_node(te, kind="turn-end", label="end of turn")
+            _link(g, exits, te)
+            if ph.turn.end_if is not None:      # the turn ends early, after any block of effects
+                _link(g, [(tn, "end_if: " + _src(ph.turn.end_if))], te)
+            _link(g, [(te, _src(ph.end_if, "not ") or "next turn")], tn)
+            g.add_node(pend, kind="phase-end")
+            if ph.end_if is not None:           # also checked before the first turn
+                _link(g, [(name, _src(ph.end_if))], pend)
+            _link(g, [(te, _src(ph.end_if) or "end_phase()")], pend)
         else:
-            g.add_node(f"{name}.end", kind="phase-end")
-            g.add_edge(name, f"{name}.end", guard="")
+            g.add_node(pend, kind="phase-end")
+            _link(g, [(name, "")], pend)
         for cond, target in ph.next:
-            g.add_edge(f"{name}.end", END if target == "end" else target, guard=_src(cond) or "")
+            _link(g, [(pend, _src(cond))], END if target == "end" else target)
+    for name, cond, _ in spec.triggers:
+        g.add_node(f"<trigger {name}>", kind="trigger", label=f"trigger {name}\nif {_src(cond)}")
     if spec.end_if is not None:
         g.graph["end_if"] = _src(spec.end_if)
+        g.add_node(GAME_END_IF, kind="end-if", label=f"game end_if\n{_src(spec.end_if)}")
+        g.add_edge(GAME_END_IF, END, guard="the game ends", style="dashed")
     return g
 
 
 def _src(rule, prefix=""):
     if rule is None:
-        return None
+        return ""
     text = " ".join((rule.text or rule.where).split())
-    return prefix + (text if len(text) <= 48 else text[:45] + "...")
+    text = text if len(text) <= 48 else text[:45] + "..."
+    return f"{prefix}({text})" if prefix and " " in text else prefix + text
 
 
-def _steps(g, steps, prev, turn):
-    for i, st in enumerate(steps):
+def _both(a, b):
+    return f"{a}, {b}" if a and b else a or b
+
+
+def _link(g, exits, node, guard=""):
+    """An edge from each pending exit (node, label) to `node`; parallel ways merge their labels."""
+    for src, label in exits:
+        text = _both(label, guard)
+        if g.has_edge(src, node):
+            old = g.edges[src, node]["guard"]
+            if text not in old.split(" or "):
+                g.edges[src, node]["guard"] = f"{old} or {text}" if old and text else ""
+        else:
+            g.add_edge(src, node, guard=text)
+
+
+def _steps(g, steps, exits):
+    """Add the steps after the pending exits; returns the exits after the last step."""
+    for st in steps:
         node = st.path
-        kind = st.kind
-        g.add_node(node, kind=kind, label=_step_label(st))
-        g.add_edge(prev, node, guard=_src(st.guard) or "")
-        if kind == "if":
-            a = _steps(g, st.body, node, turn)
-            b = _steps(g, st.orelse, node, turn)
+        if st.guard and len(exits) > 1:     # merge the ways in first: skips must not pile up
             join = node + ".join"
             g.add_node(join, kind="join")
-            g.add_edge(a, join, guard="")
-            g.add_edge(b, join, guard="else" if b == node else "")
-            prev = join
-        elif kind in ("repeat", "while", "for"):
-            last = _steps(g, st.body, node, turn)
-            g.add_edge(last, node, guard="again")
-            prev = node
+            _link(g, exits, join)
+            exits = [(join, "")]
+        g.add_node(node, kind=st.kind, label=_step_label(st))
+        _link(g, exits, node, _src(st.guard))
+        skipped = [(n, _both(lab, _src(st.guard, "not "))) for n, lab in exits] if st.guard else []
+        kind = st.kind
+        if kind == "if":
+            out = _steps(g, st.body, [(node, "yes")]) + _steps(g, st.orelse, [(node, "no")])
+        elif kind == "while":
+            body = _steps(g, st.body, [(node, "yes")])
+            _link(g, body, node, "again")
+            out = [(node, "no")]
+        elif kind == "repeat":
+            cond = _src(st.cond)
+            body = _steps(g, st.body, [(node, "")])
+            _link(g, body, node, "not " + cond if cond else "again")
+            out = [(n, _both(lab, cond)) for n, lab in body]
+        elif kind == "for":
+            body = _steps(g, st.body, [(node, f"each {st.var}")])
+            _link(g, body, node, "next")
+            out = [(node, "done")]
         else:
             if kind == "choose" and st.repeat:
                 g.add_edge(node, node, guard="again")
-            prev = node
-    return prev
+            out = [(node, "")]
+        exits = out + skipped
+    return exits
 
 
 def _step_label(st):
     if st.kind == "choose":
         return "choose: " + ", ".join(st.actions)
     if st.kind == "for":
-        return f"for {st.var}"
+        return f"for {st.var} in {_src(st.iter)}" if st.iter is not None else f"for {st.var}"
+    if st.kind == "if":
+        return f"if {_src(st.cond)}"
+    if st.kind == "while":
+        return f"while {_src(st.cond)}"
+    if st.kind == "repeat":
+        return f"repeat until {_src(st.cond)}" if st.cond is not None else "repeat"
     return st.kind
 
 
@@ -110,22 +157,3 @@ def check(spec, g, data, filename):
                                     filename, *pos(first), check="graph-loop"))
     if errors:
         raise SpecErrors(errors)
-
-
-def to_dot(g, name="game") -> str:
-    def q(s):
-        # DOT string: escape backslashes and quotes; a newline becomes DOT's line break
-        return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-    shapes = {"start": "circle", "end": "doublecircle", "phase": "box", "turn": "box", "phase-end": "box",
-              "choose": "diamond", "join": "point"}
-    lines = [f"digraph {q(name)} {{", "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];']
-    for n, d in g.nodes(data=True):
-        label = d.get("label") or n
-        if d.get("kind") in ("do", "if", "for", "repeat", "while", "choose"):
-            label = f"{n.split('.steps')[-1]}\n{d.get('label', '')}"
-        lines.append(f"  {q(n)} [shape={shapes.get(d.get('kind'), 'ellipse')}, label={q(label)}];")
-    for a, b, d in g.edges(data=True):
-        guard = d.get("guard") or ""
-        lines.append(f"  {q(a)} -> {q(b)}" + (f" [label={q(guard)}]" if guard else "") + ";")
-    lines.append("}")
-    return "\n".join(lines) + "\n"

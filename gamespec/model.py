@@ -1,8 +1,38 @@
 """The checked spec: plain dataclasses the checker produces and the compiler consumes."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def plain(x, _done=None):
+    """The checked spec's values in plain Python types. The YAML loader's str/dict/list subclasses
+    carry file positions for the checker's messages; past the checker they would reach run time
+    (action parameters, names, JSON) and fail strict type checks. This module's dataclasses are
+    converted in place, field by field (the graph and the checker are tools, not values)."""
+    t = type(x)
+    if t in _PLAIN:
+        return x
+    if isinstance(x, str):
+        return str.__str__(x)
+    if isinstance(x, dict):
+        return {plain(k, _done): plain(v, _done) for k, v in x.items()}
+    if isinstance(x, list):
+        return [plain(v, _done) for v in x]
+    if isinstance(x, tuple):
+        return tuple(plain(v, _done) for v in x)
+    if isinstance(x, (set, frozenset)):
+        return type(x)(plain(v, _done) for v in x)
+    if is_dataclass(x) and type(x).__module__ == __name__:
+        _done = set() if _done is None else _done
+        if id(x) not in _done:
+            _done.add(id(x))
+            for f in fields(x):
+                if f.name not in ("ast", "graph", "checker"):
+                    setattr(x, f.name, plain(getattr(x, f.name), _done))
+    return x
 
 
 @dataclass

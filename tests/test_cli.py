@@ -2,6 +2,7 @@
 plus a few runs of `python -m gamespec` in a subprocess. Few games each: the file runs in seconds."""
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -88,9 +89,35 @@ def read_jsonl(path):
 
 # ------------------------------------------------------------------------------ general
 
+def _pyproject_version():
+    return re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+
+
 def test_version(capsys):
     code, out, _ = run(capsys, "--version")
-    assert code == 0 and out.strip() == f"gamespec {gamespec.__version__}"
+    installed = importlib.metadata.version("gamespec")
+    assert code == 0 and out == f"gamespec {installed}\n"
+    assert gamespec.__version__ == installed == _pyproject_version()
+
+
+def test_version_comes_from_the_package_metadata(capsys, monkeypatch):
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "9.8.7" if name == "gamespec" else None)
+    assert gamespec.__version__ == "9.8.7"
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out == "gamespec 9.8.7\n"
+
+
+def test_version_of_a_checkout_that_is_not_installed(monkeypatch):
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    assert gamespec.__version__ == _pyproject_version()
+
+
+def test_version_is_written_in_one_place():
+    v = _pyproject_version()
+    for path in sorted(ROOT.glob("gamespec/**/*.py")) + sorted(ROOT.glob("interpreter/**/*.py")):
+        assert f'"{v}"' not in path.read_text(encoding="utf-8"), f"{path} repeats the version {v}"
 
 
 @pytest.mark.parametrize("command", ["validate", "run", "simulate", "graph", "replay"])
@@ -499,10 +526,12 @@ def test_graph_without_any_backend(capsys, tmp_path, monkeypatch):
 
 
 def test_layers_put_start_first_and_end_last():
+    from gamespec import draw
     g = gamespec.load(BACCHUS).spec.graph
-    layers, depth, back = cli._layers(g)
+    flow = g.subgraph(n for n, k in g.nodes(data="kind") if k not in ("trigger", "end-if"))
+    layers, depth, back = draw.layers(flow)
     assert layers[0] == ["<start>"] and layers[-1] == ["<end>"]
-    assert all(depth[b] > depth[a] for a, b in g.edges if (a, b) not in back)
+    assert all(depth[b] > depth[a] for a, b in flow.edges if (a, b) not in back)
 
 
 # ------------------------------------------------------------------------------ python -m gamespec
