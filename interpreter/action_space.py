@@ -50,10 +50,12 @@ class _Cards:
     def __init__(self, rs, faces, zones):
         self.faces = list(faces)
         self.face_index = {_key(rs.faces[f]): i for i, f in enumerate(self.faces)}
+        self.face_pos = {f: i for i, f in enumerate(self.faces)}
         self.rs = rs
         self.cap = rs.ncards
         self.zones = list(zones)
         self.zone_index = {rs.zone_label[zi]: i for i, zi in enumerate(self.zones)}
+        self.zone_pos = {zi: i for i, zi in enumerate(self.zones)}
         self.size = len(self.faces) + len(self.zones) * self.cap
 
     def id_of(self, v):
@@ -66,6 +68,27 @@ class _Cards:
                 return None
             return len(self.faces) + zi * self.cap + k
         return self.face_index.get(_key(v))
+
+    def card_id(self, s, c, face):
+        """Card c chosen by the deciding player, who sees its face `face` (or None): as views._card."""
+        if face is not None:
+            return self.face_pos.get(face)
+        zi = s.loc[c]
+        k = self.zone_pos.get(zi)
+        if k is None:
+            return None
+        cs = s.z[zi]
+        if self.rs.zone_decl[zi].kind == "pile":
+            pos = cs.index(c)
+        else:
+            bit = 1 << s.actor
+            pos = 0
+            for x in cs:
+                if x == c:
+                    break
+                if not s._vis(x) & bit:
+                    pos += 1
+        return len(self.faces) + k * self.cap + pos if pos < self.cap else None
 
     def value(self, i):
         nf = len(self.faces)
@@ -128,7 +151,7 @@ class ActionSpace:
     def __init__(self, rs):
         self.rs = rs
         spec = rs.spec
-        self._hidable = _hidable_zones(rs)
+        self._hidable, self._face_down = _hidable_zones(rs)
         self.blocks = [("skip", (), 0)]      # (name, domains, first id)
         nxt = 1
         for name, decl in spec.actions.items():
@@ -142,6 +165,7 @@ class ActionSpace:
                     f"narrow its parameters' ranges")
         self.size = nxt
         self.by_name = {b[0]: b for b in self.blocks}
+        self._cache = None
 
     # -- ids -----------------------------------------------------------------------------
     def id_of_json(self, d) -> int:
@@ -189,12 +213,48 @@ class ActionSpace:
         return out
 
     # -- a state's legal actions -----------------------------------------------------------
+    def legal_ids(self, s) -> list:
+        """The ids of s.legal_actions(), in the same order (empty at the end). Computed from what
+        the deciding player sees, as views.view_action shows it, without building the views."""
+        if s.terminal:
+            return []
+        if s._legal is None:
+            s.legal_actions()
+        legal = s._legal        # the state's own list: replaced (never changed) when the state moves
+        c = self._cache
+        if c is not None and c[0] is s and c[1] is legal:
+            return c[2]
+        out = [self._id(s, a) for a in legal]
+        self._cache = (s, legal, out)
+        return out
+
     def legal(self, s):
         """[(id, PlayerAction)] of the deciding player's legal actions, in the state's order."""
         if s.terminal:
             return []
         from .views import player_actions
-        return [(self.id_of_json(pa.to_json(label=False)), pa) for pa in player_actions(s, s.actor)]
+        return list(zip(self.legal_ids(s), player_actions(s, s.actor)))
+
+    def _id(self, s, a):
+        rt = a[4]
+        if rt is None:
+            return 0
+        _, doms, base = self.by_name[a[0]]
+        i = 0
+        for k, dom in enumerate(doms):
+            if dom.__class__ is _Cards:
+                j = dom.card_id(s, a[2][k], a[3][k])
+            elif dom.__class__ is _Values:
+                v = a[1][k]
+                j = dom.index.get(v) if v.__class__ in (int, str) else dom.id_of(list(v) if isinstance(v, tuple) else v)
+            else:   # subsets: through the view's JSON
+                from .views import view_action
+                j = dom.id_of(view_action(s, s.actor, a, -1).to_json(label=False)[rt.params[k].name])
+            if j is None:
+                raise IllegalAction(f"action '{a[0]}': parameter '{rt.params[k].name}' is outside the "
+                                    f"game's action space (a bug in the static bounds: please report it)")
+            i = i * dom.size + j
+        return base + i
 
     # -- building domains ----------------------------------------------------------------
     def _domain(self, rs, decl, p):
@@ -237,12 +297,22 @@ class ActionSpace:
         return out
 
     def _handle_zones(self, rs, decl, p):
+        """Zones where a card of the source may lie hidden from the chooser (see docs/agents.md)."""
         spec = rs.spec
         fams, anywhere = set(), False
         card_params = {q.name for q in decl.params if q.kind in ("card", "subset")}
+        own = set()     # Name nodes read as F[actor]: the chooser's own zone of a family
+        for n in A.walk(p.source.ast):
+            if isinstance(n, A.Index) and isinstance(n.obj, A.Name) and isinstance(n.index, A.Name) \
+                    and n.index.id == "actor":
+                own.add(id(n.obj))
         for n in A.walk(p.source.ast):
             if isinstance(n, A.Name):
                 if n.id in spec.zones:
+                    z = spec.zones[n.id]
+                    if id(n) in own and z.per_player and z.visibility in ("owner", "public") \
+                            and n.id not in self._face_down:
+                        continue        # the chooser sees every card of their own zone
                     fams.add(n.id)
                 elif n.id in card_params:
                     anywhere = True
@@ -253,7 +323,8 @@ class ActionSpace:
 
 
 def _hidable_zones(rs):
-    """Zones where a card may be hidden from some player: not public, or where a face= move lands."""
+    """(zones where a card may be hidden from some player: not public, or where a face= move or
+    deal lands; the families such moves land in, every family if one lands somewhere unclear)."""
     down, everywhere = set(), False
     for rule in _rules(rs.spec):
         for n in _walk_any(rule.ast):
@@ -265,8 +336,10 @@ def _hidable_zones(rs):
                     down.add(dst.id)
                 else:
                     everywhere = True
-    return {zi for zi in range(rs.nzones) if everywhere or rs.zone_decl[zi].visibility != "public"
-            or rs.zone_decl[zi].name in down}
+    if everywhere:
+        down = set(rs.spec.zones)
+    return ({zi for zi in range(rs.nzones) if rs.zone_decl[zi].visibility != "public"
+             or rs.zone_decl[zi].name in down}, down)
 
 
 def _walk_any(node):
@@ -408,33 +481,38 @@ def _key(v):
 def action_id(s, action) -> int:
     """The id of a legal action of the deciding player: an Action, a PlayerAction, an index into
     legal_actions() or a view JSON dict. IllegalAction if it is not legal now."""
-    from .views import find_view_action, player_actions
     from .actions import Action
+    from .views import find_view_action
     sp = space(s.rs)
     if s.terminal:
         raise IllegalAction("the game is over; no action is legal")
-    if isinstance(action, Action) or (type(action) is int and not isinstance(action, bool)):
-        legal = s.legal_actions()
-        if isinstance(action, Action):
-            if action not in legal:
-                raise IllegalAction(f"not legal now: {action!r}")
-            idx = legal.index(action)
-        elif 0 <= action < len(legal):
-            idx = action
-        else:
+    legal = s.legal_actions()
+    if isinstance(action, Action):
+        if action not in legal:
+            raise IllegalAction(f"not legal now: {action!r}")
+        idx = legal.index(action)
+    elif type(action) is int:
+        if not 0 <= action < len(legal):
             raise IllegalAction(f"no legal action {action} ({len(legal)} legal actions)")
-        pa = player_actions(s, s.actor)[idx]
+        idx = action
     else:
-        pa = player_actions(s, s.actor)[find_view_action(s, s.actor, action)]
-    return sp.id_of_json(pa.to_json(label=False))
+        idx = find_view_action(s, s.actor, action)
+    return sp.legal_ids(s)[idx]
+
+
+def index_of_id(s, i) -> int:
+    """The position in s.legal_actions() of the legal action with id i; IllegalAction if none."""
+    sp = space(s.rs)
+    if type(i) is not int or not 0 <= i < sp.size:
+        raise IllegalAction(f"no action id {i!r} (ids are 0 to {sp.size - 1})")
+    try:
+        return sp.legal_ids(s).index(i)
+    except ValueError:
+        raise IllegalAction(f"action id {i} ({sp.describe(i)}) is not legal now") from None
 
 
 def action_from_id(s, i):
     """The legal PlayerAction whose id is i; IllegalAction if no legal action has it now."""
-    sp = space(s.rs)
-    if type(i) is not int or isinstance(i, bool) or not 0 <= i < sp.size:
-        raise IllegalAction(f"no action id {i!r} (ids are 0 to {sp.size - 1})")
-    for j, pa in sp.legal(s):
-        if j == i:
-            return pa
-    raise IllegalAction(f"action id {i} ({sp.describe(i)}) is not legal now")
+    from .views import view_action
+    k = index_of_id(s, i)
+    return view_action(s, s.actor, s.legal_actions()[k], k)

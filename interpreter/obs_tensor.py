@@ -2,6 +2,8 @@
 spec (docs/agents.md). Same visibility rules as observe.py (it reuses them); needs numpy."""
 from __future__ import annotations
 
+from collections import defaultdict
+
 from .action_space import _key
 from .observe import value_view
 
@@ -73,8 +75,7 @@ class ObservationEncoder:
         if type(player) is not int or not 0 <= player < rs.P:
             from gamespec.game import UsageError
             raise UsageError(f"no player {player!r} (players are 0 to {rs.P - 1})")
-        np = self.np
-        t = np.zeros(self.size, np.float32)
+        t = defaultdict(float)      # the few non-zero entries: cheaper than numpy element writes
         P, F = rs.P, self.F
         t[self.o_player + player] = 1
         t[self.o_to_move + (P if s.terminal else s.actor)] = 1
@@ -83,28 +84,34 @@ class ObservationEncoder:
         bit = 1 << player
         zvis, kn, face_of, face, ALL = rs.zvis, s.kn, rs.face_of, s.face, rs.ALL
         depth = self.depth
+        F1 = F + 1
         for zi, o_size, o_faces, o_hidden, o_top in self.zones:
             cs = s.z[zi]
             if not cs:
                 continue
             t[o_size] = len(cs)
             zv = zvis[zi]
+            if not face and zv & bit:            # p sees the whole zone
+                for c in cs:
+                    t[o_faces + face_of[c]] += 1
+                if o_top >= 0:
+                    for d, c in enumerate(cs[:-depth - 1:-1]):
+                        t[o_top + d * F1 + face_of[c]] = 1
+                continue
             hidden = 0
-            seen = []
             for c in cs:
                 f = face.get(c) if face else None
                 v = zv if f is None else (ALL if f == 1 else 0)
                 if (v | kn[c]) & bit:
-                    fi = face_of[c]
-                    t[o_faces + fi] += 1
-                    seen.append(fi)
+                    t[o_faces + face_of[c]] += 1
                 else:
                     hidden += 1
-                    seen.append(F)
             t[o_hidden] = hidden
             if o_top >= 0:
-                for d in range(min(depth, len(cs))):
-                    t[o_top + d * (F + 1) + seen[-1 - d]] = 1
+                for d, c in enumerate(cs[:-depth - 1:-1]):
+                    f = face.get(c) if face else None
+                    v = zv if f is None else (ALL if f == 1 else 0)
+                    t[o_top + d * F1 + (face_of[c] if (v | kn[c]) & bit else F)] = 1
         for decl, slot, owner, o in self.vars:
             v = value_view(s, decl, s.v[slot], bit, owner)
             if v is None:
@@ -128,5 +135,10 @@ class ObservationEncoder:
                             t[o + self.face_id[_key(x)]] += 1
                 t[o + F] = len(v)
                 t[o + F + 1] = 1
-        return t
+        np = self.np
+        out = np.zeros(self.size, np.float32)
+        if t:
+            n = len(t)
+            out[np.fromiter(t.keys(), np.intp, n)] = np.fromiter(t.values(), np.float32, n)
+        return out
 

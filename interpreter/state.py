@@ -190,7 +190,7 @@ class State:
     # -- agents: fixed action ids and tensors (interpreter/action_space.py, docs/agents.md) --
     def legal_action_ids(self) -> list:
         from .action_space import space
-        return sorted(i for i, _ in space(self.rs).legal(self))
+        return sorted(space(self.rs).legal_ids(self))
 
     def legal_action_mask(self) -> list:
         from .action_space import space
@@ -206,6 +206,10 @@ class State:
     def action_from_id(self, i: int):
         from .action_space import action_from_id
         return action_from_id(self, i)
+
+    def apply_id(self, i: int) -> None:
+        from .action_space import index_of_id
+        self.apply(index_of_id(self, i))
 
     def observation_tensor(self, player: int):
         from .obs_tensor import encoder

@@ -72,6 +72,8 @@ def test_legal_ids_are_distinct_and_round_trip(cfg):
         mask = s.legal_action_mask()
         assert len(mask) == sp.size and [i for i, m in enumerate(mask) if m] == ids
         view = s.view(s.current_player).legal_actions
+        # the fast path (from the engine's actions) is the definition (from the view's JSON)
+        assert sp.legal_ids(s) == [sp.id_of_json(pa.to_json(label=False)) for pa in view]
         for k, a in enumerate(legal):
             i = s.action_id(a)
             assert s.action_id(k) == i == s.action_id(view[k]) == s.action_id(view[k].to_json())

@@ -103,7 +103,7 @@ class GamespecState(pyspiel.State):
     def _legal(self):
         h = self._h
         if h.legal is None:
-            h.legal = dict(self.get_game().gs_space.legal(h.s))
+            h.legal = {i: k for k, i in enumerate(self.get_game().gs_space.legal_ids(h.s))}
         return h.legal
 
     def current_player(self):
@@ -117,19 +117,19 @@ class GamespecState(pyspiel.State):
         return sorted(self._legal())
 
     def _apply_action(self, action):
-        pa = self._legal().get(int(action))
-        if pa is None:
+        k = self._legal().get(int(action))
+        if k is None:
             from gamespec.errors import IllegalAction
             raise IllegalAction(f"action id {action} is not legal now")
-        self._h.s.apply(pa)
+        self._h.s.apply(k)
         self._h.legal = None
 
     def _action_to_string(self, player, action):
         s = self._h.s
         if not s.is_terminal and player == s.current_player:
-            pa = self._legal().get(int(action))
-            if pa is not None:
-                return pa.label
+            k = self._legal().get(int(action))
+            if k is not None:
+                return s.legal_actions()[k].label
         return json.dumps(self.get_game().gs_space.describe(int(action)), sort_keys=True)
 
     def is_terminal(self):

@@ -74,9 +74,8 @@ class GamespecAEC(pettingzoo.AECEnv):
                 self.infos[a] = {"scores": list(s.scores), "winners": list(s.winners)}
             # agent_selection stays where it is; each agent is removed by its dead step
         else:
-            self._legal = dict(self._space.legal(s))
+            self._legal = {i: k for k, i in enumerate(self._space.legal_ids(s))}   # id -> index
             self.agent_selection = self.possible_agents[s.current_player]
-            self.infos[self.agent_selection] = {"legal_actions": sorted(self._legal)}
 
     def observe(self, agent):
         p = self._index[agent]
@@ -89,14 +88,14 @@ class GamespecAEC(pettingzoo.AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        pa = self._legal.get(int(action)) if action is not None else None
-        if pa is None:
+        k = self._legal.get(int(action)) if action is not None else None
+        if k is None:
             from gamespec.errors import IllegalAction
             raise IllegalAction(f"action id {action!r} is not legal for {agent} now "
                                 f"(see observe(agent)['action_mask'])")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        self.state.apply(pa)
+        self.state.apply(k)
         self._after_move()
         self._accumulate_rewards()
 
