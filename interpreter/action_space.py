@@ -47,12 +47,12 @@ class _Values:
 class _Cards:
     """Faces (by face id order) then handles (zone label, pile position or set hidden index)."""
 
-    def __init__(self, rs, faces, zones):
+    def __init__(self, rs, faces, zones, cap):
         self.faces = list(faces)
         self.face_index = {_key(rs.faces[f]): i for i, f in enumerate(self.faces)}
         self.face_pos = {f: i for i, f in enumerate(self.faces)}
         self.rs = rs
-        self.cap = rs.ncards
+        self.cap = cap        # positions per zone: how many cards may lie there at once
         self.zones = list(zones)
         self.zone_index = {rs.zone_label[zi]: i for i, zi in enumerate(self.zones)}
         self.zone_pos = {zi: i for i, zi in enumerate(self.zones)}
@@ -152,6 +152,7 @@ class ActionSpace:
         self.rs = rs
         spec = rs.spec
         self._hidable, self._face_down = _hidable_zones(rs)
+        self._flow = FaceFlow(rs)
         self.blocks = [("skip", (), 0)]      # (name, domains, first id)
         nxt = 1
         for name, decl in spec.actions.items():
@@ -278,7 +279,10 @@ class ActionSpace:
                 raise ActionSpaceError(f"{where}: a choice from an expression has no static list of "
                                        f"values; list the choices")
             return _Values(dict.fromkeys(_key(c) for c in p.choices))
-        cards = _Cards(rs, self._faces(rs, decl, p), self._handle_zones(rs, decl, p))
+        faces = self._faces(rs, decl, p)
+        zones = [zi for zi in self._handle_zones(rs, decl, p) if self._zone_faces(zi) & set(faces)]
+        cap = max((self._capacity(zi) for zi in zones), default=0)
+        cards = _Cards(rs, faces, zones, cap)
         if k == "card":
             return cards
         lo = _bounds(rs, p.lo.ast)[0]
@@ -288,13 +292,17 @@ class ActionSpace:
         return _Subsets(cards, lo, max(lo, hi), where)
 
     def _faces(self, rs, decl, p):
-        if p.where is None:
-            return range(len(rs.faces))
-        out = []
-        for f, face in enumerate(rs.faces):
-            if _face_test(p.where.ast, p.name, face) is not False:
-                out.append(f)
-        return out
+        """Faces the source's cards may have (FaceFlow) that the `where` does not exclude alone."""
+        possible = self._flow.faces_of(p.source.ast, decl.name)
+        return [f for f in sorted(possible)
+                if p.where is None or _face_test(p.where.ast, p.name, rs.faces[f]) is not False]
+
+    def _zone_faces(self, zi):
+        return self._flow.faces[self.rs.zone_decl[zi].name]
+
+    def _capacity(self, zi):
+        fs = self._zone_faces(zi)
+        return sum(1 for f in self.rs.face_of if f in fs)
 
     def _handle_zones(self, rs, decl, p):
         """Zones where a card of the source may lie hidden from the chooser (see docs/agents.md)."""
@@ -516,3 +524,191 @@ def action_from_id(s, i):
     from .views import view_action
     k = index_of_id(s, i)
     return view_action(s, s.actor, s.legal_actions()[k], k)
+
+
+# -- which faces may lie where (a static over-approximation) -------------------------------------
+
+ANY = "*"       # "any family": an expression whose cards cannot be traced
+
+
+class FaceFlow:
+    """Per zone family, the faces that may ever lie there: set-up places, then every move/deal
+    (and refill) widens its destination by the faces its source may hold, to a fixed point.
+
+    Names are traced to the families their values are read from: a rule's own names (let, for,
+    comprehension) within that rule, an action's card parameters within the action, flow loop
+    variables and card variables (every assignment) over the whole spec; a name it cannot trace
+    reads as ANY. Sound and coarse: a name bound twice in one scope gets both values."""
+
+    def __init__(self, rs):
+        spec = self.spec = rs.spec
+        self.rs = rs
+        self.parent = {0: None}
+        self.binds = {}       # (scope, name) -> [(expression node, scope)]
+        self.moves = []       # (source node, destination node, scope)
+        self.quiet = set(spec.tables) | set(spec.options) | {"players", "num_players", "current",
+                                                                "actor", "none", "it", "p"}
+        self.param_scope = {}
+        self._seen = set()    # ids of the rule ASTs scanned in an action's scope
+        for obj in _objects(spec):
+            if getattr(obj, "kind", None) == "for" and getattr(obj, "var", None) and \
+                    getattr(obj, "iter", None) is not None:      # a flow loop step
+                self._bind(0, obj.var, obj.iter.ast, 0)
+            elif hasattr(obj, "params") and hasattr(obj, "effect"):      # an ActionDecl
+                sc = self.param_scope[obj.name] = ("action", obj.name)
+                self.parent[sc] = 0
+                for p in obj.params:
+                    if p.kind in ("card", "subset"):
+                        self._bind(sc, p.name, p.source.ast, sc)
+                    else:
+                        self.quiet.add(p.name)
+                for r in [obj.cond, obj.effect] + [x for p in obj.params for x in (p.source, p.where)] + \
+                        [r for _, r in obj.cost]:
+                    if r is not None:
+                        self._scan(r.ast, sc)
+        for obj in _objects(spec):
+            if isinstance(obj, Rule) and id(obj.ast) not in self._seen:
+                self._scan(obj.ast, 0)
+        self._resolve()
+        self._flow()
+
+    def _bind(self, scope, name, node, node_scope):
+        self.binds.setdefault((scope, name), []).append((node, node_scope))
+
+    def _scan(self, node, parent):
+        sc = ("rule", id(node))
+        self.parent[sc] = parent
+        self._seen.add(id(node))
+        for n in _walk_any(node):
+            if isinstance(n, A.Let):
+                self._bind(sc, n.name, n.value, sc)
+            elif isinstance(n, (A.For, A.Comp)):
+                self._bind(sc, n.var, n.iter, sc)
+            elif isinstance(n, A.Assign):
+                t = n.target.obj if isinstance(n.target, A.Index) else n.target
+                if isinstance(t, A.Name) and t.id in self.spec.variables:
+                    self._bind("var", t.id, n.value, sc)
+            elif isinstance(n, A.Call) and n.func in ("move", "deal") and len(n.args) >= 2:
+                self.moves.append((n.args[0], n.args[1], sc))
+
+    def _key(self, name, scope):
+        while scope is not None:
+            if (scope, name) in self.binds:
+                return (scope, name)
+            scope = self.parent.get(scope)
+        return None
+
+    def _mentions(self, node, scope, val):
+        out = set()
+        for n in _card_names(node):
+            if True:
+                i = n.id
+                k = self._key(i, scope)
+                if k is not None:
+                    out |= val[k]
+                elif i in self.spec.zones:
+                    out.add(i)
+                elif i in self.spec.variables:
+                    out |= val.get(("var", i), set())
+                elif i not in self.quiet:
+                    out.add(ANY)
+        return out
+
+    def _resolve(self):
+        val = {k: set() for k in self.binds}
+        for _ in range(10_000):
+            changed = False
+            for k, exprs in self.binds.items():
+                for e, sc in exprs:
+                    new = self._mentions(e, sc, val)
+                    if not new <= val[k]:
+                        val[k] |= new
+                        changed = True
+            if not changed:
+                break
+        self.val = val
+
+    def families(self, node, scope=0) -> set:
+        """The families whose cards `node` may read (ANY among them: untraceable)."""
+        return self._mentions(node, scope, self.val)
+
+    def _flow(self):
+        rs, spec = self.rs, self.spec
+        every = frozenset(range(len(rs.faces)))
+        faces = {f: set() for f in spec.zones}
+        for c, zi in enumerate(rs.init_zone):
+            faces[rs.zone_decl[zi].name].add(rs.face_of[c])
+        edges = []
+        for src, dst, sc in self.moves:
+            d = dst.obj if isinstance(dst, A.Index) else dst
+            dsts = [d.id] if isinstance(d, A.Name) and d.id in spec.zones and \
+                self._key(d.id, sc) is None else list(spec.zones)
+            edges.append((self.families(src, sc), dsts))
+        for name, z in spec.zones.items():
+            if z.refill_from:
+                edges.append(({z.refill_from}, [name]))
+        for _ in range(10_000):
+            changed = False
+            for srcs, dsts in edges:
+                got = set(every) if ANY in srcs else set().union(*(faces[f] for f in srcs))
+                for d in dsts:
+                    if not got <= faces[d]:
+                        faces[d] |= got
+                        changed = True
+            if not changed:
+                break
+        self.faces = faces
+
+    def faces_of(self, node, action=None) -> set:
+        """The faces the cards of a parameter's source may have."""
+        fams = self.families(node, self.param_scope.get(action, 0))
+        if ANY in fams:
+            return set(range(len(self.rs.faces)))
+        return set().union(*(self.faces[f] for f in fams))
+
+
+# calls whose value holds no card (numbers, booleans, players, keys), whatever their arguments
+_NO_CARDS = {"size", "count", "len", "sum", "any", "all", "is_max", "is_sole_max", "dense_rank",
+             "run_length", "longest_run", "index_of", "abs", "face_down", "range", "indices", "others",
+             "players_from", "next_player", "prev_player"}
+
+
+def _card_names(node):
+    """The Name nodes of an expression whose cards may be in its value: not those read only for an
+    attribute, an index, a condition or a count."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(n)
+        elif isinstance(n, A.Name):
+            yield n
+        elif isinstance(n, (A.Attr, A.Compare, A.BoolOp, A.Const)) or \
+                (isinstance(n, A.Unary) and n.op == "not") or \
+                (isinstance(n, A.Call) and n.func in _NO_CARDS):
+            continue
+        elif isinstance(n, A.Index):
+            stack.append(n.obj)
+        elif isinstance(n, A.Comp):
+            stack.append(n.elt)
+        elif isinstance(n, A.Node):
+            stack.extend(n.children())
+
+
+def _objects(obj, depth=0):
+    """Every dataclass object and Rule reachable from the spec (lists, tuples, dicts followed)."""
+    if depth > 60:
+        return
+    if isinstance(obj, Rule):
+        yield obj
+    elif is_dataclass(obj) and not isinstance(obj, type):
+        yield obj
+        for f in fields(obj):
+            if f.name not in ("graph", "checker"):
+                yield from _objects(getattr(obj, f.name), depth + 1)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            yield from _objects(x, depth + 1)
+    elif isinstance(obj, dict):
+        for x in obj.values():
+            yield from _objects(x, depth + 1)

@@ -168,6 +168,10 @@ def test_where_on_the_card_alone_narrows_the_faces():
     ab = sp.by_name["use_peek"][1][0]
     assert [sp.rs.faces[f] for f in ab.faces] == [{"type": "ability", "kind": "peek"}]
     assert ab.zones == []
+    # the pair is a hidden pile of number cards: faces of numbers, then 2 x positions of the pair
+    look = sp.by_name["look"][1][0]
+    assert {sp.rs.faces[f]["type"] for f in look.faces} == {"number"}
+    assert [sp.rs.zone_label[z] for z in look.zones] == ["pair"] and look.cap == 63
     bali = load("bali")
     n = bali.action_space(2, {"oracle": False, "demon": False}).by_name["split_shrines"][1][0]
     rs = bali.ruleset(2, bali.check_options({}))
@@ -229,3 +233,94 @@ def test_bounded_by_min_of_a_constant():
     assert game.num_distinct_actions(2) == 1 + 7
     s = game.new_game(players=2, seed=1)
     assert [space(s.rs).describe(i) for i in s.legal_action_ids()] == [{"action": "go", "x": 0}]
+
+
+def test_face_flow_follows_cards_through_moves():
+    """Faces reach a family only by set-up or by a move/deal from where they may be: Bacchus's
+    action cards never reach a column, maenads never an action hand; Klink's abilities never reach
+    a collection. A card parameter's faces follow: Bacchus's send names action cards only."""
+    from interpreter.action_space import FaceFlow
+    bacchus = load("bacchus")
+    rs = bacchus.ruleset(3, {})
+    flow = FaceFlow(rs)
+    types = {fam: {rs.faces[f]["type"] for f in fs} for fam, fs in flow.faces.items()}
+    assert types["column"] == {"maenad"} and types["actions"] == {"action_card"}
+    assert types["played"] == {"action_card"} and types["kidnapped"] == {"maenad"}
+    send = space(rs).by_name["send"][1][0]
+    assert {rs.faces[f]["type"] for f in send.faces} == {"action_card"} and send.zones == []
+    klink = load("klink")
+    rs = klink.ruleset(3, {})
+    flow = FaceFlow(rs)
+    assert {rs.faces[f]["type"] for f in flow.faces["faceup"]} == {"number"}
+    assert {rs.faces[f]["type"] for f in flow.faces["abilities_up"]} == {"ability"}
+
+
+MOVED_BY_ZONE_OF = """
+name: Wander
+players: [2, 2]
+cards:
+  a:
+    zone: deck
+    faces:
+      - {each: {value: [1, 2]}}
+  b:
+    zone: box
+    faces:
+      - {value: 3}
+zones:
+  deck: {kind: pile, visibility: public}
+  box: {kind: set, visibility: public}
+variables:
+  n: {initial: 0}
+start: play
+phases:
+  play:
+    turn:
+      steps:
+        - choose: [go, take]
+    end_if: "n > 3"
+    next: end
+actions:
+  go:
+    if: "size(deck) > 0 and size(box) > 0"
+    effect: "n += 1; move(top(deck), zone_of(top(box)))"
+  take:
+    params:
+      card: {from: "box"}
+    effect: "n += 1"
+scoring:
+  score: "n"
+"""
+
+
+def test_a_move_to_a_zone_the_analysis_cannot_name_widens_every_family():
+    """`move(x, zone_of(y))` may land anywhere: every family may then hold x's faces, so the
+    parameter `card: {from: box}` can name a card of class a (and the game plays through ids)."""
+    from gamespec import ast as A
+    from interpreter.action_space import FaceFlow
+    game = gamespec.load_text(MOVED_BY_ZONE_OF, "wander.yaml")
+    rs = game.ruleset(2, {})
+    flow = FaceFlow(rs)
+    assert flow.faces["box"] == set(range(len(rs.faces)))
+    card = space(rs).by_name["take"][1][0]
+    assert len(card.faces) == 3
+    s = game.new_game(players=2, seed=1)
+    s.apply_id(space(rs).id_of_json({"action": "go"}))
+    assert {"action": "take", "card": {"type": "a", "value": 2}} in [sp for sp in
+                                                                     (space(rs).describe(i) for i in s.legal_action_ids())]
+    assert flow.faces_of(A.Name(1, 1, "mystery")) == set(range(len(rs.faces)))   # untraceable: every face
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])
+def test_every_legal_action_has_an_id_in_many_games(cfg):
+    """The static bounds are sound: in many random games every legal action maps to an id (a
+    legal action outside the space would raise)."""
+    path, players, options = cfg
+    game = load(path)
+    for seed in range(6):
+        rnd = random.Random(seed)
+        s = game.new_game(players=players, seed=seed, options=options)
+        while not s.is_terminal:
+            ids = s.legal_action_ids()
+            assert len(set(ids)) == len(s.legal_actions())
+            s.apply_id(ids[rnd.randrange(len(ids))])

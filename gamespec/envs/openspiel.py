@@ -128,8 +128,9 @@ class GamespecState(pyspiel.State):
         s = self._h.s
         if not s.is_terminal and player == s.current_player:
             k = self._legal().get(int(action))
-            if k is not None:
-                return s.legal_actions()[k].label
+            if k is not None:     # the label as the player sees it (views.py), never engine ids
+                from interpreter.views import view_action
+                return view_action(s, player, s.legal_actions()[k], k).label
         return json.dumps(self.get_game().gs_space.describe(int(action)), sort_keys=True)
 
     def is_terminal(self):
