@@ -182,6 +182,11 @@ def test_openspiel_random_sim_test(path):
         assert g.observation_tensor_size() == encoder(game.ruleset(players, game.check_options({}))).size
         g.seed_games(players)
         pyspiel.random_sim_test(g, num_sims=1, serialize=False, verbose=False)
+        st = g.new_initial_state(seed=1)
+        st.apply_action(st.legal_actions()[-1])
+        p = st.current_player()     # the Python shortcut gives what pyspiel's own path gives
+        assert st.observation_tensor(p) == pytest.approx(pyspiel.State.observation_tensor(st, p))
+        assert st.observation_tensor(p) == st.gamespec_state.observation_tensor(p).tolist()
 
 
 @pytest.mark.parametrize("path", GAMES, ids=game_id)

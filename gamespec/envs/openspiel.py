@@ -154,7 +154,17 @@ class GamespecState(pyspiel.State):
         new._h = _Holder(self._h.s.determinize(player_id, random.Random(seed)))
         return new
 
+    def observation_tensor(self, player=None):
+        """state.observation_tensor(player) as a list (pyspiel's own path builds a new game per
+        call to learn the tensor size, so Python callers get this shortcut; same values)."""
+        s = self._h.s
+        if player is None:
+            player = s.current_player
+        return self.get_game().gs_encoder.encode(s, player).tolist()
+
     def __str__(self):
+        """The whole state (hidden cards and seed included: OpenSpiel's debug string, not a
+        player channel; players get information_state_string / observation_string / tensors)."""
         s = self._h.s
         return json.dumps(s.to_json(), sort_keys=True, default=str)
 
