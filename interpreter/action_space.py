@@ -278,7 +278,10 @@ class ActionSpace:
             if p.choices is None:
                 raise ActionSpaceError(f"{where}: a choice from an expression has no static list of "
                                        f"values; list the choices")
-            return _Values(dict.fromkeys(_key(c) for c in p.choices))
+            seen = {}
+            for c in p.choices:         # first occurrence of each value, as the engine dedups them
+                seen.setdefault(_key(c), c)
+            return _Values(seen.values())
         faces = self._faces(rs, decl, p)
         zones = [zi for zi in self._handle_zones(rs, decl, p) if self._zone_faces(zi) & set(faces)]
         cap = max((self._capacity(zi) for zi in zones), default=0)
