@@ -163,6 +163,32 @@ def test_pettingzoo_plays_to_the_end_with_rewards_from_the_result(path, reward):
         env.step(int(np.flatnonzero(mask == 0)[0]))
 
 
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_pettingzoo_observations_unchanged_under_determinization(path):
+    """Every byte an agent observes (tensor and mask) is the same in a world it cannot tell apart."""
+    pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+    from gamespec.envs import pettingzoo_env
+    game = load(path)
+    env = pettingzoo_env(game, players=game.max_players, seed=4)
+    env.reset(seed=9)
+    rng = np.random.default_rng(1)
+    for step in range(40):
+        real = env.state
+        if real.is_terminal:
+            break
+        for p, agent in enumerate(env.possible_agents):
+            obs = env.observe(agent)
+            env.state = real.determinize(p, random.Random(step))
+            env._legal = {i: k for k, i in enumerate(env._space.legal_ids(env.state))}
+            other = env.observe(agent)
+            env.state = real
+            env._legal = {i: k for k, i in enumerate(env._space.legal_ids(real))}
+            assert np.array_equal(obs["observation"], other["observation"])
+            assert np.array_equal(obs["action_mask"], other["action_mask"])
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
 # -- OpenSpiel ----------------------------------------------------------------------------------
 
 def _openspiel():
@@ -205,6 +231,9 @@ def test_openspiel_resample_from_infostate_keeps_what_the_player_knows(path):
         sampler = pyspiel.UniformProbabilitySampler(0., 1.)
         r = st.resample_from_infostate(p, sampler)
         assert r.information_state_string(p) == st.information_state_string(p)
+        assert r.observation_string(p) == st.observation_string(p)
+        assert [r.action_to_string(p, a) for a in r.legal_actions()] == \
+            [st.action_to_string(p, a) for a in st.legal_actions()]
         assert r.legal_actions() == st.legal_actions()
         assert np.array_equal(r.observation_tensor(p), st.observation_tensor(p))
         moved += r.gamespec_state.z != st.gamespec_state.z
