@@ -44,6 +44,24 @@ class _Values:
         return self.values[i]
 
 
+class _Range(_Values):
+    """Whole numbers lo..hi (no table: a range may be long before the size check refuses it)."""
+
+    def __init__(self, lo, hi):
+        self.lo = lo
+        self.size = hi - lo + 1
+        self.index = self
+
+    def get(self, v):
+        return v - self.lo if v.__class__ is int and 0 <= v - self.lo < self.size else None
+
+    def id_of(self, v):
+        return self.get(v)
+
+    def value(self, i):
+        return self.lo + i
+
+
 class _Cards:
     """Faces (by face id order) then handles (zone label, pile position or set hidden index)."""
 
@@ -245,7 +263,7 @@ class ActionSpace:
         for k, dom in enumerate(doms):
             if dom.__class__ is _Cards:
                 j = dom.card_id(s, a[2][k], a[3][k])
-            elif dom.__class__ is _Values:
+            elif dom.__class__ is _Values or dom.__class__ is _Range:
                 v = a[1][k]
                 j = dom.index.get(v) if v.__class__ in (int, str) else dom.id_of(list(v) if isinstance(v, tuple) else v)
             else:   # subsets: through the view's JSON
@@ -273,7 +291,7 @@ class ActionSpace:
                 which = "lower" if lo is None else "upper"
                 raise ActionSpaceError(f"{where}: cannot bound its {which} value from the spec "
                                        f"(give the number a range read from constants, sizes or counts)")
-            return _Values(range(lo, max(lo, hi) + 1))
+            return _Range(lo, max(lo, hi))
         if k == "choice":
             if p.choices is None:
                 raise ActionSpaceError(f"{where}: a choice from an expression has no static list of "
