@@ -470,6 +470,11 @@ def _bounds(rs, n):
     if isinstance(n, A.Call):
         f = n.func
         if f in ("size", "count", "len"):
+            # zones, cards and players are at most this many; a list variable or a range is not
+            for x in _walk_any(n.args):
+                if (isinstance(x, A.Call) and x.func == "range") or (isinstance(x, A.Name) and x.id in
+                                                                      rs.spec.variables and rs.spec.variables[x.id].type == "list"):
+                    return (0, None)
             return (0, max(rs.ncards, rs.P))
         if f in ("is_max", "is_sole_max", "any", "all"):
             return (0, 1)
@@ -696,7 +701,8 @@ _NO_CARDS = {"size", "count", "len", "sum", "any", "all", "is_max", "is_sole_max
 
 def _card_names(node):
     """The Name nodes of an expression whose cards may be in its value: not those read only for an
-    attribute, an index, a condition or a count."""
+    attribute, an index, a comparison, a comprehension's condition or a count (`and`/`or` are
+    followed, in case they ever return an operand)."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -704,7 +710,7 @@ def _card_names(node):
             stack.extend(n)
         elif isinstance(n, A.Name):
             yield n
-        elif isinstance(n, (A.Attr, A.Compare, A.BoolOp, A.Const)) or \
+        elif isinstance(n, (A.Attr, A.Compare, A.Const)) or \
                 (isinstance(n, A.Unary) and n.op == "not") or \
                 (isinstance(n, A.Call) and n.func in _NO_CARDS):
             continue

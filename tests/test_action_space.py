@@ -324,3 +324,13 @@ def test_every_legal_action_has_an_id_in_many_games(cfg):
             ids = s.legal_action_ids()
             assert len(set(ids)) == len(s.legal_actions())
             s.apply_id(ids[rnd.randrange(len(ids))])
+
+
+def test_a_count_over_a_list_variable_or_a_range_has_no_card_bound():
+    """size(list variable) and count(... range(...)) may exceed the card count: no bound from them."""
+    for hi in ('"size(names)"', '"count(i for i in range(n))"'):
+        game = gamespec.load_text(_spec("{number: [0, %s]}" % hi), "bad.yaml")
+        with pytest.raises(ActionSpaceError, match="upper value"):
+            game.num_distinct_actions(2)
+    game = gamespec.load_text(_spec('{number: [0, "min(size(names), size(deck))"]}'), "ok.yaml")
+    assert game.num_distinct_actions(2) == 1 + 4          # size(deck) <= 3 cards
