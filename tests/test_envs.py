@@ -289,7 +289,7 @@ def test_missing_players_and_bad_reward_are_clear_errors():
     path = GAMES[0]
     with pytest.raises(gamespec.GamespecError):
         gos.load(path, players=99)
-    with pytest.raises(ValueError):
+    with pytest.raises(gamespec.GamespecError):
         gos.load(path, reward="money")
-    with pytest.raises(ValueError):
+    with pytest.raises(gamespec.GamespecError):
         pettingzoo_env(path, reward="money")

@@ -21,7 +21,8 @@ def require(module: str):
 
 
 def resolve(spec, players=None, options=None):
-    """(Game, players, checked options) from a spec path, a YAML text's Game or a Game."""
+    """(Game, players, checked options) from a spec path or a loaded Game; bad players or options
+    raise UsageError."""
     import gamespec
     from gamespec.game import Game
     game = spec if isinstance(spec, Game) else gamespec.load(str(spec))
@@ -39,7 +40,8 @@ def rewards(state, kind="win"):
         sign = 1 if state.rs.winner == "highest" else -1
         return [float(sign * x) for x in state.scores]
     if kind != "win":
-        raise ValueError(f"reward is 'win' or 'score', not {kind!r}")
+        from gamespec.game import UsageError
+        raise UsageError(f"reward is 'win' or 'score', not {kind!r}")
     if len(state.winners) == P:
         return [0.0] * P
     w = set(state.winners)

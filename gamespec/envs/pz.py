@@ -12,14 +12,15 @@ pettingzoo = require("pettingzoo")
 class GamespecAEC(pettingzoo.AECEnv):
     """Agents `player_0..`; `observe(a)` = {"observation": float32 tensor, "action_mask": int8 (N,)}.
 
-    `reset(seed=)` starts a new game with that seed (none: a fresh one drawn from the env's own
-    generator, seeded by the constructor's seed); reset's `options` are not game options (those
-    are fixed when the env is made)."""
+    `reset(seed=)` reseeds the env's generator and starts a game with the next seed drawn from it
+    (no seed: the next one of the generator the constructor's seed made); reset's `options` are
+    not game options (those are fixed when the env is made)."""
 
     def __init__(self, game, players, options, reward="win", seed=None, render_mode=None):
         super().__init__()
         if reward not in ("win", "score"):
-            raise ValueError(f"reward is 'win' or 'score', not {reward!r}")
+            from gamespec.game import UsageError
+            raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
         from interpreter.action_space import space
         from interpreter.obs_tensor import encoder
         self.game = game
