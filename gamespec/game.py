@@ -95,6 +95,14 @@ class Game:
         fn = comp.expr(rule, {k: k for k in bindings})
         return fn(state, dict(bindings))
 
+    def action_space(self, players: int, options: dict | None = None):
+        """The fixed action numbering at (players, options) (docs/agents.md)."""
+        from interpreter.action_space import space
+        return space(self.ruleset(players, self.check_options(options)))
+
+    def num_distinct_actions(self, players: int, options: dict | None = None) -> int:
+        return self.action_space(players, options).size
+
     def option_sets(self):
         from interpreter.ruleset import all_option_sets
         return all_option_sets(self.spec)

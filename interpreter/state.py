@@ -189,6 +189,34 @@ class State:
         i = find_view_action(self, player, action)
         self.apply(self.legal_actions()[i])
 
+    # -- agents: fixed action ids and tensors (interpreter/action_space.py, docs/agents.md) --
+    def legal_action_ids(self) -> list:
+        from .action_space import space
+        return sorted(space(self.rs).legal_ids(self))
+
+    def legal_action_mask(self) -> list:
+        from .action_space import space
+        m = [False] * space(self.rs).size
+        for i in self.legal_action_ids():
+            m[i] = True
+        return m
+
+    def action_id(self, action) -> int:
+        from .action_space import action_id
+        return action_id(self, action)
+
+    def action_from_id(self, i: int):
+        from .action_space import action_from_id
+        return action_from_id(self, i)
+
+    def apply_id(self, i: int) -> None:
+        from .action_space import index_of_id
+        self.apply(index_of_id(self, i))
+
+    def observation_tensor(self, player: int):
+        from .obs_tensor import encoder
+        return encoder(self.rs).encode(self, player)
+
     def to_json(self) -> dict:
         from .serial import to_json
         return to_json(self)

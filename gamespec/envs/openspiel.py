@@ -1,0 +1,191 @@
+"""Game + players + options → pyspiel Python game: sequential, imperfect information, sampled chance,
+terminal returns, ids from interpreter/action_space.py, `resample_from_infostate` on determinize()
+(docs/agents.md)."""
+from __future__ import annotations
+
+import json
+import random
+
+from . import require, resolve, rewards
+
+np = require("numpy")
+pyspiel = require("pyspiel")
+
+SCORE_BOUND = 1e6    # |utility| bound declared for reward='score' (OpenSpiel wants one; specs give none)
+
+
+def load(spec, players=None, options=None, reward="win"):
+    """The OpenSpiel game of a spec (a path or a gamespec Game) at (players, options)."""
+    if reward not in ("win", "score"):
+        from gamespec.game import UsageError
+        raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
+    game, players, opts = resolve(spec, players, options)
+    return GamespecGame(game, players, opts, reward)
+
+
+class GamespecGame(pyspiel.Game):
+    def __init__(self, game, players, options, reward="win"):
+        from interpreter.action_space import space
+        from interpreter.obs_tensor import encoder
+        self.gs_game = game
+        self.gs_players = players
+        self.gs_options = dict(options)
+        self.gs_reward = reward
+        rs = game.ruleset(players, self.gs_options)
+        self.gs_space = space(rs)
+        self.gs_encoder = encoder(rs)
+        bound = 1.0 if reward == "win" else SCORE_BOUND
+        gtype = pyspiel.GameType(
+            short_name="python_gamespec",
+            long_name=f"gamespec {game.name}",
+            dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+            chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+            information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+            utility=pyspiel.GameType.Utility.GENERAL_SUM,
+            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            max_num_players=players,
+            min_num_players=players,
+            provides_information_state_string=True,
+            provides_information_state_tensor=False,
+            provides_observation_string=True,
+            provides_observation_tensor=True,
+            parameter_specification={})
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.gs_space.size,
+            max_chance_outcomes=0,
+            num_players=players,
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=None,
+            max_game_length=game.spec.decisions_per_game)
+        super().__init__(gtype, info, {})
+        self._seeds = random.Random()
+
+    def new_initial_state(self, seed=None):
+        """A new game; seed None draws one from this game object's generator (`seed_games(n)`)."""
+        if seed is None:
+            seed = self._seeds.getrandbits(63)
+        s = self.gs_game.new_game(players=self.gs_players, seed=seed, options=self.gs_options)
+        return GamespecState(self, s)
+
+    def seed_games(self, seed):
+        """Make the seeds of later new_initial_state() calls reproducible."""
+        self._seeds = random.Random(seed)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return GamespecObserver(self, recall)
+
+
+class _Holder:
+    """The gamespec state and its legal actions; deep-copied by clone(), never the rule set."""
+    __slots__ = ("s", "legal")
+
+    def __init__(self, s):
+        self.s = s
+        self.legal = None
+
+    def __deepcopy__(self, memo):
+        return _Holder(self.s.clone())
+
+
+class GamespecState(pyspiel.State):
+    def __init__(self, game, s):
+        super().__init__(game)
+        self._h = _Holder(s)
+
+    @property
+    def gamespec_state(self):
+        """The wrapped gamespec State (the real one: it holds hidden information)."""
+        return self._h.s
+
+    def _legal(self):
+        h = self._h
+        if h.legal is None:
+            h.legal = {i: k for k, i in enumerate(self.get_game().gs_space.legal_ids(h.s))}
+        return h.legal
+
+    def current_player(self):
+        s = self._h.s
+        return pyspiel.PlayerId.TERMINAL if s.is_terminal else s.current_player
+
+    def _legal_actions(self, player):
+        s = self._h.s
+        if s.is_terminal or player != s.current_player:
+            return []
+        return sorted(self._legal())
+
+    def _apply_action(self, action):
+        k = self._legal().get(int(action))
+        if k is None:
+            from gamespec.errors import IllegalAction
+            raise IllegalAction(f"action id {action} is not legal now")
+        self._h.s.apply(k)
+        self._h.legal = None
+
+    def _action_to_string(self, player, action):
+        s = self._h.s
+        if not s.is_terminal and player == s.current_player:
+            k = self._legal().get(int(action))
+            if k is not None:     # the label as the player sees it (views.py), never engine ids
+                from interpreter.views import view_action
+                return view_action(s, player, s.legal_actions()[k], k).label
+        return json.dumps(self.get_game().gs_space.describe(int(action)), sort_keys=True)
+
+    def is_terminal(self):
+        return self._h.s.is_terminal
+
+    def returns(self):
+        s = self._h.s
+        if not s.is_terminal:
+            return [0.0] * s.num_players
+        return rewards(s, self.get_game().gs_reward)
+
+    def resample_from_infostate(self, player_id, probability_sampler=None):
+        """A state `player_id` cannot tell from this one: hidden cards redrawn by
+        state.determinize(player_id, rng), rng seeded from the sampler; the rest of the game's
+        randomness is a fresh RNG (interpreter/determinize.py)."""
+        if probability_sampler is not None and callable(probability_sampler):
+            seed = int(probability_sampler() * 2 ** 53)
+        else:
+            seed = random.getrandbits(53)
+        new = self.clone()
+        new._h = _Holder(self._h.s.determinize(player_id, random.Random(seed)))
+        return new
+
+    def observation_tensor(self, player=None):
+        """state.observation_tensor(player) as a list (pyspiel's own path builds a new game per
+        call to learn the tensor size, so Python callers get this shortcut; same values)."""
+        s = self._h.s
+        if player is None:
+            player = s.current_player
+        return self.get_game().gs_encoder.encode(s, player).tolist()
+
+    def __str__(self):
+        """The whole state (hidden cards and seed included: OpenSpiel's debug string, not a
+        player channel; players get information_state_string / observation_string / tensors)."""
+        s = self._h.s
+        return json.dumps(s.to_json(), sort_keys=True, default=str)
+
+
+class GamespecObserver:
+    """PyObserver: tensor = state.observation_tensor(p); string = JSON of state.observation(p),
+    with the history as p saw it for the information state (perfect recall), without it otherwise."""
+
+    def __init__(self, game, perfect_recall):
+        enc = game.gs_encoder
+        self.enc = enc
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(enc.size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state, player):
+        self.tensor[:] = self.enc.encode(state._h.s, player)
+
+    def string_from(self, state, player):
+        obs = state._h.s.observation(player)
+        if not self.perfect_recall:
+            obs.pop("history", None)
+        return json.dumps(obs, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,295 @@
+"""Agent interfaces (docs/agents.md): observation tensors and their leak properties, the PettingZoo
+AEC environment (pettingzoo.test.api_test) and the OpenSpiel game (pyspiel.random_sim_test, MCTS on
+resampled states, ISMCTS) for every spec in games/. Needs the `rl` extra; skipped without it."""
+from __future__ import annotations
+
+import glob
+import os
+import random
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the rl extra is not installed: pip install '.[rl]'")
+
+import gamespec  # noqa: E402
+from helpers import ROOT, config_id, configs, load  # noqa: E402
+from interpreter.determinize import relabel  # noqa: E402
+from interpreter.obs_tensor import encoder  # noqa: E402
+
+GAMES = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
+SPECS = GAMES + sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
+CONFIGS = configs(SPECS)
+
+
+def sample_states(game, players, options, seed=0, every=0.1):
+    rnd = random.Random(seed)
+    s = game.new_game(players=players, seed=seed, options=options)
+    while not s.is_terminal:
+        if rnd.random() < every:
+            yield s.clone()
+        acts = s.legal_actions()
+        s.apply(acts[rnd.randrange(len(acts))])
+    yield s
+
+
+def game_id(path):
+    return os.path.basename(path)[:-5]
+
+
+# -- tensors ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])
+def test_tensor_shape_follows_the_documented_layout(cfg):
+    path, players, options = cfg
+    game = load(path)
+    rs = game.ruleset(players, game.check_options(options))
+    enc = encoder(rs)
+    F = len(rs.faces)
+    assert sum(int(np.prod(shape)) for _, _, shape in enc.layout) == enc.size
+    assert [off for _, off, _ in enc.layout] == sorted(off for _, off, _ in enc.layout)
+    names = [n for n, _, _ in enc.layout]
+    assert names[:3] == ["player", "to_move", "phase"]
+    for label in rs.zone_label:
+        assert f"zone {label} faces" in names
+    s = game.new_game(players=players, seed=3, options=options)
+    t = s.observation_tensor(0)
+    assert t.dtype == np.float32 and t.shape == (enc.size,)
+    lay = {n: (o, shape) for n, o, shape in enc.layout}
+    o, _ = lay["to_move"]
+    assert t[o + s.current_player] == 1 and t[o:o + players + 1].sum() == 1
+    for zi, label in enumerate(rs.zone_label):     # sizes and counts say what the observation says
+        zo = s.observation(0)["zones"][label]
+        assert t[lay[f"zone {label} size"][0]] == zo["size"]
+        faces = t[lay[f"zone {label} faces"][0]:][:F]
+        seen = [c for c in zo["cards"] if c is not None]
+        assert faces.sum() == len(seen)
+        assert t[lay[f"zone {label} hidden"][0]] == zo["size"] - len(seen)
+    with pytest.raises(gamespec.GamespecError):
+        s.observation_tensor(players)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])
+def test_tensor_unchanged_under_determinization_and_changed_with_a_known_card(cfg):
+    path, players, options = cfg
+    game = load(path)
+    rng = random.Random(7)
+    checked = changed = 0
+    for s in sample_states(game, players, options, seed=players):
+        rs = s.rs
+        for p in range(players):
+            t = s.observation_tensor(p)
+            for k in range(2):
+                d = s.determinize(p, random.Random(k))
+                assert np.array_equal(d.observation_tensor(p), t)
+                checked += 1
+            bit = 1 << p
+            known = [c for c in range(rs.ncards) if s._vis(c) & bit]
+            if not known:
+                continue
+            c = rng.choice(known)
+            others = [x for x in range(rs.ncards) if rs.face_of[x] != rs.face_of[c] and s.loc[x] != s.loc[c]]
+            if not others:
+                continue
+            x = rng.choice(others)
+            m = list(range(rs.ncards))
+            m[c], m[x] = x, c
+            d = relabel(s, m, p, rng)
+            if d.observation(p) != s.observation(p) and \
+                    _without_history(d.observation(p)) != _without_history(s.observation(p)):
+                assert not np.array_equal(d.observation_tensor(p), t), \
+                    f"player {p} sees card {c} exchanged with card {x} but the tensor does not change"
+                changed += 1
+    assert checked > 0 and changed > 0
+
+
+def _without_history(obs):
+    obs = dict(obs)
+    obs.pop("history")
+    return obs
+
+
+# -- PettingZoo ---------------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:Observation")     # a Dict with action_mask, as PettingZoo's own card games
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_pettingzoo_api_test(path):
+    pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+    from pettingzoo.test import api_test
+
+    from gamespec.envs import pettingzoo_env
+    game = load(path)
+    for players in (game.min_players, game.max_players):
+        env = pettingzoo_env(path, players=players, seed=1)
+        api_test(env, num_cycles=300)
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+@pytest.mark.parametrize("reward", ["win", "score"])
+def test_pettingzoo_plays_to_the_end_with_rewards_from_the_result(path, reward):
+    pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+    from gamespec.envs import pettingzoo_env
+    game = load(path)
+    players = game.max_players
+    env = pettingzoo_env(game, players=players, reward=reward, seed=3)
+    env.reset(seed=42)
+    rng = np.random.default_rng(0)
+    total = {a: 0.0 for a in env.possible_agents}
+    steps = 0
+    for agent in env.agent_iter():
+        obs, r, term, trunc, info = env.last()
+        total[agent] += r
+        if term or trunc:
+            env.step(None)
+            continue
+        assert env.observation_space(agent)["observation"].contains(obs["observation"])
+        legal = np.flatnonzero(obs["action_mask"])
+        assert len(legal) > 0
+        env.step(int(rng.choice(legal)))
+        steps += 1
+    s = env.state
+    assert s.is_terminal and steps == s.decisions
+    if reward == "score":
+        sign = 1 if game.spec.winner == "highest" else -1
+        assert [total[a] for a in env.possible_agents] == [sign * x for x in s.scores]
+    else:
+        want = [0.0] * players if len(s.winners) == players else \
+            [1.0 if p in s.winners else -1.0 for p in range(players)]
+        assert [total[a] for a in env.possible_agents] == want
+    # the same seed gives the same game
+    env.reset(seed=42)
+    assert env.state.to_json()["seed"] == s.to_json()["seed"]
+    with pytest.raises(gamespec.GamespecError):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask == 0)[0]))
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_pettingzoo_observations_unchanged_under_determinization(path):
+    """Every byte an agent observes (tensor and mask) is the same in a world it cannot tell apart."""
+    pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+    from gamespec.envs import pettingzoo_env
+    game = load(path)
+    env = pettingzoo_env(game, players=game.max_players, seed=4)
+    env.reset(seed=9)
+    rng = np.random.default_rng(1)
+    for step in range(40):
+        real = env.state
+        if real.is_terminal:
+            break
+        for p, agent in enumerate(env.possible_agents):
+            obs = env.observe(agent)
+            env.state = real.determinize(p, random.Random(step))
+            env._legal = {i: k for k, i in enumerate(env._space.legal_ids(env.state))}
+            other = env.observe(agent)
+            env.state = real
+            env._legal = {i: k for k, i in enumerate(env._space.legal_ids(real))}
+            assert np.array_equal(obs["observation"], other["observation"])
+            assert np.array_equal(obs["action_mask"], other["action_mask"])
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+# -- OpenSpiel ----------------------------------------------------------------------------------
+
+def _openspiel():
+    pytest.importorskip("pyspiel", reason="the rl extra is not installed (open_spiel)")
+    from gamespec.envs import openspiel
+    return openspiel
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_openspiel_random_sim_test(path):
+    gos = _openspiel()
+    import pyspiel
+    game = load(path)
+    for players in (game.min_players, game.max_players):
+        g = gos.load(path, players=players)
+        assert g.num_distinct_actions() == game.num_distinct_actions(players)
+        assert g.observation_tensor_size() == encoder(game.ruleset(players, game.check_options({}))).size
+        g.seed_games(players)
+        pyspiel.random_sim_test(g, num_sims=1, serialize=False, verbose=False)
+        st = g.new_initial_state(seed=1)
+        st.apply_action(st.legal_actions()[-1])
+        p = st.current_player()     # the Python shortcut gives what pyspiel's own path gives
+        assert st.observation_tensor(p) == pytest.approx(pyspiel.State.observation_tensor(st, p))
+        assert st.observation_tensor(p) == st.gamespec_state.observation_tensor(p).tolist()
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_openspiel_resample_from_infostate_keeps_what_the_player_knows(path):
+    gos = _openspiel()
+    import pyspiel
+    game = load(path)
+    g = gos.load(path, players=game.max_players)
+    st = g.new_initial_state(seed=5)
+    rng = random.Random(1)
+    moved = 0
+    for _ in range(60):
+        if st.is_terminal():
+            break
+        p = st.current_player()
+        sampler = pyspiel.UniformProbabilitySampler(0., 1.)
+        r = st.resample_from_infostate(p, sampler)
+        assert r.information_state_string(p) == st.information_state_string(p)
+        assert r.observation_string(p) == st.observation_string(p)
+        assert [r.action_to_string(p, a) for a in r.legal_actions()] == \
+            [st.action_to_string(p, a) for a in st.legal_actions()]
+        assert r.legal_actions() == st.legal_actions()
+        assert np.array_equal(r.observation_tensor(p), st.observation_tensor(p))
+        moved += r.gamespec_state.z != st.gamespec_state.z
+        st.apply_action(rng.choice(st.legal_actions()))
+    assert moved > 0, "no resample moved a hidden card"
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_openspiel_mcts_and_ismcts_play(path):
+    """OpenSpiel's own bots on the game: ISMCTS (resampling through determinize) and MCTS run on
+    a state resampled for the player to move (determinized MCTS); short budgets, a few decisions
+    each, the rest random, to the end."""
+    _openspiel()
+    from open_spiel.python.algorithms import ismcts, mcts
+    gos = _openspiel()
+    game = load(path)
+    g = gos.load(path, players=game.min_players)
+    rs = np.random.RandomState(0)
+    ev = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs)
+    mbot = mcts.MCTSBot(g, uct_c=2.0, max_simulations=4, evaluator=ev, random_state=rs, solve=False)
+    ibot = ismcts.ISMCTSBot(g, ev, uct_c=2.0, max_simulations=4, random_state=rs)
+    st = g.new_initial_state(seed=2)
+    rng = random.Random(3)
+    by_bot = 0
+    while not st.is_terminal():
+        p = st.current_player()
+        legal = st.legal_actions()
+        if by_bot < 6 and len(legal) > 1:
+            if by_bot % 2 == 0:
+                a = ibot.step(st)
+            else:
+                world = st.resample_from_infostate(p, pyspiel_sampler())
+                a = mbot.step(world)
+            assert a in legal
+            by_bot += 1
+        else:
+            a = rng.choice(legal)
+        st.apply_action(a)
+    assert by_bot > 0
+    w = st.gamespec_state.winners
+    assert st.returns() == ([0.0] * g.num_players() if len(w) == g.num_players() else
+                            [1.0 if q in w else -1.0 for q in range(g.num_players())])
+
+
+def pyspiel_sampler():
+    import pyspiel
+    return pyspiel.UniformProbabilitySampler(0., 1.)
+
+
+def test_missing_players_and_bad_reward_are_clear_errors():
+    gos = _openspiel()
+    from gamespec.envs import pettingzoo_env
+    path = GAMES[0]
+    with pytest.raises(gamespec.GamespecError):
+        gos.load(path, players=99)
+    with pytest.raises(gamespec.GamespecError):
+        gos.load(path, reward="money")
+    with pytest.raises(gamespec.GamespecError):
+        pettingzoo_env(path, reward="money")
