@@ -153,9 +153,11 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
     for name in spec.variables:
         if name not in read_vars and name not in written_vars:
             add("unused-variable", f"variable '{name}' is never used by any rule", "variables", name)
-        elif name not in read_vars:
-            add("unused-variable", f"variable '{name}' is set but never read by any rule (players see it "
-                                   "in observations; if that is its purpose, ignore this)", "variables", name)
+        elif name not in read_vars and spec.variables[name].visibility == "hidden":
+            # a variable players see is information for them even if no rule reads it (a round
+            # counter); a hidden one that no rule reads is dead
+            add("unused-variable", f"variable '{name}' is hidden and set but never read by any rule: "
+                                   "nothing can ever use its value", "variables", name)
     for key in (data.get("define") or {}):
         name = str(key).split("(")[0].strip()
         if name in ck.defines and name not in ck.used_defines:
@@ -379,11 +381,12 @@ def _deductions(s, may_hold, skip, card_view):
         decl = rs.zone_decl[zi]
         if decl.name in skip or not fs:
             continue
-        if any(cand[zj] & fs for zj in hidden if zj != zi):
-            continue
+        # Every unknown card lies in some slot not seen by all; the zone's slots hold only faces it
+        # may hold. So when the unknown cards with those faces are exactly as many as its slots, they
+        # are its slots (whatever other zones may hold).
         multiset = {f: unknown[f] for f in fs}
         if sum(multiset.values()) != hidden[zi]:
-            continue      # the class analysis missed a way in: say nothing rather than something false
+            continue
         what = ", ".join(f"{n} x {rs.face_label[f]}" for f, n in sorted(multiset.items(), key=lambda x: rs.face_label[x[0]]))
         n = hidden[zi]
         order = " (not their order)" if decl.kind == "pile" and len(multiset) > 1 else ""
