@@ -767,8 +767,8 @@ def _add_authoring_commands(sub) -> None:
 
     from gamespec.authoring.starters import DEFAULT_TEMPLATE, TEMPLATES
     nw = sub.add_parser(
-        "new", formatter_class=_Formatter, help="write a commented starter spec from a template",
-        description="Write NAME.yaml, a commented starter spec that validates and runs as written.\n"
+        "new", formatter_class=_Formatter, help="write a commented spec to start from from a template",
+        description="Write NAME.yaml, a commented spec to start from that validates and runs as written.\n"
                     "Templates:\n" + "".join(f"  {k:<15} {v}\n" for k, v in TEMPLATES.items()),
         epilog="examples:\n  gamespec new mygame\n  gamespec new hearts --from trick-taking")
     nw.add_argument("name", metavar="NAME", help="the file to write (NAME.yaml unless it ends in .yaml)")

@@ -1,4 +1,4 @@
-"""Authoring tools, one face: the reference, starter specs, the rulebook from a spec, lints, schemas.
+"""Authoring tools, one face: the reference, specs to start from, the rulebook from a spec, lints, schemas.
 
     from gamespec import authoring
     authoring.spec_schema_text()            # the spec JSON Schema (gamespec schema)

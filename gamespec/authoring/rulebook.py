@@ -485,7 +485,12 @@ def explain(game, players=None, options=None, fmt="md") -> str:
     return d.html(f"{game.name}: the rules") if fmt == "html" else d.markdown()
 
 
-GOLDEN = ("bacchus", "bali", "klink")
+def golden_specs(root="."):
+    """The specs with golden rulebooks: every games/*.yaml, as (name, path)."""
+    import glob
+    import os
+    return [(os.path.splitext(os.path.basename(p))[0], p)
+            for p in sorted(glob.glob(os.path.join(root, "games", "*.yaml")))]
 
 
 def main(argv=None) -> int:
@@ -499,8 +504,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.write_golden:
         os.makedirs(os.path.join("tests", "golden"), exist_ok=True)
-        for g in GOLDEN:
-            text = explain(gamespec.load(os.path.join("games", f"{g}.yaml")))
+        for g, path in golden_specs():
+            text = explain(gamespec.load(path))
             with open(os.path.join("tests", "golden", f"{g}.md"), "w", encoding="utf-8") as f:
                 f.write(text)
             print(f"wrote tests/golden/{g}.md")

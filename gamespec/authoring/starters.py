@@ -1,4 +1,4 @@
-"""Template name + game name → a commented starter spec file (templates are package data)."""
+"""Template name + game name → a commented spec to start from file (templates are package data)."""
 from __future__ import annotations
 
 import os
@@ -32,7 +32,7 @@ def schema_path() -> str:
 
 
 def spec_text(name: str, template: str = DEFAULT_TEMPLATE, path: str | None = None) -> str:
-    """The starter spec for `name`; its modeline points at the installed schema, relative to `path`."""
+    """The spec to start from for `name`; its modeline points at the installed schema, relative to `path`."""
     title = " ".join(w.capitalize() for w in re.split(r"[-_\s]+", name) if w) or "My Game"
     schema = schema_path()
     if path is not None:
@@ -51,7 +51,7 @@ def output_path(name: str) -> str:
 
 
 def write_new(name: str, template: str = DEFAULT_TEMPLATE, force: bool = False) -> str:
-    """Write the starter spec NAME.yaml (or NAME if it ends in .yaml); returns the path."""
+    """Write the spec to start from, NAME.yaml (or NAME if it ends in .yaml); returns the path."""
     if not name or not re.match(r"^[\w./\\-]+$", name):
         raise NewSpecError(f"'{name}' is not a usable file name (letters, digits, '-', '_', '.', '/')")
     path = output_path(name)
