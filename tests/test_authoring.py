@@ -66,8 +66,19 @@ def test_new_writes_a_commented_starter_that_validates_and_runs(template, tmp_pa
 
 
 def test_new_unknown_template_is_a_usage_error(tmp_path, capsys):
-    assert main(["new", str(tmp_path / "x"), "--from", "poker"]) == 2
-    assert "invalid choice" in capsys.readouterr().err
+    assert main(["new", str(tmp_path / "x"), "--from", "trick-taker"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown template 'trick-taker'; did you mean 'trick-taking'?" in err
+    assert not os.path.exists(tmp_path / "x.yaml")
+
+
+def test_new_help_lists_every_template(capsys):
+    assert main(["new", "--help"]) == 0
+    out = capsys.readouterr().out
+    from gamespec.authoring.starters import DEFAULT_TEMPLATE
+    for t, what in TEMPLATES.items():
+        assert f"  {t:<15} {what}" in out
+    assert f"{DEFAULT_TEMPLATE} (default)" in out
 
 
 # ---- the tutorial ------------------------------------------------------------------------------

@@ -14,7 +14,12 @@ DEFAULT_TEMPLATE = "take-that"
 
 
 class NewSpecError(Exception):
-    """A request `gamespec new` cannot do (unknown template, file exists, bad name)."""
+    """A request `gamespec new` cannot do: a usage error (code 2: unknown template, file exists,
+    bad name) or a failure to write (code 1)."""
+
+    def __init__(self, message, code=2):
+        super().__init__(message)
+        self.code = code
 
 
 def template_text(template: str) -> str:
@@ -63,5 +68,5 @@ def write_new(name: str, template: str = DEFAULT_TEMPLATE, force: bool = False) 
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
-        raise NewSpecError(f"cannot write {path}: {e.strerror or e}") from None
+        raise NewSpecError(f"cannot write {path}: {e.strerror or e}", code=1) from None
     return path
