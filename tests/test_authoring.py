@@ -258,3 +258,20 @@ def test_check_strict_on_the_three_games(capsys):
     assert report["klink.yaml"] == []        # 'rounds' is only written, but players see it
     assert ("unused-define", "sole_farmers") in report["bali.yaml"]
     assert ("deducible-hidden", "altar") in report["bali.yaml"]     # the Oracle's 4 face-down offerings
+
+
+def test_check_prints_warnings_at_their_declaration_and_errors_like_validate(tmp_path, capsys):
+    p = tmp_path / "spec.yaml"
+    p.write_text(BASE, encoding="utf-8")
+    assert main(["check", str(p)]) == 0                   # without --strict: validate only
+    assert capsys.readouterr().out.strip() == f"{p}: ok"
+    assert main(["check", "--strict", "--lint-games", "0", str(p)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    box_line = BASE.splitlines().index("  box: {kind: set, visibility: hidden}") + 1
+    assert f"{p}:{box_line}:3: warning: zone 'box' is never used by any rule" in err[0] or \
+        any(line.startswith(f"{p}:{box_line}:3: warning: zone 'box'") for line in err)
+    assert all(": warning: " in line and line.endswith("]") for line in err)
+    p.write_text(BASE.replace("move(card, pile)", "move(card, piel)"), encoding="utf-8")
+    assert main(["check", "--strict", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert "error: unknown name 'piel'; did you mean 'pile'?" in err and ": warning:" not in err

@@ -113,10 +113,12 @@ class Words:
                "bottom": "the bottom card of {0}", "cards": "the cards of {0}",
                "others": "the other players, clockwise from {0}", "players_from": "all players clockwise from {0}",
                "next_player": "the player left of {0}", "prev_player": "the player right of {0}",
-               "indices": "each member of {0}", "abs": "the absolute value of {0}",
+               "indices": "the members of {0}", "abs": "the absolute value of {0}",
                "zone_of": "the zone holding {0}", "face_down": "{0} is face down",
                "longest_run": "the longest run of consecutive numbers in {0}"}
-        two = {"top": "the top {1} cards of {0}", "bottom": "the bottom {1} cards of {0}",
+        simple = len(a) > 1 and isinstance(a[1], (A.Const, A.Name))
+        two = {"top": "the top {1} cards of {0}" if simple else "the top cards of {0}, as many as {1}",
+               "bottom": "the bottom {1} cards of {0}" if simple else "the bottom cards of {0}, as many as {1}",
                "range": "the numbers from {0} to {1} minus 1", "dense_rank": "the rank of entry {1} in {0} (0 = greatest)",
                "run_length": "the length of the run of consecutive numbers through {1} in {0}",
                "index_of": "the position of {1} in {0}"}
@@ -156,7 +158,7 @@ class Words:
             if c.func == "deal":
                 n = a[2] if len(a) > 2 else "1"
                 face = " face down" if kw.get("face") == "down" else ""
-                return [f"Deal {n} card(s) from {a[0]} to {a[1]}{face}."]
+                return [f"Deal {n} card{'' if n == '1' else 's'} from {a[0]} to {a[1]}{face}."]
             if c.func == "shuffle":
                 return [f"Shuffle {a[0]}."]
             if c.func == "reveal":
@@ -348,7 +350,7 @@ def rulebook(game, players=None, options=None) -> Doc:
             items.append({"text": "When the phase begins:", "sub": w.stmts(_reparse(ph.on_begin, "effects"))})
         t = ph.turn
         if t is not None:
-            first = w.e(_reparse(t.first, "expr")) if t.first else "the current player"
+            first = _who(w, t.first) if t.first else "the current player"
             nxt = w.e(_reparse(t.next, "expr")) if t.next else "the next player clockwise"
             items.append(f"Players take turns: {first} plays first; after each turn, {nxt} plays.")
             if t.on_begin is not None:
@@ -393,7 +395,7 @@ def rulebook(game, players=None, options=None) -> Doc:
     for ph in spec.phases.values():
         for cond, target in ph.next:
             if target == "end":
-                ends.append(f"After phase *{ph.name}*" + (f", if {w.e(_reparse(cond, 'expr'))}" if cond else "") + ".")
+                ends.append(f"When phase *{ph.name}* ends" + (f", if {w.e(_reparse(cond, 'expr'))}" if cond else "") + ".")
     ends.append("When an effect says so (\"the game ends now\").")
     d.ul(ends)
     if spec.on_end is not None:
@@ -443,9 +445,7 @@ def _steps(w, steps, spec) -> list:
             out.append({"text": guard + "Do:", "sub": sub} if len(sub) != 1 or not isinstance(sub[0], str)
                        else guard + sub[0])
         elif st.kind == "choose":
-            who = w.e(_reparse(st.player, "expr")) if st.player is not None else "the current player"
-            if st.player is not None and isinstance(_reparse(st.player, "expr"), A.Name) and who == st.player.text:
-                who = f"player {who}"
+            who = _who(w, st.player) if st.player is not None else "the current player"
             names = [_action_name(spec, a) for a in st.actions]
             s = f"{guard}{who[0].upper() + who[1:]} chooses one action: {', '.join(names)}"
             if st.optional:
@@ -469,6 +469,15 @@ def _steps(w, steps, spec) -> list:
             out.append({"text": guard + f"For each {st.var} in {w.e(_reparse(st.iter, 'expr'))}:",
                         "sub": _steps(w, st.body, spec)})
     return out
+
+
+def _who(w, rule):
+    """A player expression as a subject: a number or a bare name reads 'player N'."""
+    node = _reparse(rule, "expr")
+    text = w.e(node)
+    if isinstance(node, A.Const) or (isinstance(node, A.Name) and text == node.id):
+        return f"player {text}"
+    return text
 
 
 def _action_name(spec, name):
