@@ -275,3 +275,18 @@ def test_check_prints_warnings_at_their_declaration_and_errors_like_validate(tmp
     assert main(["check", "--strict", str(p)]) == 1
     err = capsys.readouterr().err
     assert "error: unknown name 'piel'; did you mean 'pile'?" in err and ": warning:" not in err
+
+
+def test_explain_shows_a_construct_it_has_no_phrase_for_instead_of_dropping_it():
+    from gamespec import ast as A
+    from gamespec.authoring.rulebook import Words
+    game = gamespec.load(os.path.join(ROOT, "games", "klink.yaml"))
+
+    class Ternary(A.Node):          # stands for a construct added to the grammar later
+        def __init__(self, *parts):
+            super().__init__(1, 1)
+            self.parts = list(parts)
+
+    w = Words(game.spec)
+    text = w.e(Ternary(A.Name(1, 1, id="current"), A.Const(1, 1, value=3)))
+    assert text == "`Ternary`(the current player; 3)"

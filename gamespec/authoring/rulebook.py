@@ -29,7 +29,11 @@ class Words:
     # -- expressions
     def e(self, n) -> str:
         m = getattr(self, "_" + type(n).__name__, None)
-        return m(n) if m else "`?`"
+        if m is not None:
+            return m(n)
+        # a construct with no phrase yet (added to the language later): its name and its parts
+        parts = [self.e(c) for c in n.children()] if isinstance(n, A.Node) else []
+        return f"`{type(n).__name__}`(" + "; ".join(parts) + ")"
 
     def _Const(self, n):
         v = n.value
@@ -176,7 +180,8 @@ class Words:
             return [{"text": f"For each {s.var} in {self.e(s.iter)}:", "sub": self.stmts(s.body)}]
         if isinstance(s, A.While):
             return [{"text": f"As long as {self.e(s.cond)}:", "sub": self.stmts(s.body)}]
-        return ["(an effect)"]
+        parts = [self.e(c) for c in s.children()] if isinstance(s, A.Node) else []
+        return [f"`{type(s).__name__}`(" + "; ".join(parts) + ")."]
 
 
 def _reparse(rule, kind):
