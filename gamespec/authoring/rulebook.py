@@ -68,6 +68,27 @@ class Words:
             s += f" where {self.e(n.cond)}"
         return s if n.gen else f"the list of {s}"
 
+    def _aggregate(self, f, c, kw):
+        """`f(elt for var in iter if cond)` as a sentence."""
+        rng = f"{c.var} in {self.e(c.iter)}" + (f" where {self.e(c.cond)}" if c.cond is not None else "")
+        plain = isinstance(c.elt, A.Name) and c.elt.id == c.var
+        elt = self.e(c.elt)
+        if f == "any":
+            return f"for at least one {rng}, {elt}"
+        if f == "all":
+            return f"for every {rng}, {elt}"
+        if f == "count":
+            return f"the number of {rng}" if plain else f"the number of {rng} for which {elt}"
+        if f in ("first", "last"):
+            return f"the {f} {rng}" + ("" if plain else f": {elt}")
+        if f == "sorted":
+            return f"{elt} for each {rng}, in increasing order"
+        word = {"sum": "the sum", "max": "the greatest", "min": "the least"}[f]
+        s = f"{word} of {elt} over each {rng}"
+        if "default" in kw:
+            s += f" ({kw['default']} if there are none)"
+        return s
+
     def _Index(self, n):
         if isinstance(n.obj, A.Name):
             o = n.obj.id
@@ -104,6 +125,8 @@ class Words:
         kw = {k: self.e(v) for k, v in n.kwargs.items()}
         if f in self.defines:
             return f"*{f}*" + (f"({', '.join(self.e(x) for x in a)})" if a else "")
+        if f in _AGG and len(a) == 1 and isinstance(a[0], A.Comp) and a[0].gen:
+            return self._aggregate(f, a[0], kw)
         if f in _AGG and a:
             s = f"{_AGG[f]} {self.e(a[0])}"
             if len(a) == 2 and f in ("first", "last"):
@@ -480,7 +503,7 @@ def _who(w, rule):
     """A player expression as a subject: a number or a bare name reads 'player N'."""
     node = _reparse(rule, "expr")
     text = w.e(node)
-    if isinstance(node, A.Const) or (isinstance(node, A.Name) and text == node.id):
+    if isinstance(node, (A.Const, A.Name)) and not text.startswith("the "):
         return f"player {text}"
     return text
 
