@@ -126,6 +126,7 @@ def test_explain_puts_every_action_and_the_scoring_in_words():
         assert f"(*{a}*)" in md
     assert "the number of cards in *action_deck* is more than 0" in md     # draw's condition
     assert "Each player p scores" in md and "The highest score wins." in md
+    assert md.index("### Table *kidnap_points*") > md.index("## Scoring")    # a scoring table
     assert "| maenad | yellow satyr maenad | symbol satyr, colour yellow | 3 |" in md
 
 

@@ -348,9 +348,13 @@ def rulebook(game, players=None, options=None) -> Doc:
                 [[v.name, "yes" if v.per_player else "no", "none" if v.initial is None else str(v.initial).lower(),
                   _VIS.get(v.visibility, v.visibility) if v.visibility != "owner" else "its player only",
                   str((raw.get("variables") or {}).get(v.name, {}).get("doc", ""))] for v in spec.variables.values()])
+    score_rules = [r for r in [spec.score] + list(spec.tie_breakers) if r is not None]
+    scoring_tables = [t for t in spec.tables if any(
+        isinstance(n, A.Name) and n.id == t for r in score_rules for n in A.walk(_reparse(r, "expr")))]
     for t, vals in spec.tables.items():
-        d.h(3, f"Table *{t}*")
-        d.table(["key", "value"], [[str(k), str(v)] for k, v in vals.items()])
+        if t not in scoring_tables:
+            d.h(3, f"Table *{t}*")
+            d.table(["key", "value"], [[str(k), str(v)] for k, v in vals.items()])
     if raw.get("define"):
         d.h(2, "Terms")
         items = []
@@ -433,6 +437,9 @@ def rulebook(game, players=None, options=None) -> Doc:
     d.h(2, "Scoring")
     if spec.score is not None:
         d.p(f"Each player p scores {w.e(_reparse(spec.score, 'expr'))}.")
+        for t in scoring_tables:
+            d.h(3, f"Table *{t}*")
+            d.table(["key", "points"], [[str(k), str(v)] for k, v in spec.tables[t].items()])
         d.p(f"The {'highest' if spec.winner == 'highest' else 'lowest'} score wins.")
         if spec.tie_breakers:
             d.p("Ties are broken by, in order (more is better):")
