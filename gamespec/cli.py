@@ -735,7 +735,14 @@ def cmd_check(args) -> int:
             game = gamespec.load(path)
             entry["errors"] = _compile_all(game, path)
             if args.strict and not entry["errors"]:
-                entry["warnings"] = [w.to_json() | {"text": str(w)} for w in authoring.lint(path, games=args.lint_games)]
+                # the deduction lint plays sample games: a progress bar on a terminal
+                progress = Progress(sys.stderr) if not args.json and _isatty(sys.stderr) else None
+                try:
+                    found = authoring.lint(path, games=args.lint_games, progress=progress)
+                finally:
+                    if progress is not None:
+                        progress.close()
+                entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found]
         except gamespec.SpecErrors as e:
             entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
                                 "check": x.check, "text": str(x)} for x in e.errors]
