@@ -475,6 +475,148 @@ def _find_spec(header, log_path) -> str:
 
 
 # ------------------------------------------------------------------------------------------------
+# authoring: schema, new, explain, check (gamespec/authoring)
+
+def cmd_schema(args) -> int:
+    from gamespec import authoring
+    text = authoring.spec_schema_text() if args.format == "spec" else \
+        __import__("json").dumps(authoring.format_schema(args.format), indent=2) + "\n"
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise Fail(f"cannot write {args.output}: {e.strerror or e}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_new(args) -> int:
+    from gamespec.authoring.starters import NewSpecError, write_new
+    try:
+        path = write_new(args.name, args.template, force=args.force)
+    except NewSpecError as e:
+        raise Fail(str(e), e.code) from None
+    if args.json:
+        _print_json({"file": path, "template": args.template})
+    else:
+        print(f"wrote {path} (template {args.template}); next: gamespec validate {path} && "
+              f"gamespec run {path}")
+    return 0
+
+
+def cmd_explain(args) -> int:
+    from gamespec import authoring
+    game = _load(args.file)
+    opts = _options(game, args.option)
+    players = _players(game, args.players)
+    text = authoring.explain(game, players=players, options=opts, fmt=args.format)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise Fail(f"cannot write {args.output}: {e.strerror or e}") from None
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_check(args) -> int:
+    import gamespec
+    from gamespec import authoring
+    report, ok_all, warned = [], True, False
+    for path in args.files:
+        entry = {"file": path, "ok": True, "errors": [], "warnings": []}
+        try:
+            game = gamespec.load(path)
+            entry["errors"] = _compile_all(game, path)
+            if args.strict and not entry["errors"]:
+                # the deduction lint plays sample games: a progress bar on a terminal
+                progress = Progress(sys.stderr) if not args.json and _isatty(sys.stderr) else None
+                try:
+                    found = authoring.lint(path, games=args.lint_games, progress=progress)
+                finally:
+                    if progress is not None:
+                        progress.close()
+                entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found]
+        except gamespec.SpecErrors as e:
+            entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
+                                "check": x.check, "text": str(x)} for x in e.errors]
+        entry["ok"] = not entry["errors"]
+        ok_all &= entry["ok"]
+        warned |= bool(entry["warnings"])
+        report.append(entry)
+        if not args.json:
+            for x in entry["errors"] + entry["warnings"]:
+                print(x["text"], file=sys.stderr)
+            if entry["ok"]:
+                n = len(entry["warnings"])
+                print(f"{path}: ok" + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else ""))
+    if args.json:
+        _print_json({"ok": ok_all and not (args.strict and warned), "files": report})
+    return 0 if ok_all and not (args.strict and warned) else 1
+
+
+def _add_authoring_commands(sub) -> None:
+    sc = sub.add_parser(
+        "schema", formatter_class=_Formatter, help="print the spec JSON Schema (editor support)",
+        description="Print the JSON Schema of spec files, for editors with the YAML language server\n"
+                    "(see docs/tutorial.md#editor-support), or the schema of an output format.",
+        epilog="examples:\n  gamespec schema -o gamespec.schema.json\n  gamespec schema --format observation")
+    sc.add_argument("--format", "-f", choices=("spec", "observation", "log", "log-for", "state"), default="spec",
+                    help="which schema (default: spec)")
+    sc.add_argument("-o", "--output", metavar="OUT", help="write to a file (default: stdout)")
+    sc.set_defaults(func=cmd_schema)
+
+    # The template names are written out here so that building the parser imports nothing more
+    # (tests/test_authoring.py checks them against gamespec/authoring/starters.py).
+    nw = sub.add_parser(
+        "new", formatter_class=_Formatter, help="write a commented spec to start from, from a template",
+        description="Write NAME.yaml, a commented spec that validates and runs as written.\n"
+                    "Templates:\n"
+                    "  take-that       draw and play; thieves and bombs hit other players' vaults (default)\n"
+                    "  trick-taking    follow suit, the highest card of the suit led wins the trick\n"
+                    "  set-collection  take cards from an open market; sets of a kind score more and more\n",
+        epilog="examples:\n  gamespec new mygame\n  gamespec new hearts --from trick-taking")
+    nw.add_argument("name", metavar="NAME", help="the file to write (NAME.yaml unless it ends in .yaml)")
+    nw.add_argument("--from", dest="template", default="take-that", metavar="TEMPLATE",
+                    help="take-that (default), trick-taking or set-collection")
+    nw.add_argument("--force", action="store_true", help="overwrite an existing file")
+    nw.add_argument("--json", action="store_true", help="print the result as JSON")
+    nw.set_defaults(func=cmd_new)
+
+    ex = sub.add_parser(
+        "explain", formatter_class=_Formatter, help="write the rulebook of a spec, in words",
+        description="Write the rules of a game for a player who never saw its YAML: components, set-up,\n"
+                    "the flow of a round and a turn, every action, the end and the scoring.",
+        epilog="examples:\n  gamespec explain games/mygame.yaml --players 4\n"
+               "  gamespec explain games/mygame.yaml --format html -o rules.html")
+    ex.add_argument("file", metavar="FILE", help="spec file")
+    ex.add_argument("--players", "-p", type=_int, metavar="P", help="number of players (default: the smallest)")
+    ex.add_argument("--option", "-O", type=_option_pair, action="append", default=[], metavar="NAME=VALUE",
+                    help="set one of the spec's options (repeatable)")
+    ex.add_argument("--format", "-f", choices=("md", "html"), default="md", help="Markdown (default) or HTML")
+    ex.add_argument("-o", "--output", metavar="OUT", help="write to a file (default: stdout)")
+    ex.set_defaults(func=cmd_explain)
+
+    ck = sub.add_parser(
+        "check", formatter_class=_Formatter, help="validate; with --strict, lint beyond errors",
+        description="Validate like 'validate'; --strict adds lints (unused variables, defines, zones;\n"
+                    "actions never offered; options with no effect; hidden cards deducible from public\n"
+                    "counts, found by playing sample games) as FILE:LINE:COL: warning: ... [lint], and\n"
+                    "exits 1 when there is any warning. See docs/authoring.md#lints.",
+        epilog="examples:\n  gamespec check --strict games/*.yaml\n  gamespec check --strict --json games/mygame.yaml")
+    ck.add_argument("files", nargs="+", metavar="FILE", help="spec files")
+    ck.add_argument("--strict", action="store_true", help="run the lints; warnings make the exit code 1")
+    ck.add_argument("--lint-games", type=_int_at_least(0), default=3, metavar="N",
+                    help="sample games per player count and option set for the deduction lint (default 3)")
+    ck.add_argument("--json", action="store_true", help="print a JSON report")
+    ck.set_defaults(func=cmd_check)
+
+
+# ------------------------------------------------------------------------------------------------
 # the parser
 
 def build_parser() -> argparse.ArgumentParser:
@@ -582,6 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--spec", metavar="FILE", help="the spec file (default: from the log's header)")
     rp.add_argument("--json", action="store_true", help="print the result as JSON")
     rp.set_defaults(func=cmd_replay)
+    _add_authoring_commands(sub)
     return p
 
 

@@ -51,3 +51,18 @@ def test_installed_console_script(installed, tmp_path):
     r = subprocess.run([sys.executable, str(script), "validate", os.path.join(ROOT, "games", "bacchus.yaml")],
                        capture_output=True, text=True, cwd=tmp_path, env=_env(installed), timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_installed_authoring_data(installed, tmp_path):
+    """Templates, the reference table and the format schemas ship as package data."""
+    data = installed / "gamespec" / "authoring"
+    for f in ("data/reference.yaml", "templates/take-that.yaml", "templates/trick-taking.yaml",
+              "templates/set-collection.yaml", "schemas/observation.json", "schemas/log.json",
+              "schemas/log-for.json", "schemas/state.json"):
+        assert (data / f).is_file(), f
+    script = str(installed / "bin" / "gamespec")
+    for args in (["new", "g", "--from", "set-collection"], ["validate", "g.yaml"], ["explain", "g.yaml"],
+                 ["schema", "--format", "state"]):
+        r = subprocess.run([sys.executable, script] + args, capture_output=True, text=True, cwd=tmp_path,
+                           env=_env(installed), timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr

@@ -1,0 +1,395 @@
+"""Spec file → lint findings beyond errors (`gamespec check --strict`).
+
+Static: unused variables, defines and zones; actions never offered; options with no effect.
+Sampled: hidden contents deducible from public counts. See docs/authoring.md#lints.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from gamespec import ast as A
+from gamespec.checker import Checker
+from gamespec.model import Rule
+
+SAMPLE_GAMES = 3          # games per (player count, option set) for the deduction lint
+MAX_CONFIGS = 12
+
+
+@dataclasses.dataclass
+class Finding:
+    check: str
+    message: str
+    file: str
+    line: int
+    col: int
+
+    def __str__(self):
+        return f"{self.file}:{self.line}:{self.col}: warning: {self.message} [{self.check}]"
+
+    def to_json(self):
+        return dataclasses.asdict(self)
+
+
+class _RecordingChecker(Checker):
+    """The checker, noting which defines it inlines (a define never inlined is never used)."""
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.used_defines = set()
+
+    def inline(self, n, args, scope):
+        self.used_defines.add(n.func if isinstance(n, A.Call) else n.id)
+        return super().inline(n, args, scope)
+
+
+def load_for_lint(path):
+    """(Game, raw data, recording checker); SpecErrors propagate."""
+    import hashlib
+
+    from gamespec import graph as _graph
+    from gamespec.errors import SpecError, SpecErrors
+    from gamespec.game import Game
+    from gamespec.schema import validate
+    from gamespec.yamlsafe import load_yaml, read_limited
+    try:
+        raw = read_limited(str(path))
+        data = load_yaml(raw, str(path))
+    except SpecError as e:
+        raise SpecErrors([e]) from None
+    validate(data, str(path))
+    ck = _RecordingChecker(data, str(path), hashlib.sha256(raw).hexdigest())
+    spec = ck.run()
+    spec.checker = ck
+    g = _graph.build(spec)
+    _graph.check(spec, g, data, str(path))
+    spec.graph = g
+    return Game(spec), data, ck
+
+
+def rules(obj, seen=None):
+    """Every Rule inside a checked Spec (or any part of it), whatever field holds it."""
+    seen = set() if seen is None else seen
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Rule):
+            yield x
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x)
+                         if f.name not in ("graph", "checker", "zones", "variables", "tables"))
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+
+
+def nodes(rule):
+    roots = rule.ast if isinstance(rule.ast, list) else [rule.ast]
+    for r in roots:
+        if isinstance(r, A.Node):
+            yield from A.walk(r)
+
+
+def _mark(data, *path):
+    node, mark = data, getattr(data, "mark", (1, 1))
+    for p in path:
+        try:
+            km = getattr(node, "key_marks", {})
+            mark = km.get(p, mark) if isinstance(km, dict) else mark
+            node = node[p]
+        except (KeyError, IndexError, TypeError):
+            break
+    return mark[0], mark[1]
+
+
+def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
+    """Every lint finding for a spec file, in file order. Raises SpecErrors if the spec has errors."""
+    game, data, ck = load_for_lint(path)
+    spec = game.spec
+    f = str(path)
+    out = []
+
+    def add(check, msg, *where):
+        out.append(Finding(check, msg, f, *_mark(data, *where)))
+
+    used_zones, read_vars, written_vars, used_options = set(), set(), set(), set()
+    targets = set()
+    for r in rules(spec):
+        for n in nodes(r):
+            if isinstance(n, A.Assign):
+                targets.add(id(n.target))
+                if isinstance(n.target, A.Index):
+                    targets.add(id(n.target.obj))
+        for n in nodes(r):
+            ref = getattr(n, "ref", None)
+            if not ref:
+                continue
+            kind, what = ref[0], ref[1]
+            if kind in ("zone", "family", "member"):
+                used_zones.add(what.name)
+            elif kind in ("var", "pvar"):
+                (written_vars if id(n) in targets else read_vars).add(what.name)
+            elif kind == "option":
+                used_options.add(what)
+    for a in spec.actions.values():
+        for p in a.params:
+            if p.family:
+                used_zones.add(p.family)
+        for var, _ in a.cost:
+            read_vars.add(var)
+            written_vars.add(var)
+    for z in spec.zones.values():
+        if z.refill_from:
+            used_zones.update((z.name, z.refill_from))
+
+    for name in spec.zones:
+        if name not in used_zones:
+            add("unused-zone", f"zone '{name}' is never used by any rule (no card is placed, moved or "
+                               "counted there)", "zones", name)
+    for name in spec.variables:
+        if name not in read_vars and name not in written_vars:
+            add("unused-variable", f"variable '{name}' is never used by any rule", "variables", name)
+        elif name not in read_vars and spec.variables[name].visibility == "hidden":
+            # a variable players see is information for them even if no rule reads it (a round
+            # counter); a hidden one that no rule reads is dead
+            add("unused-variable", f"variable '{name}' is hidden and set but never read by any rule: "
+                                   "nothing can ever use its value", "variables", name)
+    for key in (data.get("define") or {}):
+        name = str(key).split("(")[0].strip()
+        if name in ck.defines and name not in ck.used_defines:
+            add("unused-define", f"define '{name}' is never used", "define", key)
+    for name in spec.options:
+        if name not in used_options:
+            add("option-no-effect", f"option '{name}' has no effect: no rule reads it", "options", name)
+
+    offered = offered_actions(spec)
+    for name in spec.actions:
+        if name not in offered:
+            add("action-never-offered", f"action '{name}' is never offered: no step of a reachable phase "
+                                        "lists it in 'choose' or 'fallback'", "actions", name)
+
+    for zone, msg in deducible_hidden(game, games=games, progress=progress):
+        add("deducible-hidden", msg, "zones", zone)
+    out.sort(key=lambda x: (x.line, x.col, x.check))
+    return out
+
+
+def offered_actions(spec) -> set:
+    reachable, todo = set(), [spec.start]
+    while todo:
+        ph = todo.pop()
+        if ph in reachable or ph not in spec.phases:
+            continue
+        reachable.add(ph)
+        todo.extend(t for _, t in spec.phases[ph].next)
+    out = set()
+
+    def steps(ss):
+        for s in ss:
+            out.update(s.actions)
+            out.update(s.fallback)
+            steps(s.body)
+            steps(s.orelse)
+    for ph in reachable:
+        t = spec.phases[ph].turn
+        if t is not None:
+            steps(t.steps)
+    return out
+
+
+# ---- hidden contents deducible by counting -----------------------------------------------------
+def zone_classes(spec) -> dict:
+    """Zone name → the card classes that may ever lie there: a fixed point over the initial zones,
+    every move/deal and every refill. Unknown sources or targets count as 'any', so the sets are
+    over-approximations (never miss a class), which keeps the deduction sound."""
+    classes = frozenset(c.name for c in spec.classes)
+    zones = list(spec.zones)
+    S = {z: set() for z in zones}
+    V = {v: set() for v in spec.variables}
+
+    def zone_names(e):
+        ref = getattr(e, "ref", None)
+        if ref and ref[0] in ("zone", "family", "member"):
+            return [ref[1].name]
+        return zones
+
+    def cls_of(e, env):
+        ref = getattr(e, "ref", None)
+        if ref:
+            if ref[0] in ("zone", "family", "member"):
+                return S[ref[1].name]
+            if ref[0] in ("var", "pvar"):
+                return V[ref[1].name]
+            if ref[0] == "local":
+                return env.get(ref[1], classes)
+            if ref[0] == "item":
+                return cls_of(e.obj, env)
+        if isinstance(e, A.Const):
+            return set()
+        if isinstance(e, A.ListLit):
+            return set().union(*(cls_of(x, env) for x in e.items)) if e.items else set()
+        if isinstance(e, A.BinOp) and e.op == "+":
+            return cls_of(e.left, env) | cls_of(e.right, env)
+        if isinstance(e, A.Comp):
+            if isinstance(e.elt, A.Name) and e.elt.id == e.var:
+                return cls_of(e.iter, env)
+            return classes
+        if isinstance(e, A.Call) and e.func in ("top", "bottom", "first", "last", "sorted", "cards") and e.args:
+            return cls_of(e.args[0], env)
+        return classes
+
+    def stmts(ss, env):
+        for s in ss:
+            if isinstance(s, A.Let):
+                env[s.name] = set(env.get(s.name, set())) | cls_of(s.value, env)
+            elif isinstance(s, A.Assign):
+                ref = getattr(s.target, "ref", None)
+                if ref and ref[0] in ("var", "pvar"):
+                    V[ref[1].name] |= cls_of(s.value, env)
+                elif ref and ref[0] == "local":
+                    env[ref[1]] = set(env.get(ref[1], set())) | cls_of(s.value, env)
+            elif isinstance(s, A.CallStmt):
+                c = s.call
+                if c.func == "move":
+                    src = cls_of(c.args[0], env)
+                    for z in zone_names(c.args[1]):
+                        S[z] |= src
+                elif c.func == "deal":
+                    src = set().union(*(S[z] for z in zone_names(c.args[0])))
+                    for z in zone_names(c.args[1]):
+                        S[z] |= src
+            elif isinstance(s, A.If):
+                for _, body in s.branches:
+                    stmts(body, env)
+                stmts(s.orelse, env)
+            elif isinstance(s, A.For):
+                env[s.var] = set(env.get(s.var, set())) | cls_of(s.iter, env)
+                stmts(s.body, env)
+            elif isinstance(s, A.While):
+                stmts(s.body, env)
+
+    def effect_rules(env):
+        for r in rules(spec):
+            if isinstance(r.ast, list):
+                yield r, env
+
+    for cl in spec.classes:
+        for attrs, count, zr, cond in cl.faces:
+            r = zr or cl.zone
+            names = {n.ref[1].name for n in nodes(r) if getattr(n, "ref", None)
+                     and n.ref[0] in ("zone", "family", "member")} if r else set()
+            for z in names or zones:
+                S[z].add(cl.name)
+    for _ in range(64):
+        before = sum(map(len, S.values())) + sum(map(len, V.values()))
+        for z in spec.zones.values():
+            if z.refill_from:
+                S[z.name] |= S[z.refill_from]
+        for a in spec.actions.values():
+            env = {}
+            for p in a.params:
+                if p.source is not None and p.kind in ("card", "subset"):
+                    env[p.name] = set(cls_of(p.source.ast, env))
+            if a.effect is not None:
+                stmts(a.effect.ast, env)
+        for r in rules(spec):
+            if isinstance(r.ast, list) and not any(r is a.effect for a in spec.actions.values()):
+                stmts(r.ast, {})
+        if sum(map(len, S.values())) + sum(map(len, V.values())) == before:
+            break
+    return S
+
+
+def shuffled_piles(spec) -> set:
+    """Piles the rules shuffle: draw piles, whose secret is their order, not their contents."""
+    out = set()
+    for r in rules(spec):
+        for n in nodes(r):
+            if isinstance(n, A.Call) and n.func == "shuffle" and n.args:
+                ref = getattr(n.args[0], "ref", None)
+                if ref and ref[0] in ("zone", "family", "member") and ref[1].kind == "pile":
+                    out.add(ref[1].name)
+    for z in spec.zones.values():
+        if z.refill_from and z.refill_shuffle:
+            out.add(z.name)
+    return out
+
+
+def deducible_hidden(game, games=SAMPLE_GAMES, progress=None):
+    """Play sample games with random bots; at every decision look for a zone whose cards not seen by
+    everyone can be named from public information: the spec's totals minus every card all players
+    see or remember, when no other zone with such cards may hold cards of those classes.
+    Yields (zone name, message) once per zone, with a witness (players, options, seed, decision)."""
+    import random
+
+    from interpreter.observe import card_view
+    spec = game.spec
+    may_hold = zone_classes(spec)
+    skip = shuffled_piles(spec)
+    configs = [(n, o) for n in range(spec.min_players, spec.max_players + 1) for o in game.option_sets()]
+    configs = configs[:MAX_CONFIGS]
+    reported = set()
+    for ci, (players, opts) in enumerate(configs):
+        for seed in range(games):
+            if progress:
+                progress(ci * games + seed, len(configs) * games)
+            try:
+                s = game.new_game(players=players, seed=seed, options=opts)
+            except Exception:     # a failing game is `validate`'s and `simulate`'s business
+                break
+            rng = random.Random(seed)
+            while True:
+                if True:
+                    for zone, msg in _deductions(s, may_hold, skip, card_view):
+                        if zone not in reported:
+                            reported.add(zone)
+                            o = ", ".join(f"{k}={str(v).lower()}" for k, v in opts.items() if v != spec.options[k])
+                            yield zone, (f"{msg} (witness: {players} players{', ' + o if o else ''}, seed "
+                                         f"{seed}, {'before decision ' + str(s.decisions + 1) if not s.is_terminal else 'at the end'})")
+                if s.is_terminal:
+                    break
+                try:
+                    s.apply(rng.choice(s.legal_actions()))
+                except Exception:
+                    break
+
+
+def _deductions(s, may_hold, skip, card_view):
+    """Deductions from public information only: the cards every player sees or remembers."""
+    rs = s.rs
+    bits = [1 << p for p in range(rs.P)]
+    total = Counter(rs.face_of)
+    known = Counter()
+    hidden = {}
+    for zi, cs in enumerate(s.z):
+        h = 0
+        for c in cs:
+            if any(card_view(s, c, b) is None for b in bits):
+                h += 1
+            else:
+                known[rs.face_of[c]] += 1
+        if h:
+            hidden[zi] = h
+    unknown = total - known
+    face_class = {f: rs.faces[f]["type"] for f in unknown}
+    cand = {zi: {f for f in unknown if face_class[f] in may_hold[rs.zone_decl[zi].name]} for zi in hidden}
+    for zi, fs in cand.items():
+        decl = rs.zone_decl[zi]
+        if decl.name in skip or not fs:
+            continue
+        # Every unknown card lies in some slot not seen by all; the zone's slots hold only faces it
+        # may hold. So when the unknown cards with those faces are exactly as many as its slots, they
+        # are its slots (whatever other zones may hold).
+        multiset = {f: unknown[f] for f in fs}
+        if sum(multiset.values()) != hidden[zi]:
+            continue
+        what = ", ".join(f"{n} x {rs.face_label[f]}" for f, n in sorted(multiset.items(), key=lambda x: rs.face_label[x[0]]))
+        n = hidden[zi]
+        order = " (not their order)" if decl.kind == "pile" and len(multiset) > 1 else ""
+        yield decl.name, (f"the hidden card{'s' if n > 1 else ''} of '{rs.zone_label[zi]}' can be deduced "
+                          f"from public counts{order}: every player sees or remembers every other card that "
+                          f"may lie there, so the {n} not seen by all {'are' if n > 1 else 'is'}: {what}")

@@ -1,0 +1,72 @@
+"""Template name + game name → a commented spec to start from file (templates are package data)."""
+from __future__ import annotations
+
+import os
+import re
+from importlib import resources
+
+TEMPLATES = {
+    "take-that": "draw and play; thieves and bombs hit other players' vaults",
+    "trick-taking": "follow suit, the highest card of the suit led wins the trick",
+    "set-collection": "take cards from an open market; sets of a kind score more and more",
+}
+DEFAULT_TEMPLATE = "take-that"
+
+
+class NewSpecError(Exception):
+    """A request `gamespec new` cannot do: a usage error (code 2: unknown template, file exists,
+    bad name) or a failure to write (code 1)."""
+
+    def __init__(self, message, code=2):
+        super().__init__(message)
+        self.code = code
+
+
+def template_text(template: str) -> str:
+    if template not in TEMPLATES:
+        import difflib
+        close = difflib.get_close_matches(template, list(TEMPLATES), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise NewSpecError(f"unknown template '{template}'{hint} (templates: {', '.join(TEMPLATES)})")
+    return resources.files("gamespec.authoring").joinpath(f"templates/{template}.yaml").read_text(encoding="utf-8")
+
+
+def schema_path() -> str:
+    from gamespec import schema as _s
+    return os.path.join(os.path.dirname(os.path.abspath(_s.__file__)), "schema.json")
+
+
+def spec_text(name: str, template: str = DEFAULT_TEMPLATE, path: str | None = None) -> str:
+    """The spec to start from for `name`; its modeline points at the installed schema, relative to `path`."""
+    title = " ".join(w.capitalize() for w in re.split(r"[-_\s]+", name) if w) or "My Game"
+    schema = schema_path()
+    if path is not None:
+        try:
+            schema = os.path.relpath(schema, os.path.dirname(os.path.abspath(path)))
+        except ValueError:       # another drive (Windows): keep it absolute
+            pass
+    schema = schema.replace(os.sep, "/")
+    file = path or f"{name}.yaml"
+    return (template_text(template).replace("$SCHEMA", schema).replace("$TITLE", title)
+            .replace("$FILE", file))
+
+
+def output_path(name: str) -> str:
+    return name if name.endswith((".yaml", ".yml")) else f"{name}.yaml"
+
+
+def write_new(name: str, template: str = DEFAULT_TEMPLATE, force: bool = False) -> str:
+    """Write the spec to start from, NAME.yaml (or NAME if it ends in .yaml); returns the path."""
+    if not name or not re.match(r"^[\w./\\-]+$", name):
+        raise NewSpecError(f"'{name}' is not a usable file name (letters, digits, '-', '_', '.', '/')")
+    path = output_path(name)
+    base = os.path.splitext(os.path.basename(path))[0]
+    text = spec_text(base, template, path)
+    if os.path.exists(path) and not force:
+        raise NewSpecError(f"{path} exists; pick another name or pass --force to overwrite it")
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise NewSpecError(f"cannot write {path}: {e.strerror or e}", code=1) from None
+    return path
