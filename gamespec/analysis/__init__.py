@@ -18,7 +18,7 @@ _FACE = {
     "RecordWriter": "records", "read_records": "records", "make_record": "records", "RecordsError": "records",
     "summarize": "stats", "wilson": "stats", "chi_square_equal": "stats", "describe": "stats",
     "parse_sweep": "sweep", "grid": "sweep",
-    "compare": "compare",
+    "compare": "comparison",
     "write_report": "report", "build_report": "report",
     "ProgressBar": "progress",
 }

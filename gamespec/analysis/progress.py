@@ -13,13 +13,13 @@ def is_terminal(stream) -> bool:
 class ProgressBar:
     """Counts games over a whole study (a sweep adds its configurations' totals up front)."""
 
-    def __init__(self, stream, total, enabled=True, desc="games"):
+    def __init__(self, stream, total, enabled=True, desc="games", delay=0.5, interval=0.1):
         self.bar = None
         self.offset = 0                 # games of the configurations already done (a sweep)
         if enabled and is_terminal(stream):
             from tqdm import tqdm
             self.bar = tqdm(total=total, file=stream, unit="game", desc=desc, leave=False,
-                            dynamic_ncols=True, mininterval=0.1, delay=0.5, smoothing=0.1)
+                            dynamic_ncols=True, mininterval=interval, delay=delay, smoothing=0.1)
 
     def __call__(self, done, total):
         if self.bar is not None:

@@ -121,9 +121,13 @@ def _short(s):
 
 def _svg(fig) -> str:
     buf = io.StringIO()
-    fig.savefig(buf, format="svg")
+    fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
-    return text[text.index("<svg"):]            # drop the XML declaration and DOCTYPE
+    text = text[text.index("<svg"):]            # drop the XML declaration and DOCTYPE
+    a, b = text.find("<metadata>"), text.find("</metadata>")
+    if 0 <= a < b:                              # creator/licence RDF: nothing a reader needs
+        text = text[:a] + text[b + len("</metadata>"):]
+    return text
 
 
 def _num(x, spec=".3f"):
