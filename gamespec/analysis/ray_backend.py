@@ -36,6 +36,8 @@ def connect(address=None, workers=None):
         return False
     kw = dict(include_dashboard=False, log_to_driver=False, logging_level="ERROR",
               configure_logging=True)
+    if address not in (None, "auto") and "://" not in address:
+        _reachable(address)         # Ray itself would retry for minutes
     try:
         if address is None:
             ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
@@ -45,6 +47,20 @@ def connect(address=None, workers=None):
         where = "a local Ray" if address is None else f"the Ray cluster at {address}"
         raise GamespecError(f"cannot start or reach {where}: {e}") from None
     return True
+
+
+def _reachable(address, timeout=5.0):
+    """HOST:PORT accepts a TCP connection, else a GamespecError naming it."""
+    import socket
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        from gamespec import UsageError
+        raise UsageError(f"--address takes 'auto' or HOST:PORT, not {address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise GamespecError(f"cannot start or reach the Ray cluster at {address}: {e.strerror or e} "
+                            "(is 'ray start --head' running there?)") from None
 
 
 def _block_task():
