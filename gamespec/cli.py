@@ -369,7 +369,8 @@ def _print_simulation(r) -> None:
             print(f"  no seat advantage: chi-square {adv['statistic']:.2f} (df {adv['df']}), "
                   f"p = {adv['p']:.3g}{note}")
         t, m = sm["ties"], sm["margin"]
-        print(f"  shared wins: {t['count']} games ({pct(t['rate'])}); margin of victory: mean "
+        games = "game" if t["count"] == 1 else "games"
+        print(f"  shared wins: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "
               f"{num(m['mean'], '.2f')}, median {num(m['quantiles'].get('50%'), 'g')}")
     d, tu, ph = (sm["length"][k] for k in ("decisions", "turns", "phases"))
     print(f"  decisions per game: mean {num(d['mean'], '.1f')} (sd {num(d['sd'], '.1f')}), "

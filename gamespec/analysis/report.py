@@ -173,7 +173,7 @@ def _table(s) -> str:
         ties = s["ties"]
         m = s["margin"]
         extra = (f"<p>No seat advantage (chi-square, df {adv['df']}): statistic {_num(adv['statistic'], '.2f')}, "
-                 f"p = {_num(adv['p'], '.4f')}. " if adv else "<p>") + \
+                 f"p = {_num(adv['p'], '.3g')}. " if adv else "<p>") + \
                 (f"Ties: {ties['count']} ({_pct(ties['rate'])}). Margin of victory: mean "
                  f"{_num(m['mean'], '.2f')}, median {_num(m['quantiles'].get('50%'), '.1f')}.</p>")
     d = s["length"]["decisions"]
