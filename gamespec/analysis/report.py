@@ -123,7 +123,7 @@ def _svg(fig) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
-    text = text[text.index("<svg"):]            # drop the XML declaration and DOCTYPE
+    text = text[text.index("<svg"):]            # without the XML declaration and DOCTYPE
     a, b = text.find("<metadata>"), text.find("</metadata>")
     if 0 <= a < b:                              # creator/licence RDF: nothing a reader needs
         text = text[:a] + text[b + len("</metadata>"):]

@@ -7,7 +7,7 @@ import itertools
 
 
 def parse_sweep(texts) -> list:
-    """['players=3,4', 'oracle=true,false'] → [('players', ['3', '4']), ('oracle', ['true', 'false'])]."""
+    """['players=3,4', 'fast=true,false'] → [('players', ['3', '4']), ('fast', ['true', 'false'])]."""
     from gamespec import UsageError
     axes, seen = [], set()
     for text in texts or ():
