@@ -452,10 +452,15 @@ def cmd_compare(args) -> int:
         ph = "-" if f["p_holm"] is None else f"{f['p_holm']:.3g}"
         mark = "  <- differs" if f["differs"] else ""
         print(f"  {f['figure']:<20} {val(f, f['a']):>9} {val(f, f['b']):>9} {diff(f):>9} {p:>8} {ph:>9}{mark}")
-    if r["differ"]:
-        print("beyond noise: " + "; ".join(r["differ"]))
-    else:
+    by_config = {}
+    for f in r["figures"]:
+        if f["differs"]:
+            by_config.setdefault(f["config"], []).append(f["figure"])
+    if not by_config:
         print("beyond noise: nothing")
+    for config, names in by_config.items():
+        where = f" ({config})" if len(r["pairs"]) > 1 else ""
+        print(f"beyond noise{where}: {', '.join(names)}")
     print("note: " + r["note"])
     return 0
 

@@ -373,6 +373,7 @@ def test_compare_of_studies_of_different_spec_options(tmp_path, capsys):
     code, out, _ = run(capsys, "compare", tmp_path / "a.jsonl", tmp_path / "b.jsonl", "--json")
     r = json.loads(out)
     assert code == 0 and [f["figure"] for f in r["figures"]][:2] == ["success rate", "team score"]
+    assert r["figures"][0]["config"] == "Stairs: 2 players: burns=2 vs burns=4"
     _study(tmp_path, "c.jsonl", spec=COOP, games=4, workers=1, options={"burns": 3})
     rows = read_records(tmp_path / "a.jsonl") + read_records(tmp_path / "b.jsonl")
     (tmp_path / "ab.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rows))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .stats import config_label, norm_sf, samples, t_sf
+from .stats import _fmt, config_label, norm_sf, samples, t_sf
 
 ALPHA = 0.05
 NOTE = ("p-values are two-sided (two-proportion z-test for rates, Welch's t-test for means) and "
@@ -67,6 +67,23 @@ def _pairs(a_groups, b_groups):
     return []
 
 
+def _versus(ka, kb) -> str:
+    """'Game: 4 players, x=1 vs x=2': what the two configurations share, then how they differ."""
+    ga, pa, oa, ba = ka
+    gb, pb, ob, bb = kb
+    if ga != gb:
+        return f"{config_label(ka)} vs {config_label(kb)}"
+    da, db = dict(oa), dict(ob)
+    same = [f"{pa} players"] if pa == pb else []
+    same += [f"{k}={_fmt(v)}" for k, v in oa if db.get(k, object()) == v]
+    diff_a = ([] if pa == pb else [f"{pa} players"]) + [f"{k}={_fmt(v)}" for k, v in oa if db.get(k, object()) != v]
+    diff_b = ([] if pa == pb else [f"{pb} players"]) + [f"{k}={_fmt(v)}" for k, v in ob if da.get(k, object()) != v]
+    if ba != bb:
+        diff_a.append("bots=" + ",".join(ba))
+        diff_b.append("bots=" + ",".join(bb))
+    return f"{ga}: {', '.join(same) + ': ' if same else ''}{', '.join(diff_a)} vs {', '.join(diff_b)}"
+
+
 def compare(records_a, records_b) -> dict:
     """Record rows of A and B → {'pairs': [...], 'figures': [...], 'differ': [...], 'note': str}.
 
@@ -81,7 +98,7 @@ def compare(records_a, records_b) -> dict:
     figures = []
     for ka, kb in pairs:
         a, b = ga[ka], gb[kb]
-        label = config_label(ka) if ka == kb else f"{config_label(ka)} vs {config_label(kb)}"
+        label = config_label(ka) if ka == kb else _versus(ka, kb)
 
         def rate(name, xa, xb):
             na, nb = len(xa), len(xb)
