@@ -534,3 +534,36 @@ def test_validate_imports_no_analysis_plotting_ray_or_tqdm():
                        cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+def _stderr_on_a_terminal(argv):
+    """Run `gamespec ARGV` with stderr on a pseudo-terminal (100 columns); returns what it wrote there."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    m, s = pty.openpty()
+    fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    p = subprocess.Popen([sys.executable, "-m", "gamespec", *argv], stdout=subprocess.DEVNULL, stderr=s,
+                         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    os.close(s)
+    buf = b""
+    while True:
+        try:
+            chunk = os.read(m, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        buf += chunk
+    p.wait(120)
+    os.close(m)
+    return p.returncode, buf.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal test")
+def test_progress_bar_on_a_real_terminal_and_not_with_json():
+    code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "400", "--workers", "1"])
+    assert code == 0 and "games:" in err and "/400" in err and "game/s" in err
+    code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "400", "--workers", "1", "--json"])
+    assert code == 0 and err == ""
