@@ -405,10 +405,8 @@ def cmd_report(args) -> int:
         import matplotlib  # noqa: F401
     except ImportError:
         raise Fail("the report needs matplotlib: pip install 'gamespec[report]'") from None
-    rows = []
-    for path in args.records:
-        rows.extend(analysis.read_records(path))
-    if not rows:
+    rows = analysis.RecordFiles(args.records)       # read again for each pass, never held whole
+    if next(iter(rows), None) is None:
         raise Fail(f"no records in {', '.join(args.records)}")
     written = analysis.write_report(rows, args.output, png=args.png, sources=args.records, title=args.title)
     if args.json:
@@ -421,7 +419,7 @@ def cmd_report(args) -> int:
 
 def cmd_compare(args) -> int:
     from gamespec import analysis
-    a, b = analysis.read_records(args.a), analysis.read_records(args.b)
+    a, b = analysis.iter_records(args.a), analysis.iter_records(args.b)     # one pass each
     try:
         r = analysis.compare(a, b)
     except ValueError as e:

@@ -567,3 +567,20 @@ def test_progress_bar_on_a_real_terminal_and_not_with_json():
     assert code == 0 and "games:" in err and "/400" in err and "game/s" in err
     code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "400", "--workers", "1", "--json"])
     assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[" * 100_000 + "\n", "nested too deeply"),
+    ('{"seed": 1, "players": 2, "options": {"x": [1]}, "scores": [1, 2], "winners": [0]}\n', "plain values"),
+    ('{"seed": 1, "players": 2, "bots": [3], "scores": [1, 2], "winners": [0]}\n', "'bots'"),
+    ("x" * (1 << 20) + "\n", "line too long"),
+])
+def test_hostile_records_are_refused_cleanly(tmp_path, capsys, content, message):
+    path = tmp_path / "h.jsonl"
+    path.write_text(content)
+    with pytest.raises(RecordsError, match=message):
+        read_records(path)
+    other = tmp_path / "ok.jsonl"
+    other.write_text(json.dumps(_rows(0.5, 1, 0)[0]) + "\n")
+    code, _, err = run(capsys, "compare", other, path)
+    assert code == 1 and "h.jsonl:1:" in err and "Traceback" not in err

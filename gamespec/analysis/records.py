@@ -100,15 +100,36 @@ class RecordWriter:
 
 def read_records(path) -> list:
     """A .jsonl or .csv records file → its rows (dicts as written). RecordsError names the line."""
+    return list(iter_records(path))
+
+
+def iter_records(path):
+    """The rows of a records file one by one (a large file is never held whole)."""
     path = os.fspath(path)
     fmt = format_of(path)
     try:
         with open(path, encoding="utf-8", newline="") as f:
-            return _read_jsonl(f, path) if fmt == "jsonl" else _read_csv(f, path)
+            yield from (_read_jsonl(f, path) if fmt == "jsonl" else _read_csv(f, path))
     except OSError as e:
         raise RecordsError(f"cannot read {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise RecordsError(f"{path}: not a text file (UTF-8)") from None
+
+
+class RecordFiles:
+    """Record files that can be read more than once (a summary pass, then a plotting pass), row by
+    row, without holding them in memory."""
+
+    def __init__(self, paths):
+        self.paths = [os.fspath(p) for p in paths]
+
+    def __iter__(self):
+        for p in self.paths:
+            yield from iter_records(p)
+
+
+def _is_scalar(v):
+    return v is None or isinstance(v, (bool, int, float, str))
 
 
 def _check(rec, where):
@@ -119,8 +140,14 @@ def _check(rec, where):
             raise RecordsError(f"{where}: the record has no whole-number '{key}'")
     if not 1 <= rec["players"] <= 64:
         raise RecordsError(f"{where}: 'players' is {rec['players']}")
-    if not isinstance(rec.get("options", {}), dict):
-        raise RecordsError(f"{where}: 'options' is not an object")
+    opts = rec.get("options", {})
+    if not isinstance(opts, dict) or not all(_is_scalar(v) for v in opts.values()):
+        raise RecordsError(f"{where}: 'options' is not an object of plain values")
+    bots = rec.get("bots", [])
+    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+        raise RecordsError(f"{where}: 'bots' is not a list of names")
+    if not isinstance(rec.get("game", ""), (str, type(None))):
+        raise RecordsError(f"{where}: 'game' is not a name")
     if "error" not in rec:
         sc, w = rec.get("scores"), rec.get("winners")
         if not (isinstance(sc, list) and len(sc) == rec["players"]
@@ -135,7 +162,6 @@ def _check(rec, where):
 
 
 def _read_jsonl(f, path):
-    rows = []
     for i, line in enumerate(iter(lambda: f.readline(MAX_LINE), ""), 1):
         if len(line) >= MAX_LINE:
             raise RecordsError(f"{path}:{i}: line too long")
@@ -145,8 +171,9 @@ def _read_jsonl(f, path):
             rec = json.loads(line)
         except ValueError as e:
             raise RecordsError(f"{path}:{i}: not JSON: {e}") from None
-        rows.append(_check(rec, f"{path}:{i}"))
-    return rows
+        except RecursionError:
+            raise RecordsError(f"{path}:{i}: nested too deeply") from None
+        yield _check(rec, f"{path}:{i}")
 
 
 def _scalar(text):
@@ -170,13 +197,12 @@ def _read_csv(f, path):
     try:
         header = next(reader)
     except StopIteration:
-        return []
+        return
     except csv.Error as e:
         raise RecordsError(f"{path}:1: {e}") from None
     missing = [x for x in ("seed", "players", "scores", "winners") if x not in header]
     if missing:
         raise RecordsError(f"{path}:1: not a records file (no column {missing[0]!r})")
-    rows = []
     try:
         for i, cells in enumerate(reader, 2):
             if not cells:
@@ -200,7 +226,6 @@ def _read_csv(f, path):
                     rec[k] = None
             if raw.get("error", "") == "":
                 rec.setdefault("cooperative", False)
-            rows.append(_check(rec, f"{path}:{i}"))
+            yield _check(rec, f"{path}:{i}")
     except csv.Error as e:
         raise RecordsError(f"{path}:{reader.line_num}: {e}") from None
-    return rows
