@@ -255,19 +255,6 @@ class State:
     def finish(self):
         rs = self.rs
         P = rs.P
-        if rs.success is not None:      # cooperative: one team score for every seat, all win or none
-            team = rs.score(self, {"p": 0}) if rs.score is not None else 0
-            self.scores = [team] * P
-            self.winners = list(range(P)) if rs.success(self, {}) else []
-        else:
-            self._rank(rs, P)
-        self.terminal = True
-        self.pending = -1
-        self._legal = None
-        if self.log is not None:
-            self.log.append({"type": "end", "scores": list(self.scores), "winners": list(self.winners)})
-
-    def _rank(self, rs, P):
         if rs.score is None:
             scores = [0] * P
         else:
@@ -277,6 +264,13 @@ class State:
         best = max(keys)
         self.scores = scores
         self.winners = [p for p in range(P) if keys[p] == best]
+        if rs.success is not None:      # cooperative: one team score (no p), every seat wins or none
+            self.winners = list(range(P)) if rs.success(self, {}) else []
+        self.terminal = True
+        self.pending = -1
+        self._legal = None
+        if self.log is not None:
+            self.log.append({"type": "end", "scores": list(scores), "winners": list(self.winners)})
 
 
 def _freeze(v):
