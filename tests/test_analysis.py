@@ -2,7 +2,6 @@
 the HTML report and the progress bar. Few, short games: the file runs in seconds."""
 from __future__ import annotations
 
-import base64
 import io
 import json
 import math
@@ -584,3 +583,17 @@ def test_hostile_records_are_refused_cleanly(tmp_path, capsys, content, message)
     other.write_text(json.dumps(_rows(0.5, 1, 0)[0]) + "\n")
     code, _, err = run(capsys, "compare", other, path)
     assert code == 1 and "h.jsonl:1:" in err and "Traceback" not in err
+
+
+def test_the_ray_backend_without_ray_says_how_to_install_it(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)           # import fails
+    code, _, err = run(capsys, "simulate", COOP, "--games", 2, "--backend", "ray")
+    assert code == 2 and "pip install 'gamespec[ray]'" in err and "Traceback" not in err
+
+
+def test_report_json_lists_the_files_and_the_summary(two_configs, capsys):
+    d, paths = two_configs
+    code, out, _ = run(capsys, "report", paths[0], "-o", d / "one.html", "--json")
+    r = json.loads(out)
+    assert code == 0 and r["files"] == [str(d / "one.html")]
+    assert r["summary"] == stats.summarize(read_records(paths[0]))

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 _FACE = {
     "run_study": "study", "run_sweep": "study", "BACKENDS": "study",
-    "RecordWriter": "records", "read_records": "records", "iter_records": "records", "RecordFiles": "records", "make_record": "records", "RecordsError": "records",
+    "RecordWriter": "records", "read_records": "records", "iter_records": "records",
+    "RecordFiles": "records", "make_record": "records", "RecordsError": "records",
     "summarize": "stats", "wilson": "stats", "chi_square_equal": "stats", "describe": "stats",
     "parse_sweep": "sweep", "grid": "sweep",
     "compare": "comparison",
