@@ -375,7 +375,20 @@ class Checker:
             triggers.append((name, c, e))
         sc = d.get("scoring") or {}
         pscope = glob.child({"p": "player"})
-        score = self.expr_rule(sc, "score", "scoring.score", pscope, expect="number") if sc else None
+        coop = bool(sc.get("cooperative"))
+        if coop:    # one team score (no seat p), a success condition; no winner direction, no ties
+            for key in ("winner", "tie_breakers"):
+                if key in sc:
+                    self.err(f"a cooperative scoring has no '{key}' (one team score; 'success' says "
+                             "whether the team won)", self.mark(sc, key))
+            if "success" not in sc:
+                self.err("a cooperative scoring needs 'success': a condition saying whether the team won",
+                         self.mark(d, "scoring"))
+        elif "success" in sc:
+            self.err("'success' belongs to a cooperative scoring (add 'cooperative: true')",
+                     self.mark(sc, "success"))
+        score = self.expr_rule(sc, "score", "scoring.score", glob if coop else pscope, expect="number") if sc else None
+        success = self.expr_rule(sc, "success", "scoring.success", glob) if coop else None
         ties = []
         for i, _ in enumerate(sc.get("tie_breakers") or []):
             ties.append(self.expr_rule(sc["tie_breakers"], i, f"scoring.tie_breakers[{i}]", pscope,
@@ -390,7 +403,7 @@ class Checker:
                     attributes=self.attributes, zones=self.zones, variables=self.variables,
                     tables=self.tables, on_begin=on_begin, end_if=end_if, on_end=on_end, start=start,
                     phases=phases, actions=actions, triggers=triggers, score=score,
-                    winner=sc.get("winner", "highest"), tie_breakers=ties,
+                    winner=sc.get("winner", "highest"), tie_breakers=ties, cooperative=coop, success=success,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000)))
 

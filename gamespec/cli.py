@@ -285,66 +285,52 @@ def cmd_run(args) -> int:
 # ------------------------------------------------------------------------------------------------
 # simulate
 
-class Progress:
-    """`\\r[#####.....] 512/1000 games  1234 games/s` on a terminal, at most ~10 updates a second,
-    shown only once the run has lasted half a second."""
-
-    def __init__(self, stream, width=30, interval=0.1, delay=0.5):
-        import time
-        self.time = time.monotonic
-        self.stream = stream
-        self.width = width
-        self.interval = interval
-        self.t0 = self.time()
-        self.next = self.t0 + delay
-        self.shown = 0
-
-    def __call__(self, done, total):
-        now = self.time()
-        if now < self.next:
-            return
-        self.next = now + self.interval
-        frac = done / total if total else 1.0
-        n = int(frac * self.width)
-        rate = done / (now - self.t0) if now > self.t0 else 0.0
-        text = f"\r[{'#' * n}{'.' * (self.width - n)}] {done}/{total} games  {rate:.0f} games/s"
-        pad = max(0, self.shown - len(text))
-        self.stream.write(text + " " * pad)
-        self.stream.flush()
-        self.shown = len(text)
-
-    def close(self):
-        if self.shown:
-            self.stream.write("\r" + " " * self.shown + "\r")
-            self.stream.flush()
-            self.shown = 0
-
-
 def cmd_simulate(args) -> int:
-    from interpreter.simulate import simulate
+    from gamespec import UsageError, analysis
 
     # check the spec, options and player count here first, for clean messages
     game = _load(args.file)
-    opts = _options(game, args.option)
-    players = _players(game, args.players)
+    if args.address is not None and args.backend != "ray":
+        raise UsageError("--address is for --backend ray")
+    sweep = analysis.parse_sweep(args.sweep)
+    if sweep:
+        configs = analysis.grid(game, sweep, args.players, dict(args.option))
+    else:
+        configs = [(_players(game, args.players), _options(game, args.option))]
     if args.seed is None:     # the report names it, so the run can be repeated
         import secrets
         args.seed = secrets.randbits(64)
-    progress = None
-    if not args.json and not args.no_progress and _isatty(sys.stderr):
-        progress = Progress(sys.stderr)
+    show = not args.json and not args.no_progress
+    records = analysis.RecordWriter(args.records) if args.records else None
     try:
-        r = simulate(args.file, games=args.games, players=players, seed=args.seed, options=opts,
-                     workers=args.workers, progress=progress, game=game)
+        with analysis.ProgressBar(sys.stderr, args.games * len(configs), enabled=show) as bar:
+            if sweep:
+                outs = analysis.run_sweep(args.file, sweep, games=args.games, players=args.players,
+                                          seed=args.seed, options=dict(args.option), workers=args.workers,
+                                          backend=args.backend, address=args.address, records=records,
+                                          progress=bar, game=game)
+            else:
+                players, opts = configs[0]
+                outs = [analysis.run_study(args.file, games=args.games, players=players, seed=args.seed,
+                                           options=opts, workers=args.workers, backend=args.backend,
+                                           address=args.address, records=records, progress=bar, game=game)]
     finally:
-        if progress is not None:
-            progress.close()
-    errors = r["errors"]
+        if records is not None:
+            records.close()
+    for r in outs:
+        if args.records:
+            r["records"] = args.records
+    errors = [e for r in outs for e in r["errors"]]
     internal = [e for e in errors if e.get("internal")]
     if args.json:
-        _print_json(r)
+        _print_json({"sweep": {n: v for n, v in sweep}, "configs": outs} if sweep else outs[0])
     else:
-        _print_simulation(r)
+        for i, r in enumerate(outs):
+            if i:
+                print()
+            _print_simulation(r)
+        if args.records:
+            print(f"records: {args.records}")
     if errors:
         _print_errors(errors)
     if internal:
@@ -363,24 +349,54 @@ def _isatty(stream) -> bool:
 
 
 def _print_simulation(r) -> None:
-    def num(x, spec="", width=0):
-        return format("-" if x is None else format(x, spec), f">{width}")
+    def num(x, spec=""):
+        return "-" if x is None else format(x, spec)
 
+    def pct(x):
+        return "-" if x is None else f"{100 * x:.1f}%"
+
+    def ci(c, f):
+        return "-" if c is None or c[0] is None else f"{f(c[0])}-{f(c[1])}"
+
+    def dec(x):
+        return num(x, ".2f")
+
+    sm = r["summary"]
     last = r["seed"] + r["games_requested"] - 1
     seeds = {0: "no games", 1: f"seed {r['seed']}"}.get(r["games_requested"], f"seeds {r['seed']}..{last}")
     print(f"{r['game']}: {r['games_requested']} games ({seeds}), {r['players']} players, "
           f"options: {_fmt_options(r['options'])}")
-    print(f"  {'seat':>4}  {'win rate':>8}  {'score mean':>10}  {'min':>5}  {'max':>5}")
-    for p in range(r["players"]):
-        wr = r["win_rate"][p]
-        print(f"  {p:>4}  {num(None if wr is None else f'{100 * wr:.1f}%', '', 8)}  "
-              f"{num(r['score_mean'][p], '.2f', 10)}  {num(r['score_min'][p], '', 5)}  "
-              f"{num(r['score_max'][p], '', 5)}")
-    print(f"  shared wins: {r['shared_wins']} games")
-    print(f"  decisions per game: mean {num(r['decisions_mean'], '.1f')}, "
-          f"min {num(r['decisions_min'])}, max {num(r['decisions_max'])}")
+    if sm["cooperative"]:
+        sc, su = sm["team_score"], sm["success"]
+        q = sc["quantiles"]
+        print(f"  cooperative: success rate {pct(su['rate'])} (95% {ci(su['ci95'], pct)})")
+        print(f"  team score: mean {dec(sc['mean'])} (95% {ci(sc['ci95'], dec)}), sd {dec(sc['sd'])}, "
+              f"min {num(sc['min'])}, 5/25/50/75/95%: "
+              f"{'/'.join(num(q.get(k), 'g') for k in ('5%', '25%', '50%', '75%', '95%'))}, max {num(sc['max'])}")
+    else:
+        print(f"  {'seat':>4}  {'win rate':>8}  {'95% interval':>13}  {'score mean':>10}  {'95% interval':>13}"
+              f"  {'sd':>6}  {'min':>5}  {'median':>6}  {'max':>5}")
+        for x in sm["seats"]:
+            sc = x["score"]
+            print(f"  {x['seat']:>4}  {pct(x['win_rate']):>8}  {ci(x['ci95'], pct):>13}  {dec(sc['mean']):>10}"
+                  f"  {ci(sc['ci95'], dec):>13}  {dec(sc['sd']):>6}  {num(sc['min']):>5}"
+                  f"  {num(sc['quantiles'].get('50%'), 'g'):>6}  {num(sc['max']):>5}")
+        adv = sm["seat_advantage"]
+        if adv is not None:
+            note = " (shared wins counted fractionally)" if adv["fractional_wins"] else ""
+            print(f"  no seat advantage: chi-square {adv['statistic']:.2f} (df {adv['df']}), "
+                  f"p = {adv['p']:.3g}{note}")
+        t, m = sm["ties"], sm["margin"]
+        games = "game" if t["count"] == 1 else "games"
+        print(f"  shared wins: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "
+              f"{num(m['mean'], '.2f')}, median {num(m['quantiles'].get('50%'), 'g')}")
+    d, tu, ph = (sm["length"][k] for k in ("decisions", "turns", "phases"))
+    print(f"  decisions per game: mean {num(d['mean'], '.1f')} (sd {num(d['sd'], '.1f')}), "
+          f"min {num(d['min'])}, median {num(d['quantiles'].get('50%'), 'g')}, max {num(d['max'])}; "
+          f"turns mean {num(tu['mean'], '.1f')}; phases mean {num(ph['mean'], '.1f')}")
     print(f"  {r['games_finished']} games finished in {r['seconds']:.2f} s: "
-          f"{num(r['games_per_second'], '.1f')} games/s with {r['workers']} worker(s)")
+          f"{num(r['games_per_second'], '.1f')} games/s with {r['workers']} worker(s)"
+          f"{' on Ray' if r.get('backend') == 'ray' else ''}")
     print(f"  errors: {len(r['errors'])}")
 
 
@@ -396,6 +412,73 @@ def _print_errors(errors) -> None:
         shown = ", ".join(map(str, seeds[:8])) + (", ..." if len(seeds) > 8 else "")
         what = f"game with seed {shown}" if len(seeds) == 1 else f"{len(seeds)} games (seeds {shown})"
         print(f"{PROG}: {what} failed: {msg}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------------------
+# report, compare (balance studies from records files)
+
+def cmd_report(args) -> int:
+    from gamespec import analysis
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise Fail("the report needs matplotlib: pip install 'gamespec[report]'") from None
+    rows = analysis.RecordFiles(args.records)       # read again for each pass, never held whole
+    if next(iter(rows), None) is None:
+        raise Fail(f"no records in {', '.join(args.records)}")
+    written = analysis.write_report(rows, args.output, png=args.png, sources=args.records, title=args.title)
+    if args.json:
+        _print_json({"report": args.output, "files": written, "summary": analysis.summarize(rows)})
+    else:
+        for path in written:
+            print(path)
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from gamespec import analysis
+    a, b = analysis.iter_records(args.a), analysis.iter_records(args.b)     # one pass each
+    try:
+        r = analysis.compare(a, b)
+    except ValueError as e:
+        raise Fail(str(e)) from None
+    r = {"a": args.a, "b": args.b, **r}
+    if args.json:
+        _print_json(r)
+        return 0
+    print(f"A: {args.a}\nB: {args.b}")
+
+    def val(f, x):
+        if x is None:
+            return "-"
+        return f"{100 * x:.1f}%" if f["kind"] == "rate" else f"{x:.2f}"
+
+    def diff(f):
+        if f["diff"] is None:
+            return "-"
+        return f"{100 * f['diff']:+.1f}%" if f["kind"] == "rate" else f"{f['diff']:+.2f}"
+
+    current = None
+    for f in r["figures"]:
+        if f["config"] != current:
+            current = f["config"]
+            print(f"{current}  (games: A {f['n_a']}, B {f['n_b']})")
+            print(f"  {'figure':<20} {'A':>9} {'B':>9} {'B-A':>9} {'p':>8} {'p (Holm)':>9}")
+        p = "-" if f["p"] is None else f"{f['p']:.3g}"
+        ph = "-" if f["p_holm"] is None else f"{f['p_holm']:.3g}"
+        mark = "  <- differs" if f["differs"] else ""
+        print(f"  {f['figure']:<20} {val(f, f['a']):>9} {val(f, f['b']):>9} {diff(f):>9} {p:>8} {ph:>9}{mark}")
+    by_config = {}
+    for f in r["figures"]:
+        if f["differs"]:
+            by_config.setdefault(f["config"], []).append(f["figure"])
+    if not by_config:
+        print("beyond noise: nothing")
+    for config, names in by_config.items():
+        where = f" ({config})" if len(r["pairs"]) > 1 else ""
+        print(f"beyond noise{where}: {', '.join(names)}")
+    print("note: " + r["note"])
+    return 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -534,12 +617,9 @@ def cmd_check(args) -> int:
             entry["errors"] = _compile_all(game, path)
             if args.strict and not entry["errors"]:
                 # the deduction lint plays sample games: a progress bar on a terminal
-                progress = Progress(sys.stderr) if not args.json and _isatty(sys.stderr) else None
-                try:
+                from gamespec.analysis.progress import ProgressBar
+                with ProgressBar(sys.stderr, 0, enabled=not args.json, desc="sample games") as progress:
                     found = authoring.lint(path, games=args.lint_games, progress=progress)
-                finally:
-                    if progress is not None:
-                        progress.close()
                 entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found]
         except gamespec.SpecErrors as e:
             entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
@@ -628,7 +708,9 @@ def build_parser() -> argparse.ArgumentParser:
                "  gamespec run games/mygame.yaml --players 4 --seed 7 --log game.jsonl\n"
                "  gamespec simulate games/mygame.yaml --games 1000 --players 4\n"
                "  gamespec graph games/mygame.yaml -o mygame.svg\n"
-               "  gamespec replay game.jsonl\n\n"
+               "  gamespec replay game.jsonl\n"
+               "  gamespec report games.jsonl -o report.html\n"
+               "  gamespec compare before.jsonl after.jsonl\n\n"
                "Run 'gamespec COMMAND --help' for a command's options.")
     p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -671,13 +753,19 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "simulate", formatter_class=_Formatter, help="play many games with random bots; statistics",
         description="Play N games with random bots, seeds S, S+1, ..., S+N-1, and print per seat the\n"
-                    "win rate (a shared win counts 1/k to each of k winners) and score mean/min/max,\n"
-                    "the mean decisions per game, games per second and errors. Any game that fails\n"
-                    "is reported with its seed and makes the exit code non-zero. Results other than\n"
-                    "timing are identical for any number of workers.",
+                    "win rate (a shared win counts 1/k to each of k winners) with its 95% Wilson\n"
+                    "interval, a chi-square test of no seat advantage, the score's mean (95% interval),\n"
+                    "sd and quantiles, ties, margin of victory, game length, games per second and\n"
+                    "errors; for a cooperative game the team's success rate and score. --records keeps\n"
+                    "one row per game (for 'gamespec report' and 'gamespec compare'); --sweep runs a\n"
+                    "grid of configurations. Any game that fails is reported with its seed and makes\n"
+                    "the exit code non-zero. Results other than timing are identical for any number\n"
+                    "of workers and for the Ray backend.",
         epilog="examples:\n"
                "  gamespec simulate games/mygame.yaml --games 1000 --players 4 --seed 0\n"
-               "  gamespec simulate games/mygame.yaml --games 200 --workers 1 --json")
+               "  gamespec simulate games/mygame.yaml --games 200 --workers 1 --json\n"
+               "  gamespec simulate games/mygame.yaml --records games.jsonl --sweep players=3,4,5\n"
+               "  gamespec simulate games/mygame.yaml --backend ray --address auto")
     s.add_argument("file", metavar="FILE", help="spec file")
     s.add_argument("--games", "-n", type=_int_at_least(0), default=100, metavar="N",
                    help="number of games (default 100)")
@@ -685,9 +773,50 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", "-w", type=_int_at_least(1), default=None, metavar="W",
                    help=f"worker processes (default: all cores, here {os.cpu_count() or 1}, but at most "
                         "one per 20 games); 1 plays in this process")
+    s.add_argument("--records", metavar="FILE", help="write one row per game to FILE (.jsonl or .csv), "
+                   "as games finish: seed, players, options, bots, scores, winners, length, seconds")
+    s.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2",
+                   help="run every combination: NAME is 'players' or an option (repeatable; the same "
+                        "seeds for every configuration)")
+    s.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local worker processes (default) or a Ray cluster (pip install 'gamespec[ray]')")
+    s.add_argument("--address", metavar="ADDR",
+                   help="with --backend ray: 'auto' or HOST:PORT of a running cluster "
+                        "(default: start a local Ray for this run)")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     s.set_defaults(func=cmd_simulate)
+
+    rep = sub.add_parser(
+        "report", formatter_class=_Formatter, help="an HTML report with plots from records files",
+        description="Read records files written by 'simulate --records' (any number of configurations)\n"
+                    "and write one self-contained HTML file: a summary table per configuration (win\n"
+                    "rates with 95% Wilson intervals, chi-square test of no seat advantage, scores,\n"
+                    "length, ties, margin) and plots (win rates with interval bars, score histograms\n"
+                    "per seat, game-length histogram), configurations side by side.",
+        epilog="examples:\n"
+               "  gamespec report bali.jsonl -o report.html\n"
+               "  gamespec report a.jsonl b.csv -o report.html --png")
+    rep.add_argument("records", nargs="+", metavar="RECORDS", help="records files (.jsonl or .csv)")
+    rep.add_argument("-o", "--output", metavar="OUT.html", default="report.html",
+                     help="the HTML file (default report.html)")
+    rep.add_argument("--png", action="store_true", help="also write each plot as OUT-NAME.png")
+    rep.add_argument("--title", default=None, help="the report's title")
+    rep.add_argument("--json", action="store_true", help="print the files written and the summary as JSON")
+    rep.set_defaults(func=cmd_report)
+
+    cmp_ = sub.add_parser(
+        "compare", formatter_class=_Formatter, help="which figures of two studies differ beyond noise",
+        description="Compare two records files figure by figure (seat win rates, tie or success rate:\n"
+                    "two-proportion z-test; mean scores and game length: Welch's t-test). p-values are\n"
+                    "Holm-adjusted over all figures; a figure differs if its adjusted p < 0.05.\n"
+                    "Configurations present in both files are paired, or the single one of each.",
+        epilog="example:\n  gamespec compare before.jsonl after.jsonl\n"
+               "  gamespec compare a.jsonl b.csv --json")
+    cmp_.add_argument("a", metavar="A", help="records file A")
+    cmp_.add_argument("b", metavar="B", help="records file B")
+    cmp_.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cmp_.set_defaults(func=cmd_compare)
 
     g = sub.add_parser(
         "graph", formatter_class=_Formatter, help="draw the phase graph (dot, svg, png, pdf)",

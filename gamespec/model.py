@@ -171,5 +171,7 @@ class Spec:
     tie_breakers: list
     steps_per_decision: int = 100_000
     decisions_per_game: int = 100_000
+    cooperative: bool = False  # one team score; winners: every seat if `success` holds, else none
+    success: Rule | None = None
     graph: Any = None          # networkx DiGraph, set by the graph stage
     checker: Any = None        # the Checker that built this spec (Game.evaluate reuses its names)

@@ -34,6 +34,7 @@ class Ruleset:
         self.score = comp.expr(spec.score, {"p": "p"}, valid={"p"})     # finish() passes every seat
         self.tie_breakers = [comp.expr(t, {"p": "p"}, valid={"p"}) for t in spec.tie_breakers]
         self.winner = spec.winner
+        self.success = comp.expr(spec.success) if spec.cooperative else None     # team scoring
         self.max_steps = spec.steps_per_decision      # the step budget of one decision
         self.max_decisions = spec.decisions_per_game
         self.prog, self.chooses, self.pc_names = flow.build(self, spec, comp)

@@ -45,17 +45,45 @@ def play_out(state, bots=None, seed=0, observe=None):
     return state
 
 
-def play_one(game, players, seed, options=None) -> dict:
-    """One game with random bots: {'seed', 'scores', 'winners', 'decisions', 'turns'}. May raise."""
-    s = play(game, players, seed, options)
-    return {"seed": seed, "scores": list(s.scores), "winners": list(s.winners),
-            "decisions": s.decisions, "turns": s.turns}
+def play_one(game, players, seed, options=None, bots=None) -> dict:
+    """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
+    {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
+
+    'phases' counts the phases played: one plus the phase changes seen between two decisions.
+    """
+    t0 = time.perf_counter()
+    kinds = list(bots) if bots is not None else ["random"] * players
+    state = game.new_game(players=players, seed=seed, options=options)
+    seats = make_bots(kinds, seed)
+    phases, last = 0, None
+    while not state.is_terminal:
+        if state.phase != last:
+            phases += 1
+            last = state.phase
+        p = state.current_player
+        legal = state.legal_actions()
+        bot = seats[p]
+        state.apply(bot.choose(state.observation(p) if bot.wants_observation else None, legal))
+    return {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
+            "decisions": state.decisions, "turns": state.turns, "phases": phases,
+            "seconds": time.perf_counter() - t0}
 
 
-def _play_safe(game, players, seed, options) -> dict:
+def make_bots(kinds, seed):
+    """A bot per seat from its kind name (today only "random")."""
+    bots = []
+    for seat, kind in enumerate(kinds):
+        if kind != "random":
+            from gamespec import UsageError
+            raise UsageError(f"unknown bot kind {kind!r} for seat {seat} (known: random)")
+        bots.append(RandomBot(seed, seat))
+    return bots
+
+
+def _play_safe(game, players, seed, options, bots=None) -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
-        return play_one(game, players, seed, options)
+        return play_one(game, players, seed, options, bots)
     except GamespecError as e:
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
     except Exception as e:  # an interpreter bug: keep the traceback
@@ -128,12 +156,12 @@ class Accumulator:
 _GAMES = {}
 
 
-def _worker_game(path, sha):
+def _worker_game(path, sha, text=None):
     key = (path, sha)
     g = _GAMES.get(key)
     if g is None:
         import gamespec
-        g = gamespec.load(path)
+        g = gamespec.load(path) if text is None else gamespec.load_text(text, path)
         if g.spec.sha256 != sha:
             raise GamespecError(f"{path}: the spec file changed while the simulation ran")
         _GAMES.clear()
@@ -147,13 +175,16 @@ def _worker_init():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_block(path, sha, players, options, first, count):
-    """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error."""
+def _run_block(path, sha, players, options, first, count, bots=None, text=None):
+    """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error.
+
+    `text`: the spec's bytes, for a worker that cannot read `path` (a Ray node); else it reads `path`.
+    """
     try:
-        game = _worker_game(path, sha)
+        game = _worker_game(path, sha, text)
     except GamespecError as e:      # sent back as text: the error classes do not all pickle
         return first, {"fatal": str(e)}
-    return first, [_play_safe(game, players, seed, options) for seed in range(first, first + count)]
+    return first, [_play_safe(game, players, seed, options, bots) for seed in range(first, first + count)]
 
 
 def _block_size(games, workers):
@@ -162,10 +193,12 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None) -> dict:
-    """Play `games` games with random bots, seeds seed .. seed+games-1; aggregate in seed order.
+             game=None, bots=None, on_result=None) -> dict:
+    """Play `games` games with bots (a kind per seat; default random), seeds seed .. seed+games-1;
+    aggregate in seed order.
 
-    `progress(done, total)` is called in this process as games finish. `game` may be the Game
+    `progress(done, total)` is called in this process as games finish; `on_result(result)` with each
+    game's result (or error) in seed order, as soon as the games before it are in. `game` may be the Game
     already loaded from `path` (worker processes always load `path` themselves). Raises SpecErrors
     (bad spec), UsageError (bad players/options/counts); a game that raises is reported in 'errors'.
     """
@@ -195,7 +228,10 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     t0 = time.perf_counter()
     if used == 1:
         for i in range(games):
-            acc.add(_play_safe(game, players, seed + i, opts))
+            r = _play_safe(game, players, seed + i, opts, bots)
+            acc.add(r)
+            if on_result is not None:
+                on_result(r)
             done += 1
             if progress is not None:
                 progress(done, games)
@@ -208,7 +244,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         order = [first for first, _ in blocks]
         nxt = 0
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init) as ex:
-            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count)
+            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots)
                        for first, count in blocks}
             try:
                 while futures:
@@ -222,6 +258,8 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                     while nxt < len(order) and order[nxt] in pending_results:
                         for r in pending_results.pop(order[nxt]):
                             acc.add(r)
+                            if on_result is not None:
+                                on_result(r)
                         nxt += 1
                     if progress is not None:
                         progress(done, games)

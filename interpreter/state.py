@@ -378,6 +378,8 @@ class State:
         best = max(keys)
         self.scores = scores
         self.winners = [p for p in range(P) if keys[p] == best]
+        if rs.success is not None:      # cooperative: one team score (no p), every seat wins or none
+            self.winners = list(range(P)) if rs.success(self, {}) else []
         self.terminal = True
         self.pending = -1
         self._legal = None

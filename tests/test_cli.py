@@ -362,7 +362,7 @@ def test_simulate_reports_failing_games(capsys, tmp_path):
 
 
 def test_simulate_internal_error_exits_2(capsys, monkeypatch):
-    def broken(game, players, seed, options=None):
+    def broken(game, players, seed, options=None, bots=None):
         raise KeyError("oops")
     monkeypatch.setattr(sim, "play_one", broken)
     code, _, err = run(capsys, "simulate", BACCHUS, "--games", 2, "--workers", 1, "--no-progress")
@@ -382,16 +382,6 @@ def test_simulate_api_progress_and_defaults():
 def test_worker_refuses_a_changed_spec():
     first, res = sim._run_block(BACCHUS, "0" * 64, 3, {}, 0, 1)
     assert first == 0 and "changed" in res["fatal"]
-
-
-def test_progress_bar():
-    import io
-    stream = io.StringIO()
-    bar = cli.Progress(stream, width=10, interval=0, delay=0)
-    bar(5, 10)
-    assert re.match(r"^\r\[#####\.\.\.\.\.\] 5/10 games +\d+ games/s", stream.getvalue())
-    bar.close()
-    assert stream.getvalue().endswith("\r")
 
 
 def test_random_bot_is_seeded_by_game_and_seat():

@@ -1,0 +1,37 @@
+"""Balance studies: per-game records, statistics with uncertainty, HTML reports, sweeps, comparisons,
+and the Ray backend. The face of the package (submodules load on first use, so importing it is cheap;
+matplotlib, Ray and tqdm are imported only by what needs them):
+
+    from gamespec import analysis
+    with analysis.RecordWriter("bali.jsonl") as rec:
+        out = analysis.run_study("games/bali.yaml", games=1000, players=4, records=rec)
+    out["summary"]                                  # win rates with Wilson intervals, ...
+    rows = analysis.read_records("bali.jsonl")
+    analysis.summarize(rows)                        # one summary per configuration
+    analysis.compare(rows_a, rows_b)                # which figures differ beyond noise
+    analysis.write_report(rows, "report.html")      # self-contained HTML with plots
+"""
+from __future__ import annotations
+
+_FACE = {
+    "run_study": "study", "run_sweep": "study", "BACKENDS": "study",
+    "RecordWriter": "records", "read_records": "records", "iter_records": "records",
+    "RecordFiles": "records", "make_record": "records", "RecordsError": "records",
+    "summarize": "stats", "wilson": "stats", "chi_square_equal": "stats", "describe": "stats",
+    "parse_sweep": "sweep", "grid": "sweep",
+    "compare": "comparison",
+    "write_report": "report", "build_report": "report",
+    "ProgressBar": "progress",
+}
+__all__ = sorted(_FACE)
+
+
+def __getattr__(name):
+    mod = _FACE.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'gamespec.analysis' has no attribute {name!r}")
+    import importlib
+    m = importlib.import_module(f".{mod}", __name__)
+    value = getattr(m, "build" if name == "build_report" else name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,231 @@
+"""Per-game results → record rows (one per game) → a JSONL or CSV file written as games finish; and
+record files → rows again (the same rows from either format)."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+
+from gamespec.errors import GamespecError
+
+FORMATS = {".jsonl": "jsonl", ".csv": "csv"}
+MAX_LINE = 1 << 20          # a record line from a stranger's file: refuse absurd lines
+
+
+class RecordsError(GamespecError):
+    """A records file that cannot be written or read (named, with the line)."""
+
+
+def make_record(result, game, spec_sha256, players, options, cooperative=False) -> dict:
+    """One game's result (from interpreter.simulate.play_one, or its error) → a record row."""
+    rec = {"game": game, "spec_sha256": spec_sha256, "seed": result["seed"], "players": players,
+           "options": dict(options), "bots": list(result.get("bots") or ["random"] * players)}
+    if "error" in result:
+        rec["error"] = result["error"]
+        return rec
+    rec.update(scores=list(result["scores"]), winners=list(result["winners"]),
+               cooperative=bool(cooperative), decisions=result["decisions"], turns=result["turns"],
+               phases=result.get("phases"), seconds=result.get("seconds"))
+    return rec
+
+
+def format_of(path) -> str:
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    fmt = FORMATS.get(ext)
+    if fmt is None:
+        raise RecordsError(f"{path}: a records file ends in .jsonl or .csv, not {ext or 'nothing'!r}")
+    return fmt
+
+
+CSV_FIELDS = ["game", "spec_sha256", "seed", "players", "options", "bots", "scores", "winners",
+              "cooperative", "decisions", "turns", "phases", "seconds", "error"]
+
+
+def _csv_value(v):
+    if isinstance(v, dict):
+        return ";".join(f"{k}={_plain(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return ";".join(_plain(x) for x in v)
+    if v is None:
+        return ""
+    return _plain(v)
+
+
+def _plain(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+class RecordWriter:
+    """Writes record rows to a .jsonl or .csv file, one line per row, flushed per row (an interrupted
+    study keeps what it played). Use as a context manager."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self.format = format_of(self.path)
+        try:
+            self.file = open(self.path, "w", encoding="utf-8", newline="")
+        except OSError as e:
+            raise RecordsError(f"cannot write {self.path}: {e.strerror or e}") from None
+        self.count = 0
+        if self.format == "csv":
+            self.csv = csv.writer(self.file, lineterminator="\n")
+            self.csv.writerow(CSV_FIELDS)
+
+    def write(self, rec):
+        try:
+            if self.format == "jsonl":
+                self.file.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            else:
+                self.csv.writerow([_csv_value(rec.get(f)) for f in CSV_FIELDS])
+            self.file.flush()
+        except OSError as e:
+            raise RecordsError(f"cannot write {self.path}: {e.strerror or e}") from None
+        self.count += 1
+
+    def close(self):
+        self.file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+def read_records(path) -> list:
+    """A .jsonl or .csv records file → its rows (dicts as written). RecordsError names the line."""
+    return list(iter_records(path))
+
+
+def iter_records(path):
+    """The rows of a records file one by one (a large file is never held whole)."""
+    path = os.fspath(path)
+    fmt = format_of(path)
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            yield from (_read_jsonl(f, path) if fmt == "jsonl" else _read_csv(f, path))
+    except OSError as e:
+        raise RecordsError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise RecordsError(f"{path}: not a text file (UTF-8)") from None
+
+
+class RecordFiles:
+    """Record files that can be read more than once (a summary pass, then a plotting pass), row by
+    row, without holding them in memory."""
+
+    def __init__(self, paths):
+        self.paths = [os.fspath(p) for p in paths]
+
+    def __iter__(self):
+        for p in self.paths:
+            yield from iter_records(p)
+
+
+def _is_scalar(v):
+    return v is None or isinstance(v, (bool, int, float, str))
+
+
+def _check(rec, where):
+    if not isinstance(rec, dict):
+        raise RecordsError(f"{where}: a record is a JSON object")
+    for key, kind in (("seed", int), ("players", int)):
+        if not isinstance(rec.get(key), kind):
+            raise RecordsError(f"{where}: the record has no whole-number '{key}'")
+    if not 1 <= rec["players"] <= 64:
+        raise RecordsError(f"{where}: 'players' is {rec['players']}")
+    opts = rec.get("options", {})
+    if not isinstance(opts, dict) or not all(_is_scalar(v) for v in opts.values()):
+        raise RecordsError(f"{where}: 'options' is not an object of plain values")
+    bots = rec.get("bots", [])
+    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+        raise RecordsError(f"{where}: 'bots' is not a list of names")
+    if not isinstance(rec.get("game", ""), (str, type(None))):
+        raise RecordsError(f"{where}: 'game' is not a name")
+    if "error" not in rec:
+        sc, w = rec.get("scores"), rec.get("winners")
+        if not (isinstance(sc, list) and len(sc) == rec["players"]
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in sc)):
+            raise RecordsError(f"{where}: 'scores' is not a list of {rec['players']} numbers")
+        if not (isinstance(w, list) and all(isinstance(x, int) and 0 <= x < rec["players"] for x in w)):
+            raise RecordsError(f"{where}: 'winners' is not a list of seats")
+        for key in ("decisions", "turns"):
+            if not isinstance(rec.get(key, 0), int):
+                raise RecordsError(f"{where}: '{key}' is not a whole number")
+    return rec
+
+
+def _read_jsonl(f, path):
+    for i, line in enumerate(iter(lambda: f.readline(MAX_LINE), ""), 1):
+        if len(line) >= MAX_LINE:
+            raise RecordsError(f"{path}:{i}: line too long")
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as e:
+            raise RecordsError(f"{path}:{i}: not JSON: {e}") from None
+        except RecursionError:
+            raise RecordsError(f"{path}:{i}: nested too deeply") from None
+        yield _check(rec, f"{path}:{i}")
+
+
+def _scalar(text):
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _read_csv(f, path):
+    csv.field_size_limit(MAX_LINE)
+    reader = csv.reader(f)
+    try:
+        header = next(reader)
+    except StopIteration:
+        return
+    except csv.Error as e:
+        raise RecordsError(f"{path}:1: {e}") from None
+    missing = [x for x in ("seed", "players", "scores", "winners") if x not in header]
+    if missing:
+        raise RecordsError(f"{path}:1: not a records file (no column {missing[0]!r})")
+    try:
+        for i, cells in enumerate(reader, 2):
+            if not cells:
+                continue
+            raw = dict(zip(header, cells))
+            rec = {}
+            for k, v in raw.items():
+                if k in ("game", "spec_sha256", "error"):
+                    if v != "" or k == "game":
+                        rec[k] = v
+                elif k == "options":
+                    rec[k] = {n: _scalar(x) for n, _, x in (p.partition("=") for p in v.split(";") if p)}
+                elif k == "bots":
+                    rec[k] = [b for b in v.split(";") if b]
+                elif k in ("scores", "winners"):
+                    if "error" not in raw or raw["error"] == "":
+                        rec[k] = [_scalar(x) for x in v.split(";") if x != ""]
+                elif v != "":
+                    rec[k] = _scalar(v)
+                elif k in ("phases", "seconds") and raw.get("error", "") == "":
+                    rec[k] = None
+            if raw.get("error", "") == "":
+                rec.setdefault("cooperative", False)
+            yield _check(rec, f"{path}:{i}")
+    except csv.Error as e:
+        raise RecordsError(f"{path}:{reader.line_num}: {e}") from None

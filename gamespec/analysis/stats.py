@@ -1,0 +1,309 @@
+"""Record rows → a summary per configuration: win rates with Wilson intervals, a chi-square test of no
+seat advantage, score and length distributions, margins, ties; cooperative: team score and success.
+
+The distributions (normal, Student t, chi-square) are computed here from the regularised incomplete
+beta and gamma functions, so no SciPy is needed.
+"""
+from __future__ import annotations
+
+import math
+
+Z95 = 1.959963984540054          # the normal 97.5% quantile
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+# -- special functions ---------------------------------------------------------------------------
+
+def _betacf(a, b, x):
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """The regularised incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbeta) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbeta) * _betacf(b, a, 1.0 - x) / b
+
+
+def gammaincc(a, x):
+    """The regularised upper incomplete gamma function Q(a, x)."""
+    if x <= 0.0:
+        return 1.0
+    if x < a + 1.0:             # series for P
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(1000):
+            ap += 1.0
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(-x + a * math.log(x) - math.lgamma(a)))
+    tiny = 1e-300               # continued fraction for Q
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
+
+
+def norm_sf(z):
+    """P(Z > z) for a standard normal Z."""
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def t_sf(t, df):
+    """P(T > t) for Student's t with df degrees of freedom (df may be fractional: Welch)."""
+    if math.isinf(df):
+        return norm_sf(t)
+    x = df / (df + t * t)
+    tail = 0.5 * betainc(df / 2.0, 0.5, x)
+    return tail if t >= 0 else 1.0 - tail
+
+
+def t_ppf(p, df):
+    """The p-quantile of Student's t (bisection on t_sf; p in (0, 1))."""
+    lo, hi = -1e3, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 1.0 - t_sf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def chi2_sf(x, df):
+    """P(X > x) for a chi-square X with df degrees of freedom."""
+    return gammaincc(df / 2.0, x / 2.0)
+
+
+# -- estimates -----------------------------------------------------------------------------------
+
+def wilson(successes, n, z=Z95):
+    """The Wilson score interval (lo, hi) of a proportion; (None, None) for n = 0."""
+    if n <= 0:
+        return None, None
+    p = successes / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def chi_square_equal(counts):
+    """Goodness of fit of counts to equal shares → (statistic, df, p); None with < 2 cells or no count."""
+    k = len(counts)
+    total = sum(counts)
+    if k < 2 or total <= 0:
+        return None
+    e = total / k
+    stat = sum((c - e) ** 2 / e for c in counts)
+    return stat, k - 1, chi2_sf(stat, k - 1)
+
+
+def quantile(sorted_xs, q):
+    """Linear interpolation between order statistics (NumPy's default)."""
+    n = len(sorted_xs)
+    if n == 0:
+        return None
+    h = (n - 1) * q
+    i = int(math.floor(h))
+    j = min(i + 1, n - 1)
+    return sorted_xs[i] + (h - i) * (sorted_xs[j] - sorted_xs[i])
+
+
+def describe(xs):
+    """Mean with a 95% t interval, sd, min, quantiles, max of a list of numbers."""
+    n = len(xs)
+    if n == 0:
+        return {"n": 0, "mean": None, "ci95": [None, None], "sd": None, "min": None, "max": None,
+                "quantiles": {}}
+    mean = math.fsum(xs) / n
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
+    if n > 1:
+        half = t_ppf(0.975, n - 1) * sd / math.sqrt(n)
+        ci = [mean - half, mean + half]
+    else:
+        ci = [None, None]
+    s = sorted(xs)
+    return {"n": n, "mean": mean, "ci95": ci, "sd": sd, "min": s[0], "max": s[-1],
+            "quantiles": {f"{round(q * 100)}%": quantile(s, q) for q in QUANTILES}}
+
+
+# -- the summary ---------------------------------------------------------------------------------
+
+def config_key(rec) -> tuple:
+    """The configuration of a record: (game, players, options, bots), hashable."""
+    opts = rec.get("options") or {}
+    return (rec.get("game"), rec.get("players"), tuple(sorted(opts.items())), tuple(rec.get("bots") or ()))
+
+
+def config_label(key) -> str:
+    game, players, opts, bots = key
+    parts = [f"{players} players"] + [f"{k}={_fmt(v)}" for k, v in opts]
+    if bots and any(b != "random" for b in bots):
+        parts.append("bots=" + ",".join(bots))
+    return f"{game}: " + ", ".join(parts)
+
+
+def _fmt(v):
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
+class Summary:
+    """Record rows of one configuration (fed one by one) → the summary dict. Keeps the per-game
+    numbers the quantiles need (a few numbers a game), not the rows."""
+
+    def __init__(self, key):
+        self.key = key
+        self.players = key[1]
+        self.cooperative = False
+        self.n = 0
+        self.errors = []
+        self.scores = [[] for _ in range(self.players)]
+        self.shares = [0.0] * self.players
+        self.outright = [0] * self.players       # games won alone
+        self.ties = 0
+        self.successes = 0
+        self.margins = []
+        self.decisions, self.turns, self.phases = [], [], []
+
+    def add(self, rec):
+        if "error" in rec:
+            self.errors.append({"seed": rec.get("seed"), "error": rec["error"]})
+            return
+        self.n += 1
+        scores, winners = rec["scores"], rec["winners"]
+        if rec.get("cooperative"):
+            self.cooperative = True
+            self.scores[0].append(scores[0])
+            self.successes += bool(winners)
+        else:
+            for p, sc in enumerate(scores):
+                self.scores[p].append(sc)
+            k = len(winners)
+            for p in winners:
+                self.shares[p] += 1.0 / k
+            if k == 1:
+                self.outright[winners[0]] += 1
+            elif k > 1:
+                self.ties += 1
+            losers = [scores[p] for p in range(len(scores)) if p not in winners]
+            if winners and losers:
+                w = scores[winners[0]]
+                self.margins.append(min(abs(w - s) for s in losers))
+        self.decisions.append(rec.get("decisions", 0))
+        self.turns.append(rec.get("turns", 0))
+        if rec.get("phases") is not None:
+            self.phases.append(rec["phases"])
+
+    def result(self) -> dict:
+        n = self.n
+        game, players, opts, bots = self.key
+        out = {"config": config_label(self.key), "game": game, "players": players, "options": dict(opts),
+               "bots": list(bots), "cooperative": self.cooperative, "games": n + len(self.errors),
+               "games_finished": n, "errors": self.errors}
+        if self.cooperative:
+            lo, hi = wilson(self.successes, n)
+            out["success"] = {"count": self.successes, "rate": self.successes / n if n else None,
+                              "ci95": [lo, hi]}
+            out["team_score"] = describe(self.scores[0])
+        else:
+            seats = []
+            for p in range(players):
+                lo, hi = wilson(self.shares[p], n)
+                seats.append({"seat": p, "wins": self.shares[p], "win_rate": self.shares[p] / n if n else None,
+                              "ci95": [lo, hi], "score": describe(self.scores[p])})
+            out["seats"] = seats
+            test = chi_square_equal(self.shares) if n else None
+            out["seat_advantage"] = None if test is None else {
+                "test": "chi-square goodness of fit to equal win shares", "statistic": test[0],
+                "df": test[1], "p": test[2], "fractional_wins": self.ties > 0}
+            lo, hi = wilson(self.ties, n)
+            out["ties"] = {"count": self.ties, "rate": self.ties / n if n else None, "ci95": [lo, hi]}
+            out["margin"] = describe(self.margins)
+        out["length"] = {"decisions": describe(self.decisions), "turns": describe(self.turns),
+                         "phases": describe(self.phases)}
+        return out
+
+
+def summarize(records) -> list:
+    """Record rows (any configurations, any order) → one summary dict per configuration, in order of
+    first appearance."""
+    groups = {}
+    for rec in records:
+        key = config_key(rec)
+        s = groups.get(key)
+        if s is None:
+            s = groups[key] = Summary(key)
+        s.add(rec)
+    return [s.result() for s in groups.values()]
+
+
+def samples(records):
+    """Record rows → {config key: per-game lists} for plots and tests: scores per seat, decisions,
+    win indicators per seat (shares), successes."""
+    out = {}
+    for rec in records:
+        key = config_key(rec)
+        d = out.get(key)
+        if d is None:
+            P = key[1]
+            d = out[key] = {"scores": [[] for _ in range(P)], "decisions": [], "turns": [],
+                            "shares": [[] for _ in range(P)], "ties": [], "success": [],
+                            "cooperative": False}
+        if "error" in rec:
+            continue
+        scores, winners = rec["scores"], rec["winners"]
+        d["decisions"].append(rec.get("decisions", 0))
+        d["turns"].append(rec.get("turns", 0))
+        if rec.get("cooperative"):
+            d["cooperative"] = True
+            d["scores"][0].append(scores[0])
+            d["success"].append(1 if winners else 0)
+            continue
+        for p, sc in enumerate(scores):
+            d["scores"][p].append(sc)
+            d["shares"][p].append(1.0 / len(winners) if p in winners else 0.0)
+        d["ties"].append(1 if len(winners) > 1 else 0)
+    return out
