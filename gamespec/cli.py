@@ -633,7 +633,7 @@ def draw_graph(g, name, out, fmt) -> None:
 # replay
 
 def cmd_replay(args) -> int:
-    from interpreter.gamelog import read_log, replay
+    from interpreter.replay import read_log, replay
 
     try:
         lines = read_log(args.log)

@@ -13,7 +13,8 @@ import weakref
 
 from gamespec.errors import GamespecError, StateFormatError
 
-FORMAT = "gamespec-state/1"
+from .snapshot import FORMAT, to_json  # noqa: F401 - to_json is the other half of this module's contract
+
 INT_LIMIT = 1 << 63          # numbers of the rule language are bounded by this
 MAX_SEED_BITS = 4096
 MAX_LIST = 1_000_000         # no list of a saved state is longer than this (a guard, not a rule)
@@ -34,23 +35,6 @@ def _tuples(x):
 
 def _lists(x):
     return [_lists(y) for y in x] if isinstance(x, tuple) else x
-
-
-def to_json(s) -> dict:
-    from .observe import history_entries
-    rs = s.rs
-    return {
-        "format": FORMAT, "game": rs.spec.name, "spec_sha256": rs.spec.sha256,
-        "players": rs.P, "options": dict(rs.options), "seed": s.seed,
-        "zones": [list(z) for z in s.z], "vars": [list(x) if isinstance(x, list) else x for x in s.v],
-        "face": {str(c): f for c, f in sorted(s.face.items())}, "known": list(s.kn), "rng": s.rng,
-        "pc": s.pc, "pending": s.pending, "actor": s.actor, "current": s.cur, "phase": s.phase,
-        "flow": {k: _lists(v) for k, v in s.fenv.items()}, "turns": s.turns, "decisions": s.decisions,
-        "terminal": s.terminal, "scores": s.scores, "winners": s.winners,
-        "history": [_lists(ev) for ev in history_entries(s)],
-        "log": [dict(x, _cards=_lists(x["_cards"])) if "_cards" in x else x for x in s.log]
-        if s.log is not None else None,
-    }
 
 
 class _Bad(Exception):

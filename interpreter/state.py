@@ -151,7 +151,7 @@ class State:
         return observation(self, player)
 
     def to_json(self) -> dict:
-        from .serial import to_json
+        from .snapshot import to_json
         return to_json(self)
 
     def __eq__(self, other):

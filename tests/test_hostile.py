@@ -684,7 +684,7 @@ LOG_CASES = {
 
 
 def _log_outcome(game, path, small_limit):
-    from interpreter import gamelog
+    from interpreter import replay as gamelog
     if small_limit:
         gamelog.MAX_LOG_BYTES = 1000
     try:
@@ -719,7 +719,7 @@ def test_hostile_log(case, tmp_path):
 
 
 def test_untampered_log_replays(tmp_path):
-    from interpreter.gamelog import read_log, replay
+    from interpreter.replay import read_log, replay
     game, lines = base_log()
     path = tmp_path / "game.jsonl"
     path.write_bytes(_jsonl(lines))
