@@ -58,6 +58,24 @@ def _int(text):
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
+def _seed(text):
+    from gamespec.game import check_seed
+    try:
+        return check_seed(_int(text))
+    except ValueError as e:     # UsageError
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _seconds(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < v <= 10 ** 9:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return v
+
+
 def _option_pair(text):
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
@@ -147,11 +165,15 @@ def cmd_validate(args) -> int:
         else:
             entry.update(game=game.name, players=[game.min_players, game.max_players],
                          options=dict(game.options))
-            entry["errors"] = _compile_all(game, path)
+            entry["errors"], entry["coverage"] = _compile_all(game, path)
             entry["ok"] = not entry["errors"]
         ok_all &= entry["ok"]
         files.append(entry)
         if not args.json:
+            cov = entry.get("coverage")
+            if cov and cov["compiled"] < cov["combinations"]:
+                print(f"{path}: compiled {cov['compiled']} of {cov['combinations']} player/option "
+                      f"combinations ({cov['which']}); the others were not compiled", file=sys.stderr)
             if entry["ok"]:
                 print(f"{path}: ok")
             else:
@@ -162,45 +184,59 @@ def cmd_validate(args) -> int:
     return 0 if ok_all else 1
 
 
-def _compile_all(game, path) -> list:
-    """Build the rules for every player count and option set (bounded): run-time rule problems
-    that show at compile time (a card's zone rule failing, ...) become errors too."""
+def _compile_all(game, path):
+    """Build the rules for every player count and option set (bounded, lazily): run-time rule
+    problems that show at compile time (a card's zone rule failing, ...) become errors too.
+    Returns (errors, coverage): coverage says how many combinations were compiled and which."""
+    import itertools
     import re
 
     from gamespec import GamespecError, SpecErrors
-    sets = game.option_sets()
-    if len(sets) * (game.max_players - game.min_players + 1) > 256:
-        # too many combinations: the defaults and each option changed alone
-        default = game.check_options({})
-        sets = [default] + [s for s in sets if sum(s[k] != default[k] for k in s) == 1]
+    from interpreter.ruleset import count_option_sets, each_option_alone, iter_option_sets
+    counts = range(game.min_players, game.max_players + 1)
+    total = count_option_sets(game.spec) * len(counts)
+    if total <= MAX_COMPILED:
+        sets, how = iter_option_sets(game.spec), "every player count and option combination"
+    else:   # too many: the defaults and each option changed alone (never all listed first)
+        sets, how = each_option_alone(game.spec), "the defaults and each option changed alone"
+    jobs = itertools.islice(((p, o) for o in sets for p in counts), MAX_COMPILED)
     errors = []
     seen = set()
-    for players in range(game.min_players, game.max_players + 1):
-        for opts in sets:
-            try:
-                game.ruleset(players, dict(opts))
-            except SpecErrors as e:
-                for x in e.errors:
-                    if (x.filename, x.line, x.col, x.message) not in seen:
-                        seen.add((x.filename, x.line, x.col, x.message))
-                        errors.append({"file": x.filename, "line": x.line, "col": x.col,
-                                       "message": x.message, "check": x.check, "text": str(x)})
-            except GamespecError as e:
-                where = getattr(e, "where", "") or ""
-                msg = getattr(e, "message", str(e))
-                ctx = f"with {players} players" + (f", options {_fmt_options(opts)}" if opts else "")
-                m = re.match(r"^(.*):(\d+):(\d+) \((.*)\)$", where)
-                if m:
-                    file, line, col, rule = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
-                else:
-                    file, line, col, rule = path, 1, 1, where
-                text = f"{file}:{line}:{col}: error: {msg}" + (f" (in {rule}, {ctx})" if rule else f" ({ctx})")
-                if (file, line, col, msg) in seen:
-                    continue
-                seen.add((file, line, col, msg))
-                errors.append({"file": file, "line": line, "col": col, "message": msg,
-                               "check": getattr(e, "check", "runtime"), "text": text})
-    return errors
+    compiled = 0
+    for players, opts in jobs:
+        compiled += 1
+        try:
+            game.ruleset(players, dict(opts))
+        except SpecErrors as e:
+            for x in e.errors:
+                if (x.filename, x.line, x.col, x.message) not in seen:
+                    seen.add((x.filename, x.line, x.col, x.message))
+                    errors.append({"file": x.filename, "line": x.line, "col": x.col,
+                                   "message": x.message, "check": x.check, "text": str(x)})
+        except GamespecError as e:
+            where = getattr(e, "where", "") or ""
+            msg = getattr(e, "message", str(e))
+            ctx = f"with {players} players" + (f", options {_fmt_options(opts)}" if opts else "")
+            m = re.match(r"^(.*):(\d+):(\d+) \((.*)\)$", where)
+            if m:
+                file, line, col, rule = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
+            else:
+                file, line, col, rule = path, 1, 1, where
+            text = f"{file}:{line}:{col}: error: {msg}" + (f" (in {rule}, {ctx})" if rule else f" ({ctx})")
+            if (file, line, col, msg) in seen:
+                continue
+            seen.add((file, line, col, msg))
+            errors.append({"file": file, "line": line, "col": col, "message": msg,
+                           "check": getattr(e, "check", "runtime"), "text": text})
+    coverage = {"compiled": compiled, "combinations": total, "which": how}
+    if compiled < total:
+        coverage["not_compiled"] = total - compiled
+        if compiled == MAX_COMPILED:
+            coverage["which"] += f" (the first {MAX_COMPILED})"
+    return errors, coverage
+
+
+MAX_COMPILED = 256   # validate compiles at most this many (player count, options) rule sets per file
 
 
 # ------------------------------------------------------------------------------------------------
@@ -230,7 +266,7 @@ def cmd_run(args) -> int:
         raise Fail(f"the game failed while setting up (seed {args.seed}): {e}") from None
     failure = None
     try:
-        play_out(state, seed=args.seed, observe=True)
+        play_out(state, seed=args.seed, timeout=args.timeout)   # bots that want no observation get none
     except SpecRuntimeError as e:
         failure = e
     if want_log:     # written even after a failure: the partial log shows how the game got there
@@ -317,7 +353,7 @@ def cmd_simulate(args) -> int:
         progress = Progress(sys.stderr)
     try:
         r = simulate(args.file, games=args.games, players=players, seed=args.seed, options=opts,
-                     workers=args.workers, progress=progress, game=game)
+                     workers=args.workers, progress=progress, game=game, timeout=args.timeout)
     finally:
         if progress is not None:
             progress.close()
@@ -708,7 +744,11 @@ def build_parser() -> argparse.ArgumentParser:
     def game_args(sp):
         sp.add_argument("--players", "-p", type=_int, metavar="P",
                         help="number of players (default: the spec's smallest)")
-        sp.add_argument("--seed", "-s", type=_int, default=0, metavar="S", help="random seed (default 0)")
+        sp.add_argument("--seed", "-s", type=_seed, default=0, metavar="S",
+                        help="random seed, 0 to 2**63 - 1 (default 0)")
+        sp.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                        help="end a game that runs longer than this with an error (default: none; the "
+                             "spec's step budgets still bound every game)")
         sp.add_argument("--option", "-O", type=_option_pair, action="append", default=[],
                         metavar="NAME=VALUE", help="set one of the spec's options (repeatable); VALUE is a whole number or true/false")
 
@@ -779,6 +819,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("log", metavar="LOG", help="a full log (JSON lines)")
     rp.add_argument("--spec", metavar="FILE", help="the spec file (default: from the log's header)")
     rp.add_argument("--json", action="store_true", help="print the result as JSON")
+    rp.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                    help="stop a replay that runs longer than this with an error (default: none)")
     rp.set_defaults(func=cmd_replay)
     return p
 

@@ -15,7 +15,8 @@ import re
 
 from . import ast as A
 from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
-                       _add, _can_grow, _describe, bounded, checked_mul, checked_pow, fault,
+                       MAX_LIST, _add, _can_grow, _describe, _too_big, bounded, checked_arith, checked_mul,
+                       checked_plus, checked_pow, fault, loop_weight, untyped,
                        run_length)
 from .errors import SpecRuntimeError
 
@@ -54,13 +55,22 @@ def _charge(s, xs):
     return xs
 
 
-def _tick(s):
-    s.budget -= 1
+def _tick(s, w=1):
+    s.budget -= w
     if s.budget < 0:
         fault("step budget exhausted: this 'while' loop does not end", "budget")
 
 
+def _charge_w(s, xs, w):
+    s.budget -= len(xs) * w
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+    return xs
+
+
 def _join(s, a, b):
+    if len(a) + len(b) > MAX_LIST:
+        _too_big("list", len(a) + len(b))
     out = list(a) + list(b)
     s.budget -= len(out)
     return out
@@ -147,7 +157,7 @@ class CodeGen:
         self._uid = itertools.count()
         self.ns = dict(_SAFE_BUILTINS)
         self.ns.update({
-            "__builtins__": {}, "_charge": _charge, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
+            "__builtins__": {}, "_charge": _charge, "_charge_w": _charge_w, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_longest_run": _longest_run, "_index_of": _index_of,
@@ -371,7 +381,9 @@ class CodeGen:
             elif small:                         # the body may move cards out of the zone: a copy
                 head = [f"for {py} in list({it}):"]
             else:
-                head = [f"{items} = list({it})", f"_charge(s, {items})", f"for {py} in {items}:"]
+                w = loop_weight(st)
+                charge = f"_charge(s, {items})" if w == 1 else f"_charge_w(s, {items}, {w})"
+                head = [f"{items} = list({it})", charge, f"for {py} in {items}:"]
             return head + ["    " + ln for ln in body]
         if isinstance(st, A.While):
             cond = self.ex(st.cond, names)
@@ -380,7 +392,8 @@ class CodeGen:
                 body = self.block(st.body, dict(names), 0)
             finally:
                 self._loop_depth -= 1
-            return [f"while {cond}:", "    _tick(s)"] + ["    " + ln for ln in body]
+            w = loop_weight(st)
+            return [f"while {cond}:", "    _tick(s)" if w == 1 else f"    _tick(s, {w})"] + ["    " + ln for ln in body]
         raise AssertionError(st)
 
     def assign(self, st, names):
@@ -536,11 +549,15 @@ class CodeGen:
             if n.op == "+":
                 if n.t in ("cards", "players", "list"):
                     return f"_join(s, {a}, {b})"
+                if untyped(n):
+                    return f"{self.const(checked_plus)}({a}, {b})"
                 return f"({a} + {b})"
             if n.op == "*":
                 return f"_mul({a}, {b})"
             if n.op == "**":
                 return f"_pow({a}, {b})"
+            if untyped(n):
+                return f"{self.const(checked_arith)}({n.op!r}, {a}, {b})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.Compare):
             a = self.ex(n.left, names)

@@ -170,10 +170,11 @@ class Compiler:
             key = self.fresh(st.var)
             inner[st.var] = key
             body = self.block(st.body, inner)
+            w = loop_weight(st)
 
             def loop(s, e):
                 items = list(it(s, e))  # a copy: the body may move cards out of the zone
-                s.budget -= len(items)
+                s.budget -= len(items) * w
                 if s.budget < 0:
                     fault("step budget exhausted in a 'for' loop", "budget")
                 for x in items:
@@ -183,10 +184,11 @@ class Compiler:
         if isinstance(st, A.While):
             cond = self.e(st.cond, names)
             body = self.block(st.body, dict(names))
+            w = loop_weight(st)
 
             def wloop(s, e):
                 while cond(s, e):
-                    s.budget -= 1
+                    s.budget -= w
                     if s.budget < 0:
                         fault("step budget exhausted: this 'while' loop does not end", "budget")
                     body(s, e)
@@ -531,9 +533,16 @@ class Compiler:
         if op == "+":
             if n.t in ("cards", "players", "list"):
                 def join(s, e):
-                    return charge(s, list(a(s, e)) + list(b(s, e)))
+                    x, y = a(s, e), b(s, e)
+                    if len(x) + len(y) > MAX_LIST:
+                        _too_big("list", len(x) + len(y))
+                    return charge(s, list(x) + list(y))
                 return join
+            if untyped(n):
+                return lambda s, e: checked_plus(a(s, e), b(s, e))
             return lambda s, e: a(s, e) + b(s, e)
+        if op in ("-", "//", "%") and untyped(n):
+            return lambda s, e: checked_arith(op, a(s, e), b(s, e))
         if op == "-":
             return lambda s, e: a(s, e) - b(s, e)
         if op == "*":
@@ -763,9 +772,10 @@ def _add(s, a, b, sign):
     """`+=` / `-=` on a number or a card list, charged to the budget and bounded."""
     if isinstance(a, list):
         if sign > 0:
-            out = a + (b if isinstance(b, list) else [b])
-            if len(out) > MAX_LIST:
-                fault(f"a list of {len(out)} items; the limit is {MAX_LIST}", "budget")
+            add = b if isinstance(b, list) else [b]
+            if len(a) + len(add) > MAX_LIST:
+                fault(f"a list of {len(a) + len(add)} items; the limit is {MAX_LIST}", "budget")
+            out = a + add
         else:
             gone = b if isinstance(b, list) else [b]
             out = [x for x in a if x not in gone]
@@ -773,14 +783,87 @@ def _add(s, a, b, sign):
         if s.budget < 0:
             fault("step budget exhausted (a list keeps growing)", "budget")
         return out
+    if a.__class__ is not int or b.__class__ is not int:     # a string, or a side typed 'any'
+        return bounded(checked_plus(a, b) if sign > 0 else checked_arith("-", a, b))
     return bounded(a + b if sign > 0 else a - b)
 
 
+MAX_TEXT = 1_000_000   # characters in a string a rule builds
+
+
+def _too_big(what, n):
+    limit = MAX_TEXT if what == "string" else MAX_LIST
+    fault(f"a {what} of {n} {'characters' if what == 'string' else 'items'}; the limit is {limit}",
+          "value-size")
+
+
 def checked_mul(a, b):
-    r = a * b
+    """`*`: numbers stay below 2**63; a string or list repeated is sized BEFORE it is built."""
+    if a.__class__ is int and b.__class__ is int:
+        if a.bit_length() + b.bit_length() > 64:
+            r = a * b          # at most 2 * 64 bits: cheap; checked below
+        else:
+            return a * b
+    else:
+        seq, n = (a, b) if isinstance(a, (str, list, tuple)) else (b, a)
+        if isinstance(seq, (str, list, tuple)) and isinstance(n, int):
+            size = len(seq) * max(n, 0)
+            if size > (MAX_TEXT if isinstance(seq, str) else MAX_LIST):
+                _too_big("string" if isinstance(seq, str) else "list", size)
+            return a * b
+        if not (isinstance(a, int) and isinstance(b, int)):
+            fault(f"'*' needs numbers (or a string or list and a number), not {type(a).__name__} and "
+                  f"{type(b).__name__}", "type")
+        r = a * b
     if not -INT_LIMIT < r < INT_LIMIT:
         fault("integer too large (beyond 2**63)", "int-size")
     return r
+
+
+def checked_plus(a, b):
+    """`+` with a side of unknown type ('any'): two strings or two lists are sized before joining."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(a, str) and isinstance(b, str):
+        if len(a) + len(b) > MAX_TEXT:
+            _too_big("string", len(a) + len(b))
+        return a + b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) + len(b) > MAX_LIST:
+            _too_big("list", len(a) + len(b))
+        return list(a) + list(b)
+    fault(f"'+' adds two numbers, two strings or two lists, not {type(a).__name__} and {type(b).__name__}",
+          "type")
+
+
+def checked_arith(op, a, b):
+    """`-`, `//`, `%` with a side of unknown type: numbers only (`'%9999999d' % 1` formats a string)."""
+    if not (isinstance(a, int) and isinstance(b, int)):
+        fault(f"'{op}' needs numbers, not {type(a).__name__} and {type(b).__name__}", "type")
+    return a - b if op == "-" else a // b if op == "//" else a % b
+
+
+NODES_PER_STEP = 8   # a loop iteration costs one step per this many nodes of its body (at least one)
+
+
+def loop_weight(st):
+    """Steps one iteration of a `for`/`while` costs: its body's size (a nested loop charges itself),
+    so that a step budget bounds work even when each iteration runs a long body."""
+    stack = list(st.body) + ([st.cond] if isinstance(st, A.While) else [])
+    n = 0
+    while stack:
+        x = stack.pop()
+        n += 1
+        if isinstance(x, (A.For, A.While)):
+            stack.append(x.iter if isinstance(x, A.For) else x.cond)
+            continue
+        stack.extend(x.children())
+    return max(1, n // NODES_PER_STEP)
+
+
+def untyped(n):
+    """True when a side of the operation may hold a string or a list (typed 'any' by the checker)."""
+    return getattr(n.left, "t", "any") == "any" or getattr(n.right, "t", "any") == "any"
 
 
 def checked_pow(x, y):

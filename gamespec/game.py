@@ -8,6 +8,17 @@ class UsageError(GamespecError, ValueError):
     """A bad request to a valid game (player count, option value)."""
 
 
+SEED_MAX = (1 << 63) - 1    # seeds are whole numbers 0 .. 2**63 - 1 (every log and saved state holds one)
+
+
+def check_seed(seed, what="the seed"):
+    """The one seed range, enforced at every door (API, CLI, simulate); UsageError otherwise."""
+    if type(seed) is not int or not 0 <= seed <= SEED_MAX:
+        shown = str(seed) if type(seed) is not int or seed.bit_length() < 100 else f"a {seed.bit_length()}-bit number"
+        raise UsageError(f"{what} is a whole number from 0 to 2**63 - 1, not {shown[:60]}")
+    return seed
+
+
 class Game:
     def __init__(self, spec, backend: str | None = None):
         self.spec = spec
@@ -57,8 +68,9 @@ class Game:
         """A new game, set up and advanced to its first decision."""
         from interpreter.state import State
         players = self.spec.min_players if players is None else players
-        if not isinstance(seed, int):
-            raise UsageError(f"the seed is a whole number, not {seed!r}")
+        check_seed(seed)
+        if not isinstance(log, bool):
+            raise UsageError(f"log is true or false, not {str(log)[:40]}")
         rs = self.ruleset(players, self.check_options(options))
         return State.new(self, rs, seed, log=log)
 
@@ -90,5 +102,9 @@ class Game:
         return fn(state, dict(bindings))
 
     def option_sets(self):
+        """Every option combination as a list (UsageError if there are more than 4096)."""
         from interpreter.ruleset import all_option_sets
-        return all_option_sets(self.spec)
+        try:
+            return all_option_sets(self.spec)
+        except ValueError as e:
+            raise UsageError(str(e)) from None

@@ -141,5 +141,6 @@ class Spec:
     tie_breakers: list
     steps_per_decision: int = 100_000
     decisions_per_game: int = 100_000
+    steps_per_game: int = 5_000_000
     graph: Any = None          # networkx DiGraph, set by the graph stage
     checker: Any = None        # the Checker that built this spec (Game.evaluate reuses its names)

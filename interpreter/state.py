@@ -17,7 +17,7 @@ class State:
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "scores", "winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index")
+                 "script", "budget", "seed", "_legal", "_index", "spent", "_busy")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -54,6 +54,8 @@ class State:
             from .gamelog import header
             s.log.append(header(s))
         s.budget = rs.max_steps
+        s.spent = 0
+        s._busy = False
         s._run(s.pc)
         return s
 
@@ -98,6 +100,11 @@ class State:
         if self.decisions >= rs.max_decisions:   # checked first: the state stays loadable
             raise SpecRuntimeError(f"the game did not end after {rs.max_decisions} decisions",
                                    rs.pc_names[self.pc], check="game-budget")
+        spent = self.spent + rs.max_steps - self.budget     # what the game's runs so far used
+        if spent > rs.max_game_steps:
+            raise SpecRuntimeError(f"the game did not end within {rs.max_game_steps} steps "
+                                   "(limits.steps_per_game)", rs.pc_names[self.pc], check="game-steps")
+        self.spent = spent
         self.decisions += 1
         ch = rs.chooses[self.pending]
         rt = a[4]           # None only for an optional step's skip
@@ -142,6 +149,8 @@ class State:
         s.script = self.script
         s.seed = self.seed
         s.budget = self.budget
+        s.spent = self.spent
+        s._busy = False
         s._legal = self._legal
         s._index = None
         return s

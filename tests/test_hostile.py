@@ -305,6 +305,13 @@ BIG_DECK = (TINY.replace("{each: {value: [1, 2, 3, 4, 5]}, count: 2}",
                          "      - {each: {value: [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]}, count: 1000}")
             .replace("zones:\n", "zones:\n  pile2: {kind: pile}\n"))
 
+FAT_BODY = "let k = 0; while k < 99000 { " + "k = k + 1; " * 200 + "k = k - 199 }; stopped[actor] = 0"
+HEAVY_NEVER_ENDS = (NEVER_ENDS.replace("decisions_per_game: 500", "decisions_per_game: 1000000")
+                    .replace('effect: "stopped[actor] = 0"',
+                             'effect: "let k = 0; while k < 99000 { k = k + 1 }; stopped[actor] = 0"'))
+SUBSETS = TINY.replace("count: 2}", "count: 4}").replace(
+    "  draw:\n", '  draw:\n    params:\n      cs: {from: "deck", size: [0, 20]}\n')
+
 RUN_CASES = {
     # id: (spec text, strategy, expected check, (rule where, needle for its position) or None, message part)
     "pow_100000": (with_score("2 ** 100000"), play_choosing("stop"), "int-size", ("scoring.score", "score"),
@@ -334,6 +341,26 @@ RUN_CASES = {
                                   '\nactions:'), play_choosing(), "budget", None, "triggers"),
     "move_loop": (with_stop_effect("while true { move(deck, pile2); move(pile2, deck) }", BIG_DECK),
                   play_choosing("stop"), "budget", ("actions.stop.effect", "stop"), ""),
+    # issue 12, memory: a value is sized before it is built, whatever the backend
+    "untyped_string_multiply": (with_stop_effect("let xs = ['abcdefgh']; let y = xs[0] * 999999999"),
+                                play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"),
+                                "a string of 7999999992 characters"),
+    "untyped_list_multiply": (with_stop_effect("let xs = [[1]]; let y = xs[0] * 999999999"),
+                              play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a list of"),
+    "untyped_string_doubling": (with_stop_effect("let xs = ['ab']; let x = xs[0]; for i in range(60) { x = x + x }"),
+                                play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a string of"),
+    "untyped_string_add_assign": (with_stop_effect("let xs = ['ab']; let x = xs[0]; for i in range(60) { x += x }"),
+                                  play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a string of"),
+    "untyped_string_format": (with_stop_effect("let xs = ['%0999999999d']; let y = xs[0] % 1"),
+                              play_choosing("stop"), "type", ("actions.stop.effect", "stop"), "'%' needs numbers"),
+    "untyped_list_join_doubling": (with_stop_effect("let xs = [[1]]; let x = xs[0]; while true { x = x + x }"),
+                                   play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a list of"),
+    "subset_parameter_limit": (SUBSETS, play_choosing("draw"), "budget", ("actions.draw.params.cs.size", "draw"),
+                               "more than 10000 subsets"),
+    # issue 12, time: steps measure work (a long loop body costs more), and a game has a step budget
+    "fat_loop_body": (with_stop_effect(FAT_BODY), play_choosing("stop"), "budget", ("actions.stop.effect", "stop"),
+                      "budget"),
+    "steps_per_game": (HEAVY_NEVER_ENDS, play_choosing("stop"), "game-steps", None, "5000000 steps"),
     "membership_loop": (with_stop_effect("let xs = range(50000); let k = 0; while true { if 99999 in xs { k = 1 } }"),
                         play_choosing("stop"), "budget", ("actions.stop.effect", "stop"), ""),
 }
@@ -420,6 +447,90 @@ def test_rule_strings_and_labels_cannot_inject_code(tmp_path):
     assert not marker.exists(), "a string of the spec ran as code"
     assert any(lab.startswith("{0.__class__} {actor.__init__.__globals__}") for lab in labels), labels
     accepted("run/code_injection")
+
+
+# ------------------------------------------------------------------------------ 3b. operator input and time (issue 12)
+LABEL_BOMB = TINY.replace("  draw:\n", "  draw:\n    label: " + json.dumps("{x}" * 100_000) + "\n    params:\n"
+                          "      x: {choice: [" + json.dumps("y" * 500_000) + "]}\n")
+
+
+def _longest_label(text):
+    g = gamespec.load_text(text, "labels.yaml")
+    out = 0
+    for backend in ("codegen", "closures"):
+        g.backend = backend
+        g._rulesets.clear()
+        s = g.new_game(players=2, seed=1)
+        out = max([out] + [len(a.label) for a in s.legal_actions()])
+    return out
+
+
+def test_label_length_is_capped():
+    longest = guarded("run/label_bomb", _longest_label, LABEL_BOMB)
+    assert 0 < longest <= 1000
+    accepted("run/label_bomb")
+
+
+def _cli(argv):
+    import contextlib
+    import io
+
+    from gamespec import cli
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main([str(a) for a in argv])
+    return code, out.getvalue()[-3000:], err.getvalue()[-3000:]
+
+
+def _spec_file(tmp_path, text, name="hostile.yaml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+MANY_OPTIONS = TINY.replace("name: Tiny", "name: Tiny\noptions:\n" + "".join(f"  o{i}: {{default: false}}\n"
+                                                                          for i in range(64)))
+ONLY_STOP = ('    if: "stopped[actor] == 0"', '    if: "false"')     # random bots can only stop, forever
+LONG_NEVER_ENDS = NEVER_ENDS.replace("decisions_per_game: 500", "decisions_per_game: 20000").replace(*ONLY_STOP)
+SLOW_NEVER_ENDS = HEAVY_NEVER_ENDS.replace("decisions_per_game: 1000000",
+                                           "decisions_per_game: 1000000, steps_per_game: 20000000").replace(*ONLY_STOP)
+
+CLI_CASES = {
+    # id: (spec text, argv after the spec path (or None: the spec path comes last), exit code, stream, part)
+    "validate_2_to_the_64_option_sets": (MANY_OPTIONS, None, ["validate"], 0, "err",
+                                         "compiled 130 of 36893488147419103232 player/option combinations"),
+    "simulate_games_20_digits": (TINY, ["--games", "99999999999999999999", "--workers", "1"], ["simulate"], 2, "err",
+                                 "number of games is a whole number from 0 to 10000000"),
+    "simulate_last_seed_out_of_range": (TINY, ["--games", "10", "--seed", str((1 << 63) - 5), "--workers", "1"],
+                                        ["simulate"], 2, "err", "the last game's seed"),
+    "run_seed_4000_digits": (TINY, ["--seed", "9" * 4000], ["run"], 2, "err", "0 to 2**63 - 1"),
+    "run_seed_negative": (TINY, ["--seed=-1"], ["run"], 2, "err", "0 to 2**63 - 1"),
+    "run_never_ends_is_linear": (LONG_NEVER_ENDS, [], ["run"], 1, "err", "did not end after 20000 decisions"),
+    "run_timeout": (SLOW_NEVER_ENDS, ["--timeout", "1"], ["run"], 1, "err", "timeout of 1 s"),
+    "simulate_timeout": (SLOW_NEVER_ENDS, ["--timeout", "0.5", "--games", "2", "--workers", "1", "--no-progress"],
+                         ["simulate"], 1, "err", "timeout of 0.5 s"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLI_CASES))
+def test_hostile_cli(case, tmp_path):
+    text, extra, cmd, code, stream, part = CLI_CASES[case]
+    path = _spec_file(tmp_path, text)
+    argv = cmd + [path] + (extra or [])
+    got, out, err = guarded(f"cli/{case}", _cli, argv)
+    assert got == code, (got, out, err)
+    assert part in (out if stream == "out" else err), (out, err)
+    assert "Traceback" not in out + err
+    accepted(f"cli/{case}")
+
+
+@pytest.mark.parametrize("seed", [True, 1.5, "7", -1, 1 << 63, 1 << 5000])
+def test_api_seed_range_enforced_at_the_door(seed):
+    from gamespec import UsageError
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    with pytest.raises(UsageError, match=r"0 to 2\*\*63 - 1"):
+        game.new_game(players=2, seed=seed)
+    assert game.new_game(players=2, seed=(1 << 63) - 1).to_json()["seed"] == (1 << 63) - 1
 
 
 # ------------------------------------------------------------------------------ 4. tampered saved states
