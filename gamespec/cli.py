@@ -669,47 +669,67 @@ def draw_graph(g, name, out, fmt) -> None:
 # replay
 
 def cmd_replay(args) -> int:
-    from interpreter.replay import read_log, replay
+    from gamespec import StateFormatError
+    from interpreter.replay import read_header, replay_file
 
     try:
-        lines = read_log(args.log)
+        header = read_header(args.log)
     except OSError as e:
         raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
-    header = lines[0]
+    except StateFormatError as e:
+        raise Fail(str(e)) from None
     if "for_player" in header:
-        raise Fail(f"{args.log} is the log as seat {header['for_player']} saw it (--log-for); "
-                   "replay needs the full log (--log)")
+        fp = header["for_player"]
+        seat = f"seat {fp}" if type(fp) is int and 0 <= fp < 1000 else "one seat"
+        raise Fail(f"{args.log} is the log as {seat} saw it (--log-for); replay needs the full log (--log)")
     spec_path = args.spec or _find_spec(header, args.log)
     game = _load(spec_path)
-    result = replay(game, lines)
+    try:
+        result = replay_file(game, args.log, timeout=args.timeout)
+    except OSError as e:
+        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
     out = {"log": args.log, "spec": spec_path, "game": game.name, **result}
     if args.json:
         _print_json(out)
     elif result["ok"]:
         print(f"{args.log}: OK, {result['decisions']} decisions replayed; scores {result['scores']}, "
               f"winners {result['winners']}")
+        print(f"chance: {result['chance']}")
     if not result["ok"]:
         if not args.json:
-            total = sum(1 for x in lines if x.get("type") == "decision")
-            print(f"{args.log}: replay failed ({result['decisions']} of {total} decisions matched): "
+            print(f"{args.log}: replay failed after {result['decisions']} matching decisions: "
                   f"{result['error']}", file=sys.stderr)
         return 1
     return 0
 
 
+MAX_SPEC_CANDIDATES = 200   # spec files beside a log that replay may hash to find its spec
+
+
 def _find_spec(header, log_path) -> str:
-    spec = header.get("spec")
-    if not isinstance(spec, str) or not spec:
-        raise Fail(f"the header of {log_path} names no spec; give --spec FILE")
-    if os.path.isabs(spec):
-        tries = [spec]
-    else:
-        tries = [spec, os.path.join(os.path.dirname(os.path.abspath(log_path)), spec)]
-    for t in tries:
-        if os.path.isfile(t):
-            return t
-    raise Fail(f"cannot find the spec {spec!r} named in {log_path} (tried "
-               f"{' and '.join(map(repr, dict.fromkeys(tries)))}); give --spec FILE")
+    """The spec beside the log whose SHA-256 is the header's. The header's own 'spec' path is
+    never opened: a log from a stranger could name any file."""
+    import hashlib
+    sha = header.get("spec_sha256")
+    if not isinstance(sha, str) or len(sha) != 64:
+        raise Fail(f"the header of {log_path} has no spec_sha256; give --spec FILE")
+    folder = os.path.dirname(os.path.abspath(log_path))
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
+    except OSError as e:
+        raise Fail(f"cannot list {folder}: {e.strerror or e}; give --spec FILE") from None
+    from gamespec.yamlsafe import DEFAULT_MAX_BYTES
+    for name in names[:MAX_SPEC_CANDIDATES]:
+        path = os.path.join(folder, name)
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > DEFAULT_MAX_BYTES:
+                continue
+            with open(path, "rb") as f:
+                if hashlib.sha256(f.read(DEFAULT_MAX_BYTES + 1)).hexdigest() == sha:
+                    return path
+        except OSError:
+            continue
+    raise Fail(f"no spec file beside {log_path} has the log's SHA-256 ({sha[:12]}...); give --spec FILE")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -808,11 +828,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser(
         "replay", formatter_class=_Formatter, help="re-play a full log and check it",
-        description="Re-play a full log written by 'gamespec run --log': every chance event and\n"
-                    "decision is checked against the rules (the seed is not needed). Prints OK and\n"
-                    "the decision count, or the first divergence (exit 1). The spec is the header's\n"
-                    "'spec' path (relative to the current folder, then to the log's folder) unless\n"
-                    "--spec is given; its SHA-256 must match the log's.",
+        description="Re-play a full log written by 'gamespec run --log' and check every line of it\n"
+                    "against the game it re-plays (decisions, looks, chance events, the end). With\n"
+                    "the header's seed every shuffle is verified; without one, shuffles are taken\n"
+                    "on trust, and replay says so. Prints OK and the decision count, or the first\n"
+                    "difference (exit 1). The spec is --spec, else the .yaml file beside the log\n"
+                    "whose SHA-256 is the log's (the header's 'spec' path is never opened).",
         epilog="examples:\n"
                "  gamespec replay game.jsonl\n"
                "  gamespec replay game.jsonl --spec games/mygame.yaml --json")

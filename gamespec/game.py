@@ -75,8 +75,17 @@ class Game:
         return State.new(self, rs, seed, log=log)
 
     def state_from_json(self, data):
+        """A saved state (to_json() output, from anyone): accepted only if re-playing its recorded
+        decisions (and chance) gives exactly it; StateFormatError otherwise."""
         from interpreter.serial import from_json
         return from_json(self, data)
+
+    def arranged_state(self, data):
+        """A position written by hand in the to_json() format (tests, puzzles, determinized states
+        for search): checked for consistency, but its knowledge and history are taken as given, so
+        never use it on a file from someone else (use state_from_json)."""
+        from interpreter.serial import arranged
+        return arranged(self, data)
 
     def evaluate(self, state, text: str, **bindings):
         """Evaluate one expression of the rule language in a state (for tests, debugging, tools).

@@ -291,6 +291,11 @@ def _freeze(v):
     return v
 
 
+def _kind(x):
+    """The JSON kind of a value (a spec's strings are a str subclass that carries its position)."""
+    return "str" if isinstance(x, str) else type(x).__name__
+
+
 def _typed(args):
-    return tuple((type(x).__name__, x) if not isinstance(x, tuple) else tuple((type(y).__name__, y) for y in x)
+    return tuple((_kind(x), x) if not isinstance(x, tuple) else tuple((_kind(y), y) for y in x)
                  for x in args)

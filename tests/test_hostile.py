@@ -682,17 +682,85 @@ STATE_CASES = {
 }
 
 
-def _state_outcome(game, d):
+def _swap_between_zones(d, g):
+    zs = [z for z in d["zones"] if z]
+    zs[0][0], zs[-1][0] = zs[-1][0], zs[0][0]
+
+
+def _finish_mid_game(d, g):
+    d.update(terminal=True, pending=-1, scores=[99] + [0] * (d["players"] - 1), winners=[0])
+
+
+def _reveal_events(n):
+    def add(d, g):
+        d["history"] += [["r", 0, list(range(len(d["known"])))]] * n
+    return add
+
+
+# Issue 12: a saved state is accepted only if re-playing its recorded decisions (and chance) gives
+# exactly it. (id: (base, tamper, part of the message)); every STATE_CASES case is also one of these,
+# with the message STRICT gives.
+TRUSTED_NOTHING_CASES = {
+    "knows_the_whole_deck": ("bacchus", _do(lambda d, g: d.__setitem__("known", [(1 << d["players"]) - 1] * len(
+        d["known"]))), "'known' is not what"),
+    "face_turned_up": ("bacchus", _set(["face"], {"0": 1, "1": 1}), "'face' is not what"),
+    "history_reveal_added": ("bacchus", _do(_reveal_events(1)), "'history' is not what"),
+    "history_60mb_of_reveals": ("bacchus", _do(_reveal_events(40_000)), "'history' is not what"),
+    "log_look_added": ("bacchus", _do(lambda d, g: d["log"].insert(1, {"type": "look", "player": 0, "cards": [0]})),
+                       "'log' is not what"),
+    "log_chance_removed": ("bacchus_end", _do(lambda d, g: d["log"].remove(next(x for x in d["log"]
+                                                                                 if x["type"] == "chance"))),
+                           "'log' is not what"),
+    "cards_swapped_between_zones": ("bacchus", _do(_swap_between_zones), "'zones' is not what"),
+    "rng_replaced": ("bacchus", _set(["rng"], 12345), "'rng' is not what"),
+    "seed_changed": ("bacchus", _set(["seed"], lambda d, g: d["seed"] + 1), "of its history"),
+    "seed_too_large": ("bacchus", _set(["seed"], 1 << 5000), "bad seed"),
+    "seedless_without_log": ("tiny_for", _do(lambda d, g: d.update(seed=None, log=None)), "needs its log"),
+    "finished_mid_game_with_invented_scores": ("bacchus", _do(_finish_mid_game), "'terminal' is not what"),
+    "winners_inconsistent_with_scores": ("bacchus_end", _set(["winners"], lambda d, g: [
+        p for p in range(d["players"]) if p not in d["winners"]][:1]), "'winners' is not what"),
+    "number_variable_holds_a_word": ("bacchus", _set(["vars", 0], "many"), "'vars' is not what"),
+    "number_variable_holds_a_bool": ("bacchus", _set(["vars", 0], True), "'vars' is not what"),
+    "decision_by_the_wrong_player": ("bacchus", _do(lambda d, g: next(ev for ev in d["history"] if ev[0] == "d")
+                                                    .__setitem__(1, 1)), "decision 1 of its history is player 1's"),
+}
+
+STRICT = {   # what state_from_json says for each STATE_CASES case: the first field that is not re-played
+    **{c: "'zones' is not what" for c in ("card_as_string", "card_duplicated", "card_missing", "card_unknown",
+                                          "too_few_zones", "zones_wrong_type")},
+    **{c: "'flow' is not what" for c in STATE_CASES if c.startswith("flow_")},
+    **{c: "'log' is not what" for c in STATE_CASES if c.startswith("log_")},
+    **{c: "'vars' is not what" for c in ("cards_variable_bad", "huge_variable", "variable_wrong_type")},
+    **{c: "'rng' is not what" for c in ("huge_rng", "negative_rng", "zero_rng")},
+    **{c: "'known' is not what" for c in ("huge_knowledge", "negative_knowledge")},
+    **{c: "'face' is not what" for c in ("face_bad_value", "face_key_superscript")},
+    **{c: "'history' is not what" for c in ("history_bad_event", "history_bad_mask", "history_unknown_card")},
+    **{c: "'pc' is not what" for c in ("pc_as_float", "wrong_pc")},
+    "actor_not_the_decider": "'actor' is not what", "finished_bad_scores": "'scores' is not what",
+    "finished_log_scores": "'log' is not what", "finished_no_winner": "'winners' is not what",
+    "finished_pending": "'pending' is not what", "pending_out_of_range": "'pending' is not what",
+    "history_missing_decision": "decision 1 of its history is not legal", "history_short_event": "history event",
+    "huge_decisions": "'decisions' is not what", "negative_turns": "'turns' is not what",
+    "phase_mismatch": "'phase' is not what", "terminal_wrong_type": "'terminal' is not what",
+    "seed_float": "bad seed",
+}
+
+
+def _state_outcome(game, d, how="state_from_json"):
     try:
-        s = game.state_from_json(d)
+        s = getattr(game, how)(d)
     except StateFormatError as e:
         return {"error": str(e)}
     return {"loaded": repr(s)}
 
 
-@pytest.mark.parametrize("case", sorted(STATE_CASES))
+@pytest.mark.parametrize("case", sorted(STATE_CASES) + sorted(TRUSTED_NOTHING_CASES))
 def test_tampered_state(case):
-    base, tamper, part = STATE_CASES[case]
+    if case in STATE_CASES:
+        base, tamper, part = STATE_CASES[case]
+        part = STRICT.get(case, part)
+    else:
+        base, tamper, part = TRUSTED_NOTHING_CASES[case]
     game, d = base_states()[base]
     d = tamper(json.loads(json.dumps(d)), game)
     out = guarded(f"state/{case}", _state_outcome, game, d)
@@ -702,17 +770,35 @@ def test_tampered_state(case):
     accepted(f"state/{case}")
 
 
+@pytest.mark.parametrize("case", sorted(STATE_CASES))
+def test_tampered_arranged_state(case):
+    """Game.arranged_state (positions written by hand) still checks every field for consistency."""
+    base, tamper, part = STATE_CASES[case]
+    game, d = base_states()[base]
+    d = tamper(json.loads(json.dumps(d)), game)
+    out = guarded(f"arranged/{case}", _state_outcome, game, d, "arranged_state")
+    assert "error" in out, f"a tampered state loaded: {out}"
+    assert out["error"].startswith("bad saved state") and part in out["error"], out["error"]
+    assert "internal error" not in out["error"], out["error"]
+    accepted(f"arranged/{case}")
+
+
 @pytest.mark.parametrize("base", ["bacchus", "bacchus_end", "tiny_for"])
 def test_untampered_states_load(base):
     game, d = base_states()[base]
-    s = game.state_from_json(json.loads(json.dumps(d)))
-    assert s.to_json() == d
+    for how in ("state_from_json", "arranged_state"):
+        s = getattr(game, how)(json.loads(json.dumps(d)))
+        assert s.to_json() == d
 
 
 # ------------------------------------------------------------------------------ 5. hostile logs
+TINY_LOOK = TINY.replace('effect: "deal(deck, hand[actor])"',
+                        'effect: "deal(deck, hand[actor]); if size(deck) > 0 { reveal(deck, actor) }"')
+
+
 @functools.lru_cache(maxsize=1)
 def base_log():
-    game = gamespec.load_text(TINY, "tiny.yaml")
+    game = gamespec.load_text(TINY_LOOK, "tiny.yaml")
     s = game.new_game(players=3, seed=3, log=True)
     rnd = random.Random(3)
     while not s.is_terminal:
@@ -789,6 +875,36 @@ LOG_CASES = {
                               "initial arrangement", 0),
     "final_scores_differ": (_tamper_lines(lambda L: L[-1].__setitem__("scores", [99, 99, 99])), "replay",
                             "final scores differ", None),
+    # issue 12: every line is checked against the line the re-played game writes
+    "look_line_altered": (_tamper_lines(lambda L: next(x for x in L if x["type"] == "look")["cards"].reverse()
+                                        if len(next(x for x in L if x["type"] == "look")["cards"]) > 1 else
+                                        next(x for x in L if x["type"] == "look")["cards"].append(0)),
+                          "replay", "a look line where the re-played game writes a look line", None),
+    "look_line_removed": (_tamper_lines(lambda L: L.remove(next(x for x in L if x["type"] == "look"))), "replay",
+                          "where the re-played game writes a look line", None),
+    "look_line_added": (_tamper_lines(lambda L: L.insert(3, {"type": "look", "player": 0, "cards": [1, 2]})),
+                        "replay", "a look line where", None),
+    "decision_renumbered": (_tamper_lines(lambda L: _decision(L, 2).__setitem__("n", 99)), "replay",
+                            "decision 99 where the re-played game writes decision 2", 1),
+    "unknown_line_type": (_tamper_lines(lambda L: L.insert(2, {"type": "comment", "text": "trust me"})), "replay",
+                          "unknown type 'comment'", 0),
+    "second_header": (_tamper_lines(lambda L: L.insert(3, dict(L[0]))), "replay", "a header line", None),
+    "format_changed": (_tamper_lines(lambda L: L[0].__setitem__("format", "gamespec-log/2")), "replay",
+                       "header's 'format' is not this game's", 0),
+    "game_name_changed": (_tamper_lines(lambda L: L[0].__setitem__("game", "Other")), "replay",
+                          "header's 'game' is not this game's", 0),
+    "card_labels_changed": (_tamper_lines(lambda L: L[0]["cards"].__setitem__(0, "ace of spades")), "replay",
+                            "header's 'cards' is not this game's", 0),
+    "faces_changed": (_tamper_lines(lambda L: L[0]["faces"][0].__setitem__("value", 99)), "replay",
+                      "header's 'faces' is not this game's", 0),
+    "header_extra_field": (_tamper_lines(lambda L: L[0].__setitem__("trusted", True)), "replay",
+                           "header's 'trusted' is not this game's", 0),
+    "spec_sha256_removed": (_tamper_lines(lambda L: L[0].pop("spec_sha256")), "replay", "no spec_sha256", 0),
+    "end_line_removed": (_tamper_lines(lambda L: L.pop()), "replay", "has no end line", None),
+    "line_after_the_end": (_tamper_lines(lambda L: L.append(dict(L[-1]))), "replay",
+                           "where the re-played game writes nothing more", None),
+    "header_seed_too_large": (_tamper_lines(lambda L: L[0].__setitem__("seed", 1 << 70)), "replay",
+                              "malformed log", 0),
     "too_large": (None, "read", "larger than", None),
     "fifo": (None, "read", "not a regular file", None),
 }
@@ -802,7 +918,10 @@ def _log_outcome(game, path, small_limit):
         lines = gamelog.read_log(path)
     except StateFormatError as e:
         return {"read": str(e)}
-    return {"replay": gamelog.replay(game, lines)}
+    streamed = gamelog.replay_file(game, path)
+    listed = gamelog.replay(game, lines)
+    assert streamed == listed, (streamed, listed)
+    return {"replay": streamed}
 
 
 @pytest.mark.parametrize("case", sorted(LOG_CASES))
@@ -830,14 +949,90 @@ def test_hostile_log(case, tmp_path):
 
 
 def test_untampered_log_replays(tmp_path):
-    from interpreter.replay import read_log, replay
+    from interpreter.replay import CHANCE_TRUSTED, CHANCE_VERIFIED, read_log, replay, replay_file
     game, lines = base_log()
     path = tmp_path / "game.jsonl"
     path.write_bytes(_jsonl(lines))
     r = replay(game, read_log(str(path)))
-    assert r["ok"], r
+    assert r["ok"] and r["chance"] == CHANCE_VERIFIED, r
+    assert replay_file(game, str(path)) == r
+    lines = json.loads(json.dumps(lines))
     del lines[0]["seed"]       # without the seed the shuffles cannot be checked, but the game can
-    assert replay(game, lines)["ok"]
+    r = replay(game, lines)
+    assert r["ok"] and r["chance"] == CHANCE_TRUSTED and "on trust" in r["chance"], r
+    _swap_shuffle(lines)       # ... and a seedless log replays whatever deck order it claims: said plainly
+    r = replay(game, lines)
+    assert r["chance"] == CHANCE_TRUSTED
+
+
+def _replay_padded(game, path):
+    from interpreter.replay import replay_file
+    return replay_file(game, path)
+
+
+def test_big_log_is_streamed(tmp_path):
+    """60 MB of log (here: blank padding lines, which replay skips) replays in bounded memory."""
+    game, lines = base_log()
+    path = tmp_path / "big.jsonl"
+    with open(path, "wb") as f:
+        f.write(_jsonl(lines[:3]))
+        for _ in range(60):
+            f.write(b" " * MiB + b"\n")
+        f.write(_jsonl(lines[3:]))
+    assert path.stat().st_size > 60 * MiB
+    r = guarded("log/big_log_streamed", _replay_padded, game, str(path))
+    assert r["ok"], r
+    secs, peak = _MEASURED["log/big_log_streamed"]
+    assert peak < 32 * MiB, f"replaying a 60 MB log took {peak / MiB:.0f} MiB: it was not streamed"
+    accepted("log/big_log_streamed")
+
+
+def _cli_replay(tmp_path, lines, *extra):
+    log = tmp_path / "game.jsonl"
+    log.write_bytes(_jsonl(lines))
+    return guarded("cli/replay", _cli, ["replay", log, *extra])
+
+
+def test_replay_never_opens_the_path_a_log_names(tmp_path):
+    game, lines = base_log()
+    secret = tmp_path / "private" / "secret.yaml"
+    secret.parent.mkdir()
+    secret.write_text("password-of-someone: hunter2\n")
+    lines = json.loads(json.dumps(lines))
+    lines[0]["spec"] = str(secret)
+    code, out, err = _cli_replay(tmp_path, lines)
+    assert code == 1 and "no spec file beside" in err and "--spec" in err, (out, err)
+    assert "hunter2" not in out + err and "password" not in out + err
+    (tmp_path / "tiny.yaml").write_text(TINY_LOOK)   # the spec beside the log, found by its SHA-256
+    code, out, err = _cli_replay(tmp_path, lines)
+    assert code == 0 and ": OK," in out and "chance: verified" in out, (out, err)
+    accepted("cli/replay")
+
+
+def test_replay_says_when_chance_is_taken_on_trust(tmp_path):
+    game, lines = base_log()
+    (tmp_path / "tiny.yaml").write_text(TINY_LOOK)
+    lines = json.loads(json.dumps(lines))
+    del lines[0]["seed"]
+    code, out, err = _cli_replay(tmp_path, lines)
+    assert code == 0 and "chance: taken on trust" in out, (out, err)
+    accepted("cli/replay")
+
+
+def test_replay_timeout(tmp_path):
+    text = LONG_NEVER_ENDS.replace("decisions_per_game: 20000", "decisions_per_game: 3000")
+    game = gamespec.load_text(text, "long.yaml")
+    s = game.new_game(players=2, seed=1, log=True)
+    try:
+        while True:
+            s.apply(s.legal_actions()[0])
+    except SpecRuntimeError:
+        pass
+    lines = s.log_lines()
+    (tmp_path / "long.yaml").write_text(text)
+    code, out, err = _cli_replay(tmp_path, lines, "--timeout", "0.001")
+    assert code == 1 and "did not finish within the timeout of 0.001 s" in err, (out, err)
+    accepted("cli/replay")
 
 
 # ------------------------------------------------------------------------------ the report
