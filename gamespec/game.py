@@ -46,7 +46,15 @@ class Game:
         return self.spec.graph
 
     def check_options(self, options) -> dict:
+        """The complete option dict: defaults overlaid with `options` (a dict of name: value), checked."""
         from interpreter.ruleset import option_set
+        if options is not None and not isinstance(options, dict):
+            raise UsageError(f"options are a dict of option name to value, not {type(options).__name__}")
+        for k, v in (options or {}).items():
+            if not isinstance(k, str):
+                raise UsageError(f"an option name is a string, not {str(k)[:40]}")
+            if not (v is None or isinstance(v, (bool, int, str))):
+                raise UsageError(f"option '{k[:40]}' is true/false or a whole number, not {type(v).__name__}")
         try:
             return option_set(self.spec, options)
         except ValueError as e:
@@ -54,9 +62,10 @@ class Game:
 
     def ruleset(self, players: int, options: dict):
         from interpreter.ruleset import Ruleset
-        if not isinstance(players, int) or not self.spec.min_players <= players <= self.spec.max_players:
+        if type(players) is not int or not self.spec.min_players <= players <= self.spec.max_players:
             raise UsageError(f"{self.spec.name} is for {self.spec.min_players} to {self.spec.max_players} "
-                             f"players, not {players}")
+                             f"players, not {str(players)[:40]}")
+        options = self.check_options(options)
         key = (players, tuple(sorted(options.items())))
         rs = self._rulesets.get(key)
         if rs is None:
@@ -100,6 +109,11 @@ class Game:
         from .errors import SpecErrors
         from .model import Rule
         from .parser import Located, parse
+        from interpreter.state import State
+        if not isinstance(state, State) or state.game is not self:
+            raise UsageError("evaluate() needs a State of this game")
+        if not isinstance(text, str) or len(text) > 10_000:
+            raise UsageError("evaluate() needs an expression as a string (at most 10 000 characters)")
         ck = self.spec.checker
         rule = Rule(parse(Located(text, "<expr>"), "expr"), "<expr>", "<expr>", 1, 1)
         ck.errors = []

@@ -37,7 +37,7 @@ def value_view(s, decl, value, bit, owner):
         return card_view(s, value, bit)
     if decl.type == "cards":
         return [card_view(s, c, bit) for c in value]
-    return value
+    return list(value) if isinstance(value, list) else value   # a copy: the state shares its lists
 
 
 def observation(s, player: int) -> dict:

@@ -287,7 +287,8 @@ def _from_json(game, d):
     s.script = None
     s.budget = rs.spec.steps_per_decision
     s.spent = 0
-    s._busy = False
+    from _thread import allocate_lock
+    s._busy = allocate_lock()
     s._legal = None
     s._index = None
 

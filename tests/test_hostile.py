@@ -1035,6 +1035,180 @@ def test_replay_timeout(tmp_path):
     accepted("cli/replay")
 
 
+# ------------------------------------------------------------------------------ 6. the Python API (issue 12)
+TINY_LISTS = TINY_LOOK.replace("variables:\n", "variables:\n  marks: {type: list, initial: [1, 2]}\n").replace(
+    'effect: "stopped[actor] = 1"', 'effect: "stopped[actor] = 1; marks += [actor]"')
+
+
+def _mutate(x):
+    """Change a returned value every way a caller might, in place, all the way down."""
+    if isinstance(x, dict):
+        for v in list(x.values()):
+            _mutate(v)
+        x["mutated"] = True
+        x.pop(next(iter(x)), None)
+    elif isinstance(x, list):
+        for v in x:
+            _mutate(v)
+        x.append("mutated")
+        if len(x) > 1:
+            x.reverse()
+
+
+def _played(seed=3):
+    game = gamespec.load_text(TINY_LISTS, "lists.yaml")
+    s = game.new_game(players=3, seed=seed, log=True)
+    rnd = random.Random(seed)
+    while not s.is_terminal:
+        acts = s.legal_actions()
+        s.apply(acts[rnd.randrange(len(acts))])
+    return game, s
+
+
+@pytest.mark.parametrize("what", ["log_lines", "log_for", "to_json", "scores", "winners", "observation",
+                                  "legal_actions"])
+def test_api_returns_copies(what):
+    game, s = _played()
+    mid = game.new_game(players=3, seed=3, log=True)
+    mid.apply(next(a for a in mid.legal_actions() if a.name == "stop"))
+    for state in (s, mid):
+        twin = state.clone()
+        before = json.dumps(state.to_json(), sort_keys=True)
+        got = {"log_lines": lambda: state.log_lines(), "log_for": lambda: state.log_for(1),
+               "to_json": lambda: state.to_json(), "scores": lambda: state.scores,
+               "winners": lambda: state.winners, "observation": lambda: state.observation(0),
+               "legal_actions": lambda: state.legal_actions()}[what]()
+        if got is None:
+            continue
+        if what == "observation":
+            assert isinstance(got["variables"]["marks"], list)
+        _mutate(got)
+        assert json.dumps(state.to_json(), sort_keys=True) == before, f"changing {what}() changed the game"
+        assert json.dumps(twin.to_json(), sort_keys=True) == before, f"changing {what}() changed a clone"
+        assert state.log_lines() == twin.log_lines() and state.log_for(1) == twin.log_for(1)
+        assert state.observation(0) == twin.observation(0)
+
+
+def _api_calls():
+    from gamespec import UsageError
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    s = game.new_game(players=2, seed=1)
+    calls = {
+        "options_int_keys": lambda: game.new_game(players=2, options={1: 2}),
+        "options_string": lambda: game.new_game(players=2, options="x"),
+        "options_list": lambda: game.new_game(players=2, options=[("a", 1)]),
+        "options_nested_value": lambda: game.new_game(players=2, options={"x": [1]}),
+        "players_bool": lambda: game.new_game(players=True),
+        "players_string": lambda: game.new_game(players="2"),
+        "players_float": lambda: game.new_game(players=2.0),
+        "seed_none": lambda: game.new_game(players=2, seed=None),
+        "log_string": lambda: game.new_game(players=2, log="yes"),
+        "log_for_negative": lambda: game.new_game(players=2, log=True).log_for(-1),
+        "log_for_99": lambda: game.new_game(players=2, log=True).log_for(99),
+        "log_for_bool": lambda: game.new_game(players=2, log=True).log_for(True),
+        "log_for_without_log": lambda: s.log_for(0),
+        "log_lines_without_log": lambda: s.log_lines(),
+        "observation_negative": lambda: s.observation(-1),
+        "observation_string": lambda: s.observation("0"),
+        "apply_none": lambda: s.apply(None),
+        "apply_list": lambda: s.apply(["draw"]),
+        "apply_unknown_key": lambda: s.apply({"action": "draw", "evil": 1}),
+        "ruleset_players_string": lambda: game.ruleset("2", {}),
+        "ruleset_options_string": lambda: game.ruleset(2, "x"),
+        "state_from_json_list": lambda: game.state_from_json([1]),
+        "arranged_state_string": lambda: game.arranged_state("x"),
+        "evaluate_not_a_state": lambda: game.evaluate(None, "1 + 1"),
+        "evaluate_not_text": lambda: game.evaluate(s, 5),
+        "check_options_string": lambda: game.check_options("x"),
+    }
+    out = {}
+    for name, call in calls.items():
+        before = json.dumps(s.to_json(), sort_keys=True)
+        try:
+            call()
+            out[name] = "accepted"
+        except gamespec.GamespecError as e:
+            out[name] = f"{type(e).__name__}: {e}"[:200]
+        except Exception as e:  # noqa: BLE001 - a Python error is what this test catches
+            out[name] = f"PYTHON {type(e).__name__}: {e}"[:200]
+        if json.dumps(s.to_json(), sort_keys=True) != before:
+            out[name] += " (AND THE STATE CHANGED)"
+    out["_usage"] = UsageError.__name__
+    return out
+
+
+def test_api_misuse_raises_named_errors():
+    out = guarded("api/misuse", _api_calls)
+    bad = {k: v for k, v in out.items() if k != "_usage" and (
+        v == "accepted" or v.startswith("PYTHON") or "STATE CHANGED" in v)}
+    assert not bad, bad
+    accepted("api/misuse")
+
+
+def test_concurrent_apply_is_detected():
+    """A State is not thread-safe: a second thread's apply() while one runs is refused, not corrupting."""
+    import threading
+
+    from gamespec import UsageError
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    s = game.new_game(players=2, seed=1)
+    before = s.to_json()
+    s._busy.acquire()          # as if another thread were inside apply()
+    errors = []
+
+    def other():
+        try:
+            s.apply(s.legal_actions()[0] if False else {"action": "stop"})
+        except UsageError as e:
+            errors.append(str(e))
+    t = threading.Thread(target=other)
+    t.start()
+    t.join(10)
+    s._busy.release()
+    assert errors and "another thread" in errors[0], errors
+    assert s.to_json() == before
+    with pytest.raises(UsageError, match="another thread"):
+        s._busy.acquire()
+        try:
+            s.legal_actions()
+        finally:
+            s._busy.release()
+
+
+def test_threads_hammering_one_state_never_corrupt_it():
+    import sys
+    import threading
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    s = game.new_game(players=3, seed=4)
+    problems = []
+
+    def player(k):
+        rnd = random.Random(k)
+        for _ in range(300):
+            try:
+                acts = s.legal_actions()
+                if not acts:
+                    return
+                s.apply(acts[rnd.randrange(len(acts))])
+            except gamespec.GamespecError:
+                pass                      # UsageError (another thread) or IllegalAction (a stale action)
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"{type(e).__name__}: {e}")
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=player, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    finally:
+        sys.setswitchinterval(old)
+    assert not problems, problems[:3]
+    again = game.state_from_json(json.loads(json.dumps(s.to_json())))   # it is what its history produces
+    assert again.to_json() == s.to_json()
+
+
 # ------------------------------------------------------------------------------ the report
 def test_zz_worst_time_and_memory_to_reject(capsys):
     """Prints the worst time and memory over the cases above (run after them, in file order)."""
