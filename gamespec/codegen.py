@@ -16,7 +16,7 @@ import re
 from . import ast as A
 from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
                        MAX_LIST, _add, _can_grow, _describe, _too_big, bounded, checked_arith, checked_mul,
-                       checked_plus, checked_pow, fault, loop_weight, untyped,
+                       checked_plus, checked_pow, comp_weight, fault, loop_weight, untyped,
                        run_length)
 from .errors import SpecRuntimeError
 
@@ -628,7 +628,7 @@ class CodeGen:
         return out
 
     def comp(self, n, names):
-        it = self._charged(n.iter, self.as_list(n.iter, names))
+        it = self._charged(n.iter, self.as_list(n.iter, names), comp_weight(n))
         inner = dict(names)
         py = self.ident()
         inner[n.var] = py
@@ -785,11 +785,12 @@ class CodeGen:
         """Charge a list an operation walks through, unless it is small by construction."""
         return src if self._small(node) or src in self.small_locals else f"_charge(s, {src})"
 
-    def _charged(self, node, it):
-        """The iterable, charged to the step budget unless it is small by construction and not
-        nested in another comprehension."""
-        return it if self._comp_depth == 0 and (self._small(node) or it in self.small_locals) \
-            else f"_charge(s, {it})"
+    def _charged(self, node, it, w=1):
+        """The iterable, charged to the step budget (w steps an item) unless it is small by
+        construction and not nested in another comprehension."""
+        if self._comp_depth == 0 and (self._small(node) or it in self.small_locals):
+            return it
+        return f"_charge(s, {it})" if w == 1 else f"_charge_w(s, {it}, {w})"
 
     def index(self, n, names):
         L = self.L
@@ -903,7 +904,7 @@ class CodeGen:
                 self.valid_players.add(py)
             if c.iter.t == "zone":
                 self.nonnull.add(py)
-            base_it = self._charged(c.iter, self.as_list(c.iter, names))
+            base_it = self._charged(c.iter, self.as_list(c.iter, names), comp_weight(c))
             it, rest, pick = self._prefilter(c, base_it, names, eq=True)
             if not rest:
                 by_value = self._masks_by_value(c, pick) if pick is not None and self._hc is None else None

@@ -475,6 +475,12 @@ class Compiler:
 
     def comp_parts(self, n, names):
         it = self.as_list(n.iter, names)
+        w = comp_weight(n)
+        if w > 1:       # a long condition or element: each item costs more than one step
+            raw_it = it
+
+            def it(s, e):
+                return charge_more(s, raw_it(s, e), w - 1)
         inner = dict(names)
         var = self.fresh(n.var)
         inner[n.var] = var
@@ -846,19 +852,42 @@ def checked_arith(op, a, b):
 NODES_PER_STEP = 8   # a loop iteration costs one step per this many nodes of its body (at least one)
 
 
-def loop_weight(st):
-    """Steps one iteration of a `for`/`while` costs: its body's size (a nested loop charges itself),
-    so that a step budget bounds work even when each iteration runs a long body."""
-    stack = list(st.body) + ([st.cond] if isinstance(st, A.While) else [])
+def _weight(roots):
+    """max(1, nodes // NODES_PER_STEP) over `roots`; a nested loop or comprehension charges its own
+    iterations, so only its head counts here."""
+    stack = [r for r in roots if r is not None]
     n = 0
     while stack:
         x = stack.pop()
         n += 1
-        if isinstance(x, (A.For, A.While)):
-            stack.append(x.iter if isinstance(x, A.For) else x.cond)
-            continue
-        stack.extend(x.children())
+        if isinstance(x, A.For):
+            stack.append(x.iter)
+        elif isinstance(x, A.While):
+            stack.append(x.cond)
+        elif isinstance(x, A.Comp):
+            stack.append(x.iter)
+        else:
+            stack.extend(x.children())
     return max(1, n // NODES_PER_STEP)
+
+
+def loop_weight(st):
+    """Steps one iteration of a `for`/`while` costs: its body's size, so that a step budget bounds
+    work even when each iteration runs a long body."""
+    return _weight(list(st.body) + ([st.cond] if isinstance(st, A.While) else []))
+
+
+def comp_weight(n):
+    """Steps one item of a comprehension costs: the size of its condition and element."""
+    return _weight([n.elt, n.cond])
+
+
+def charge_more(s, xs, w):
+    """Charge w more steps per item (on top of the step each visited item costs)."""
+    s.budget -= len(xs) * w
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+    return xs
 
 
 def untyped(n):

@@ -15,7 +15,6 @@ from .state import State
 
 
 MAX_LOG_BYTES = 64 * 1024 * 1024   # a log is untrusted input: refused beyond this size
-MAX_SEED_BITS = 4096
 
 
 class Script:

@@ -306,7 +306,7 @@ BIG_DECK = (TINY.replace("{each: {value: [1, 2, 3, 4, 5]}, count: 2}",
             .replace("zones:\n", "zones:\n  pile2: {kind: pile}\n"))
 
 FAT_BODY = "let k = 0; while k < 99000 { " + "k = k + 1; " * 200 + "k = k - 199 }; stopped[actor] = 0"
-HEAVY_NEVER_ENDS = (NEVER_ENDS.replace("decisions_per_game: 500", "decisions_per_game: 1000000")
+HEAVY_NEVER_ENDS = (NEVER_ENDS.replace("decisions_per_game: 500", "decisions_per_game: 1000000, steps_per_game: 1000000")
                     .replace('effect: "stopped[actor] = 0"',
                              'effect: "let k = 0; while k < 99000 { k = k + 1 }; stopped[actor] = 0"'))
 SUBSETS = TINY.replace("count: 2}", "count: 4}").replace(
@@ -360,7 +360,10 @@ RUN_CASES = {
     # issue 12, time: steps measure work (a long loop body costs more), and a game has a step budget
     "fat_loop_body": (with_stop_effect(FAT_BODY), play_choosing("stop"), "budget", ("actions.stop.effect", "stop"),
                       "budget"),
-    "steps_per_game": (HEAVY_NEVER_ENDS, play_choosing("stop"), "game-steps", None, "5000000 steps"),
+    "fat_comprehension": (with_stop_effect("let k = count(x for x in range(99000) if " + " + ".join(
+        "(" + " + ".join(["x"] * 50) + ")" for _ in range(8)) + " >= 0)"), play_choosing("stop"), "budget",
+        ("actions.stop.effect", "stop"), "budget"),
+    "steps_per_game": (HEAVY_NEVER_ENDS, play_choosing("stop"), "game-steps", None, "1000000 steps"),
     "membership_loop": (with_stop_effect("let xs = range(50000); let k = 0; while true { if 99999 in xs { k = 1 } }"),
                         play_choosing("stop"), "budget", ("actions.stop.effect", "stop"), ""),
 }
@@ -492,8 +495,7 @@ MANY_OPTIONS = TINY.replace("name: Tiny", "name: Tiny\noptions:\n" + "".join(f" 
                                                                           for i in range(64)))
 ONLY_STOP = ('    if: "stopped[actor] == 0"', '    if: "false"')     # random bots can only stop, forever
 LONG_NEVER_ENDS = NEVER_ENDS.replace("decisions_per_game: 500", "decisions_per_game: 20000").replace(*ONLY_STOP)
-SLOW_NEVER_ENDS = HEAVY_NEVER_ENDS.replace("decisions_per_game: 1000000",
-                                           "decisions_per_game: 1000000, steps_per_game: 20000000").replace(*ONLY_STOP)
+SLOW_NEVER_ENDS = HEAVY_NEVER_ENDS.replace("steps_per_game: 1000000", "steps_per_game: 20000000").replace(*ONLY_STOP)
 
 CLI_CASES = {
     # id: (spec text, argv after the spec path (or None: the spec path comes last), exit code, stream, part)
