@@ -370,7 +370,7 @@ class CodeGen:
                 self.valid_players.add(py)
             if st.iter.t == "zone":
                 self.nonnull.add(py)
-            small = self._loop_depth == 0 and self._small(st.iter)
+            small = self._loop_depth == 0 and self._small(st.iter) and loop_weight(st) == 1
             self._loop_depth += 1
             try:
                 body = self.block(st.body, inner, 0)
@@ -788,8 +788,8 @@ class CodeGen:
     def _charged(self, node, it, w=1):
         """The iterable, charged to the step budget (w steps an item) unless it is small by
         construction and not nested in another comprehension."""
-        if self._comp_depth == 0 and (self._small(node) or it in self.small_locals):
-            return it
+        if w == 1 and self._comp_depth == 0 and (self._small(node) or it in self.small_locals):
+            return it       # a small list, a short item: bounded work each time the rule runs
         return f"_charge(s, {it})" if w == 1 else f"_charge_w(s, {it}, {w})"
 
     def index(self, n, names):

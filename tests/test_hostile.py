@@ -468,6 +468,23 @@ def _longest_label(text):
     return out
 
 
+LONG_SUM = " + ".join("(" + " + ".join(["x"] * 50) + ")" for _ in range(8))     # ~800 nodes
+
+
+@pytest.mark.parametrize("backend", ["codegen", "closures"])
+@pytest.mark.parametrize("effect", [f"let k = count(x for x in range(90) if {LONG_SUM} >= 0)",
+                                    "let k = 0; for x in range(90) { " + "k = k + x; " * 100 + "}"])
+def test_small_lists_with_long_bodies_cost_steps(effect, backend):
+    """A loop over a small constant list is free only when its body is short: otherwise every item
+    costs steps by the body's size, so the per-game step budget bounds the work."""
+    g = gamespec.load_text(with_stop_effect(effect + "; stopped[actor] = 1"), "small.yaml")
+    g.backend = backend
+    s = g.new_game(players=2, seed=1)
+    s.apply(next(a for a in s.legal_actions() if a.name == "stop"))
+    used = s.rs.max_steps - s.budget
+    assert used >= 90 * 30, f"{used} steps for 90 items of a long body"
+
+
 def test_label_length_is_capped():
     longest = guarded("run/label_bomb", _longest_label, LABEL_BOMB)
     assert 0 < longest <= 1000
