@@ -405,7 +405,8 @@ class Checker:
                     phases=phases, actions=actions, triggers=triggers, score=score,
                     winner=sc.get("winner", "highest"), tie_breakers=ties, cooperative=coop, success=success,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
-                    decisions_per_game=lim.get("decisions_per_game", 100_000)))
+                    decisions_per_game=lim.get("decisions_per_game", 100_000),
+                    steps_per_game=lim.get("steps_per_game", 5_000_000)))
 
     def define_names(self):
         out = set()

@@ -58,6 +58,24 @@ def _int(text):
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
+def _seed(text):
+    from gamespec.game import check_seed
+    try:
+        return check_seed(_int(text))
+    except ValueError as e:     # UsageError
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _seconds(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < v <= 10 ** 9:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return v
+
+
 def _option_pair(text):
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
@@ -159,11 +177,15 @@ def cmd_validate(args) -> int:
         else:
             entry.update(game=game.name, players=[game.min_players, game.max_players],
                          options=dict(game.options))
-            entry["errors"] = _compile_all(game, path)
+            entry["errors"], entry["coverage"] = _compile_all(game, path)
             entry["ok"] = not entry["errors"]
         ok_all &= entry["ok"]
         files.append(entry)
         if not args.json:
+            cov = entry.get("coverage")
+            if cov and cov["compiled"] < cov["combinations"]:
+                print(f"{path}: compiled {cov['compiled']} of {cov['combinations']} player/option "
+                      f"combinations ({cov['which']}); the others were not compiled", file=sys.stderr)
             if entry["ok"]:
                 print(f"{path}: ok")
             else:
@@ -174,45 +196,59 @@ def cmd_validate(args) -> int:
     return 0 if ok_all else 1
 
 
-def _compile_all(game, path) -> list:
-    """Build the rules for every player count and option set (bounded): run-time rule problems
-    that show at compile time (a card's zone rule failing, ...) become errors too."""
+def _compile_all(game, path):
+    """Build the rules for every player count and option set (bounded, lazily): run-time rule
+    problems that show at compile time (a card's zone rule failing, ...) become errors too.
+    Returns (errors, coverage): coverage says how many combinations were compiled and which."""
+    import itertools
     import re
 
     from gamespec import GamespecError, SpecErrors
-    sets = game.option_sets()
-    if len(sets) * (game.max_players - game.min_players + 1) > 256:
-        # too many combinations: the defaults and each option changed alone
-        default = game.check_options({})
-        sets = [default] + [s for s in sets if sum(s[k] != default[k] for k in s) == 1]
+    from interpreter.ruleset import count_option_sets, each_option_alone, iter_option_sets
+    counts = range(game.min_players, game.max_players + 1)
+    total = count_option_sets(game.spec) * len(counts)
+    if total <= MAX_COMPILED:
+        sets, how = iter_option_sets(game.spec), "every player count and option combination"
+    else:   # too many: the defaults and each option changed alone (never all listed first)
+        sets, how = each_option_alone(game.spec), "the defaults and each option changed alone"
+    jobs = itertools.islice(((p, o) for o in sets for p in counts), MAX_COMPILED)
     errors = []
     seen = set()
-    for players in range(game.min_players, game.max_players + 1):
-        for opts in sets:
-            try:
-                game.ruleset(players, dict(opts))
-            except SpecErrors as e:
-                for x in e.errors:
-                    if (x.filename, x.line, x.col, x.message) not in seen:
-                        seen.add((x.filename, x.line, x.col, x.message))
-                        errors.append({"file": x.filename, "line": x.line, "col": x.col,
-                                       "message": x.message, "check": x.check, "text": str(x)})
-            except GamespecError as e:
-                where = getattr(e, "where", "") or ""
-                msg = getattr(e, "message", str(e))
-                ctx = f"with {players} players" + (f", options {_fmt_options(opts)}" if opts else "")
-                m = re.match(r"^(.*):(\d+):(\d+) \((.*)\)$", where)
-                if m:
-                    file, line, col, rule = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
-                else:
-                    file, line, col, rule = path, 1, 1, where
-                text = f"{file}:{line}:{col}: error: {msg}" + (f" (in {rule}, {ctx})" if rule else f" ({ctx})")
-                if (file, line, col, msg) in seen:
-                    continue
-                seen.add((file, line, col, msg))
-                errors.append({"file": file, "line": line, "col": col, "message": msg,
-                               "check": getattr(e, "check", "runtime"), "text": text})
-    return errors
+    compiled = 0
+    for players, opts in jobs:
+        compiled += 1
+        try:
+            game.ruleset(players, dict(opts))
+        except SpecErrors as e:
+            for x in e.errors:
+                if (x.filename, x.line, x.col, x.message) not in seen:
+                    seen.add((x.filename, x.line, x.col, x.message))
+                    errors.append({"file": x.filename, "line": x.line, "col": x.col,
+                                   "message": x.message, "check": x.check, "text": str(x)})
+        except GamespecError as e:
+            where = getattr(e, "where", "") or ""
+            msg = getattr(e, "message", str(e))
+            ctx = f"with {players} players" + (f", options {_fmt_options(opts)}" if opts else "")
+            m = re.match(r"^(.*):(\d+):(\d+) \((.*)\)$", where)
+            if m:
+                file, line, col, rule = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
+            else:
+                file, line, col, rule = path, 1, 1, where
+            text = f"{file}:{line}:{col}: error: {msg}" + (f" (in {rule}, {ctx})" if rule else f" ({ctx})")
+            if (file, line, col, msg) in seen:
+                continue
+            seen.add((file, line, col, msg))
+            errors.append({"file": file, "line": line, "col": col, "message": msg,
+                           "check": getattr(e, "check", "runtime"), "text": text})
+    coverage = {"compiled": compiled, "combinations": total, "which": how}
+    if compiled < total:
+        coverage["not_compiled"] = total - compiled
+        if compiled == MAX_COMPILED:
+            coverage["which"] += f" (the first {MAX_COMPILED})"
+    return errors, coverage
+
+
+MAX_COMPILED = 256   # validate compiles at most this many (player count, options) rule sets per file
 
 
 # ------------------------------------------------------------------------------------------------
@@ -245,7 +281,7 @@ def cmd_run(args) -> int:
         raise Fail(f"the game failed while setting up (seed {args.seed}): {e}") from None
     failure = None
     try:
-        play_out(state, seed=args.seed, observe=True)
+        play_out(state, seed=args.seed, timeout=args.timeout)   # bots that want no observation get none
     except SpecRuntimeError as e:
         failure = e
     if want_log:     # written even after a failure: the partial log shows how the game got there
@@ -308,12 +344,12 @@ def cmd_simulate(args) -> int:
                 outs = analysis.run_sweep(args.file, sweep, games=args.games, players=args.players,
                                           seed=args.seed, options=dict(args.option), workers=args.workers,
                                           backend=args.backend, address=args.address, records=records,
-                                          progress=bar, game=game)
+                                          progress=bar, game=game, timeout=args.timeout)
             else:
                 players, opts = configs[0]
                 outs = [analysis.run_study(args.file, games=args.games, players=players, seed=args.seed,
                                            options=opts, workers=args.workers, backend=args.backend,
-                                           address=args.address, records=records, progress=bar, game=game)]
+                                           address=args.address, records=records, progress=bar, game=game, timeout=args.timeout)]
     finally:
         if records is not None:
             records.close()
@@ -514,47 +550,67 @@ def _write_bytes(path, data: bytes) -> None:
 # replay
 
 def cmd_replay(args) -> int:
-    from interpreter.gamelog import read_log, replay
+    from gamespec import StateFormatError
+    from interpreter.replay import read_header, replay_file
 
     try:
-        lines = read_log(args.log)
+        header = read_header(args.log)
     except OSError as e:
         raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
-    header = lines[0]
+    except StateFormatError as e:
+        raise Fail(str(e)) from None
     if "for_player" in header:
-        raise Fail(f"{args.log} is the log as seat {header['for_player']} saw it (--log-for); "
-                   "replay needs the full log (--log)")
+        fp = header["for_player"]
+        seat = f"seat {fp}" if type(fp) is int and 0 <= fp < 1000 else "one seat"
+        raise Fail(f"{args.log} is the log as {seat} saw it (--log-for); replay needs the full log (--log)")
     spec_path = args.spec or _find_spec(header, args.log)
     game = _load(spec_path)
-    result = replay(game, lines)
+    try:
+        result = replay_file(game, args.log, timeout=args.timeout)
+    except OSError as e:
+        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
     out = {"log": args.log, "spec": spec_path, "game": game.name, **result}
     if args.json:
         _print_json(out)
     elif result["ok"]:
         print(f"{args.log}: OK, {result['decisions']} decisions replayed; scores {result['scores']}, "
               f"winners {result['winners']}")
+        print(f"chance: {result['chance']}")
     if not result["ok"]:
         if not args.json:
-            total = sum(1 for x in lines if x.get("type") == "decision")
-            print(f"{args.log}: replay failed ({result['decisions']} of {total} decisions matched): "
+            print(f"{args.log}: replay failed after {result['decisions']} matching decisions: "
                   f"{result['error']}", file=sys.stderr)
         return 1
     return 0
 
 
+MAX_SPEC_CANDIDATES = 200   # spec files beside a log that replay may hash to find its spec
+
+
 def _find_spec(header, log_path) -> str:
-    spec = header.get("spec")
-    if not isinstance(spec, str) or not spec:
-        raise Fail(f"the header of {log_path} names no spec; give --spec FILE")
-    if os.path.isabs(spec):
-        tries = [spec]
-    else:
-        tries = [spec, os.path.join(os.path.dirname(os.path.abspath(log_path)), spec)]
-    for t in tries:
-        if os.path.isfile(t):
-            return t
-    raise Fail(f"cannot find the spec {spec!r} named in {log_path} (tried "
-               f"{' and '.join(map(repr, dict.fromkeys(tries)))}); give --spec FILE")
+    """The spec beside the log whose SHA-256 is the header's. The header's own 'spec' path is
+    never opened: a log from a stranger could name any file."""
+    import hashlib
+    sha = header.get("spec_sha256")
+    if not isinstance(sha, str) or len(sha) != 64:
+        raise Fail(f"the header of {log_path} has no spec_sha256; give --spec FILE")
+    folder = os.path.dirname(os.path.abspath(log_path))
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
+    except OSError as e:
+        raise Fail(f"cannot list {folder}: {e.strerror or e}; give --spec FILE") from None
+    from gamespec.yamlsafe import DEFAULT_MAX_BYTES
+    for name in names[:MAX_SPEC_CANDIDATES]:
+        path = os.path.join(folder, name)
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > DEFAULT_MAX_BYTES:
+                continue
+            with open(path, "rb") as f:
+                if hashlib.sha256(f.read(DEFAULT_MAX_BYTES + 1)).hexdigest() == sha:
+                    return path
+        except OSError:
+            continue
+    raise Fail(f"no spec file beside {log_path} has the log's SHA-256 ({sha[:12]}...); give --spec FILE")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -718,8 +774,10 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser(
         "validate", formatter_class=_Formatter, help="check spec files and report every error",
         description="Load and check each spec file (YAML, schema, rules, names, phase graph) and build\n"
-                    "its rules for every player count and option set. Prints 'FILE: ok' per valid file;\n"
-                    "otherwise every error as FILE:LINE:COL: error: message on stderr, and exits 1.",
+                    "its rules for every player count and option set (at most 256 of them; beyond that the\n"
+                    "defaults and each option changed alone, and it says how many were not compiled).\n"
+                    "Prints 'FILE: ok' per valid file; otherwise every error as\n"
+                    "FILE:LINE:COL: error: message on stderr, and exits 1.",
         epilog="example:\n  gamespec validate games/one.yaml games/two.yaml\n"
                "  gamespec validate --json games/*.yaml")
     v.add_argument("files", nargs="+", metavar="FILE", help="spec files (.yaml)")
@@ -729,8 +787,12 @@ def build_parser() -> argparse.ArgumentParser:
     def game_args(sp):
         sp.add_argument("--players", "-p", type=_int, metavar="P",
                         help="number of players (default: the spec's smallest)")
-        sp.add_argument("--seed", "-s", type=_int, default=None, metavar="S",
-                        help="random seed (default: 64 bits of OS entropy, printed so the run can be repeated)")
+        sp.add_argument("--seed", "-s", type=_seed, default=None, metavar="S",
+                        help="random seed, 0 to 2**63 - 1 (default: 64 bits of OS entropy, printed so the "
+                             "run can be repeated)")
+        sp.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                        help="end a game that runs longer than this with an error (default: none; the "
+                             "spec's step budgets still bound every game)")
         sp.add_argument("--option", "-O", type=_option_pair, action="append", default=[],
                         metavar="NAME=VALUE", help="set one of the spec's options (repeatable); VALUE is a whole number or true/false")
 
@@ -841,17 +903,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser(
         "replay", formatter_class=_Formatter, help="re-play a full log and check it",
-        description="Re-play a full log written by 'gamespec run --log': every chance event and\n"
-                    "decision is checked against the rules (the seed is not needed). Prints OK and\n"
-                    "the decision count, or the first divergence (exit 1). The spec is the header's\n"
-                    "'spec' path (relative to the current folder, then to the log's folder) unless\n"
-                    "--spec is given; its SHA-256 must match the log's.",
+        description="Re-play a full log written by 'gamespec run --log' and check every line of it\n"
+                    "against the game it re-plays (decisions, looks, chance events, the end). With\n"
+                    "the header's seed every shuffle is verified; without one, shuffles are taken\n"
+                    "on trust, and replay says so. Prints OK and the decision count, or the first\n"
+                    "difference (exit 1). The spec is --spec, else the .yaml file beside the log\n"
+                    "whose SHA-256 is the log's (the header's 'spec' path is never opened).",
         epilog="examples:\n"
                "  gamespec replay game.jsonl\n"
                "  gamespec replay game.jsonl --spec games/mygame.yaml --json")
     rp.add_argument("log", metavar="LOG", help="a full log (JSON lines)")
     rp.add_argument("--spec", metavar="FILE", help="the spec file (default: from the log's header)")
     rp.add_argument("--json", action="store_true", help="print the result as JSON")
+    rp.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                    help="stop a replay that runs longer than this with an error (default: none)")
     rp.set_defaults(func=cmd_replay)
     _add_authoring_commands(sub)
     return p

@@ -15,7 +15,8 @@ import re
 
 from . import ast as A
 from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
-                       _add, _can_grow, _describe, bounded, checked_mul, checked_pow, fault,
+                       MAX_LIST, _add, _can_grow, _describe, _too_big, bounded, checked_arith, checked_mul,
+                       checked_plus, checked_pow, comp_weight, fault, loop_weight, untyped,
                        run_length)
 from .errors import SpecRuntimeError
 
@@ -54,13 +55,22 @@ def _charge(s, xs):
     return xs
 
 
-def _tick(s):
-    s.budget -= 1
+def _tick(s, w=1):
+    s.budget -= w
     if s.budget < 0:
         fault("step budget exhausted: this 'while' loop does not end", "budget")
 
 
+def _charge_w(s, xs, w):
+    s.budget -= len(xs) * w
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+    return xs
+
+
 def _join(s, a, b):
+    if len(a) + len(b) > MAX_LIST:
+        _too_big("list", len(a) + len(b))
     out = list(a) + list(b)
     s.budget -= len(out)
     return out
@@ -147,7 +157,7 @@ class CodeGen:
         self._uid = itertools.count()
         self.ns = dict(_SAFE_BUILTINS)
         self.ns.update({
-            "__builtins__": {}, "_charge": _charge, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
+            "__builtins__": {}, "_charge": _charge, "_charge_w": _charge_w, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_longest_run": _longest_run, "_index_of": _index_of,
@@ -360,7 +370,7 @@ class CodeGen:
                 self.valid_players.add(py)
             if st.iter.t == "zone":
                 self.nonnull.add(py)
-            small = self._loop_depth == 0 and self._small(st.iter)
+            small = self._loop_depth == 0 and self._small(st.iter) and loop_weight(st) == 1
             self._loop_depth += 1
             try:
                 body = self.block(st.body, inner, 0)
@@ -371,7 +381,9 @@ class CodeGen:
             elif small:                         # the body may move cards out of the zone: a copy
                 head = [f"for {py} in list({it}):"]
             else:
-                head = [f"{items} = list({it})", f"_charge(s, {items})", f"for {py} in {items}:"]
+                w = loop_weight(st)
+                charge = f"_charge(s, {items})" if w == 1 else f"_charge_w(s, {items}, {w})"
+                head = [f"{items} = list({it})", charge, f"for {py} in {items}:"]
             return head + ["    " + ln for ln in body]
         if isinstance(st, A.While):
             cond = self.ex(st.cond, names)
@@ -380,7 +392,8 @@ class CodeGen:
                 body = self.block(st.body, dict(names), 0)
             finally:
                 self._loop_depth -= 1
-            return [f"while {cond}:", "    _tick(s)"] + ["    " + ln for ln in body]
+            w = loop_weight(st)
+            return [f"while {cond}:", "    _tick(s)" if w == 1 else f"    _tick(s, {w})"] + ["    " + ln for ln in body]
         raise AssertionError(st)
 
     def assign(self, st, names):
@@ -536,11 +549,15 @@ class CodeGen:
             if n.op == "+":
                 if n.t in ("cards", "players", "list"):
                     return f"_join(s, {a}, {b})"
+                if untyped(n):
+                    return f"{self.const(checked_plus)}({a}, {b})"
                 return f"({a} + {b})"
             if n.op == "*":
                 return f"_mul({a}, {b})"
             if n.op == "**":
                 return f"_pow({a}, {b})"
+            if untyped(n):
+                return f"{self.const(checked_arith)}({n.op!r}, {a}, {b})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.Compare):
             a = self.ex(n.left, names)
@@ -616,7 +633,7 @@ class CodeGen:
         return out
 
     def comp(self, n, names):
-        it = self._charged(n.iter, self.as_list(n.iter, names))
+        it = self._charged(n.iter, self.as_list(n.iter, names), comp_weight(n))
         inner = dict(names)
         py = self.ident()
         inner[n.var] = py
@@ -773,11 +790,12 @@ class CodeGen:
         """Charge a list an operation walks through, unless it is small by construction."""
         return src if self._small(node) or src in self.small_locals else f"_charge(s, {src})"
 
-    def _charged(self, node, it):
-        """The iterable, charged to the step budget unless it is small by construction and not
-        nested in another comprehension."""
-        return it if self._comp_depth == 0 and (self._small(node) or it in self.small_locals) \
-            else f"_charge(s, {it})"
+    def _charged(self, node, it, w=1):
+        """The iterable, charged to the step budget (w steps an item) unless it is small by
+        construction and not nested in another comprehension."""
+        if w == 1 and self._comp_depth == 0 and (self._small(node) or it in self.small_locals):
+            return it       # a small list, a short item: bounded work each time the rule runs
+        return f"_charge(s, {it})" if w == 1 else f"_charge_w(s, {it}, {w})"
 
     def index(self, n, names):
         L = self.L
@@ -891,7 +909,7 @@ class CodeGen:
                 self.valid_players.add(py)
             if c.iter.t == "zone":
                 self.nonnull.add(py)
-            base_it = self._charged(c.iter, self.as_list(c.iter, names))
+            base_it = self._charged(c.iter, self.as_list(c.iter, names), comp_weight(c))
             it, rest, pick = self._prefilter(c, base_it, names, eq=True)
             if not rest:
                 by_value = self._masks_by_value(c, pick) if pick is not None and self._hc is None else None

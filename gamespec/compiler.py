@@ -212,10 +212,11 @@ class Compiler:
             key = self.fresh(st.var)
             inner[st.var] = key
             body = self.block(st.body, inner)
+            w = loop_weight(st)
 
             def loop(s, e):
                 items = list(it(s, e))  # a copy: the body may move cards out of the zone
-                s.budget -= len(items)
+                s.budget -= len(items) * w
                 if s.budget < 0:
                     fault("step budget exhausted in a 'for' loop", "budget")
                 for x in items:
@@ -225,10 +226,11 @@ class Compiler:
         if isinstance(st, A.While):
             cond = self.e(st.cond, names)
             body = self.block(st.body, dict(names))
+            w = loop_weight(st)
 
             def wloop(s, e):
                 while cond(s, e):
-                    s.budget -= 1
+                    s.budget -= w
                     if s.budget < 0:
                         fault("step budget exhausted: this 'while' loop does not end", "budget")
                     body(s, e)
@@ -518,6 +520,12 @@ class Compiler:
 
     def comp_parts(self, n, names):
         it = self.as_list(n.iter, names)
+        w = comp_weight(n)
+        if w > 1:       # a long condition or element: each item costs more than one step
+            raw_it = it
+
+            def it(s, e):
+                return charge_more(s, raw_it(s, e), w - 1)
         inner = dict(names)
         var = self.fresh(n.var)
         inner[n.var] = var
@@ -576,9 +584,16 @@ class Compiler:
         if op == "+":
             if n.t in ("cards", "players", "list"):
                 def join(s, e):
-                    return charge(s, list(a(s, e)) + list(b(s, e)))
+                    x, y = a(s, e), b(s, e)
+                    if len(x) + len(y) > MAX_LIST:
+                        _too_big("list", len(x) + len(y))
+                    return charge(s, list(x) + list(y))
                 return join
+            if untyped(n):
+                return lambda s, e: checked_plus(a(s, e), b(s, e))
             return lambda s, e: a(s, e) + b(s, e)
+        if op in ("-", "//", "%") and untyped(n):
+            return lambda s, e: checked_arith(op, a(s, e), b(s, e))
         if op == "-":
             return lambda s, e: a(s, e) - b(s, e)
         if op == "*":
@@ -808,9 +823,10 @@ def _add(s, a, b, sign):
     """`+=` / `-=` on a number or a card list, charged to the budget and bounded."""
     if isinstance(a, list):
         if sign > 0:
-            out = a + (b if isinstance(b, list) else [b])
-            if len(out) > MAX_LIST:
-                fault(f"a list of {len(out)} items; the limit is {MAX_LIST}", "budget")
+            add = b if isinstance(b, list) else [b]
+            if len(a) + len(add) > MAX_LIST:
+                fault(f"a list of {len(a) + len(add)} items; the limit is {MAX_LIST}", "budget")
+            out = a + add
         else:
             gone = b if isinstance(b, list) else [b]
             out = [x for x in a if x not in gone]
@@ -818,14 +834,110 @@ def _add(s, a, b, sign):
         if s.budget < 0:
             fault("step budget exhausted (a list keeps growing)", "budget")
         return out
+    if a.__class__ is not int or b.__class__ is not int:     # a string, or a side typed 'any'
+        return bounded(checked_plus(a, b) if sign > 0 else checked_arith("-", a, b))
     return bounded(a + b if sign > 0 else a - b)
 
 
+MAX_TEXT = 1_000_000   # characters in a string a rule builds
+
+
+def _too_big(what, n):
+    limit = MAX_TEXT if what == "string" else MAX_LIST
+    fault(f"a {what} of {n} {'characters' if what == 'string' else 'items'}; the limit is {limit}",
+          "value-size")
+
+
 def checked_mul(a, b):
-    r = a * b
+    """`*`: numbers stay below 2**63; a string or list repeated is sized BEFORE it is built."""
+    if a.__class__ is int and b.__class__ is int:
+        if a.bit_length() + b.bit_length() > 64:
+            r = a * b          # at most 2 * 64 bits: cheap; checked below
+        else:
+            return a * b
+    else:
+        seq, n = (a, b) if isinstance(a, (str, list, tuple)) else (b, a)
+        if isinstance(seq, (str, list, tuple)) and isinstance(n, int):
+            size = len(seq) * max(n, 0)
+            if size > (MAX_TEXT if isinstance(seq, str) else MAX_LIST):
+                _too_big("string" if isinstance(seq, str) else "list", size)
+            return a * b
+        if not (isinstance(a, int) and isinstance(b, int)):
+            fault(f"'*' needs numbers (or a string or list and a number), not {type(a).__name__} and "
+                  f"{type(b).__name__}", "type")
+        r = a * b
     if not -INT_LIMIT < r < INT_LIMIT:
         fault("integer too large (beyond 2**63)", "int-size")
     return r
+
+
+def checked_plus(a, b):
+    """`+` with a side of unknown type ('any'): two strings or two lists are sized before joining."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(a, str) and isinstance(b, str):
+        if len(a) + len(b) > MAX_TEXT:
+            _too_big("string", len(a) + len(b))
+        return a + b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) + len(b) > MAX_LIST:
+            _too_big("list", len(a) + len(b))
+        return list(a) + list(b)
+    fault(f"'+' adds two numbers, two strings or two lists, not {type(a).__name__} and {type(b).__name__}",
+          "type")
+
+
+def checked_arith(op, a, b):
+    """`-`, `//`, `%` with a side of unknown type: numbers only (`'%9999999d' % 1` formats a string)."""
+    if not (isinstance(a, int) and isinstance(b, int)):
+        fault(f"'{op}' needs numbers, not {type(a).__name__} and {type(b).__name__}", "type")
+    return a - b if op == "-" else a // b if op == "//" else a % b
+
+
+NODES_PER_STEP = 8   # a loop iteration costs one step per this many nodes of its body (at least one)
+
+
+def _weight(roots):
+    """max(1, nodes // NODES_PER_STEP) over `roots`; a nested loop or comprehension charges its own
+    iterations, so only its head counts here."""
+    stack = [r for r in roots if r is not None]
+    n = 0
+    while stack:
+        x = stack.pop()
+        n += 1
+        if isinstance(x, A.For):
+            stack.append(x.iter)
+        elif isinstance(x, A.While):
+            stack.append(x.cond)
+        elif isinstance(x, A.Comp):
+            stack.append(x.iter)
+        else:
+            stack.extend(x.children())
+    return max(1, n // NODES_PER_STEP)
+
+
+def loop_weight(st):
+    """Steps one iteration of a `for`/`while` costs: its body's size, so that a step budget bounds
+    work even when each iteration runs a long body."""
+    return _weight(list(st.body) + ([st.cond] if isinstance(st, A.While) else []))
+
+
+def comp_weight(n):
+    """Steps one item of a comprehension costs: the size of its condition and element."""
+    return _weight([n.elt, n.cond])
+
+
+def charge_more(s, xs, w):
+    """Charge w more steps per item (on top of the step each visited item costs)."""
+    s.budget -= len(xs) * w
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+    return xs
+
+
+def untyped(n):
+    """True when a side of the operation may hold a string or a list (typed 'any' by the checker)."""
+    return getattr(n.left, "t", "any") == "any" or getattr(n.right, "t", "any") == "any"
 
 
 def checked_pow(x, y):

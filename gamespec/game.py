@@ -8,6 +8,17 @@ class UsageError(GamespecError, ValueError):
     """A bad request to a valid game (player count, option value)."""
 
 
+SEED_MAX = (1 << 63) - 1    # seeds are whole numbers 0 .. 2**63 - 1 (every log and saved state holds one)
+
+
+def check_seed(seed, what="the seed"):
+    """The one seed range, enforced at every door (API, CLI, simulate); UsageError otherwise."""
+    if type(seed) is not int or not 0 <= seed <= SEED_MAX:
+        shown = str(seed) if type(seed) is not int or seed.bit_length() < 100 else f"a {seed.bit_length()}-bit number"
+        raise UsageError(f"{what} is a whole number from 0 to 2**63 - 1, not {shown[:60]}")
+    return seed
+
+
 class Game:
     def __init__(self, spec, backend: str | None = None):
         self.spec = spec
@@ -35,7 +46,15 @@ class Game:
         return self.spec.graph
 
     def check_options(self, options) -> dict:
+        """The complete option dict: defaults overlaid with `options` (a dict of name: value), checked."""
         from interpreter.ruleset import option_set
+        if options is not None and not isinstance(options, dict):
+            raise UsageError(f"options are a dict of option name to value, not {type(options).__name__}")
+        for k, v in (options or {}).items():
+            if not isinstance(k, str):
+                raise UsageError(f"an option name is a string, not {str(k)[:40]}")
+            if not (v is None or isinstance(v, (bool, int, str))):
+                raise UsageError(f"option '{k[:40]}' is true/false or a whole number, not {type(v).__name__}")
         try:
             return option_set(self.spec, options)
         except ValueError as e:
@@ -43,9 +62,10 @@ class Game:
 
     def ruleset(self, players: int, options: dict):
         from interpreter.ruleset import Ruleset
-        if not isinstance(players, int) or not self.spec.min_players <= players <= self.spec.max_players:
+        if type(players) is not int or not self.spec.min_players <= players <= self.spec.max_players:
             raise UsageError(f"{self.spec.name} is for {self.spec.min_players} to {self.spec.max_players} "
-                             f"players, not {players}")
+                             f"players, not {str(players)[:40]}")
+        options = self.check_options(options)
         key = (players, tuple(sorted(options.items())))
         rs = self._rulesets.get(key)
         if rs is None:
@@ -63,14 +83,24 @@ class Game:
         if seed is None:
             import secrets
             seed = secrets.randbits(64)
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise UsageError(f"the seed is a whole number, not {seed!r}")
+        check_seed(seed)
+        if not isinstance(log, bool):
+            raise UsageError(f"log is true or false, not {str(log)[:40]}")
         rs = self.ruleset(players, self.check_options(options))
         return State.new(self, rs, seed, log=log)
 
     def state_from_json(self, data):
+        """A saved state (to_json() output, from anyone): accepted only if re-playing its recorded
+        decisions (and chance) gives exactly it; StateFormatError otherwise."""
         from interpreter.serial import from_json
         return from_json(self, data)
+
+    def arranged_state(self, data):
+        """A position written by hand in the to_json() format (tests, puzzles, determinized states
+        for search): checked for consistency, but its knowledge and history are taken as given, so
+        never use it on a file from someone else (use state_from_json)."""
+        from interpreter.serial import arranged
+        return arranged(self, data)
 
     def evaluate(self, state, text: str, **bindings):
         """Evaluate one expression of the rule language in a state (for tests, debugging, tools).
@@ -85,6 +115,11 @@ class Game:
         from .errors import SpecErrors
         from .model import Rule
         from .parser import Located, parse
+        from interpreter.state import State
+        if not isinstance(state, State) or state.game is not self:
+            raise UsageError("evaluate() needs a State of this game")
+        if not isinstance(text, str) or len(text) > 10_000:
+            raise UsageError("evaluate() needs an expression as a string (at most 10 000 characters)")
         ck = self.spec.checker
         rule = Rule(parse(Located(text, "<expr>"), "expr"), "<expr>", "<expr>", 1, 1)
         ck.errors = []
@@ -104,5 +139,9 @@ class Game:
         return self.action_space(players, options).size
 
     def option_sets(self):
+        """Every option combination as a list (UsageError if there are more than 4096)."""
         from interpreter.ruleset import all_option_sets
-        return all_option_sets(self.spec)
+        try:
+            return all_option_sets(self.spec)
+        except ValueError as e:
+            raise UsageError(str(e)) from None

@@ -173,5 +173,6 @@ class Spec:
     decisions_per_game: int = 100_000
     cooperative: bool = False  # one team score; winners: every seat if `success` holds, else none
     success: Rule | None = None
+    steps_per_game: int = 5_000_000
     graph: Any = None          # networkx DiGraph, set by the graph stage
     checker: Any = None        # the Checker that built this spec (Game.evaluate reuses its names)

@@ -6,7 +6,7 @@ import re
 from operator import itemgetter
 
 from gamespec import ast as A
-from gamespec.compiler import fault
+from gamespec.errors import SpecRuntimeError
 
 MAX_CHOICES = 10_000   # a parameter with more candidates than this is a spec error, not a hang
 
@@ -90,6 +90,7 @@ class ParamRT:
         self.key = p.name
         self.rs = rs
         self.family = rs.spec.zones[p.family] if p.kind == "zone" else None
+        self.origin = getattr(p.lo or p.source, "origin", "")   # where a limit of this parameter is reported
         if light:       # generated code enumerates; only names and kinds are needed (labels, JSON)
             return
         self.where = comp.expr(p.where, names) if p.where is not None else None
@@ -140,7 +141,7 @@ class ParamRT:
         elif k == "number":
             lo, hi = self.lo(s, e), self.hi(s, e)
             if hi - lo > MAX_CHOICES:
-                fault(f"parameter '{self.name}' has {hi - lo + 1} values; the limit is {MAX_CHOICES}", "budget")
+                self._limit(f"parameter '{self.name}' has {hi - lo + 1} values; the limit is {MAX_CHOICES}")
             for n in range(lo, hi + 1):
                 yield n, n, None
         elif k == "choice":
@@ -169,9 +170,13 @@ class ParamRT:
                     done.add(sig)
                     made += 1
                     if made > MAX_CHOICES:
-                        fault(f"parameter '{self.name}' has more than {MAX_CHOICES} subsets", "budget")
+                        self._limit(f"parameter '{self.name}' has more than {MAX_CHOICES} subsets")
                     yield list(combo), [cards[i] for i in combo], tuple(
                         keys[i] if not isinstance(keys[i], tuple) else None for i in combo)
+
+    def _limit(self, msg):
+        """Enumeration runs outside any rule's guard: its limits are run-time errors of the spec."""
+        raise SpecRuntimeError(msg, self.origin, check="budget")
 
     def _cards(self, s, e):
         src = self.source(s, e)
@@ -292,9 +297,27 @@ class ActionRT:
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
+MAX_LABEL = 1000   # characters in a label: longer ones end in '…' (a template may repeat a long attribute)
+
+
 def fill_template(template, values):
-    """`{name}` placeholders only: no attribute access, no format specs (templates come from strangers)."""
-    return _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), template)
+    """`{name}` placeholders only: no attribute access, no format specs (templates come from strangers).
+
+    Built piece by piece and cut at MAX_LABEL characters, never built whole first."""
+    out = []
+    room = MAX_LABEL
+    pos = 0
+    for m in _PLACEHOLDER.finditer(template):
+        for piece in (template[pos:m.start()], str(values.get(m.group(1), m.group(0)))[:room + 1]):
+            out.append(piece[:room + 1])
+            room -= len(piece)
+            if room < 0:
+                return "".join(out)[:MAX_LABEL - 1] + "…"
+        pos = m.end()
+    out.append(template[pos:pos + room + 1])
+    if len(template) - pos > room:
+        return "".join(out)[:MAX_LABEL - 1] + "…"
+    return "".join(out)
 
 
 def _freeze(v):

@@ -37,6 +37,7 @@ class Ruleset:
         self.success = comp.expr(spec.success) if spec.cooperative else None     # team scoring
         self.max_steps = spec.steps_per_decision      # the step budget of one decision
         self.max_decisions = spec.decisions_per_game
+        self.max_game_steps = spec.steps_per_game     # all decisions' steps together
         self.prog, self.chooses, self.pc_names = flow.build(self, spec, comp)
 
     # -- layout -------------------------------------------------------------------------
@@ -185,8 +186,10 @@ def option_set(spec, options: dict | None) -> dict:
     return out
 
 
-def all_option_sets(spec):
-    """Every combination of boolean options (ints take their listed values or their default)."""
+MAX_OPTION_SETS = 4096    # all_option_sets() refuses to list more (iter_option_sets() is lazy)
+
+
+def _option_choices(spec):
     names = list(spec.options)
     choices = []
     for n in names:
@@ -194,5 +197,40 @@ def all_option_sets(spec):
         if isinstance(d, bool):
             choices.append([False, True])
         else:
-            choices.append(spec.option_values.get(n) or [d])
-    return [dict(zip(names, combo)) for combo in itertools.product(*choices)]
+            choices.append(list(spec.option_values.get(n) or [d]))
+    return names, choices
+
+
+def count_option_sets(spec) -> int:
+    """How many combinations all_option_sets() would list (computed, not listed)."""
+    n = 1
+    for c in _option_choices(spec)[1]:
+        n *= len(c)
+    return n
+
+
+def iter_option_sets(spec):
+    """Every combination of boolean options (ints take their listed values or their default), lazily."""
+    names, choices = _option_choices(spec)
+    for combo in itertools.product(*choices):
+        yield dict(zip(names, combo))
+
+
+def each_option_alone(spec):
+    """The defaults, then each option set to each of its other values alone (lazily)."""
+    names, choices = _option_choices(spec)
+    default = dict(spec.options)
+    yield dict(default)
+    for n, values in zip(names, choices):
+        for v in values:
+            if v != default[n] or type(v) is not type(default[n]):
+                yield dict(default, **{n: v})
+
+
+def all_option_sets(spec):
+    """Every combination, as a list; ValueError beyond MAX_OPTION_SETS (use iter_option_sets)."""
+    n = count_option_sets(spec)
+    if n > MAX_OPTION_SETS:
+        raise ValueError(f"{spec.name} has {n} option combinations; at most {MAX_OPTION_SETS} are listed "
+                         "(iterate over them lazily instead)")
+    return list(iter_option_sets(spec))

@@ -1,21 +1,28 @@
-"""State ⇄ JSON: a complete, checked, plain-data form of a state (saved games are untrusted input).
+"""Saved JSON -> State: a saved state is untrusted input, accepted only if it is what its own history produces.
 
-`from_json` checks every field against the game before it builds anything: shapes, ranges, that every
-card is in exactly one place, that the program counter is the pending decision's, the flow variables
-of the `for` steps around it, the history and the log line by line, and that the decision is really
-pending (its condition holds, its player decides, it has a legal action). A saved state that fails
-any check raises StateFormatError and nothing else.
+`from_json` (Game.state_from_json) reads from the file only what a game is made of: the spec's
+fingerprint, players, options, seed (or, without a seed, the logged chance events) and the recorded
+decisions. It re-plays those decisions from a new game and compares the result with every field of
+the file: knowledge, faces, zones, variables, scores, winners, history and log are never read, only
+checked. Anything else raises StateFormatError and nothing else.
+
+`arranged` (Game.arranged_state) builds a position written by hand (tests, puzzles, determinized
+states for search): every field is checked for shape and consistency (cards in exactly one place, the
+pending decision really pending, ...) but knowledge and history are taken as given, so it is never
+for files from strangers.
 """
 from __future__ import annotations
 
 import re
 import weakref
 
-from gamespec.errors import GamespecError, StateFormatError
+from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, StateFormatError
 
-FORMAT = "gamespec-state/1"
+from .snapshot import FORMAT, to_json  # noqa: F401 - to_json is the other half of this module's contract
+
 INT_LIMIT = 1 << 63          # numbers of the rule language are bounded by this
 MAX_SEED_BITS = 4096
+SEED_LIMIT = 1 << 63         # seeds are 0 .. 2**63 - 1 (gamespec.game.check_seed)
 MAX_LIST = 1_000_000         # no list of a saved state is longer than this (a guard, not a rule)
 
 _KEYS = {"format", "game", "spec_sha256", "players", "options", "seed", "zones", "vars", "face", "known",
@@ -34,23 +41,6 @@ def _tuples(x):
 
 def _lists(x):
     return [_lists(y) for y in x] if isinstance(x, tuple) else x
-
-
-def to_json(s) -> dict:
-    from .observe import history_entries
-    rs = s.rs
-    return {
-        "format": FORMAT, "game": rs.spec.name, "spec_sha256": rs.spec.sha256,
-        "players": rs.P, "options": dict(rs.options), "seed": s.seed,
-        "zones": [list(z) for z in s.z], "vars": [list(x) if isinstance(x, list) else x for x in s.v],
-        "face": {str(c): f for c, f in sorted(s.face.items())}, "known": list(s.kn), "rng": s.rng,
-        "pc": s.pc, "pending": s.pending, "actor": s.actor, "current": s.cur, "phase": s.phase,
-        "flow": {k: _lists(v) for k, v in s.fenv.items()}, "turns": s.turns, "decisions": s.decisions,
-        "terminal": s.terminal, "scores": s.scores, "winners": s.winners,
-        "history": [_lists(ev) for ev in history_entries(s)],
-        "log": [dict(x, _cards=_lists(x["_cards"])) if "_cards" in x else x for x in s.log]
-        if s.log is not None else None,
-    }
 
 
 class _Bad(Exception):
@@ -77,14 +67,26 @@ def _value(x):
 
 
 def _same(a, b):
-    """Equal as JSON values, types included (True is not 1)."""
-    if isinstance(a, str) or isinstance(b, str):
-        return isinstance(a, str) and isinstance(b, str) and a == b
-    if type(a) is not type(b):
-        return False
-    if type(a) is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
+    """Equal as JSON values, types included (True is not 1); iterative, so any depth is fine."""
+    stack = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        if isinstance(a, str) or isinstance(b, str):
+            if not (isinstance(a, str) and isinstance(b, str) and a == b):
+                return False
+        elif type(a) is not type(b):
+            return False
+        elif type(a) is list:
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b))
+        elif type(a) is dict:
+            if a.keys() != b.keys():
+                return False
+            stack.extend((a[k], b[k]) for k in a)
+        elif a != b:
+            return False
+    return True
 
 
 def _list(x, what):
@@ -99,9 +101,18 @@ def _cards(x, rs, what):
 
 
 def from_json(game, d):
-    """Rebuild a State from to_json() output, checking every field (raises StateFormatError only)."""
+    """A saved state, re-played from its own history and compared field by field (StateFormatError only)."""
+    return _guard(_verified, game, d)
+
+
+def arranged(game, d):
+    """A position written by hand: checked field by field, knowledge taken as given (StateFormatError only)."""
+    return _guard(_from_json, game, d)
+
+
+def _guard(fn, game, d):
     try:
-        return _from_json(game, d)
+        return fn(game, d)
     except _Bad as e:
         raise StateFormatError(f"bad saved state: {e}") from None
     except StateFormatError:
@@ -113,9 +124,61 @@ def from_json(game, d):
                                f"{type(e).__name__}: {e})") from None
 
 
-def _from_json(game, d):
-    from .ruleset import option_set
+def _verified(game, d):
+    """Re-play the recorded decisions (and chance: the seed, or the logged shuffles) and compare."""
+    from .replay import ReplayDivergence, Script
+    _, P, opts, rs = _game_fields(game, d)
+    seed = d["seed"]
+    _need(seed is None or _is_int(seed, 0, SEED_LIMIT), "bad seed (a whole number from 0 to 2**63 - 1)")
+    hist = _list(d["history"], "history")
+    decisions = []
+    for ev in hist:
+        if type(ev) is list and ev and ev[0] == "d":
+            _need(len(decisions) < rs.max_decisions, "the history holds more decisions than the game allows")
+            _need(len(ev) == 5 and _is_int(ev[1], 0, P), "bad history event")
+            rt = _check_action(ev[2], ev[3], rs, "a history event")
+            act = {"action": ev[2]}
+            if rt is not None:
+                act.update(zip((p.name for p in rt.params), ev[3]))
+            decisions.append((ev[1], act))
+    log = d["log"]
+    _need(log is None or type(log) is list, "the log is not a list")
+    script = None
+    if seed is None:    # chance taken from the logged shuffles (a game re-played from a seedless log)
+        _need(log is not None, "a state without a seed needs its log (the shuffles it re-plays)")
+        script = Script([x for x in log if isinstance(x, dict) and x.get("type") == "chance"])
     from .state import State
+    try:
+        s = State.new(game, rs, seed, log=log is not None, script=script)
+        for k, (player, act) in enumerate(decisions, 1):
+            _need(not s.terminal, f"decision {k} of its history comes after the game's end")
+            _need(player == s.current_player, f"decision {k} of its history is player {player}'s, "
+                                              f"but player {s.current_player} decides")
+            s.apply(act)
+    except IllegalAction as e:
+        raise _Bad(f"decision {k} of its history is not legal: {str(e)[:200]}") from None
+    except ReplayDivergence as e:
+        raise _Bad(f"its logged chance events do not re-play: {e.message}") from None
+    except SpecRuntimeError as e:
+        raise _Bad(f"its history does not re-play: {str(e)[:300]}") from None
+    s.script = None
+    got = s.to_json()
+    if log is not None and log and isinstance(log[0], dict) and isinstance(log[0].get("spec"), str) \
+            and got["log"]:
+        got["log"][0]["spec"] = log[0]["spec"]      # the path the spec was loaded from may differ
+    for key in _ORDER:
+        _need(_same(got[key], d[key]), f"its field '{key}' is not what its own history produces")
+    return s
+
+
+_ORDER = ("format", "game", "spec_sha256", "players", "options", "seed", "history", "decisions", "terminal",
+          "zones", "vars", "face", "known", "rng", "pc", "pending", "actor", "current", "phase", "flow", "turns",
+          "scores", "winners", "log")
+
+
+def _game_fields(game, d):
+    """The fields that say which game this is: (data, players, options, rule set), checked."""
+    from .ruleset import option_set
     _need(isinstance(d, dict), "not a JSON object")
     _need(d.get("format") == FORMAT, f"format is not {FORMAT!r}")
     _need(d.get("spec_sha256") == game.spec.sha256, "it was saved from another version of the spec")
@@ -135,6 +198,12 @@ def _from_json(game, d):
         rs = game.ruleset(P, opts)
     except GamespecError as e:
         raise _Bad(f"the spec cannot be set up with these players and options ({e})") from None
+    return d, P, opts, rs
+
+
+def _from_json(game, d):
+    from .state import State
+    _, P, opts, rs = _game_fields(game, d)
     s = State.__new__(State)
     s.rs, s.game = rs, game
 
@@ -219,6 +288,9 @@ def _from_json(game, d):
                                       for x in log]
     s.script = None
     s.budget = rs.spec.steps_per_decision
+    s.spent = 0
+    from _thread import allocate_lock
+    s._busy = allocate_lock()
     s._legal = None
     s._index = None
 

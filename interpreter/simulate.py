@@ -15,22 +15,44 @@ from gamespec.errors import GamespecError
 
 from .bots import RandomBot
 
+#: The most games one simulate() call plays (operator input is bounded like any other).
+MAX_GAMES = 10_000_000
+
 #: Fields of a simulate() report that depend on timing (and so differ between runs).
 TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers")
 
 
-def play(game, players, seed, options=None, bots=None, log=False, observe=None):
+def play(game, players, seed, options=None, bots=None, log=False, observe=None, timeout=None):
     """Play one game to its end with bots (default: a RandomBot per seat); returns the final State.
 
     `observe=None` builds the observation only for bots that want it; True builds it for every
     decision (a smoke test of observations; the outcome is the same).
     """
     state = game.new_game(players=players, seed=seed, options=options, log=log)
-    return play_out(state, bots, seed, observe)
+    return play_out(state, bots, seed, observe, timeout)
 
 
-def play_out(state, bots=None, seed=0, observe=None):
-    """Play an already started game to its end (so a caller keeps the State if a rule fails)."""
+def check_timeout(timeout):
+    """None or a number of seconds > 0 (UsageError otherwise)."""
+    from gamespec import UsageError
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not 0 < timeout <= 10 ** 9):
+        raise UsageError(f"the timeout is a number of seconds > 0, not {timeout!r}")
+    return timeout
+
+
+def timed_out(timeout, decisions):
+    from gamespec import SpecRuntimeError
+    return SpecRuntimeError(f"the game did not end within the timeout of {timeout:g} s "
+                            f"({decisions} decisions played)", check="timeout")
+
+
+def play_out(state, bots=None, seed=0, observe=None, timeout=None):
+    """Play an already started game to its end (so a caller keeps the State if a rule fails).
+
+    `timeout` (seconds): past it, SpecRuntimeError (check 'timeout') between two decisions; one
+    decision is bounded by the spec's step budget."""
+    deadline = None if check_timeout(timeout) is None else time.monotonic() + timeout
     n = state.num_players
     if bots is None:
         bots = [RandomBot(seed, seat) for seat in range(n)]
@@ -38,6 +60,8 @@ def play_out(state, bots=None, seed=0, observe=None):
         raise ValueError(f"{len(bots)} bots for {n} seats")
     wants = [observe if observe is not None else getattr(b, "wants_observation", True) for b in bots]
     while not state.is_terminal:
+        if deadline is not None and time.monotonic() > deadline:
+            raise timed_out(timeout, state.decisions)
         p = state.current_player
         legal = state.legal_actions()
         obs = state.observation(p) if wants[p] else None
@@ -45,18 +69,22 @@ def play_out(state, bots=None, seed=0, observe=None):
     return state
 
 
-def play_one(game, players, seed, options=None, bots=None) -> dict:
+def play_one(game, players, seed, options=None, bots=None, timeout=None) -> dict:
     """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
     {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
 
     'phases' counts the phases played: one plus the phase changes seen between two decisions.
+    `timeout` (seconds): past it, SpecRuntimeError (check 'timeout') between two decisions.
     """
     t0 = time.perf_counter()
+    deadline = None if check_timeout(timeout) is None else time.monotonic() + timeout
     kinds = list(bots) if bots is not None else ["random"] * players
     state = game.new_game(players=players, seed=seed, options=options)
     seats = make_bots(kinds, seed)
     phases, last = 0, None
     while not state.is_terminal:
+        if deadline is not None and time.monotonic() > deadline:
+            raise timed_out(timeout, state.decisions)
         if state.phase != last:
             phases += 1
             last = state.phase
@@ -80,10 +108,10 @@ def make_bots(kinds, seed):
     return bots
 
 
-def _play_safe(game, players, seed, options, bots=None) -> dict:
+def _play_safe(game, players, seed, options, bots=None, timeout=None) -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
-        return play_one(game, players, seed, options, bots)
+        return play_one(game, players, seed, options, bots, timeout)
     except GamespecError as e:
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
     except Exception as e:  # an interpreter bug: keep the traceback
@@ -175,7 +203,7 @@ def _worker_init():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_block(path, sha, players, options, first, count, bots=None, text=None):
+def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None):
     """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error.
 
     `text`: the spec's bytes, for a worker that cannot read `path` (a Ray node); else it reads `path`.
@@ -184,7 +212,7 @@ def _run_block(path, sha, players, options, first, count, bots=None, text=None):
         game = _worker_game(path, sha, text)
     except GamespecError as e:      # sent back as text: the error classes do not all pickle
         return first, {"fatal": str(e)}
-    return first, [_play_safe(game, players, seed, options, bots) for seed in range(first, first + count)]
+    return first, [_play_safe(game, players, seed, options, bots, timeout) for seed in range(first, first + count)]
 
 
 def _block_size(games, workers):
@@ -193,7 +221,7 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None) -> dict:
+             game=None, bots=None, on_result=None, timeout=None) -> dict:
     """Play `games` games with bots (a kind per seat; default random), seeds seed .. seed+games-1;
     aggregate in seed order.
 
@@ -211,10 +239,13 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     players = game.min_players if players is None else players
     opts = game.check_options(options)
     game.ruleset(players, opts)          # checks the player count (and compiles once, early)
-    if not isinstance(games, int) or games < 0:
-        raise UsageError(f"the number of games is a whole number >= 0, not {games!r}")
-    if not isinstance(seed, int):
-        raise UsageError(f"the seed is a whole number, not {seed!r}")
+    if not isinstance(games, int) or isinstance(games, bool) or not 0 <= games <= MAX_GAMES:
+        raise UsageError(f"the number of games is a whole number from 0 to {MAX_GAMES}, not {str(games)[:40]}")
+    from gamespec.game import check_seed
+    check_seed(seed)
+    if games:
+        check_seed(seed + games - 1, what="the last game's seed")
+    check_timeout(timeout)
     if workers is None:         # all cores, but no more than one per 20 games (start-up costs)
         workers = max(1, min(os.cpu_count() or 1, games // 20))
     if not isinstance(workers, int) or workers < 1:
@@ -228,7 +259,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     t0 = time.perf_counter()
     if used == 1:
         for i in range(games):
-            r = _play_safe(game, players, seed + i, opts, bots)
+            r = _play_safe(game, players, seed + i, opts, bots, timeout)
             acc.add(r)
             if on_result is not None:
                 on_result(r)
@@ -244,7 +275,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         order = [first for first, _ in blocks]
         nxt = 0
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init) as ex:
-            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots)
+            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout)
                        for first, count in blocks}
             try:
                 while futures:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from gamespec.errors import IllegalAction, SpecRuntimeError
 
+from _thread import allocate_lock as _lock
+
 from . import rng as _rng
 from .actions import Action
 
@@ -16,8 +18,8 @@ class State:
     who know card c while it is hidden from them. Nothing here is deep-copied: clone() copies lists.
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
-                 "phase", "fenv", "turns", "decisions", "terminal", "scores", "winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss")
+                 "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
+                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -56,6 +58,8 @@ class State:
             from .gamelog import header
             s.log.append(header(s))
         s.budget = rs.max_steps
+        s.spent = 0
+        s._busy = _lock()
         s._run(s.pc)
         return s
 
@@ -77,8 +81,28 @@ class State:
     def phase_name(self):
         return self.rs.phases[self.phase].name if self.phase >= 0 else None
 
+    @property
+    def scores(self):
+        """Final scores per seat (None before the end); a fresh list: changing it changes nothing."""
+        return None if self._scores is None else list(self._scores)
+
+    @scores.setter
+    def scores(self, value):
+        self._scores = None if value is None else list(value)
+
+    @property
+    def winners(self):
+        """The winning seats (None before the end); a fresh list."""
+        return None if self._winners is None else list(self._winners)
+
+    @winners.setter
+    def winners(self, value):
+        self._winners = None if value is None else list(value)
+
     def legal_actions(self) -> list:
         """The legal actions of the deciding player (a fresh list; empty only at the end)."""
+        if self._busy.locked():
+            _in_use()
         if self.terminal:
             return []
         if self._legal is None:
@@ -87,7 +111,18 @@ class State:
 
     def apply(self, action) -> None:
         """Play one legal action: an Action, its JSON dict, a PlayerAction of the deciding player's
-        view, or an index into legal_actions(). Illegal: IllegalAction, state unchanged."""
+        view, or an index into legal_actions(). Illegal: IllegalAction, state unchanged.
+
+        A State is not shared between threads (docs/api.md): a second thread calling apply() while
+        one runs gets a UsageError instead of corrupting the game."""
+        if not self._busy.acquire(False):
+            _in_use()
+        try:
+            self._apply(action)
+        finally:
+            self._busy.release()
+
+    def _apply(self, action):
         legal = self._legal
         if legal is None:
             if self.terminal:
@@ -101,6 +136,11 @@ class State:
         if self.decisions >= rs.max_decisions:   # checked first: the state stays loadable
             raise SpecRuntimeError(f"the game did not end after {rs.max_decisions} decisions",
                                    rs.pc_names[self.pc], check="game-budget")
+        spent = self.spent + rs.max_steps - self.budget     # what the game's runs so far used
+        if spent > rs.max_game_steps:
+            raise SpecRuntimeError(f"the game did not end within {rs.max_game_steps} steps "
+                                   "(limits.steps_per_game)", rs.pc_names[self.pc], check="game-steps")
+        self.spent = spent
         self.decisions += 1
         ch = rs.chooses[self.pending]
         rt = a[4]           # None only for an optional step's skip
@@ -155,19 +195,23 @@ class State:
         s.turns = self.turns
         s.decisions = self.decisions
         s.terminal = self.terminal
-        s.scores = self.scores
-        s.winners = self.winners
+        s._scores = self._scores        # never changed in place (the properties return copies)
+        s._winners = self._winners
         s.hist = self.hist              # an immutable linked list
         s.log = list(self.log) if self.log is not None else None
         s.script = self.script
         s.seed = self.seed
         s.budget = self.budget
+        s.spent = self.spent
+        s._busy = _lock()
         s._legal = self._legal
         s._index = None
         return s
 
     def observation(self, player: int) -> dict:
+        """What `player` may know now (a fresh dict: changing it changes nothing)."""
         from .observe import observation
+        self._seat(player)
         return observation(self, player)
 
     def view(self, player: int):
@@ -218,7 +262,7 @@ class State:
         return encoder(self.rs).encode(self, player)
 
     def to_json(self) -> dict:
-        from .serial import to_json
+        from .snapshot import to_json
         return to_json(self)
 
     def __eq__(self, other):
@@ -229,16 +273,31 @@ class State:
     def log_lines(self) -> list:
         """The full log (needs new_game(..., log=True))."""
         from .gamelog import full_log
-        return full_log(self)
+        from .snapshot import plain
+        self._need_log()
+        return plain(full_log(self))
 
     def log_for(self, player: int) -> list:
         """The log as `player` saw it: nothing hidden from them appears (needs log=True)."""
         from .gamelog import log_for
-        return log_for(self, player)
+        from .snapshot import plain
+        self._seat(player)
+        self._need_log()
+        return plain(log_for(self, player))
 
     def __repr__(self):
         st = "terminal" if self.terminal else f"player {self.actor} to move"
         return f"<State {self.rs.spec.name} P={self.rs.P} {st} after {self.decisions} decisions>"
+
+    def _need_log(self):
+        if self.log is None:
+            from gamespec.game import UsageError
+            raise UsageError("this game was started without a log; use new_game(..., log=True)")
+
+    def _seat(self, player):
+        if type(player) is not int or not 0 <= player < self.rs.P:
+            from gamespec.game import UsageError
+            raise UsageError(f"a player is a seat number from 0 to {self.rs.P - 1}, not {str(player)[:40]}")
 
     # -- machinery ------------------------------------------------------------------------
     def _run(self, pc):
@@ -393,6 +452,12 @@ class State:
             self.log.append({"type": "end", "scores": list(scores), "winners": list(self.winners)})
 
 
+def _in_use():
+    from gamespec.game import UsageError
+    raise UsageError("this State is being changed by another thread: a State is not thread-safe; give each "
+                     "thread its own (clone()) or serialise the calls (docs/api.md)")
+
+
 def _freeze(v):
     """JSON parameter value -> hashable; a list holds plain values only (no deep nesting)."""
     if isinstance(v, list):
@@ -404,6 +469,11 @@ def _freeze(v):
     return v
 
 
+def _kind(x):
+    """The JSON kind of a value (a spec's strings are a str subclass that carries its position)."""
+    return "str" if isinstance(x, str) else type(x).__name__
+
+
 def _typed(args):
-    return tuple((type(x).__name__, x) if not isinstance(x, tuple) else tuple((type(y).__name__, y) for y in x)
+    return tuple((_kind(x), x) if not isinstance(x, tuple) else tuple((_kind(y), y) for y in x)
                  for x in args)

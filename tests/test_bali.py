@@ -158,7 +158,7 @@ class Edit:
         return self
 
     def state(self):
-        return GAME.state_from_json(self.d)
+        return GAME.arranged_state(self.d)
 
 
 def finish_game(e):
@@ -352,7 +352,7 @@ def test_sacrifice_phase_order_and_visibility():
     assert s.observation(0)["zones"]["altar"]["cards"][2] == {"type": "offering", "kind": "pepper"}
     assert s.observation(0)["history"][-2]["card"] == {"type": "offering", "kind": "pepper"}
     # it stays hidden when more cards cover it
-    t = GAME.state_from_json(s.to_json())
+    t = GAME.arranged_state(s.to_json())   # s began as an arranged position
     assert t.observation(2)["zones"]["altar"]["cards"][2] is None
 
 

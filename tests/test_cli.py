@@ -402,6 +402,7 @@ def test_random_bot_is_seeded_by_game_and_seat():
 @pytest.fixture
 def full_log(tmp_path, capsys):
     log = tmp_path / "game.jsonl"
+    shutil.copy(BACCHUS, tmp_path / "bacchus.yaml")     # replay finds it beside the log by its SHA-256
     assert main(["run", BACCHUS, "--seed", "4", "--players", "4", "--log", str(log)]) == 0
     capsys.readouterr()
     return log
@@ -460,7 +461,7 @@ def test_replay_finds_the_spec_next_to_the_log(capsys, tmp_path, monkeypatch):
     assert code == 0 and ": OK," in out
     os.remove(tmp_path / "b.yaml")
     code, _, err = run(capsys, "replay", "../g.jsonl")
-    assert code == 1 and "cannot find the spec 'b.yaml'" in err and "--spec" in err
+    assert code == 1 and "no spec file beside ../g.jsonl has the log's SHA-256" in err and "--spec" in err
 
 
 def test_replay_refuses_a_player_log_and_bad_files(capsys, tmp_path):

@@ -412,7 +412,7 @@ def logs():
 
 
 def test_damaged_logs(logs, tmp_path_factory):
-    from interpreter.gamelog import read_log, replay
+    from interpreter.replay import read_log, replay
     path = tmp_path_factory.mktemp("logs") / "game.jsonl"
 
     @fuzz_settings(200)

@@ -67,7 +67,7 @@ def _swap(game, state, a, b, new_rng=None):
     if new_rng is not None:
         d["rng"] = new_rng
     d["log"] = None
-    return game.state_from_json(d)
+    return game.arranged_state(d)
 
 
 def _labels(state):

@@ -115,7 +115,7 @@ def swapped(game, state, a, b, rng):
             for info in line["_cards"]:
                 info[1] = [f(c) for c in info[1]]
     d["rng"] = rng
-    return game.state_from_json(d)
+    return game.arranged_state(d)
 
 
 def _labels(state):

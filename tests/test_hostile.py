@@ -310,6 +310,13 @@ BIG_DECK = (TINY.replace("{each: {value: [1, 2, 3, 4, 5]}, count: 2}",
                          "      - {each: {value: [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]}, count: 1000}")
             .replace("zones:\n", "zones:\n  pile2: {kind: pile}\n"))
 
+FAT_BODY = "let k = 0; while k < 99000 { " + "k = k + 1; " * 200 + "k = k - 199 }; stopped[actor] = 0"
+HEAVY_NEVER_ENDS = (NEVER_ENDS.replace("decisions_per_game: 500", "decisions_per_game: 1000000, steps_per_game: 1000000")
+                    .replace('effect: "stopped[actor] = 0"',
+                             'effect: "let k = 0; while k < 99000 { k = k + 1 }; stopped[actor] = 0"'))
+SUBSETS = TINY.replace("count: 2}", "count: 4}").replace(
+    "  draw:\n", '  draw:\n    params:\n      cs: {from: "deck", size: [0, 20]}\n')
+
 RUN_CASES = {
     # id: (spec text, strategy, expected check, (rule where, needle for its position) or None, message part)
     "pow_100000": (with_score("2 ** 100000"), play_choosing("stop"), "int-size", ("scoring.score", "score"),
@@ -339,6 +346,29 @@ RUN_CASES = {
                                   '\nactions:'), play_choosing(), "budget", None, "triggers"),
     "move_loop": (with_stop_effect("while true { move(deck, pile2); move(pile2, deck) }", BIG_DECK),
                   play_choosing("stop"), "budget", ("actions.stop.effect", "stop"), ""),
+    # issue 12, memory: a value is sized before it is built, whatever the backend
+    "untyped_string_multiply": (with_stop_effect("let xs = ['abcdefgh']; let y = xs[0] * 999999999"),
+                                play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"),
+                                "a string of 7999999992 characters"),
+    "untyped_list_multiply": (with_stop_effect("let xs = [[1]]; let y = xs[0] * 999999999"),
+                              play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a list of"),
+    "untyped_string_doubling": (with_stop_effect("let xs = ['ab']; let x = xs[0]; for i in range(60) { x = x + x }"),
+                                play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a string of"),
+    "untyped_string_add_assign": (with_stop_effect("let xs = ['ab']; let x = xs[0]; for i in range(60) { x += x }"),
+                                  play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a string of"),
+    "untyped_string_format": (with_stop_effect("let xs = ['%0999999999d']; let y = xs[0] % 1"),
+                              play_choosing("stop"), "type", ("actions.stop.effect", "stop"), "'%' needs numbers"),
+    "untyped_list_join_doubling": (with_stop_effect("let xs = [[1]]; let x = xs[0]; while true { x = x + x }"),
+                                   play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a list of"),
+    "subset_parameter_limit": (SUBSETS, play_choosing("draw"), "budget", ("actions.draw.params.cs.size", "draw"),
+                               "more than 10000 subsets"),
+    # issue 12, time: steps measure work (a long loop body costs more), and a game has a step budget
+    "fat_loop_body": (with_stop_effect(FAT_BODY), play_choosing("stop"), "budget", ("actions.stop.effect", "stop"),
+                      "budget"),
+    "fat_comprehension": (with_stop_effect("let k = count(x for x in range(99000) if " + " + ".join(
+        "(" + " + ".join(["x"] * 50) + ")" for _ in range(8)) + " >= 0)"), play_choosing("stop"), "budget",
+        ("actions.stop.effect", "stop"), "budget"),
+    "steps_per_game": (HEAVY_NEVER_ENDS, play_choosing("stop"), "game-steps", None, "1000000 steps"),
     "membership_loop": (with_stop_effect("let xs = range(50000); let k = 0; while true { if 99999 in xs { k = 1 } }"),
                         play_choosing("stop"), "budget", ("actions.stop.effect", "stop"), ""),
 }
@@ -429,6 +459,106 @@ def test_rule_strings_and_labels_cannot_inject_code(tmp_path):
     assert not marker.exists(), "a string of the spec ran as code"
     assert any(lab.startswith("(0.__class__) __import__") for lab in labels), labels
     accepted("run/code_injection")
+
+
+# ------------------------------------------------------------------------------ 3b. operator input and time (issue 12)
+LABEL_BOMB = TINY.replace("  draw:\n", "  draw:\n    label: " + json.dumps("{x}" * 100_000) + "\n    params:\n"
+                          "      x: {choice: [" + json.dumps("y" * 500_000) + "]}\n")
+
+
+def _longest_label(text):
+    g = gamespec.load_text(text, "labels.yaml")
+    out = 0
+    for backend in ("codegen", "closures"):
+        g.backend = backend
+        g._rulesets.clear()
+        s = g.new_game(players=2, seed=1)
+        out = max([out] + [len(a.label) for a in s.legal_actions()])
+    return out
+
+
+LONG_SUM = " + ".join("(" + " + ".join(["x"] * 50) + ")" for _ in range(8))     # ~800 nodes
+
+
+@pytest.mark.parametrize("backend", ["codegen", "closures"])
+@pytest.mark.parametrize("effect", [f"let k = count(x for x in range(90) if {LONG_SUM} >= 0)",
+                                    "let k = 0; for x in range(90) { " + "k = k + x; " * 100 + "}"])
+def test_small_lists_with_long_bodies_cost_steps(effect, backend):
+    """A loop over a small constant list is free only when its body is short: otherwise every item
+    costs steps by the body's size, so the per-game step budget bounds the work."""
+    g = gamespec.load_text(with_stop_effect(effect + "; stopped[actor] = 1"), "small.yaml")
+    g.backend = backend
+    s = g.new_game(players=2, seed=1)
+    s.apply(next(a for a in s.legal_actions() if a.name == "stop"))
+    used = s.rs.max_steps - s.budget
+    assert used >= 90 * 30, f"{used} steps for 90 items of a long body"
+
+
+def test_label_length_is_capped():
+    longest = guarded("run/label_bomb", _longest_label, LABEL_BOMB)
+    assert 0 < longest <= 1000
+    accepted("run/label_bomb")
+
+
+def _cli(argv):
+    import contextlib
+    import io
+
+    from gamespec import cli
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main([str(a) for a in argv])
+    return code, out.getvalue()[-3000:], err.getvalue()[-3000:]
+
+
+def _spec_file(tmp_path, text, name="hostile.yaml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+MANY_OPTIONS = TINY.replace("name: Tiny", "name: Tiny\noptions:\n" + "".join(f"  o{i}: {{default: false}}\n"
+                                                                          for i in range(64)))
+ONLY_STOP = ('    if: "stopped[actor] == 0"', '    if: "false"')     # random bots can only stop, forever
+LONG_NEVER_ENDS = NEVER_ENDS.replace("decisions_per_game: 500", "decisions_per_game: 20000").replace(*ONLY_STOP)
+SLOW_NEVER_ENDS = HEAVY_NEVER_ENDS.replace("steps_per_game: 1000000", "steps_per_game: 20000000").replace(*ONLY_STOP)
+
+CLI_CASES = {
+    # id: (spec text, argv after the spec path (or None: the spec path comes last), exit code, stream, part)
+    "validate_2_to_the_64_option_sets": (MANY_OPTIONS, None, ["validate"], 0, "err",
+                                         "compiled 130 of 36893488147419103232 player/option combinations"),
+    "simulate_games_20_digits": (TINY, ["--games", "99999999999999999999", "--workers", "1"], ["simulate"], 2, "err",
+                                 "number of games is a whole number from 0 to 10000000"),
+    "simulate_last_seed_out_of_range": (TINY, ["--games", "10", "--seed", str((1 << 63) - 5), "--workers", "1"],
+                                        ["simulate"], 2, "err", "the last game's seed"),
+    "run_seed_4000_digits": (TINY, ["--seed", "9" * 4000], ["run"], 2, "err", "0 to 2**63 - 1"),
+    "run_seed_negative": (TINY, ["--seed=-1"], ["run"], 2, "err", "0 to 2**63 - 1"),
+    "run_never_ends_is_linear": (LONG_NEVER_ENDS, [], ["run"], 1, "err", "did not end after 20000 decisions"),
+    "run_timeout": (SLOW_NEVER_ENDS, ["--timeout", "1"], ["run"], 1, "err", "timeout of 1 s"),
+    "simulate_timeout": (SLOW_NEVER_ENDS, ["--timeout", "0.5", "--games", "2", "--workers", "1", "--no-progress"],
+                         ["simulate"], 1, "err", "timeout of 0.5 s"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLI_CASES))
+def test_hostile_cli(case, tmp_path):
+    text, extra, cmd, code, stream, part = CLI_CASES[case]
+    path = _spec_file(tmp_path, text)
+    argv = cmd + [path] + (extra or [])
+    got, out, err = guarded(f"cli/{case}", _cli, argv)
+    assert got == code, (got, out, err)
+    assert part in (out if stream == "out" else err), (out, err)
+    assert "Traceback" not in out + err
+    accepted(f"cli/{case}")
+
+
+@pytest.mark.parametrize("seed", [True, 1.5, "7", -1, 1 << 63, 1 << 5000])
+def test_api_seed_range_enforced_at_the_door(seed):
+    from gamespec import UsageError
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    with pytest.raises(UsageError, match=r"0 to 2\*\*63 - 1"):
+        game.new_game(players=2, seed=seed)
+    assert game.new_game(players=2, seed=(1 << 63) - 1).to_json()["seed"] == (1 << 63) - 1
 
 
 # ------------------------------------------------------------------------------ 4. tampered saved states
@@ -580,17 +710,85 @@ STATE_CASES = {
 }
 
 
-def _state_outcome(game, d):
+def _swap_between_zones(d, g):
+    zs = [z for z in d["zones"] if z]
+    zs[0][0], zs[-1][0] = zs[-1][0], zs[0][0]
+
+
+def _finish_mid_game(d, g):
+    d.update(terminal=True, pending=-1, scores=[99] + [0] * (d["players"] - 1), winners=[0])
+
+
+def _reveal_events(n):
+    def add(d, g):
+        d["history"] += [["r", 0, list(range(len(d["known"])))]] * n
+    return add
+
+
+# Issue 12: a saved state is accepted only if re-playing its recorded decisions (and chance) gives
+# exactly it. (id: (base, tamper, part of the message)); every STATE_CASES case is also one of these,
+# with the message STRICT gives.
+TRUSTED_NOTHING_CASES = {
+    "knows_the_whole_deck": ("bacchus", _do(lambda d, g: d.__setitem__("known", [(1 << d["players"]) - 1] * len(
+        d["known"]))), "'known' is not what"),
+    "face_turned_up": ("bacchus", _set(["face"], {"0": 1, "1": 1}), "'face' is not what"),
+    "history_reveal_added": ("bacchus", _do(_reveal_events(1)), "'history' is not what"),
+    "history_60mb_of_reveals": ("bacchus", _do(_reveal_events(40_000)), "'history' is not what"),
+    "log_look_added": ("bacchus", _do(lambda d, g: d["log"].insert(1, {"type": "look", "player": 0, "cards": [0]})),
+                       "'log' is not what"),
+    "log_chance_removed": ("bacchus_end", _do(lambda d, g: d["log"].remove(next(x for x in d["log"]
+                                                                                 if x["type"] == "chance"))),
+                           "'log' is not what"),
+    "cards_swapped_between_zones": ("bacchus", _do(_swap_between_zones), "'zones' is not what"),
+    "rng_replaced": ("bacchus", _set(["rng"], 12345), "'rng' is not what"),
+    "seed_changed": ("bacchus", _set(["seed"], lambda d, g: d["seed"] + 1), "of its history"),
+    "seed_too_large": ("bacchus", _set(["seed"], 1 << 5000), "bad seed"),
+    "seedless_without_log": ("tiny_for", _do(lambda d, g: d.update(seed=None, log=None)), "needs its log"),
+    "finished_mid_game_with_invented_scores": ("bacchus", _do(_finish_mid_game), "'terminal' is not what"),
+    "winners_inconsistent_with_scores": ("bacchus_end", _set(["winners"], lambda d, g: [
+        p for p in range(d["players"]) if p not in d["winners"]][:1]), "'winners' is not what"),
+    "number_variable_holds_a_word": ("bacchus", _set(["vars", 0], "many"), "'vars' is not what"),
+    "number_variable_holds_a_bool": ("bacchus", _set(["vars", 0], True), "'vars' is not what"),
+    "decision_by_the_wrong_player": ("bacchus", _do(lambda d, g: next(ev for ev in d["history"] if ev[0] == "d")
+                                                    .__setitem__(1, 1)), "decision 1 of its history is player 1's"),
+}
+
+STRICT = {   # what state_from_json says for each STATE_CASES case: the first field that is not re-played
+    **{c: "'zones' is not what" for c in ("card_as_string", "card_duplicated", "card_missing", "card_unknown",
+                                          "too_few_zones", "zones_wrong_type")},
+    **{c: "'flow' is not what" for c in STATE_CASES if c.startswith("flow_")},
+    **{c: "'log' is not what" for c in STATE_CASES if c.startswith("log_")},
+    **{c: "'vars' is not what" for c in ("cards_variable_bad", "huge_variable", "variable_wrong_type")},
+    **{c: "'rng' is not what" for c in ("huge_rng", "negative_rng", "zero_rng")},
+    **{c: "'known' is not what" for c in ("huge_knowledge", "negative_knowledge")},
+    **{c: "'face' is not what" for c in ("face_bad_value", "face_key_superscript")},
+    **{c: "'history' is not what" for c in ("history_bad_event", "history_bad_mask", "history_unknown_card")},
+    **{c: "'pc' is not what" for c in ("pc_as_float", "wrong_pc")},
+    "actor_not_the_decider": "'actor' is not what", "finished_bad_scores": "'scores' is not what",
+    "finished_log_scores": "'log' is not what", "finished_no_winner": "'winners' is not what",
+    "finished_pending": "'pending' is not what", "pending_out_of_range": "'pending' is not what",
+    "history_missing_decision": "decision 1 of its history is not legal", "history_short_event": "history event",
+    "huge_decisions": "'decisions' is not what", "negative_turns": "'turns' is not what",
+    "phase_mismatch": "'phase' is not what", "terminal_wrong_type": "'terminal' is not what",
+    "seed_float": "bad seed",
+}
+
+
+def _state_outcome(game, d, how="state_from_json"):
     try:
-        s = game.state_from_json(d)
+        s = getattr(game, how)(d)
     except StateFormatError as e:
         return {"error": str(e)}
     return {"loaded": repr(s)}
 
 
-@pytest.mark.parametrize("case", sorted(STATE_CASES))
+@pytest.mark.parametrize("case", sorted(STATE_CASES) + sorted(TRUSTED_NOTHING_CASES))
 def test_tampered_state(case):
-    base, tamper, part = STATE_CASES[case]
+    if case in STATE_CASES:
+        base, tamper, part = STATE_CASES[case]
+        part = STRICT.get(case, part)
+    else:
+        base, tamper, part = TRUSTED_NOTHING_CASES[case]
     game, d = base_states()[base]
     d = tamper(json.loads(json.dumps(d)), game)
     out = guarded(f"state/{case}", _state_outcome, game, d)
@@ -600,17 +798,35 @@ def test_tampered_state(case):
     accepted(f"state/{case}")
 
 
+@pytest.mark.parametrize("case", sorted(STATE_CASES))
+def test_tampered_arranged_state(case):
+    """Game.arranged_state (positions written by hand) still checks every field for consistency."""
+    base, tamper, part = STATE_CASES[case]
+    game, d = base_states()[base]
+    d = tamper(json.loads(json.dumps(d)), game)
+    out = guarded(f"arranged/{case}", _state_outcome, game, d, "arranged_state")
+    assert "error" in out, f"a tampered state loaded: {out}"
+    assert out["error"].startswith("bad saved state") and part in out["error"], out["error"]
+    assert "internal error" not in out["error"], out["error"]
+    accepted(f"arranged/{case}")
+
+
 @pytest.mark.parametrize("base", ["bacchus", "bacchus_end", "tiny_for"])
 def test_untampered_states_load(base):
     game, d = base_states()[base]
-    s = game.state_from_json(json.loads(json.dumps(d)))
-    assert s.to_json() == d
+    for how in ("state_from_json", "arranged_state"):
+        s = getattr(game, how)(json.loads(json.dumps(d)))
+        assert s.to_json() == d
 
 
 # ------------------------------------------------------------------------------ 5. hostile logs
+TINY_LOOK = TINY.replace('effect: "deal(deck, hand[actor])"',
+                        'effect: "deal(deck, hand[actor]); if size(deck) > 0 { reveal(deck, actor) }"')
+
+
 @functools.lru_cache(maxsize=1)
 def base_log():
-    game = gamespec.load_text(TINY, "tiny.yaml")
+    game = gamespec.load_text(TINY_LOOK, "tiny.yaml")
     s = game.new_game(players=3, seed=3, log=True)
     rnd = random.Random(3)
     while not s.is_terminal:
@@ -687,20 +903,53 @@ LOG_CASES = {
                               "initial arrangement", 0),
     "final_scores_differ": (_tamper_lines(lambda L: L[-1].__setitem__("scores", [99, 99, 99])), "replay",
                             "final scores differ", None),
+    # issue 12: every line is checked against the line the re-played game writes
+    "look_line_altered": (_tamper_lines(lambda L: next(x for x in L if x["type"] == "look")["cards"].reverse()
+                                        if len(next(x for x in L if x["type"] == "look")["cards"]) > 1 else
+                                        next(x for x in L if x["type"] == "look")["cards"].append(0)),
+                          "replay", "a look line where the re-played game writes a look line", None),
+    "look_line_removed": (_tamper_lines(lambda L: L.remove(next(x for x in L if x["type"] == "look"))), "replay",
+                          "where the re-played game writes a look line", None),
+    "look_line_added": (_tamper_lines(lambda L: L.insert(3, {"type": "look", "player": 0, "cards": [1, 2]})),
+                        "replay", "a look line where", None),
+    "decision_renumbered": (_tamper_lines(lambda L: _decision(L, 2).__setitem__("n", 99)), "replay",
+                            "decision 99 where the re-played game writes decision 2", 1),
+    "unknown_line_type": (_tamper_lines(lambda L: L.insert(2, {"type": "comment", "text": "trust me"})), "replay",
+                          "unknown type 'comment'", 0),
+    "second_header": (_tamper_lines(lambda L: L.insert(3, dict(L[0]))), "replay", "a header line", None),
+    "format_changed": (_tamper_lines(lambda L: L[0].__setitem__("format", "gamespec-log/2")), "replay",
+                       "header's 'format' is not this game's", 0),
+    "game_name_changed": (_tamper_lines(lambda L: L[0].__setitem__("game", "Other")), "replay",
+                          "header's 'game' is not this game's", 0),
+    "card_labels_changed": (_tamper_lines(lambda L: L[0]["cards"].__setitem__(0, "ace of spades")), "replay",
+                            "header's 'cards' is not this game's", 0),
+    "faces_changed": (_tamper_lines(lambda L: L[0]["faces"][0].__setitem__("value", 99)), "replay",
+                      "header's 'faces' is not this game's", 0),
+    "header_extra_field": (_tamper_lines(lambda L: L[0].__setitem__("trusted", True)), "replay",
+                           "header's 'trusted' is not this game's", 0),
+    "spec_sha256_removed": (_tamper_lines(lambda L: L[0].pop("spec_sha256")), "replay", "no spec_sha256", 0),
+    "end_line_removed": (_tamper_lines(lambda L: L.pop()), "replay", "has no end line", None),
+    "line_after_the_end": (_tamper_lines(lambda L: L.append(dict(L[-1]))), "replay",
+                           "where the re-played game writes nothing more", None),
+    "header_seed_too_large": (_tamper_lines(lambda L: L[0].__setitem__("seed", 1 << 70)), "replay",
+                              "malformed log", 0),
     "too_large": (None, "read", "larger than", None),
     "fifo": (None, "read", "not a regular file", None),
 }
 
 
 def _log_outcome(game, path, small_limit):
-    from interpreter import gamelog
+    from interpreter import replay as gamelog
     if small_limit:
         gamelog.MAX_LOG_BYTES = 1000
     try:
         lines = gamelog.read_log(path)
     except StateFormatError as e:
         return {"read": str(e)}
-    return {"replay": gamelog.replay(game, lines)}
+    streamed = gamelog.replay_file(game, path)
+    listed = gamelog.replay(game, lines)
+    assert streamed == listed, (streamed, listed)
+    return {"replay": streamed}
 
 
 @pytest.mark.parametrize("case", sorted(LOG_CASES))
@@ -728,14 +977,264 @@ def test_hostile_log(case, tmp_path):
 
 
 def test_untampered_log_replays(tmp_path):
-    from interpreter.gamelog import read_log, replay
+    from interpreter.replay import CHANCE_TRUSTED, CHANCE_VERIFIED, read_log, replay, replay_file
     game, lines = base_log()
     path = tmp_path / "game.jsonl"
     path.write_bytes(_jsonl(lines))
     r = replay(game, read_log(str(path)))
-    assert r["ok"], r
+    assert r["ok"] and r["chance"] == CHANCE_VERIFIED, r
+    assert replay_file(game, str(path)) == r
+    lines = json.loads(json.dumps(lines))
     del lines[0]["seed"]       # without the seed the shuffles cannot be checked, but the game can
-    assert replay(game, lines)["ok"]
+    r = replay(game, lines)
+    assert r["ok"] and r["chance"] == CHANCE_TRUSTED and "on trust" in r["chance"], r
+    _swap_shuffle(lines)       # ... and a seedless log replays whatever deck order it claims: said plainly
+    r = replay(game, lines)
+    assert r["chance"] == CHANCE_TRUSTED
+
+
+def _replay_padded(game, path):
+    from interpreter.replay import replay_file
+    return replay_file(game, path)
+
+
+def test_big_log_is_streamed(tmp_path):
+    """60 MB of log (here: blank padding lines, which replay skips) replays in bounded memory."""
+    game, lines = base_log()
+    path = tmp_path / "big.jsonl"
+    with open(path, "wb") as f:
+        f.write(_jsonl(lines[:3]))
+        for _ in range(60):
+            f.write(b" " * MiB + b"\n")
+        f.write(_jsonl(lines[3:]))
+    assert path.stat().st_size > 60 * MiB
+    r = guarded("log/big_log_streamed", _replay_padded, game, str(path))
+    assert r["ok"], r
+    secs, peak = _MEASURED["log/big_log_streamed"]
+    assert peak < 32 * MiB, f"replaying a 60 MB log took {peak / MiB:.0f} MiB: it was not streamed"
+    accepted("log/big_log_streamed")
+
+
+def _cli_replay(tmp_path, lines, *extra):
+    log = tmp_path / "game.jsonl"
+    log.write_bytes(_jsonl(lines))
+    return guarded("cli/replay", _cli, ["replay", log, *extra])
+
+
+def test_replay_never_opens_the_path_a_log_names(tmp_path):
+    game, lines = base_log()
+    secret = tmp_path / "private" / "secret.yaml"
+    secret.parent.mkdir()
+    secret.write_text("password-of-someone: hunter2\n")
+    lines = json.loads(json.dumps(lines))
+    lines[0]["spec"] = str(secret)
+    code, out, err = _cli_replay(tmp_path, lines)
+    assert code == 1 and "no spec file beside" in err and "--spec" in err, (out, err)
+    assert "hunter2" not in out + err and "password" not in out + err
+    (tmp_path / "tiny.yaml").write_text(TINY_LOOK)   # the spec beside the log, found by its SHA-256
+    code, out, err = _cli_replay(tmp_path, lines)
+    assert code == 0 and ": OK," in out and "chance: verified" in out, (out, err)
+    accepted("cli/replay")
+
+
+def test_replay_says_when_chance_is_taken_on_trust(tmp_path):
+    game, lines = base_log()
+    (tmp_path / "tiny.yaml").write_text(TINY_LOOK)
+    lines = json.loads(json.dumps(lines))
+    del lines[0]["seed"]
+    code, out, err = _cli_replay(tmp_path, lines)
+    assert code == 0 and "chance: taken on trust" in out, (out, err)
+    accepted("cli/replay")
+
+
+def test_replay_timeout(tmp_path):
+    text = LONG_NEVER_ENDS.replace("decisions_per_game: 20000", "decisions_per_game: 3000")
+    game = gamespec.load_text(text, "long.yaml")
+    s = game.new_game(players=2, seed=1, log=True)
+    try:
+        while True:
+            s.apply(s.legal_actions()[0])
+    except SpecRuntimeError:
+        pass
+    lines = s.log_lines()
+    (tmp_path / "long.yaml").write_text(text)
+    code, out, err = _cli_replay(tmp_path, lines, "--timeout", "0.001")
+    assert code == 1 and "did not finish within the timeout of 0.001 s" in err, (out, err)
+    accepted("cli/replay")
+
+
+# ------------------------------------------------------------------------------ 6. the Python API (issue 12)
+TINY_LISTS = TINY_LOOK.replace("variables:\n", "variables:\n  marks: {type: list, initial: [1, 2]}\n").replace(
+    'effect: "stopped[actor] = 1"', 'effect: "stopped[actor] = 1; marks += [actor]"')
+
+
+def _mutate(x):
+    """Change a returned value every way a caller might, in place, all the way down."""
+    if isinstance(x, dict):
+        for v in list(x.values()):
+            _mutate(v)
+        x["mutated"] = True
+        x.pop(next(iter(x)), None)
+    elif isinstance(x, list):
+        for v in x:
+            _mutate(v)
+        x.append("mutated")
+        if len(x) > 1:
+            x.reverse()
+
+
+def _played(seed=3):
+    game = gamespec.load_text(TINY_LISTS, "lists.yaml")
+    s = game.new_game(players=3, seed=seed, log=True)
+    rnd = random.Random(seed)
+    while not s.is_terminal:
+        acts = s.legal_actions()
+        s.apply(acts[rnd.randrange(len(acts))])
+    return game, s
+
+
+@pytest.mark.parametrize("what", ["log_lines", "log_for", "to_json", "scores", "winners", "observation",
+                                  "legal_actions"])
+def test_api_returns_copies(what):
+    game, s = _played()
+    mid = game.new_game(players=3, seed=3, log=True)
+    mid.apply(next(a for a in mid.legal_actions() if a.name == "stop"))
+    for state in (s, mid):
+        twin = state.clone()
+        before = json.dumps(state.to_json(), sort_keys=True)
+        got = {"log_lines": lambda: state.log_lines(), "log_for": lambda: state.log_for(1),
+               "to_json": lambda: state.to_json(), "scores": lambda: state.scores,
+               "winners": lambda: state.winners, "observation": lambda: state.observation(0),
+               "legal_actions": lambda: state.legal_actions()}[what]()
+        if got is None:
+            continue
+        if what == "observation":
+            assert isinstance(got["variables"]["marks"], list)
+        _mutate(got)
+        assert json.dumps(state.to_json(), sort_keys=True) == before, f"changing {what}() changed the game"
+        assert json.dumps(twin.to_json(), sort_keys=True) == before, f"changing {what}() changed a clone"
+        assert state.log_lines() == twin.log_lines() and state.log_for(1) == twin.log_for(1)
+        assert state.observation(0) == twin.observation(0)
+
+
+def _api_calls():
+    from gamespec import UsageError
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    s = game.new_game(players=2, seed=1)
+    calls = {
+        "options_int_keys": lambda: game.new_game(players=2, options={1: 2}),
+        "options_string": lambda: game.new_game(players=2, options="x"),
+        "options_list": lambda: game.new_game(players=2, options=[("a", 1)]),
+        "options_nested_value": lambda: game.new_game(players=2, options={"x": [1]}),
+        "players_bool": lambda: game.new_game(players=True),
+        "players_string": lambda: game.new_game(players="2"),
+        "players_float": lambda: game.new_game(players=2.0),
+        "seed_none": lambda: game.new_game(players=2, seed=None),
+        "log_string": lambda: game.new_game(players=2, log="yes"),
+        "log_for_negative": lambda: game.new_game(players=2, log=True).log_for(-1),
+        "log_for_99": lambda: game.new_game(players=2, log=True).log_for(99),
+        "log_for_bool": lambda: game.new_game(players=2, log=True).log_for(True),
+        "log_for_without_log": lambda: s.log_for(0),
+        "log_lines_without_log": lambda: s.log_lines(),
+        "observation_negative": lambda: s.observation(-1),
+        "observation_string": lambda: s.observation("0"),
+        "apply_none": lambda: s.apply(None),
+        "apply_list": lambda: s.apply(["draw"]),
+        "apply_unknown_key": lambda: s.apply({"action": "draw", "evil": 1}),
+        "ruleset_players_string": lambda: game.ruleset("2", {}),
+        "ruleset_options_string": lambda: game.ruleset(2, "x"),
+        "state_from_json_list": lambda: game.state_from_json([1]),
+        "arranged_state_string": lambda: game.arranged_state("x"),
+        "evaluate_not_a_state": lambda: game.evaluate(None, "1 + 1"),
+        "evaluate_not_text": lambda: game.evaluate(s, 5),
+        "check_options_string": lambda: game.check_options("x"),
+    }
+    out = {}
+    for name, call in calls.items():
+        before = json.dumps(s.to_json(), sort_keys=True)
+        try:
+            call()
+            out[name] = "accepted"
+        except gamespec.GamespecError as e:
+            out[name] = f"{type(e).__name__}: {e}"[:200]
+        except Exception as e:  # noqa: BLE001 - a Python error is what this test catches
+            out[name] = f"PYTHON {type(e).__name__}: {e}"[:200]
+        if json.dumps(s.to_json(), sort_keys=True) != before:
+            out[name] += " (AND THE STATE CHANGED)"
+    out["_usage"] = UsageError.__name__
+    return out
+
+
+def test_api_misuse_raises_named_errors():
+    out = guarded("api/misuse", _api_calls)
+    bad = {k: v for k, v in out.items() if k != "_usage" and (
+        v == "accepted" or v.startswith("PYTHON") or "STATE CHANGED" in v)}
+    assert not bad, bad
+    accepted("api/misuse")
+
+
+def test_concurrent_apply_is_detected():
+    """A State is not thread-safe: a second thread's apply() while one runs is refused, not corrupting."""
+    import threading
+
+    from gamespec import UsageError
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    s = game.new_game(players=2, seed=1)
+    before = s.to_json()
+    s._busy.acquire()          # as if another thread were inside apply()
+    errors = []
+
+    def other():
+        try:
+            s.apply(s.legal_actions()[0] if False else {"action": "stop"})
+        except UsageError as e:
+            errors.append(str(e))
+    t = threading.Thread(target=other)
+    t.start()
+    t.join(10)
+    s._busy.release()
+    assert errors and "another thread" in errors[0], errors
+    assert s.to_json() == before
+    with pytest.raises(UsageError, match="another thread"):
+        s._busy.acquire()
+        try:
+            s.legal_actions()
+        finally:
+            s._busy.release()
+
+
+def test_threads_hammering_one_state_never_corrupt_it():
+    import sys
+    import threading
+    game = gamespec.load_text(TINY, "tiny.yaml")
+    s = game.new_game(players=3, seed=4)
+    problems = []
+
+    def player(k):
+        rnd = random.Random(k)
+        for _ in range(300):
+            try:
+                acts = s.legal_actions()
+                if not acts:
+                    return
+                s.apply(acts[rnd.randrange(len(acts))])
+            except gamespec.GamespecError:
+                pass                      # UsageError (another thread) or IllegalAction (a stale action)
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"{type(e).__name__}: {e}")
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=player, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    finally:
+        sys.setswitchinterval(old)
+    assert not problems, problems[:3]
+    again = game.state_from_json(json.loads(json.dumps(s.to_json())))   # it is what its history produces
+    assert again.to_json() == s.to_json()
 
 
 # ------------------------------------------------------------------------------ the report

@@ -120,7 +120,7 @@ def build(players=3, seed=0, faceup=None, facedown=None, pair=(20, 18), deck_top
                 d["vars"][rs.var_base[name] + p] = x
         else:
             d["vars"][rs.var_base[name]] = val
-    return GAME.state_from_json(d)
+    return GAME.arranged_state(d)
 
 
 def keep(s):

@@ -86,7 +86,10 @@ def test_random_simulation(cfg):
             now = state.to_json()
             twin = state.clone()
             assert twin.to_json() == now
-            back = game.state_from_json(json.loads(json.dumps(now)))
+            # state_from_json re-plays the whole history (linear): every 16th step; the others
+            # check the fields only (arranged_state), so the test stays linear per step
+            rebuild = game.state_from_json if step % 16 == 0 else game.arranged_state
+            back = rebuild(json.loads(json.dumps(now)))
             assert back.to_json() == now
             assert [a.key() for a in back.legal_actions()] == [a.key() for a in legal]
             action = legal[rnd.randrange(len(legal))]

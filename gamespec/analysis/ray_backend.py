@@ -72,7 +72,7 @@ def _block_task():
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, address=None) -> dict:
+             game=None, bots=None, on_result=None, address=None, timeout=None) -> dict:
     """interpreter.simulate.simulate's contract, with the blocks played as Ray tasks."""
     import gamespec
     from gamespec import UsageError
@@ -84,6 +84,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     players = game.min_players if players is None else players
     opts = game.check_options(options)
     game.ruleset(players, opts)
+    _sim.check_timeout(timeout)
     if not isinstance(games, int) or games < 0:
         raise UsageError(f"the number of games is a whole number >= 0, not {games!r}")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
@@ -99,7 +100,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         t0 = time.perf_counter()
         text_ref = ray.put(text)
         task = _block_task()
-        refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref): first
+        refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref, timeout): first
                 for first, count in blocks}
         order = [first for first, _ in blocks]
         pending, nxt, done = {}, 0, 0

@@ -14,7 +14,7 @@ BACKENDS = ("local", "ray")
 
 
 def run_study(path, games=100, players=None, seed=0, options=None, workers=None, bots=None,
-              backend="local", address=None, records=None, progress=None, game=None) -> dict:
+              backend="local", address=None, records=None, progress=None, game=None, timeout=None) -> dict:
     """Play one configuration; returns simulate()'s report plus 'summary' (stats.Summary's dict).
 
     `records`: a RecordWriter (rows are written to it in seed order, as games finish) or None.
@@ -50,12 +50,12 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
 
     if backend == "local":
         out = _sim.simulate(path, games=games, players=players, seed=seed, options=opts, workers=workers,
-                            progress=progress, game=game, bots=kinds, on_result=on_result)
+                            progress=progress, game=game, bots=kinds, on_result=on_result, timeout=timeout)
     else:
         from . import ray_backend
         out = ray_backend.simulate(path, games=games, players=players, seed=seed, options=opts,
                                    workers=workers, progress=progress, game=game, bots=kinds,
-                                   on_result=on_result, address=address)
+                                   on_result=on_result, address=address, timeout=timeout)
     if summary is None:
         summary = Summary((game.name, players, tuple(sorted(opts.items())), tuple(kinds)))
         summary.cooperative = coop
@@ -71,7 +71,7 @@ def open_records(path):
 
 
 def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, workers=None, bots=None,
-              backend="local", address=None, records=None, progress=None, game=None) -> list:
+              backend="local", address=None, records=None, progress=None, game=None, timeout=None) -> list:
     """Run every configuration of the grid `sweep` ([(name, [text values])], see sweep.parse_sweep)
     with the same seeds; returns run_study's result per configuration. `progress` may be a
     ProgressBar (its count then runs over the whole sweep)."""
@@ -93,7 +93,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
             kinds = bots if bots is not None and len(bots) == p else None
             outs.append(run_study(path, games=games, players=p, seed=seed, options=opts, workers=workers,
                                   bots=kinds, backend=backend, address=address, records=records,
-                                  progress=progress, game=game))
+                                  progress=progress, game=game, timeout=timeout))
             if hasattr(progress, "next_config"):
                 progress.next_config(games)
     finally:

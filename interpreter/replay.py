@@ -1,0 +1,365 @@
+"""Reading and re-playing logs (JSON lines -> checked lines -> a State re-played against them).
+
+The writing side is interpreter/gamelog.py; this module builds states, so it imports state (never the
+reverse)."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, StateFormatError
+
+from . import rng as _rng
+from .state import State
+
+
+MAX_LOG_BYTES = 64 * 1024 * 1024   # a log is untrusted input: refused beyond this size
+
+
+class Script:
+    """Chance events taken from a log instead of the RNG (replay without the seed).
+
+    With the seed known, each logged order must also be the one the seed gives: a log whose shuffles
+    were altered is caught at the first altered one."""
+
+    def __init__(self, events, seed=None):
+        """`events`: a list of chance lines, or a function giving the next one (None: no more)."""
+        if callable(events):
+            self.take = events
+        else:
+            it = iter(list(events))
+            self.take = lambda: next(it, None)
+        self.i = 0
+        self.seed = seed
+        self.rng = _rng.seed_state(seed) if seed is not None else None
+
+    def next_shuffle(self, s, zi):
+        label = s.rs.zone_label[zi]
+        ev = self.take()
+        if ev is None:
+            raise ReplayDivergence(f"the game shuffles '{label}' but the log has no more chance events")
+        self.i += 1
+        if ev.get("zone") != label:
+            raise ReplayDivergence(f"chance event {self.i}: the game shuffles '{label}' but the log "
+                                   f"shuffles {str(ev.get('zone'))[:60]!r}")
+        order = ev.get("order")
+        if not isinstance(order, list) or sorted(map(_key, order)) != sorted(map(_key, s.z[zi])):
+            raise ReplayDivergence(f"chance event {self.i}: the logged order of '{label}' is not a "
+                                   "shuffle of its cards")
+        if self.rng is not None:
+            expected = list(s.z[zi])
+            self.rng = _rng.shuffle(self.rng, expected)
+            if expected != order:
+                raise ReplayDivergence(f"chance event {self.i}: the logged order of '{label}' is not the "
+                                       f"shuffle seed {self.seed} gives (the log was altered)")
+        return list(order)
+
+
+def _key(x):
+    return (type(x).__name__, x if isinstance(x, int) else str(x))
+
+
+class ReplayDivergence(SpecRuntimeError):
+    """The game and the log disagree. A SpecRuntimeError so that the rule running the shuffle lets it
+    through unchanged, like any run-time error."""
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+MAX_LINE_BYTES = 16 * 1024 * 1024   # one line of a log (a header lists every card: large, but bounded)
+
+
+def _open(path):
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        raise StateFormatError(f"{path}: not a regular file")
+    return f
+
+
+def iter_log(path, max_bytes=None):
+    """The lines of a log file one by one as (line number, JSON object), read as a stream: memory
+    stays bounded by one line whatever the file's size. StateFormatError on the first bad line
+    (OSError if unreadable)."""
+    limit = MAX_LOG_BYTES if max_bytes is None else max_bytes
+    with _open(path) as f:
+        total = 0
+        n = 0
+        while True:
+            raw = f.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            n += 1
+            total += len(raw)
+            if total > limit:
+                raise StateFormatError(f"{path}: the log is larger than {limit} bytes")
+            if len(raw) > MAX_LINE_BYTES:
+                raise StateFormatError(f"{path}:{n}: a line longer than {MAX_LINE_BYTES} bytes")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise StateFormatError(f"{path}:{n}: not UTF-8 text (byte {e.start})") from None
+            text = text.strip()
+            if not text:
+                continue
+            yield n, _parse_line(text, f"{path}:{n}")
+
+
+def _parse_line(text, where):
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise StateFormatError(f"{where}: not JSON (nested too deeply)") from None
+    except ValueError as e:
+        raise StateFormatError(f"{where}: not JSON ({str(e)[:200]})") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise StateFormatError(f"{where}: a log line is a JSON object with a 'type'")
+    return obj
+
+
+def read_log(path) -> list:
+    """The lines of a log file (JSON objects), all in memory; StateFormatError if it is not one.
+    replay_file() streams instead."""
+    lines = [obj for _, obj in iter_log(path)]
+    if not lines or lines[0]["type"] != "header":
+        raise StateFormatError(f"{path}: the first line must be the header")
+    return lines
+
+
+def read_header(path) -> dict:
+    """The first line of a log (to find its spec), without reading the rest."""
+    for _, obj in iter_log(path):
+        if obj["type"] != "header":
+            break
+        return obj
+    raise StateFormatError(f"{path}: the first line must be the header")
+
+
+class _Malformed(Exception):
+    pass
+
+
+def _header(h, game):
+    """(players, options, seed) of a log header, checked."""
+    P = h.get("players")
+    if type(P) is not int:
+        raise _Malformed(f"the header's player count {str(P)[:40]!r} is not a number")
+    opts = h.get("options")
+    if not isinstance(opts, dict):
+        raise _Malformed("the header's options are not a JSON object")
+    seed = h.get("seed")
+    if seed is not None and (type(seed) is not int or not 0 <= seed < SEED_LIMIT):
+        raise _Malformed(f"the header's seed {str(seed)[:40]!r} is not a whole number from 0 to 2**63 - 1")
+    if "zones" in h and not isinstance(h["zones"], dict):
+        raise _Malformed("the header's zones are not a JSON object")
+    return P, game.check_options(opts), seed
+
+
+SEED_LIMIT = 1 << 63
+CHANCE_VERIFIED = "verified: every shuffle is the one the header's seed gives"
+CHANCE_TRUSTED = "taken on trust: the log has no seed, so its shuffles were replayed as written, not checked"
+
+
+class _Feed:
+    """The log's lines after the header, with a look-ahead for the chance events a seedless replay
+    takes as they come (they follow the decision whose effects shuffle)."""
+
+    def __init__(self, it):
+        self.it = it
+        self.ahead = []          # (n, line) read but not yet compared
+        self.scan = 0            # how far in `ahead` the script has looked for chance lines
+
+    def next(self):
+        if self.ahead:
+            self.scan = max(0, self.scan - 1)
+            return self.ahead.pop(0)
+        return next(self.it, (None, None))
+
+    def next_chance(self):
+        while True:
+            if self.scan < len(self.ahead):
+                n, line = self.ahead[self.scan]
+                self.scan += 1
+                if line["type"] == "chance":
+                    return line
+                if line["type"] == "decision":     # chance events of this decision end here
+                    self.scan -= 1
+                    return None
+                continue
+            item = next(self.it, None)
+            if item is None:
+                return None
+            if len(self.ahead) > 100_000:
+                raise _Malformed("too many lines between two decisions")
+            self.ahead.append(item)
+
+
+def _strip(line):
+    return {k: v for k, v in line.items() if not k.startswith("_")}
+
+
+def replay_file(game, path, timeout=None) -> dict:
+    """Re-play a log file as a stream (see replay())."""
+    return replay(game, iter_log(path), timeout)
+
+
+def replay(game, lines, timeout=None) -> dict:
+    """Re-play a full log and check EVERY line against the game it re-plays.
+
+    `lines`: a list of JSON objects, or an iterator of (line number, object) as iter_log gives.
+    Returns {'ok', 'decisions' (matched), 'error' (the first difference, or None), 'chance'
+    (CHANCE_VERIFIED with a seed, CHANCE_TRUSTED without), 'scores', 'winners'}. The log's own
+    lines are never trusted: the game writes the log it expects, line by line, and each line of the
+    file must be exactly that line (a second header, an unknown line type, a renumbered decision, an
+    altered look line, a missing end line... are all differences).
+    """
+    import time
+    from .snapshot import plain
+    done = 0
+    chance = None
+
+    def fail(msg):
+        return {"ok": False, "decisions": done, "error": msg, "chance": chance}
+
+    if isinstance(lines, list):
+        if not all(isinstance(x, dict) and isinstance(x.get("type"), str) for x in lines):
+            return fail("malformed log: each line is a JSON object with a 'type'")
+        lines = iter(enumerate(lines, 1))
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        n, h = next(lines, (None, None))
+        if h is None or h["type"] != "header":
+            return fail("malformed log: the first line must be the header")
+        if "for_player" in h:
+            return fail("this is a log as one player saw it; replay needs the full log")
+        if h.get("spec_sha256") != game.spec.sha256:
+            return fail("the log was written by another version of the spec" if "spec_sha256" in h
+                        else "malformed log: the header has no spec_sha256")
+        P, opts, seed = _header(h, game)
+        chance = CHANCE_VERIFIED if seed is not None else CHANCE_TRUSTED
+        rs = game.ruleset(P, opts)
+        if "zones" in h:
+            init = {rs.zone_label[zi]: [] for zi in range(rs.nzones)}
+            for c, zi in enumerate(rs.init_zone):
+                init[rs.zone_label[zi]].append(c)
+            if h["zones"] != init:
+                return fail("the initial arrangement in the header is not this spec's")
+        feed = _Feed(lines)
+        script = Script(feed.next_chance) if seed is None else None
+        s = State.new(game, rs, seed, log=True, script=script)
+        want = plain(_strip(s.log[0]))
+        got = dict(h)
+        if not isinstance(got.get("spec"), str):
+            return fail("malformed log: the header names no spec")
+        got["spec"] = want["spec"]      # where the spec was loaded from is not part of the game
+        got.setdefault("seed", None)    # a seedless log: no seed, or a null one
+        for key in sorted(set(want) | set(got)):
+            if not _same(want.get(key, _MISSING), got.get(key, _MISSING)):
+                return fail(f"line {n}: the header's {str(key)[:40]!r} is not this game's")
+        chances = 0
+
+        def compare(expected):
+            """The file's next lines must be exactly the lines the re-played game wrote."""
+            nonlocal chances
+            for line in expected:
+                line = plain(_strip(line))
+                n, got = feed.next()
+                t = line["type"]
+                if got is None:
+                    if t == "end":
+                        raise _Diverged("the log has no end line (the game ended: "
+                                        f"scores {line['scores']}, winners {line['winners']})")
+                    raise _Diverged(f"the log ends where the game writes a {t} line")
+                if t == "chance":
+                    chances += 1
+                    if got["type"] == "chance" and got.get("zone") == line["zone"] and not _same(got, line):
+                        order = got.get("order")
+                        if not isinstance(order, list) or sorted(map(_key, order)) != sorted(map(_key, line["order"])):
+                            raise _Diverged(f"chance event {chances}: the logged order of '{line['zone']}' is "
+                                            "not a shuffle of its cards")
+                        raise _Diverged(f"chance event {chances}: the logged order of '{line['zone']}' is not "
+                                        f"the shuffle seed {seed} gives (the log was altered)")
+                if t == "end" and got["type"] == "end" and not _same(got, line):
+                    raise _Diverged(f"final scores differ: log {str(got.get('scores'))[:80]} / "
+                                    f"{str(got.get('winners'))[:40]}, replay {line['scores']} / {line['winners']}")
+                if not _same(got, line):
+                    raise _Diverged(f"line {n}: {_describe(got)} where the re-played game writes {_describe(line)}")
+
+        compare(s.log[1:])
+        del s.log[:]
+        while True:
+            n, d = feed.next()
+            if d is None:
+                break
+            if d["type"] != "decision":
+                return fail(f"line {n}: {_describe(d)} where the re-played game writes nothing more"
+                            if s.terminal else f"line {n}: {_describe(d)} where the game waits for a decision")
+            i = done + 1
+            if deadline is not None and time.monotonic() > deadline:
+                return fail(f"the replay did not finish within the timeout of {timeout:g} s")
+            if s.terminal:
+                return fail(f"decision {i}: the game had already ended")
+            if d.get("player") != s.current_player:
+                return fail(f"decision {i}: the log says player {str(d.get('player'))[:20]} decides, "
+                            f"the game says player {s.current_player}")
+            act = d.get("action")
+            if not isinstance(act, dict) or not all(isinstance(k, str) and _plain(v) for k, v in act.items()):
+                return fail(f"decision {i}: illegal move: the action is not a JSON object of plain values")
+            feed.ahead.insert(0, (n, d))        # compared with the decision line the game writes
+            feed.scan += 1
+            try:
+                s.apply(act)
+            except IllegalAction as e:
+                return fail(f"decision {i}: illegal move: {e}")
+            compare(s.log)
+            del s.log[:]
+            done = i
+        if not s.terminal:
+            return fail("the log ends before the game does")
+        return {"ok": True, "decisions": done, "error": None, "chance": chance,
+                "scores": list(s.scores), "winners": list(s.winners)}
+    except _Diverged as e:
+        return fail(str(e))
+    except ReplayDivergence as e:
+        return fail(e.message)
+    except _Malformed as e:
+        return fail(f"malformed log: {e}")
+    except StateFormatError as e:
+        return fail(str(e))
+    except SpecRuntimeError as e:
+        return fail(f"the spec failed during replay: {e}")
+    except (GamespecError, KeyError, TypeError, ValueError) as e:   # UsageError: players, options
+        return fail(f"malformed log: {str(e)[:300]}")
+    except RecursionError:
+        return fail("malformed log: nested too deeply")
+
+
+class _Diverged(Exception):
+    pass
+
+
+_MISSING = object()
+
+
+def _describe(line):
+    t = line.get("type")
+    if t == "decision":
+        return f"decision {str(line.get('n'))[:20]}"
+    if t in ("chance", "look", "end", "header"):
+        return f"a {t} line"
+    return f"a line of unknown type {str(t)[:40]!r}"
+
+
+def _same(a, b):
+    from .serial import _same as same
+    return same(a, b)
+
+
+def _plain(v):
+    """A parameter value as a log may hold it: a scalar or a flat list of scalars."""
+    scalar = lambda x: x is None or isinstance(x, (bool, int, str))
+    return scalar(v) or (isinstance(v, list) and all(scalar(x) for x in v))

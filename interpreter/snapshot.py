@@ -1,0 +1,30 @@
+"""State -> plain JSON data (the saved-state format); never builds a State, so state.py may import it."""
+from __future__ import annotations
+
+FORMAT = "gamespec-state/1"
+
+
+def plain(x):
+    """A fresh copy as plain JSON data (dicts and lists, tuples become lists): nothing returned by
+    the API is shared with the state, so changing it cannot change the game."""
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    return x
+
+
+def to_json(s) -> dict:
+    from .observe import history_entries
+    rs = s.rs
+    return {
+        "format": FORMAT, "game": rs.spec.name, "spec_sha256": rs.spec.sha256,
+        "players": rs.P, "options": dict(rs.options), "seed": s.seed,
+        "zones": [list(z) for z in s.z], "vars": [plain(x) for x in s.v],
+        "face": {str(c): f for c, f in sorted(s.face.items())}, "known": list(s.kn), "rng": s.rng,
+        "pc": s.pc, "pending": s.pending, "actor": s.actor, "current": s.cur, "phase": s.phase,
+        "flow": {k: plain(v) for k, v in s.fenv.items()}, "turns": s.turns, "decisions": s.decisions,
+        "terminal": s.terminal, "scores": plain(s.scores), "winners": plain(s.winners),
+        "history": [plain(ev) for ev in history_entries(s)],
+        "log": [plain(x) for x in s.log] if s.log is not None else None,
+    }
