@@ -788,7 +788,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--players", "-p", type=_int, metavar="P",
                         help="number of players (default: the spec's smallest)")
         sp.add_argument("--seed", "-s", type=_seed, default=None, metavar="S",
-                        help="random seed, 0 to 2**63 - 1 (default: 64 bits of OS entropy, printed so the "
+                        help="random seed, 0 to 2**64 - 1 (default: 64 bits of OS entropy, printed so the "
                              "run can be repeated)")
         sp.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                         help="end a game that runs longer than this with an error (default: none; the "

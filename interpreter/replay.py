@@ -153,13 +153,13 @@ def _header(h, game):
         raise _Malformed("the header's options are not a JSON object")
     seed = h.get("seed")
     if seed is not None and (type(seed) is not int or not 0 <= seed < SEED_LIMIT):
-        raise _Malformed(f"the header's seed {str(seed)[:40]!r} is not a whole number from 0 to 2**63 - 1")
+        raise _Malformed(f"the header's seed {str(seed)[:40]!r} is not a whole number from 0 to 2**64 - 1")
     if "zones" in h and not isinstance(h["zones"], dict):
         raise _Malformed("the header's zones are not a JSON object")
     return P, game.check_options(opts), seed
 
 
-SEED_LIMIT = 1 << 63
+SEED_LIMIT = 1 << 64
 CHANCE_VERIFIED = "verified: every shuffle is the one the header's seed gives"
 CHANCE_TRUSTED = "taken on trust: the log has no seed, so its shuffles were replayed as written, not checked"
 

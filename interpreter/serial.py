@@ -22,7 +22,7 @@ from .snapshot import FORMAT, to_json  # noqa: F401 - to_json is the other half 
 
 INT_LIMIT = 1 << 63          # numbers of the rule language are bounded by this
 MAX_SEED_BITS = 4096
-SEED_LIMIT = 1 << 63         # seeds are 0 .. 2**63 - 1 (gamespec.game.check_seed)
+SEED_LIMIT = 1 << 64         # seeds are 0 .. 2**64 - 1 (gamespec.game.check_seed)
 MAX_LIST = 1_000_000         # no list of a saved state is longer than this (a guard, not a rule)
 
 _KEYS = {"format", "game", "spec_sha256", "players", "options", "seed", "zones", "vars", "face", "known",
@@ -129,7 +129,7 @@ def _verified(game, d):
     from .replay import ReplayDivergence, Script
     _, P, opts, rs = _game_fields(game, d)
     seed = d["seed"]
-    _need(seed is None or _is_int(seed, 0, SEED_LIMIT), "bad seed (a whole number from 0 to 2**63 - 1)")
+    _need(seed is None or _is_int(seed, 0, SEED_LIMIT), "bad seed (a whole number from 0 to 2**64 - 1)")
     hist = _list(d["history"], "history")
     decisions = []
     for ev in hist:
@@ -289,8 +289,8 @@ def _from_json(game, d):
     s.script = None
     s.budget = rs.spec.steps_per_decision
     s.spent = 0
-    from _thread import allocate_lock
-    s._busy = allocate_lock()
+    from .state import _lock
+    s._busy = _lock()
     s._legal = None
     s._index = None
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gamespec.errors import IllegalAction, SpecRuntimeError
 
-from _thread import allocate_lock as _lock
+from _thread import RLock as _lock   # re-entrant: apply() may list actions; another thread may not
 
 from . import rng as _rng
 from .actions import Action
@@ -101,13 +101,20 @@ class State:
 
     def legal_actions(self) -> list:
         """The legal actions of the deciding player (a fresh list; empty only at the end)."""
-        if self._busy.locked():
-            _in_use()
+        if self._legal is not None:     # nothing is computed: only a torn read to guard against
+            if not self._busy.acquire(False):
+                _in_use()
+            self._busy.release()
+            return list(self._legal)
         if self.terminal:
             return []
-        if self._legal is None:
+        if not self._busy.acquire(False):
+            _in_use()
+        try:
             self._legal = self.rs.chooses[self.pending].enumerate(self)
-        return list(self._legal)
+            return list(self._legal)
+        finally:
+            self._busy.release()
 
     def apply(self, action) -> None:
         """Play one legal action: an Action, its JSON dict, a PlayerAction of the deciding player's

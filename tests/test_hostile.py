@@ -529,10 +529,10 @@ CLI_CASES = {
                                          "compiled 130 of 36893488147419103232 player/option combinations"),
     "simulate_games_20_digits": (TINY, ["--games", "99999999999999999999", "--workers", "1"], ["simulate"], 2, "err",
                                  "number of games is a whole number from 0 to 10000000"),
-    "simulate_last_seed_out_of_range": (TINY, ["--games", "10", "--seed", str((1 << 63) - 5), "--workers", "1"],
+    "simulate_last_seed_out_of_range": (TINY, ["--games", "10", "--seed", str((1 << 64) - 5), "--workers", "1"],
                                         ["simulate"], 2, "err", "the last game's seed"),
-    "run_seed_4000_digits": (TINY, ["--seed", "9" * 4000], ["run"], 2, "err", "0 to 2**63 - 1"),
-    "run_seed_negative": (TINY, ["--seed=-1"], ["run"], 2, "err", "0 to 2**63 - 1"),
+    "run_seed_4000_digits": (TINY, ["--seed", "9" * 4000], ["run"], 2, "err", "0 to 2**64 - 1"),
+    "run_seed_negative": (TINY, ["--seed=-1"], ["run"], 2, "err", "0 to 2**64 - 1"),
     "run_never_ends_is_linear": (LONG_NEVER_ENDS, [], ["run"], 1, "err", "did not end after 20000 decisions"),
     "run_timeout": (SLOW_NEVER_ENDS, ["--timeout", "1"], ["run"], 1, "err", "timeout of 1 s"),
     "simulate_timeout": (SLOW_NEVER_ENDS, ["--timeout", "0.5", "--games", "2", "--workers", "1", "--no-progress"],
@@ -552,13 +552,13 @@ def test_hostile_cli(case, tmp_path):
     accepted(f"cli/{case}")
 
 
-@pytest.mark.parametrize("seed", [True, 1.5, "7", -1, 1 << 63, 1 << 5000])
+@pytest.mark.parametrize("seed", [True, 1.5, "7", -1, 1 << 64, 1 << 5000])
 def test_api_seed_range_enforced_at_the_door(seed):
     from gamespec import UsageError
     game = gamespec.load_text(TINY, "tiny.yaml")
-    with pytest.raises(UsageError, match=r"0 to 2\*\*63 - 1"):
+    with pytest.raises(UsageError, match=r"0 to 2\*\*64 - 1"):
         game.new_game(players=2, seed=seed)
-    assert game.new_game(players=2, seed=(1 << 63) - 1).to_json()["seed"] == (1 << 63) - 1
+    assert game.new_game(players=2, seed=(1 << 64) - 1).to_json()["seed"] == (1 << 64) - 1
 
 
 # ------------------------------------------------------------------------------ 4. tampered saved states
@@ -1195,12 +1195,24 @@ def test_concurrent_apply_is_detected():
     s._busy.release()
     assert errors and "another thread" in errors[0], errors
     assert s.to_json() == before
-    with pytest.raises(UsageError, match="another thread"):
-        s._busy.acquire()
-        try:
-            s.legal_actions()
-        finally:
-            s._busy.release()
+    # listing the actions from another thread while one is inside apply() is refused too; the
+    # thread inside apply() may list them itself (the lock is re-entrant)
+    errors.clear()
+    s._busy.acquire()
+    try:
+        s.legal_actions()
+
+        def lister():
+            try:
+                s.legal_actions()
+            except UsageError as e:
+                errors.append(str(e))
+        t = threading.Thread(target=lister)
+        t.start()
+        t.join(10)
+    finally:
+        s._busy.release()
+    assert errors and "another thread" in errors[0], errors
 
 
 def test_threads_hammering_one_state_never_corrupt_it():

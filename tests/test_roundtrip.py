@@ -114,7 +114,7 @@ def test_run_log_replays(cfg, tmp_path, capsys):
         assert main(["run", path, "--players", str(players), "--seed", str(seed), "--log", log]
                     + _option_args(opts)) == 0, capsys.readouterr().err
         capsys.readouterr()
-        rc = main(["replay", log])
+        rc = main(["replay", log, "--spec", path])
         out = capsys.readouterr()
         assert rc == 0, out.err
         assert ": OK," in out.out
