@@ -127,6 +127,7 @@ BUILTINS = {
     "dense_rank": (2, 2, (), False), "run_length": (2, 2, (), False), "longest_run": (1, 1, (), False),
     "index_of": (2, 2, (), False), "abs": (1, 1, (), False), "zone_of": (1, 1, (), False),
     "face_down": (1, 1, (), False), "sorted": (1, 1, (), False),
+    "distinct": (1, 1, (), False), "count_by": (1, 1, (), False),
     "move": (2, 2, ("face", "at"), True), "deal": (2, 3, ("face",), True), "shuffle": (1, 1, (), True),
     "reveal": (2, 2, (), True), "end_game": (0, 0, (), True), "end_phase": (0, 0, (), True),
     "end_turn": (0, 0, (), True),
@@ -245,6 +246,9 @@ class Checker:
         self.defines: dict = {}
         self._suggest_budget = [MAX_SUGGEST_WORK]
         self.broken_defines: set = set()   # defines that failed to parse: their uses say nothing more
+        self.named_effects: dict = {}       # name -> (params, Rule): reusable blocks of effects
+        self.broken_effects: set = set()
+        self._effect_stack: list = []       # named effects being inlined (a cycle is an error)
         self._inlining: list = []
         self._rule_chars = 0        # all rule text parsed so far
         self._inlined_total = 0     # nodes added by inlining defines, all rules
@@ -352,8 +356,11 @@ class Checker:
         self.action_names = list(d.get("actions") or {})
         self.global_names()
         self.read_defines(d.get("define") or {})
+        self.read_named_effects(d.get("effects") or {})
 
         glob = Scope(dict(CONSTANTS))
+        self.glob = glob
+        self.check_named_effects(glob)
         self.check_cards(glob)
         actions = {}
         for name, a in (d.get("actions") or {}).items():
@@ -626,6 +633,81 @@ class Checker:
             else:
                 self.broken_defines.add(name)
 
+    def read_named_effects(self, effs):
+        """`effects: {NAME(a, b): EFFECTS}`: blocks of effects called as statements, inlined at check
+        time like defines (hygienic: the body sees only its parameters and global names)."""
+        for key in effs:
+            m = DEFINE_RE.match(str(key))
+            if not m:
+                self.err(f"named effect {key!r} should look like 'name' or 'name(a, b)'", self.key_mark(effs, key))
+                continue
+            name = m.group(1)
+            params = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
+            bad = [x for x in [name] + params if reserved(x) or not NAME_RE.match(x)]
+            if bad:
+                self.err(f"named effect {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
+                         "reserved)", self.key_mark(effs, key), "name")
+                continue
+            clash = [x for x in params if x in self._seen or x in CONSTANTS]
+            if name in self._seen or name in BUILTINS or name in CONSTANTS or clash:
+                self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(effs, key))
+                continue
+            if len(set(params)) != len(params):
+                self.err(f"named effect {key!r} names a parameter twice", self.key_mark(effs, key), "name")
+                continue
+            r = self.rule(effs, key, f"effects.{name}", "effects")
+            if r is not None:
+                self.named_effects[name] = (params, r)
+                self._seen[name] = "named effect"
+            else:
+                self.broken_effects.add(name)
+
+    def check_named_effects(self, glob):
+        """Each named effect is checked once on its own (parameters of any kind), so a mistake in one
+        that is never called, or a cycle between them, is still reported."""
+        for name, (params, r) in self.named_effects.items():
+            self._inlined_rule = 0
+            self._effect_stack = [name]
+            try:
+                self.stmts(clone_stmts(r.ast), glob.child({p: "any" for p in params}))
+            except _Abort:
+                pass
+            finally:
+                self._effect_stack = []
+
+    def inline_effect(self, c, scope):
+        """A call of a named effect as a statement: `if true { let a = ARG; ...; BODY }`, the arguments
+        checked in the caller's scope, the body in the global scope with the parameters."""
+        name = c.func
+        params, r = self.named_effects[name]
+        if name in self._effect_stack:
+            self.fail(c, f"named effect '{name}' uses itself ({' -> '.join(self._effect_stack + [name])}); "
+                         "named effects cannot be recursive", "recursion")
+        if len(self._effect_stack) > 16:
+            self.fail(c, "named effects nested more than 16 deep", "recursion")
+        if c.kwargs:
+            self.fail(c, f"'{name}' takes no named arguments", "arity")
+        if len(c.args) != len(params):
+            self.fail(c, f"'{name}' takes {len(params)} argument(s), got {len(c.args)}", "arity")
+        size = sum(_size(x) for x in r.ast)
+        self._inlined_rule += size
+        self._inlined_total += size
+        if self._inlined_rule > MAX_INLINE_NODES_RULE or self._inlined_total > MAX_INLINE_NODES:
+            self.fail(c, f"inlining named effects makes the rules larger than {MAX_INLINE_NODES_RULE} nodes",
+                      "rule-size")
+        lets, types = [], {}
+        for p, a in zip(params, c.args):
+            v, t = self.expr(a, scope)
+            lets.append(A.Let(a.line, a.col, name=p, value=v))
+            types[p] = t
+        self._effect_stack.append(name)
+        try:
+            body = self.stmts(clone_stmts(r.ast), self.glob.child(types))
+        finally:
+            self._effect_stack.pop()
+        cond, _ = self.expr(A.Const(c.line, c.col, value=True), scope)
+        return A.If(c.line, c.col, branches=[(cond, lets + body)], orelse=[])
+
     def check_cards(self, glob):
         sc = glob.child({"it": "card"})
         for cl in self.classes:
@@ -721,10 +803,15 @@ class Checker:
             return s
         if isinstance(s, A.CallStmt):
             c = s.call
+            if c.func in self.named_effects:
+                return self.inline_effect(c, scope)
+            if c.func in self.broken_effects:
+                raise _Abort()      # its own error is reported where it is defined
             if c.func not in BUILTINS or not BUILTINS[c.func][3]:
                 if c.func in BUILTINS:
                     self.fail(c, f"'{c.func}(...)' is a value, not an effect; use it inside a statement")
-                self.fail(c, f"unknown effect '{c.func}'{self.hint(c.func, [k for k, v in BUILTINS.items() if v[3]])}")
+                self.fail(c, f"unknown effect '{c.func}'"
+                             f"{self.hint(c.func, [k for k, v in BUILTINS.items() if v[3]] + list(self.named_effects))}")
             s.call, _ = self.call(c, scope, statement=True)
             return s
         if isinstance(s, A.If):
@@ -1052,6 +1139,8 @@ class Checker:
             if n.kwargs:
                 self.fail(n, f"'{f}' takes no named arguments", "arity")
             return self.inline(n, n.args, scope)
+        if f in self.named_effects:
+            self.fail(n, f"'{f}(...)' is a named effect; call it as a statement, not as a value", "type")
         if f not in BUILTINS:
             if f.startswith("_"):
                 self.fail(n, f"names starting with '_' are not allowed", "name")
@@ -1155,6 +1244,14 @@ class Checker:
         if f == "sorted":
             need(0, "list")
             return n, ts[0] if ts[0] != "zone" else "cards"
+        if f == "distinct":
+            need(0, "list", "a zone or a list")
+            n.elem = elem_type(n.args[0], ts[0])
+            return n, ts[0] if ts[0] != "zone" else "cards"
+        if f == "count_by":
+            need(0, "list", "a zone or a list")
+            n.elem = "int"
+            return n, "list"
         if f in ("move", "reveal") and not card_like(n.args[0], ts[0]):
             self.fail(n.args[0], f"argument 1 of '{f}' should be a card, a list of cards or a zone, this is "
                                  f"{self.described(n.args[0], ts[0])}", "type")
@@ -1391,6 +1488,11 @@ def clone(node):
                     out[k] = x
                 d[key] = out
     return root
+
+
+def clone_stmts(stmts):
+    """A copy of a list of statements (a named effect's body is checked, and annotated, at each use)."""
+    return [clone(x) for x in stmts]
 
 
 def _substitute(node, mapping):

@@ -16,7 +16,7 @@ import re
 from . import ast as A
 from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
                        _add, _can_grow, _describe, bounded, checked_mul, checked_pow, fault,
-                       run_length)
+                       run_length, distinct, count_by)
 from .errors import SpecRuntimeError
 
 _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "all": all, "list": list,
@@ -39,7 +39,7 @@ MASK_WORK = 200_000
 
 # Built-ins that visit every item of their first argument.
 WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
-              "run_length", "longest_run", "index_of", "sorted"}
+              "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by"}
 
 # An outermost comprehension over a zone of a deck this small costs at most this many steps, so it
 # need not be charged: every evaluation of a rule is itself charged (flow steps, loop iterations,
@@ -150,7 +150,7 @@ class CodeGen:
             "__builtins__": {}, "_charge": _charge, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
-            "_run_length": run_length, "_longest_run": _longest_run, "_index_of": _index_of,
+            "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
             "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
@@ -863,6 +863,8 @@ class CodeGen:
             return f"_run_length({args[0]}, {args[1]})"
         if f == "longest_run":
             return f"_longest_run({args[0]})"
+        if f in ("distinct", "count_by"):
+            return f"_{f}({args[0]})"
         if f == "index_of":
             return f"_index_of({args[0]}, {args[1]})"
         if f == "abs":

@@ -617,7 +617,7 @@ class Compiler:
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
         if f in ("sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
-                 "run_length", "longest_run", "index_of", "sorted") and args and len(n.args) >= 1 \
+                 "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by") and args and len(n.args) >= 1 \
                 and not (f in ("max", "min") and len(n.args) > 1):
             raw0 = args[0]
             args[0] = lambda s, e: charge(s, raw0(s, e))   # the call visits every item
@@ -721,6 +721,12 @@ class Compiler:
         if f == "run_length":
             xs, v = args
             return lambda s, e: run_length(xs(s, e), v(s, e))
+        if f == "distinct":
+            xs = args[0]
+            return lambda s, e: distinct(xs(s, e))
+        if f == "count_by":
+            xs = args[0]
+            return lambda s, e: count_by(xs(s, e))
         if f == "longest_run":
             xs = args[0]
             return lambda s, e: max((run_length(xs(s, e), x) for x in set(xs(s, e))), default=0)
@@ -852,6 +858,27 @@ def _can_grow(node):
         return _can_grow(node.body) or _can_grow(node.orelse)
     return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
         (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
+
+
+def _key(x):
+    return tuple(x) if x.__class__ is list else x   # a list value (an attribute list) as a dict key
+
+
+def distinct(values):
+    """The distinct values of a list, each at its first occurrence (one pass)."""
+    seen = {}
+    for x in values:
+        seen.setdefault(_key(x), x)
+    return list(seen.values())
+
+
+def count_by(values):
+    """How many times each value of distinct(values) occurs, in that order (one pass)."""
+    out = {}
+    for x in values:
+        k = _key(x)
+        out[k] = out.get(k, 0) + 1
+    return list(out.values())
 
 
 def run_length(values, v):

@@ -1,0 +1,147 @@
+"""The language, wider (issue 18): named effects, counting helpers, sizes from the player count, labels
+with expressions, and the phase `end_if` before the first turn; each under both backends."""
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+import gamespec
+from gamespec.errors import SpecError, SpecErrors
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPECS = os.path.join(HERE, "specs")
+BACKENDS = ["codegen", "closures"]
+TINY = open(os.path.join(SPECS, "tiny.yaml"), encoding="utf-8").read()
+
+
+def errors_of(text):
+    with pytest.raises((SpecError, SpecErrors)) as ei:
+        gamespec.load_text(text, "t.yaml")
+    e = ei.value
+    return [str(x) for x in getattr(e, "errors", [e])]
+
+
+def play(path, backend, players, seed, options=None):
+    g = gamespec.load(path)
+    g.backend = backend
+    s = g.new_game(players=players, seed=seed, options=options, log=True)
+    pick = random.Random(seed)
+    labels = []
+    while not s.is_terminal:
+        acts = s.legal_actions()
+        a = acts[pick.randrange(len(acts))]
+        labels.append(a.label)
+        s.apply(a)
+    return s, labels
+
+
+# -- named effects ----------------------------------------------------------------------------
+def test_named_effects_run_the_same_under_both_backends():
+    path = os.path.join(SPECS, "sets.yaml")
+    for seed in range(6):
+        a, la = play(path, "codegen", 3, seed)
+        b, lb = play(path, "closures", 3, seed)
+        assert la == lb and a.log_lines() == b.log_lines() and (a.scores, a.winners) == (b.scores, b.winners)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_named_effect_with_parameters_deals_and_counts(backend):
+    g = gamespec.load(os.path.join(SPECS, "sets.yaml"))
+    g.backend = backend
+    for hs in (4, 6):
+        s = g.new_game(players=3, seed=3, options={"hand_size": hs})
+        pick = random.Random(hs)
+        laid_some = False
+        while not s.is_terminal:
+            for q in range(3):   # refill(q, n) counted exactly the cards it dealt
+                assert g.evaluate(s, f"drawn[{q}]") == g.evaluate(s, f"size(hand[{q}]) + size(laid[{q}])") >= hs
+            acts = s.legal_actions()
+            a = acts[pick.randrange(len(acts))]
+            if a.name == "lay":   # lay_down(actor, rank) moves every card of that rank, three or more
+                r = a.to_json(label=False)["rank"]
+                p = s.current_player
+                before = g.evaluate(s, f"count(c for c in hand[{p}] if c.rank == {r})")
+                assert before >= 3
+                s.apply(a)
+                laid_some = True
+                assert g.evaluate(s, f"count(c for c in laid[{p}] if c.rank == {r})") == before
+                assert g.evaluate(s, f"count(c for c in hand[{p}] if c.rank == {r})") == 0
+            else:
+                s.apply(a)
+        assert laid_some
+
+
+def _with_effects(effects, on_begin="shuffle(deck)"):
+    text = TINY.replace('on_begin: "shuffle(deck)"', f"effects:\n{effects}\non_begin: \"{on_begin}\"")
+    assert text != TINY
+    return text
+
+
+def test_named_effect_recursion_is_an_error_with_a_position():
+    errs = errors_of(_with_effects('  a(q): "b(q)"\n  b(q): "a(q)"'))
+    assert any("uses itself (a -> b -> a)" in e for e in errs), errs
+    assert all(e.startswith("t.yaml:") and e.split(":")[1].isdigit() for e in errs)
+
+
+def test_named_effect_calling_itself_is_an_error():
+    errs = errors_of(_with_effects('  a(q): "if q > 0 { a(q - 1) }"'))
+    assert any("named effect 'a' uses itself" in e for e in errs), errs
+
+
+def test_named_effect_body_is_type_checked_at_validate_time():
+    errs = errors_of(_with_effects('  bad(q): "move(q + 1, deck)"'))
+    assert any("argument 1 of 'move' should be a card" in e for e in errs), errs
+
+
+def test_named_effect_arity_and_use_as_a_value():
+    errs = errors_of(_with_effects('  give(q): "deal(deck, hand[q])"', "give(0, 1)"))
+    assert any("'give' takes 1 argument(s), got 2" in e for e in errs), errs
+    errs = errors_of(_with_effects('  give(q): "deal(deck, hand[q])"', "stopped[0] = give(0)"))
+    assert any("is a named effect; call it as a statement" in e for e in errs), errs
+
+
+def test_named_effect_body_sees_only_its_parameters():
+    # hygiene: a caller's local is not visible inside the body
+    errs = errors_of(_with_effects('  give(q): "deal(deck, hand[k])"', "let k = 0; give(k)"))
+    assert any("unknown name 'k'" in e for e in errs), errs
+
+
+def test_named_effect_misspelt_suggests_it():
+    errs = errors_of(_with_effects('  give_one(q): "deal(deck, hand[q])"', "give_on(0)"))
+    assert any("did you mean 'give_one'" in e for e in errs), errs
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_named_effect_parameters_do_not_leak_into_the_caller(backend):
+    # the body's `let` and parameter do not overwrite the caller's local of the same name
+    text = _with_effects('  give(q): "let n = 2; deal(deck, hand[q], n)"',
+                         "let n = 1; give(1); deal(deck, hand[0], n)")
+    g = gamespec.load_text(text, "t.yaml")
+    g.backend = backend
+    s = g.new_game(players=2, seed=1)
+    assert g.evaluate(s, "size(hand[0])") == 1 and g.evaluate(s, "size(hand[1])") == 2
+
+
+# -- counting helpers -------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("expr,value", [
+    ("distinct([3, 1, 3, 2, 1])", [3, 1, 2]), ("count_by([3, 1, 3, 2, 1])", [2, 2, 1]),
+    ("distinct([])", []), ("count_by([])", []), ("count_by(['a', 'a'])", [2]),
+    ("max(count_by([c.value for c in deck]))", 2), ("size(distinct([c.value for c in deck]))", 5),
+    ("count_by([c.value for c in deck])", [2, 2, 2, 2, 2]),
+    ("sorted(distinct([c.value for c in deck]))", [1, 2, 3, 4, 5]),
+])
+def test_counting_helpers(backend, expr, value):
+    g = gamespec.load(os.path.join(SPECS, "tiny.yaml"))
+    g.backend = backend
+    s = g.new_game(players=2, seed=5)
+    assert g.evaluate(s, expr) == value
+
+
+def test_counting_helpers_are_type_checked():
+    errs = errors_of(TINY.replace('effect: "stopped[actor] = 1"', 'effect: "stopped[actor] = count_by(3)"'))
+    assert any("argument 1 of 'count_by' should be a zone or a list" in e for e in errs), errs
+    errs = errors_of(TINY.replace('effect: "stopped[actor] = 1"', 'effect: "stopped[actor] = distinct(hand[actor])"'))
+    assert any("cannot be given" in e for e in errs), errs
