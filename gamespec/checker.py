@@ -137,6 +137,8 @@ CONSTANTS = {"players": "players", "num_players": "int", "current": "player", "a
 RESERVED_ACTIONS = {"skip"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LABEL_PLACEHOLDER = re.compile(r"\{([^{}\n]*)\}")
+EACH_RANGE = re.compile(r"^\s*range\(\s*(-?[0-9]{1,9})\s*(?:,\s*(-?[0-9]{1,9})\s*)?\)\s*$")
+MAX_EACH = 100                    # values in one `each` list (written out or as a range)
 DEFINE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(\s*([A-Za-z_0-9,\s]*)\)\s*)?$")
 
 
@@ -257,6 +259,7 @@ class Checker:
         self._brackets = 0
         self._loops = 0             # for/while statement nesting
         self._faces = 0             # card faces expanded so far
+        self._sizes: list = []      # sizes decided at set-up (zone and face counts): checked once names exist
 
     # -- positions and errors
     def hint(self, name, candidates) -> str:
@@ -357,6 +360,7 @@ class Checker:
         self.global_names()
         self.read_defines(d.get("define") or {})
         self.read_named_effects(d.get("effects") or {})
+        self.check_sizes()
 
         glob = Scope(dict(CONSTANTS))
         self.glob = glob
@@ -456,7 +460,12 @@ class Checker:
             keys = None
             if "count" in z and "keys" in z:
                 self.err("a zone family has either 'count' or 'keys', not both", self.mark(zones, name))
-            if "count" in z:
+            count = None
+            if "count" in z and isinstance(z["count"], str):
+                count = self.rule(z, "count", f"zones.{name}.count")   # checked in check_sizes
+                if count is not None:
+                    self._sizes.append(count)
+            elif "count" in z:
                 keys = list(range(z["count"]))
             elif "keys" in z:
                 keys = list(z["keys"])
@@ -472,7 +481,7 @@ class Checker:
             policy = oe if isinstance(oe, str) else "refill"
             oe = oe if isinstance(oe, dict) else {}
             out[name] = ZoneDecl(name, z.get("kind", "pile"), bool(z.get("per_player")), keys, vis,
-                                 oe.get("refill_from"), oe.get("shuffle", True), policy)
+                                 oe.get("refill_from"), oe.get("shuffle", True), policy, count)
         for name, z in out.items():
             if z.refill_from is not None:
                 src = out.get(z.refill_from)
@@ -522,10 +531,15 @@ class Checker:
                 for k in fixed:
                     if k == "type" or not NAME_RE.match(str(k)) or reserved(k):
                         self.err(f"'{k}' cannot be an attribute name", self.key_mark(f, k), "name")
-                each = f.get("each") or {}
+                each = self.each_lists(f)
                 count = f.get("count", 1)
+                if isinstance(count, str):    # decided at set-up from num_players and options
+                    count = self.rule(f, "count", f"cards.{cname}.faces[{i}].count")
+                    if count is None:
+                        continue
+                    self._sizes.append(count)
                 n = math.prod(len(v) for v in each.values())   # before expanding anything
-                if n * max(count, 1) > 10_000:
+                if n * (max(count, 1) if isinstance(count, int) else 1) > 10_000:
                     self.err("this face expands to more than 10000 cards", self.mark(c["faces"], i),
                              "card-count")
                     continue
@@ -555,10 +569,35 @@ class Checker:
                 names = {k for f in faces for k in f[0]} | {"type"}
                 self.check_label(c, "label", sorted(names), "an attribute of these cards")
             classes.append(CardClass(cname, zone, cond, c.get("label"), faces))
-        total = sum(f[1] for cl in classes for f in cl.faces)
+        total = sum(f[1] if isinstance(f[1], int) else 1 for cl in classes for f in cl.faces)   # set-up sizes: see Ruleset
         if total > 100_000:
             self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
         return classes, attrs, values
+
+    def each_lists(self, f):
+        """A face's `each` lists; a list may be written `range(a, b)` (or `range(n)`): a..b-1, at most
+        MAX_EACH values like a written list."""
+        out = {}
+        for k, v in (f.get("each") or {}).items():
+            if isinstance(v, str):
+                m = EACH_RANGE.match(v)
+                if not m:
+                    self.err(f"each.{k}: a list of values, or range(a, b) with whole numbers; not {v!r}",
+                             self.mark(f["each"], k), "each")
+                    v = []
+                else:
+                    lo, hi = (0, int(m.group(1))) if m.group(2) is None else (int(m.group(1)), int(m.group(2)))
+                    if hi - lo > MAX_EACH:
+                        self.err(f"each.{k}: {v.strip()} has {max(hi - lo, 0)} values; an 'each' list has at most "
+                                 f"{MAX_EACH}", self.mark(f["each"], k), "each")
+                        v = []
+                    elif hi <= lo:
+                        self.err(f"each.{k}: {v.strip()} has no values", self.mark(f["each"], k), "each")
+                        v = []
+                    else:
+                        v = list(range(lo, hi))
+            out[k] = v
+        return out
 
     def check_label(self, container, key, allowed, what):
         """A label's `{name}` placeholders name only `allowed` things (parameters, or a card's
@@ -632,6 +671,53 @@ class Checker:
                 self._seen[name] = "define"
             else:
                 self.broken_defines.add(name)
+
+    SIZE_CALLS = ("max", "min", "abs")
+
+    def check_sizes(self):
+        """A size decided at set-up (a family's or a face's `count`) is a whole number computed from
+        numbers, num_players and options only: no zone, variable, card or player is known yet."""
+        for r in self._sizes:
+            for n in A.walk(r.ast):
+                ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
+                    isinstance(n, A.Name) and (n.id == "num_players" or self.globals.get(n.id) == "option")) or (
+                    isinstance(n, A.Call) and n.func in self.SIZE_CALLS and not n.kwargs
+                    and not any(isinstance(a, A.Comp) for a in n.args))
+                if isinstance(n, A.BinOp) and n.op == "**":
+                    ok = False
+                if not ok:
+                    what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
+                    self.err(f"{what} cannot decide a size at set-up: a size is computed from numbers, num_players "
+                             f"and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' allowed)",
+                             (n.line, n.col), "size")
+                    break
+            else:
+                self.check_rule(r, Scope(dict(CONSTANTS)), "number")
+                self.try_sizes(r)
+
+    def try_sizes(self, r):
+        """Evaluate a set-up size for every player count and option set (when there are at most 1000
+        of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
+        from .compiler import size_value
+        ps = self.data.get("players")
+        if not (isinstance(ps, list) and len(ps) == 2 and all(type(x) is int for x in ps) and ps[0] <= ps[1]):
+            return      # reported by check_players
+        lo, hi = ps
+        names = list(self.option_defaults)
+        choices = [self.option_values.get(n) or ([False, True] if isinstance(self.option_defaults[n], bool)
+                                                 else [self.option_defaults[n]]) for n in names]
+        if math.prod(len(c) for c in choices) * (hi - lo + 1) > 1000:
+            choices = [[self.option_defaults[n]] for n in names]
+        low = 0 if ".faces[" in r.where else 1
+        for P in range(lo, hi + 1):
+            for combo in itertools.product(*choices):
+                try:
+                    size_value(r, P, dict(zip(names, combo)), low, 1000)
+                except SpecError as e:
+                    opts = ", ".join(f"{n}={v}" for n, v in zip(names, combo))
+                    self.err(e.message.replace("these options", f"options {opts}" if opts else "no options"),
+                             (r.line, r.col), "size")
+                    return
 
     def read_named_effects(self, effs):
         """`effects: {NAME(a, b): EFFECTS}`: blocks of effects called as statements, inlined at check
@@ -1313,7 +1399,7 @@ class Checker:
                              + self.hint(prm.family, [n for n, zz in self.zones.items() if zz.is_family]),
                              self.mark(p, "zone"))
                     continue
-                t = "player" if z.per_player else ("int" if all(isinstance(x, int) for x in z.keys) else "str")
+                t = "player" if z.per_player else ("int" if z.keys is None or all(isinstance(x, int) for x in z.keys) else "str")
             elif k == "player":
                 t = "player"
             elif k == "number":

@@ -591,7 +591,7 @@ class CodeGen:
             values = list(range(self.L.P))
         elif isinstance(it, A.Call) and it.func == "indices":
             z = it.args[0].ref[1]
-            values = list(range(self.L.P)) if z.per_player else list(z.keys)
+            values = list(self.L.zone_keys[z.name])
         elif isinstance(it, A.ListLit) and all(isinstance(x, A.Const) for x in it.items):
             values = [x.value for x in it.items]
         else:
@@ -787,7 +787,7 @@ class CodeGen:
             base = L.zone_base[z.name]
             if z.per_player:
                 return f"({_plus(base, self.pidx(n.index, names))})"
-            keymap = {k: base + i for i, k in enumerate(z.keys)}
+            keymap = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
             if isinstance(n.index, A.Const):
                 return str(keymap[n.index.value])
             idx = self.ex(n.index, names)
@@ -807,7 +807,7 @@ class CodeGen:
             return self.aggregate(n, names)
         if f == "indices":
             z = n.args[0].ref[1]
-            return self.const(list(range(L.P)) if z.per_player else list(z.keys))
+            return self.const(list(L.zone_keys[z.name]))
         if f in ("top", "bottom", "cards"):
             z = self.ex(n.args[0], names)
             cs = f"s.z[{z}]"
@@ -941,7 +941,7 @@ class CodeGen:
         L = self.L
         if p.kind == "zone":
             z = L.spec.zones[p.family]
-            return self.const(list(range(L.P)) if z.per_player else list(z.keys))
+            return self.const(list(L.zone_keys[z.name]))
         if p.kind == "player":
             return f"range({L.P})"
         if p.kind == "number":

@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 
 from . import ast as A
-from .errors import SpecRuntimeError
+from .errors import SpecError, SpecRuntimeError
 
 INT_LIMIT = 1 << 63
 MAX_EXPONENT = 64
@@ -535,7 +535,7 @@ class Compiler:
             if z.per_player:
                 idx = self.player_index(n.index, names)
                 return lambda s, e: base + idx(s, e)
-            keymap = {k: base + i for i, k in enumerate(z.keys)}
+            keymap = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
             if isinstance(n.index, A.Const):
                 zi = keymap[n.index.value]
                 return lambda s, e: zi
@@ -602,7 +602,7 @@ class Compiler:
             return self.aggregate(n, names)
         if f == "indices":
             z = n.args[0].ref[1]
-            keys = list(range(L.P)) if z.per_player else list(z.keys)
+            keys = list(L.zone_keys[z.name])
             return lambda s, e: keys
         P = L.P
         if f in ("others", "players_from", "next_player", "prev_player"):
@@ -858,6 +858,51 @@ def _can_grow(node):
         return _can_grow(node.body) or _can_grow(node.orelse)
     return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
         (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
+
+
+_SIZE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+             "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+             "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+             "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def size_value(rule, players: int, options: dict, lo: int, hi: int) -> int:
+    """A size decided at set-up (`count: "num_players + 1"`): the checker allows only numbers,
+    num_players, options, arithmetic, comparisons, `and`/`or`/`not`, `a if c else b`, max/min/abs.
+    A value outside lo..hi (or a division by zero) is a spec error at the rule's position."""
+    def ev(n):
+        if isinstance(n, A.Const):
+            return n.value
+        if isinstance(n, A.Name):
+            return players if n.id == "num_players" else options[n.id]
+        if isinstance(n, A.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            if n.op in ("//", "%") and b == 0:
+                raise ZeroDivisionError
+            return _SIZE_OPS[n.op](a, b)
+        if isinstance(n, A.Compare):
+            return _SIZE_OPS[n.op](ev(n.left), ev(n.right))
+        if isinstance(n, A.BoolOp):
+            a = ev(n.left)
+            return (a and ev(n.right)) if n.op == "and" else (a or ev(n.right))
+        if isinstance(n, A.Unary):
+            v = ev(n.operand)
+            return -v if n.op == "-" else not v
+        if isinstance(n, A.IfExp):
+            return ev(n.body) if ev(n.cond) else ev(n.orelse)
+        if isinstance(n, A.Call):
+            vals = [ev(a) for a in n.args]
+            return abs(vals[0]) if n.func == "abs" else (max if n.func == "max" else min)(vals)
+        raise AssertionError(n)
+    try:
+        v = ev(rule.ast)
+    except ZeroDivisionError:
+        v = None
+    if v.__class__ is not int or not lo <= v <= hi:
+        raise SpecError(f"this size is {v if v is not None else 'a division by zero'} for {players} players "
+                        f"and these options; it must be {lo} to {hi}", rule.filename, rule.line, rule.col,
+                        check="size")
+    return v
 
 
 def _key(x):

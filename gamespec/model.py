@@ -69,10 +69,11 @@ class ZoneDecl:
     refill_from: str | None
     refill_shuffle: bool
     on_empty: str = "error"    # dealing from it when empty: 'error', 'stop' (deal fewer) or 'refill'
+    count: Rule | None = None  # `count: EXPR`: a family of 0..n-1, n from num_players and options at set-up
 
     @property
     def is_family(self) -> bool:
-        return self.per_player or self.keys is not None
+        return self.per_player or self.keys is not None or self.count is not None
 
 
 @dataclass

@@ -103,7 +103,7 @@ class ParamRT:
         elif p.kind == "zone":
             z = rs.spec.zones[p.family]
             self.family = z
-            self.keys = list(range(rs.P)) if z.per_player else list(z.keys)
+            self.keys = list(rs.zone_keys[z.name])
         elif p.kind == "number":
             self.lo = comp.expr(p.lo, names)
             self.hi = comp.expr(p.hi, names)

@@ -145,3 +145,63 @@ def test_counting_helpers_are_type_checked():
     assert any("argument 1 of 'count_by' should be a zone or a list" in e for e in errs), errs
     errs = errors_of(TINY.replace('effect: "stopped[actor] = 1"', 'effect: "stopped[actor] = distinct(hand[actor])"'))
     assert any("cannot be given" in e for e in errs), errs
+
+
+# -- sizes from the player count and options -------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sizes_follow_the_player_count(backend):
+    g = gamespec.load(os.path.join(SPECS, "sets.yaml"))
+    g.backend = backend
+    for players, cards, piles in ((2, 32, 3), (3, 64, 4), (4, 64, 5)):
+        s = g.new_game(players=players, seed=1)
+        assert s.rs.ncards == cards                       # face count "2 if num_players >= 3 else 1"
+        assert g.evaluate(s, "indices(market)") == list(range(piles))   # zone count "num_players + 1"
+        assert g.evaluate(s, "sorted(distinct([c.rank for c in cards(deck) + cards(hand[0])]))") == \
+            list(range(1, 9))                                # each: {rank: "range(1, 9)"}
+        assert all(g.evaluate(s, f"size(market[{m}])") == 1 for m in range(piles))
+        legal = {tuple(sorted(a.to_json(label=False).items())) for a in s.legal_actions()}
+        assert {("action", "take"), ("m", piles - 1)} <= {x for t in legal for x in t}
+
+
+def _sized(zone_count=None, face_count=None, each=None):
+    text = TINY
+    if zone_count is not None:
+        text = text.replace("  deck: {kind: pile, visibility: hidden}",
+                            f"  deck: {{kind: pile, visibility: hidden}}\n  row: {{kind: pile, count: \"{zone_count}\"}}")
+    if face_count is not None:
+        text = text.replace("count: 2}", f"count: \"{face_count}\"}}")
+    if each is not None:
+        text = text.replace("{each: {value: [1, 2, 3, 4, 5]}", f"{{each: {{value: {each}}}")
+    assert text != TINY
+    return text
+
+
+def test_a_size_reads_only_numbers_players_and_options():
+    errs = errors_of(_sized(zone_count="size(deck)"))
+    assert any("cannot decide a size at set-up" in e and e.startswith("t.yaml:") for e in errs), errs
+    errs = errors_of(_sized(face_count="stopped[0]"))
+    assert any("cannot decide a size at set-up" in e for e in errs), errs
+    errs = errors_of(_sized(zone_count="num_players > 2"))
+    assert any("should be a number" in e for e in errs), errs
+
+
+def test_a_size_out_of_range_for_some_player_count_is_a_validate_time_error():
+    errs = errors_of(_sized(zone_count="num_players - 2"))     # 0 piles with 2 players
+    assert any("this size is 0 for 2 players" in e and "must be 1 to 1000" in e for e in errs), errs
+    errs = errors_of(_sized(face_count="2 - num_players"))      # a face may have 0 copies, never -1
+    assert any("this size is -1 for 3 players" in e and "must be 0 to 1000" in e for e in errs), errs
+    assert not any("size is 0" in e for e in errs)
+
+
+def test_each_as_a_range_and_its_limit():
+    g = gamespec.load_text(_sized(each='"range(3, 8)"'), "t.yaml")
+    s = g.new_game(players=2, seed=1)
+    assert sorted(g.evaluate(s, "distinct([c.value for c in deck])")) == [3, 4, 5, 6, 7]
+    errs = errors_of(_sized(each='"range(0, 250)"'))
+    assert any("has 250 values; an 'each' list has at most 100" in e for e in errs), errs
+    errs = errors_of(_sized(each='"1 to 5"'))
+    assert any("range(a, b)" in e for e in errs), errs
+    # a written-out list over the limit: the message says the limit and the size, not the list
+    errs = errors_of(_sized(each=str(list(range(150)))))
+    assert any("has 150 items; at most 100 are allowed" in e for e in errs), errs
+    assert all("149" not in e for e in errs)
