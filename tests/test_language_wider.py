@@ -205,3 +205,22 @@ def test_each_as_a_range_and_its_limit():
     errs = errors_of(_sized(each=str(list(range(150)))))
     assert any("has 150 items; at most 100 are allowed" in e for e in errs), errs
     assert all("149" not in e for e in errs)
+
+
+# -- a phase's end_if before its first turn -------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_phase_whose_end_if_holds_at_its_start_plays_no_turn(backend):
+    text = TINY.replace('    end_if: "all(stopped[p] == 1 for p in players) or size(deck) == 0"\n    next: end',
+                        '    end_if: "skip_play"\n    on_end: "ended += 1"\n    next: end')
+    text = text.replace("variables:\n", "variables:\n  skip_play: {type: bool, initial: true}\n"
+                                        "  ended: {initial: 0}\n")
+    assert text.count("skip_play") == 2
+    g = gamespec.load_text(text, "t.yaml")
+    g.backend = backend
+    s = g.new_game(players=2, seed=1, log=True)
+    assert s.is_terminal and g.evaluate(s, "ended") == 1
+    assert not any(x["type"] == "action" for x in s.log_lines())
+    # and with the flag off, turns are played until the end_if is set (never here: a draw ends it)
+    g2 = gamespec.load_text(text.replace("initial: true", "initial: false"), "t.yaml")
+    g2.backend = backend
+    assert not g2.new_game(players=2, seed=1).is_terminal
