@@ -387,6 +387,7 @@ class Checker:
         sc = d.get("scoring") or {}
         pscope = glob.child({"p": "player"})
         score = self.expr_rule(sc, "score", "scoring.score", pscope, expect="number") if sc else None
+        teams = self.expr_rule(sc, "teams", "scoring.teams", pscope, expect="number") if sc else None
         ties = []
         for i, _ in enumerate(sc.get("tie_breakers") or []):
             ties.append(self.expr_rule(sc["tie_breakers"], i, f"scoring.tie_breakers[{i}]", pscope,
@@ -401,7 +402,7 @@ class Checker:
                     attributes=self.attributes, zones=self.zones, variables=self.variables,
                     tables=self.tables, on_begin=on_begin, end_if=end_if, on_end=on_end, start=start,
                     phases=phases, actions=actions, triggers=triggers, score=score,
-                    winner=sc.get("winner", "highest"), tie_breakers=ties,
+                    winner=sc.get("winner", "highest"), tie_breakers=ties, teams=teams,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000)))
 

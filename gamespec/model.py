@@ -170,6 +170,7 @@ class Spec:
     score: Rule | None
     winner: str
     tie_breakers: list
+    teams: Rule | None = None  # scoring.teams: p's team (a number); a team's members share its score and win
     steps_per_decision: int = 100_000
     decisions_per_game: int = 100_000
     graph: Any = None          # networkx DiGraph, set by the graph stage

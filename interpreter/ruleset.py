@@ -33,6 +33,7 @@ class Ruleset:
         self.triggers = [(comp.expr(c), comp.effects(e)) for _, c, e in spec.triggers]
         self.score = comp.expr(spec.score, {"p": "p"}, valid={"p"})     # finish() passes every seat
         self.tie_breakers = [comp.expr(t, {"p": "p"}, valid={"p"}) for t in spec.tie_breakers]
+        self.team_of = comp.expr(spec.teams, {"p": "p"}, valid={"p"}) if spec.teams is not None else None
         self.winner = spec.winner
         self.max_steps = spec.steps_per_decision      # the step budget of one decision
         self.max_decisions = spec.decisions_per_game
