@@ -600,9 +600,10 @@ class Checker:
             out[k] = v
         return out
 
-    def check_label(self, container, key, allowed, what):
+    def check_label(self, container, key, allowed, what, scope=None, exprs=None):
         """A label's `{name}` placeholders name only `allowed` things (parameters, or a card's
-        attributes): anything else would be shown literally, so it is an error here."""
+        attributes): anything else would be shown literally, so it is an error here. An action's
+        label (`exprs` is a list) may also hold expressions over its parameters, checked here."""
         text = container[key]
         for m in LABEL_PLACEHOLDER.finditer(str(text)):
             inner = m.group(1)
@@ -617,6 +618,9 @@ class Checker:
             else:
                 base = self.mark(container, key)
                 pos = (base[0], base[1] + col - 1)
+            if exprs is not None and not (NAME_RE.match(inner.strip()) and inner.strip() not in allowed):
+                self.label_expr(inner, pos, scope, exprs)
+                continue
             if not NAME_RE.match(inner.strip()):
                 self.err(f"'{{{inner}}}': a label shows {what}, named in braces such as "
                          f"{{{allowed[0] if allowed else 'name'}}}; expressions are not allowed", pos, "label")
@@ -625,6 +629,53 @@ class Checker:
                          + (self.hint(inner.strip(), allowed) or
                             (f"; these are {', '.join(allowed)}" if allowed else "; there are none")),
                          pos, "label")
+
+    LABEL_CALLS = ("abs", "max", "min", "size")
+
+    def label_expr(self, inner, pos, scope, exprs):
+        """`{expression}` in an action label: built from the action's parameters alone (never the
+        game state, so a label cannot leak what the chooser may not know): numbers, players, keys and
+        choices, `card.attr` of a card parameter (shown only if the chooser sees the card), options,
+        tables, `num_players`, arithmetic, comparisons, `a if c else b`, abs/max/min/size."""
+        src = Located(inner, self.filename, lambda ln, c, b=pos: (b[0], b[1] + c), "label")
+        try:
+            node = parse(src, "expr")
+        except SpecError as e:
+            self.errors.append(e)
+            return
+        r = Rule(node, "label", self.filename, pos[0], pos[1] + 1, inner)
+        n_errors = len(self.errors)
+        self.check_rule(r, scope)
+        if len(self.errors) > n_errors:
+            return
+        cards = {n for n in scope.all() if scope.get(n) in ("card", "cards")}
+        under_attr = {id(x.obj) for x in A.walk(r.ast) if isinstance(x, A.Attr)}
+        under_size = {id(a) for x in A.walk(r.ast) if isinstance(x, A.Call) and x.func == "size" for a in x.args}
+        for x in A.walk(r.ast):
+            ref = getattr(x, "ref", None)
+            ok = isinstance(x, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp, A.ListLit))
+            if isinstance(x, A.Name):
+                ok = ref is not None and (ref[0] == "option" or (ref[0] == "const" and x.id in ("num_players",))
+                                          or (ref[0] == "local" and scope.get(x.id) is not None))
+                if ok and x.id in cards and id(x) not in under_attr and id(x) not in under_size:
+                    self.err(f"'{{{inner}}}': a card parameter shows as {{{x.id}}} or {{{x.id}.attr}} in a label",
+                             (x.line, x.col), "label")
+                    return
+            elif isinstance(x, A.Attr):
+                ok = isinstance(x.obj, A.Name) and x.obj.id in cards and scope.get(x.obj.id) == "card"
+            elif isinstance(x, A.Index):
+                ok = ref is not None and ref[0] == "table"
+                if ok:
+                    under_attr.add(id(x.obj))
+            elif isinstance(x, A.Call):
+                ok = x.func in self.LABEL_CALLS and not x.kwargs and not any(
+                    isinstance(a, A.Comp) for a in x.args)
+            if not ok and not (isinstance(x, A.Name) and id(x) in under_attr and ref is None):
+                self.err(f"'{{{inner}}}': a label is built from the action's parameters, options, tables and "
+                         f"num_players only (never the game's state, which the chooser may not know)",
+                         (x.line, x.col), "label")
+                return
+        exprs.append((inner, r))
 
     def global_names(self):
         self.globals = {}
@@ -1430,9 +1481,11 @@ class Checker:
                 continue
             cost.append((var, self.expr_rule(a["cost"], var, f"actions.{name}.cost.{var}", scope, expect="number")))
         effect = self.effects(a, "effect", f"actions.{name}.effect", scope)
+        label_exprs = []
         if "label" in a:
-            self.check_label(a, "label", [p.name for p in params], "a parameter of this action")
-        return ActionDecl(name, a.get("label"), params, cond, cost, effect)
+            self.check_label(a, "label", [p.name for p in params], "a parameter of this action",
+                             scope, label_exprs)
+        return ActionDecl(name, a.get("label"), params, cond, cost, effect, label_exprs)
 
     def read_phase(self, name, p, glob):
         self.name_ok(name, self.data["phases"], "phase")

@@ -105,6 +105,7 @@ class ActionDecl:
     cond: Rule | None
     cost: list                 # [(variable name, Rule)]
     effect: Rule | None
+    label_exprs: list = field(default_factory=list)   # [(placeholder text, Rule)]: `{expr}` in the label
 
 
 @dataclass

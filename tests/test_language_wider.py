@@ -224,3 +224,59 @@ def test_a_phase_whose_end_if_holds_at_its_start_plays_no_turn(backend):
     g2 = gamespec.load_text(text.replace("initial: true", "initial: false"), "t.yaml")
     g2.backend = backend
     assert not g2.new_game(players=2, seed=1).is_terminal
+
+
+# -- labels with expressions -----------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_label_expressions_show_values_built_from_the_parameters(backend):
+    g = gamespec.load(os.path.join(SPECS, "sets.yaml"))
+    g.backend = backend
+    s = g.new_game(players=3, seed=1)
+    labels = [a.label for a in s.legal_actions()]
+    assert labels == ["draw from the deck"] + [f"take from pile {m + 1} of 4" for m in range(4)]
+    assert [a.label for a in s.view(s.current_player).legal_actions] == labels
+    p = gamespec.load(os.path.join(SPECS, "partners.yaml"))
+    p.backend = backend
+    seen_trump = seen_plain = False
+    for seed in range(10):
+        st = p.new_game(players=4, seed=seed, options={"trumps": seed % 2 == 0})
+        hand = st.z[st.rs.zone_base["hand"]]
+        for a in st.legal_actions():
+            face = st.rs.faces[st.rs.face_of[hand[a.to_json(label=False)["card"]]]]
+            trump = seed % 2 == 0 and face["suit"] == "hearts"
+            assert a.label == f"play {face['rank']} of {face['suit']}" + (", a trump" if trump else "")
+            seen_trump |= trump
+            seen_plain |= not trump and face["suit"] == "hearts"
+        assert [a.label for a in st.view(st.current_player).legal_actions] == [a.label for a in st.legal_actions()]
+    assert seen_trump and seen_plain
+
+
+def _labelled(label, params="    params:\n      card: {from: \"deck\"}\n"):
+    text = TINY.replace('  draw:\n    if: "stopped[actor] == 0"',
+                        f'  draw:\n    label: "{label}"\n{params}    if: "stopped[actor] == 0"')
+    assert text != TINY
+    return text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_label_never_shows_an_attribute_of_a_card_the_chooser_does_not_see(backend):
+    g = gamespec.load_text(_labelled("take {card}: {card.value} or {2 * card.value}"), "t.yaml")
+    g.backend = backend
+    s = g.new_game(players=2, seed=1)
+    labels = [a.label for a in s.legal_actions() if a.name == "draw"]
+    assert labels and all(x.endswith(": ? or ?") and "hidden card" in x for x in labels), labels
+
+
+@pytest.mark.parametrize("label,message", [
+    ("take {stopped[actor]}", "never the game's state"),
+    ("take {size(deck)}", "never the game's state"),
+    ("take {actor}", "is not a parameter of this action"),
+    ("take {actor + 1}", "never the game's state"),
+    ("take {card if true else card}", "a card parameter shows as {card} or {card.attr}"),
+    ("take {card.colour}", "unknown card attribute 'colour'"),
+    ("take {2 +}", "t.yaml:"),
+    ("take {crad}", "did you mean 'card'"),
+])
+def test_label_expressions_are_checked_at_validate_time(label, message):
+    errs = errors_of(_labelled(label))
+    assert any(message in e and e.startswith("t.yaml:") for e in errs), errs
