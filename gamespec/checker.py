@@ -638,6 +638,7 @@ class Checker:
         choices, `card.attr` of a card parameter (shown only if the chooser sees the card), options,
         tables, `num_players`, arithmetic, comparisons, `a if c else b`, abs/max/min/size."""
         src = Located(inner, self.filename, lambda ln, c, b=pos: (b[0], b[1] + c), "label")
+        self._rule_chars += len(inner)      # label expressions count towards the spec's rule total
         try:
             node = parse(src, "expr")
         except SpecError as e:

@@ -280,3 +280,8 @@ def test_a_label_never_shows_an_attribute_of_a_card_the_chooser_does_not_see(bac
 def test_label_expressions_are_checked_at_validate_time(label, message):
     errs = errors_of(_labelled(label))
     assert any(message in e and e.startswith("t.yaml:") for e in errs), errs
+
+
+def test_a_label_is_capped_in_length():
+    errs = errors_of(_labelled("take {card} " + "x" * 400))
+    assert any("at most 300 are allowed" in e for e in errs), errs
