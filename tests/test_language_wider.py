@@ -285,3 +285,13 @@ def test_label_expressions_are_checked_at_validate_time(label, message):
 def test_a_label_is_capped_in_length():
     errs = errors_of(_labelled("take {card} " + "x" * 400))
     assert any("at most 300 are allowed" in e for e in errs), errs
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_hand_size_follows_the_player_count(backend):
+    g = gamespec.load(os.path.join(SPECS, "sets.yaml"))
+    g.backend = backend
+    for players, extra in ((2, 1), (3, 0)):
+        s = g.new_game(players=players, seed=4, options={"hand_size": 5})
+        # before anyone draws: the dealt hands (the first player has not yet chosen to draw)
+        assert [g.evaluate(s, f"drawn[{q}]") for q in range(players)] == [5 + extra] * players
