@@ -127,6 +127,7 @@ BUILTINS = {
     "dense_rank": (2, 2, (), False), "run_length": (2, 2, (), False), "longest_run": (1, 1, (), False),
     "index_of": (2, 2, (), False), "abs": (1, 1, (), False), "zone_of": (1, 1, (), False),
     "face_down": (1, 1, (), False), "sorted": (1, 1, (), False),
+    "distinct": (1, 1, (), False), "count_by": (1, 1, (), False),
     "move": (2, 2, ("face", "at"), True), "deal": (2, 3, ("face",), True), "shuffle": (1, 1, (), True),
     "reveal": (2, 2, (), True), "end_game": (0, 0, (), True), "end_phase": (0, 0, (), True),
     "end_turn": (0, 0, (), True),
@@ -136,6 +137,8 @@ CONSTANTS = {"players": "players", "num_players": "int", "current": "player", "a
 RESERVED_ACTIONS = {"skip"}
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LABEL_PLACEHOLDER = re.compile(r"\{([^{}\n]*)\}")
+EACH_RANGE = re.compile(r"^\s*range\(\s*(-?[0-9]{1,9})\s*(?:,\s*(-?[0-9]{1,9})\s*)?\)\s*$")
+MAX_EACH = 100                    # values in one `each` list (written out or as a range)
 DEFINE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(\s*([A-Za-z_0-9,\s]*)\)\s*)?$")
 
 
@@ -245,6 +248,9 @@ class Checker:
         self.defines: dict = {}
         self._suggest_budget = [MAX_SUGGEST_WORK]
         self.broken_defines: set = set()   # defines that failed to parse: their uses say nothing more
+        self.named_effects: dict = {}       # name -> (params, Rule): reusable blocks of effects
+        self.broken_effects: set = set()
+        self._effect_stack: list = []       # named effects being inlined (a cycle is an error)
         self._inlining: list = []
         self._rule_chars = 0        # all rule text parsed so far
         self._inlined_total = 0     # nodes added by inlining defines, all rules
@@ -253,6 +259,7 @@ class Checker:
         self._brackets = 0
         self._loops = 0             # for/while statement nesting
         self._faces = 0             # card faces expanded so far
+        self._sizes: list = []      # sizes decided at set-up (zone and face counts): checked once names exist
 
     # -- positions and errors
     def hint(self, name, candidates) -> str:
@@ -352,8 +359,12 @@ class Checker:
         self.action_names = list(d.get("actions") or {})
         self.global_names()
         self.read_defines(d.get("define") or {})
+        self.read_named_effects(d.get("effects") or {})
+        self.check_sizes()
 
         glob = Scope(dict(CONSTANTS))
+        self.glob = glob
+        self.check_named_effects(glob)
         self.check_cards(glob)
         actions = {}
         for name, a in (d.get("actions") or {}).items():
@@ -377,7 +388,7 @@ class Checker:
         pscope = glob.child({"p": "player"})
         coop = bool(sc.get("cooperative"))
         if coop:    # one team score (no seat p), a success condition; no winner direction, no ties
-            for key in ("winner", "tie_breakers"):
+            for key in ("winner", "tie_breakers", "teams"):
                 if key in sc:
                     self.err(f"a cooperative scoring has no '{key}' (one team score; 'success' says "
                              "whether the team won)", self.mark(sc, key))
@@ -389,6 +400,7 @@ class Checker:
                      self.mark(sc, "success"))
         score = self.expr_rule(sc, "score", "scoring.score", glob if coop else pscope, expect="number") if sc else None
         success = self.expr_rule(sc, "success", "scoring.success", glob) if coop else None
+        teams = self.expr_rule(sc, "teams", "scoring.teams", pscope, expect="number") if sc else None
         ties = []
         for i, _ in enumerate(sc.get("tie_breakers") or []):
             ties.append(self.expr_rule(sc["tie_breakers"], i, f"scoring.tie_breakers[{i}]", pscope,
@@ -404,6 +416,7 @@ class Checker:
                     tables=self.tables, on_begin=on_begin, end_if=end_if, on_end=on_end, start=start,
                     phases=phases, actions=actions, triggers=triggers, score=score,
                     winner=sc.get("winner", "highest"), tie_breakers=ties, cooperative=coop, success=success,
+                    teams=teams,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000),
                     steps_per_game=lim.get("steps_per_game", 5_000_000)))
@@ -463,7 +476,12 @@ class Checker:
             keys = None
             if "count" in z and "keys" in z:
                 self.err("a zone family has either 'count' or 'keys', not both", self.mark(zones, name))
-            if "count" in z:
+            count = None
+            if "count" in z and isinstance(z["count"], str):
+                count = self.rule(z, "count", f"zones.{name}.count")   # checked in check_sizes
+                if count is not None:
+                    self._sizes.append(count)
+            elif "count" in z:
                 keys = list(range(z["count"]))
             elif "keys" in z:
                 keys = list(z["keys"])
@@ -479,7 +497,7 @@ class Checker:
             policy = oe if isinstance(oe, str) else "refill"
             oe = oe if isinstance(oe, dict) else {}
             out[name] = ZoneDecl(name, z.get("kind", "pile"), bool(z.get("per_player")), keys, vis,
-                                 oe.get("refill_from"), oe.get("shuffle", True), policy)
+                                 oe.get("refill_from"), oe.get("shuffle", True), policy, count)
         for name, z in out.items():
             if z.refill_from is not None:
                 src = out.get(z.refill_from)
@@ -529,10 +547,15 @@ class Checker:
                 for k in fixed:
                     if k == "type" or not NAME_RE.match(str(k)) or reserved(k):
                         self.err(f"'{k}' cannot be an attribute name", self.key_mark(f, k), "name")
-                each = f.get("each") or {}
+                each = self.each_lists(f)
                 count = f.get("count", 1)
+                if isinstance(count, str):    # decided at set-up from num_players and options
+                    count = self.rule(f, "count", f"cards.{cname}.faces[{i}].count")
+                    if count is None:
+                        continue
+                    self._sizes.append(count)
                 n = math.prod(len(v) for v in each.values())   # before expanding anything
-                if n * max(count, 1) > 10_000:
+                if n * (max(count, 1) if isinstance(count, int) else 1) > 10_000:
                     self.err("this face expands to more than 10000 cards", self.mark(c["faces"], i),
                              "card-count")
                     continue
@@ -562,14 +585,40 @@ class Checker:
                 names = {k for f in faces for k in f[0]} | {"type"}
                 self.check_label(c, "label", sorted(names), "an attribute of these cards")
             classes.append(CardClass(cname, zone, cond, c.get("label"), faces))
-        total = sum(f[1] for cl in classes for f in cl.faces)
+        total = sum(f[1] if isinstance(f[1], int) else 1 for cl in classes for f in cl.faces)   # set-up sizes: see Ruleset
         if total > 100_000:
             self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
         return classes, attrs, values
 
-    def check_label(self, container, key, allowed, what):
+    def each_lists(self, f):
+        """A face's `each` lists; a list may be written `range(a, b)` (or `range(n)`): a..b-1, at most
+        MAX_EACH values like a written list."""
+        out = {}
+        for k, v in (f.get("each") or {}).items():
+            if isinstance(v, str):
+                m = EACH_RANGE.match(v)
+                if not m:
+                    self.err(f"each.{k}: a list of values, or range(a, b) with whole numbers; not {v!r}",
+                             self.mark(f["each"], k), "each")
+                    v = []
+                else:
+                    lo, hi = (0, int(m.group(1))) if m.group(2) is None else (int(m.group(1)), int(m.group(2)))
+                    if hi - lo > MAX_EACH:
+                        self.err(f"each.{k}: {v.strip()} has {max(hi - lo, 0)} values; an 'each' list has at most "
+                                 f"{MAX_EACH}", self.mark(f["each"], k), "each")
+                        v = []
+                    elif hi <= lo:
+                        self.err(f"each.{k}: {v.strip()} has no values", self.mark(f["each"], k), "each")
+                        v = []
+                    else:
+                        v = list(range(lo, hi))
+            out[k] = v
+        return out
+
+    def check_label(self, container, key, allowed, what, scope=None, exprs=None):
         """A label's `{name}` placeholders name only `allowed` things (parameters, or a card's
-        attributes): anything else would be shown literally, so it is an error here."""
+        attributes): anything else would be shown literally, so it is an error here. An action's
+        label (`exprs` is a list) may also hold expressions over its parameters, checked here."""
         text = container[key]
         for m in LABEL_PLACEHOLDER.finditer(str(text)):
             inner = m.group(1)
@@ -584,6 +633,9 @@ class Checker:
             else:
                 base = self.mark(container, key)
                 pos = (base[0], base[1] + col - 1)
+            if exprs is not None and not (NAME_RE.match(inner.strip()) and inner.strip() not in allowed):
+                self.label_expr(inner, pos, scope, exprs)
+                continue
             if not NAME_RE.match(inner.strip()):
                 self.err(f"'{{{inner}}}': a label shows {what}, named in braces such as "
                          f"{{{allowed[0] if allowed else 'name'}}}; expressions are not allowed", pos, "label")
@@ -592,6 +644,54 @@ class Checker:
                          + (self.hint(inner.strip(), allowed) or
                             (f"; these are {', '.join(allowed)}" if allowed else "; there are none")),
                          pos, "label")
+
+    LABEL_CALLS = ("abs", "max", "min", "size")
+
+    def label_expr(self, inner, pos, scope, exprs):
+        """`{expression}` in an action label: built from the action's parameters alone (never the
+        game state, so a label cannot leak what the chooser may not know): numbers, players, keys and
+        choices, `card.attr` of a card parameter (shown only if the chooser sees the card), options,
+        tables, `num_players`, arithmetic, comparisons, `a if c else b`, abs/max/min/size."""
+        src = Located(inner, self.filename, lambda ln, c, b=pos: (b[0], b[1] + c), "label")
+        self._rule_chars += len(inner)      # label expressions count towards the spec's rule total
+        try:
+            node = parse(src, "expr")
+        except SpecError as e:
+            self.errors.append(e)
+            return
+        r = Rule(node, "label", self.filename, pos[0], pos[1] + 1, inner)
+        n_errors = len(self.errors)
+        self.check_rule(r, scope)
+        if len(self.errors) > n_errors:
+            return
+        cards = {n for n in scope.all() if scope.get(n) in ("card", "cards")}
+        under_attr = {id(x.obj) for x in A.walk(r.ast) if isinstance(x, A.Attr)}
+        under_size = {id(a) for x in A.walk(r.ast) if isinstance(x, A.Call) and x.func == "size" for a in x.args}
+        for x in A.walk(r.ast):
+            ref = getattr(x, "ref", None)
+            ok = isinstance(x, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp, A.ListLit))
+            if isinstance(x, A.Name):
+                ok = ref is not None and (ref[0] == "option" or (ref[0] == "const" and x.id in ("num_players",))
+                                          or (ref[0] == "local" and scope.get(x.id) is not None))
+                if ok and x.id in cards and id(x) not in under_attr and id(x) not in under_size:
+                    self.err(f"'{{{inner}}}': a card parameter shows as {{{x.id}}} or {{{x.id}.attr}} in a label",
+                             (x.line, x.col), "label")
+                    return
+            elif isinstance(x, A.Attr):
+                ok = isinstance(x.obj, A.Name) and x.obj.id in cards and scope.get(x.obj.id) == "card"
+            elif isinstance(x, A.Index):
+                ok = ref is not None and ref[0] == "table"
+                if ok:
+                    under_attr.add(id(x.obj))
+            elif isinstance(x, A.Call):
+                ok = x.func in self.LABEL_CALLS and not x.kwargs and not any(
+                    isinstance(a, A.Comp) for a in x.args)
+            if not ok and not (isinstance(x, A.Name) and id(x) in under_attr and ref is None):
+                self.err(f"'{{{inner}}}': a label is built from the action's parameters, options, tables and "
+                         f"num_players only (never the game's state, which the chooser may not know)",
+                         (x.line, x.col), "label")
+                return
+        exprs.append((inner, r))
 
     def global_names(self):
         self.globals = {}
@@ -639,6 +739,128 @@ class Checker:
                 self._seen[name] = "define"
             else:
                 self.broken_defines.add(name)
+
+    SIZE_CALLS = ("max", "min", "abs")
+
+    def check_sizes(self):
+        """A size decided at set-up (a family's or a face's `count`) is a whole number computed from
+        numbers, num_players and options only: no zone, variable, card or player is known yet."""
+        for r in self._sizes:
+            for n in A.walk(r.ast):
+                ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
+                    isinstance(n, A.Name) and (n.id == "num_players" or self.globals.get(n.id) == "option")) or (
+                    isinstance(n, A.Call) and n.func in self.SIZE_CALLS and not n.kwargs
+                    and not any(isinstance(a, A.Comp) for a in n.args))
+                if isinstance(n, A.BinOp) and n.op == "**":
+                    ok = False
+                if not ok:
+                    what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
+                    self.err(f"{what} cannot decide a size at set-up: a size is computed from numbers, num_players "
+                             f"and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' allowed)",
+                             (n.line, n.col), "size")
+                    break
+            else:
+                self.check_rule(r, Scope(dict(CONSTANTS)), "number")
+                self.try_sizes(r)
+
+    def try_sizes(self, r):
+        """Evaluate a set-up size for every player count and option set (when there are at most 1000
+        of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
+        from .compiler import size_value
+        ps = self.data.get("players")
+        if not (isinstance(ps, list) and len(ps) == 2 and all(type(x) is int for x in ps) and ps[0] <= ps[1]):
+            return      # reported by check_players
+        lo, hi = ps
+        names = list(self.option_defaults)
+        choices = [self.option_values.get(n) or ([False, True] if isinstance(self.option_defaults[n], bool)
+                                                 else [self.option_defaults[n]]) for n in names]
+        if math.prod(len(c) for c in choices) * (hi - lo + 1) > 1000:
+            choices = [[self.option_defaults[n]] for n in names]
+        low = 0 if ".faces[" in r.where else 1
+        for P in range(lo, hi + 1):
+            for combo in itertools.product(*choices):
+                try:
+                    size_value(r, P, dict(zip(names, combo)), low, 1000)
+                except SpecError as e:
+                    opts = ", ".join(f"{n}={v}" for n, v in zip(names, combo))
+                    self.err(e.message.replace("these options", f"options {opts}" if opts else "no options"),
+                             (r.line, r.col), "size")
+                    return
+
+    def read_named_effects(self, effs):
+        """`effects: {NAME(a, b): EFFECTS}`: blocks of effects called as statements, inlined at check
+        time like defines (hygienic: the body sees only its parameters and global names)."""
+        for key in effs:
+            m = DEFINE_RE.match(str(key))
+            if not m:
+                self.err(f"named effect {key!r} should look like 'name' or 'name(a, b)'", self.key_mark(effs, key))
+                continue
+            name = m.group(1)
+            params = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
+            bad = [x for x in [name] + params if reserved(x) or not NAME_RE.match(x)]
+            if bad:
+                self.err(f"named effect {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
+                         "reserved)", self.key_mark(effs, key), "name")
+                continue
+            clash = [x for x in params if x in self._seen or x in CONSTANTS]
+            if name in self._seen or name in BUILTINS or name in CONSTANTS or clash:
+                self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(effs, key))
+                continue
+            if len(set(params)) != len(params):
+                self.err(f"named effect {key!r} names a parameter twice", self.key_mark(effs, key), "name")
+                continue
+            r = self.rule(effs, key, f"effects.{name}", "effects")
+            if r is not None:
+                self.named_effects[name] = (params, r)
+                self._seen[name] = "named effect"
+            else:
+                self.broken_effects.add(name)
+
+    def check_named_effects(self, glob):
+        """Each named effect is checked once on its own (parameters of any kind), so a mistake in one
+        that is never called, or a cycle between them, is still reported."""
+        for name, (params, r) in self.named_effects.items():
+            self._inlined_rule = 0
+            self._effect_stack = [name]
+            try:
+                self.stmts(clone_stmts(r.ast), glob.child({p: "any" for p in params}))
+            except _Abort:
+                pass
+            finally:
+                self._effect_stack = []
+
+    def inline_effect(self, c, scope):
+        """A call of a named effect as a statement: `if true { let a = ARG; ...; BODY }`, the arguments
+        checked in the caller's scope, the body in the global scope with the parameters."""
+        name = c.func
+        params, r = self.named_effects[name]
+        if name in self._effect_stack:
+            self.fail(c, f"named effect '{name}' uses itself ({' -> '.join(self._effect_stack + [name])}); "
+                         "named effects cannot be recursive", "recursion")
+        if len(self._effect_stack) > 16:
+            self.fail(c, "named effects nested more than 16 deep", "recursion")
+        if c.kwargs:
+            self.fail(c, f"'{name}' takes no named arguments", "arity")
+        if len(c.args) != len(params):
+            self.fail(c, f"'{name}' takes {len(params)} argument(s), got {len(c.args)}", "arity")
+        size = sum(_size(x) for x in r.ast)
+        self._inlined_rule += size
+        self._inlined_total += size
+        if self._inlined_rule > MAX_INLINE_NODES_RULE or self._inlined_total > MAX_INLINE_NODES:
+            self.fail(c, f"inlining named effects makes the rules larger than {MAX_INLINE_NODES_RULE} nodes",
+                      "rule-size")
+        lets, types = [], {}
+        for p, a in zip(params, c.args):
+            v, t = self.expr(a, scope)
+            lets.append(A.Let(a.line, a.col, name=p, value=v))
+            types[p] = t
+        self._effect_stack.append(name)
+        try:
+            body = self.stmts(clone_stmts(r.ast), self.glob.child(types))
+        finally:
+            self._effect_stack.pop()
+        cond, _ = self.expr(A.Const(c.line, c.col, value=True), scope)
+        return A.If(c.line, c.col, branches=[(cond, lets + body)], orelse=[])
 
     def check_cards(self, glob):
         sc = glob.child({"it": "card"})
@@ -735,10 +957,15 @@ class Checker:
             return s
         if isinstance(s, A.CallStmt):
             c = s.call
+            if c.func in self.named_effects:
+                return self.inline_effect(c, scope)
+            if c.func in self.broken_effects:
+                raise _Abort()      # its own error is reported where it is defined
             if c.func not in BUILTINS or not BUILTINS[c.func][3]:
                 if c.func in BUILTINS:
                     self.fail(c, f"'{c.func}(...)' is a value, not an effect; use it inside a statement")
-                self.fail(c, f"unknown effect '{c.func}'{self.hint(c.func, [k for k, v in BUILTINS.items() if v[3]])}")
+                self.fail(c, f"unknown effect '{c.func}'"
+                             f"{self.hint(c.func, [k for k, v in BUILTINS.items() if v[3]] + list(self.named_effects))}")
             s.call, _ = self.call(c, scope, statement=True)
             return s
         if isinstance(s, A.If):
@@ -1066,6 +1293,8 @@ class Checker:
             if n.kwargs:
                 self.fail(n, f"'{f}' takes no named arguments", "arity")
             return self.inline(n, n.args, scope)
+        if f in self.named_effects:
+            self.fail(n, f"'{f}(...)' is a named effect; call it as a statement, not as a value", "type")
         if f not in BUILTINS:
             if f.startswith("_"):
                 self.fail(n, f"names starting with '_' are not allowed", "name")
@@ -1169,6 +1398,14 @@ class Checker:
         if f == "sorted":
             need(0, "list")
             return n, ts[0] if ts[0] != "zone" else "cards"
+        if f == "distinct":
+            need(0, "list", "a zone or a list")
+            n.elem = elem_type(n.args[0], ts[0])
+            return n, ts[0] if ts[0] != "zone" else "cards"
+        if f == "count_by":
+            need(0, "list", "a zone or a list")
+            n.elem = "int"
+            return n, "list"
         if f in ("move", "reveal") and not card_like(n.args[0], ts[0]):
             self.fail(n.args[0], f"argument 1 of '{f}' should be a card, a list of cards or a zone, this is "
                                  f"{self.described(n.args[0], ts[0])}", "type")
@@ -1230,7 +1467,7 @@ class Checker:
                              + self.hint(prm.family, [n for n, zz in self.zones.items() if zz.is_family]),
                              self.mark(p, "zone"))
                     continue
-                t = "player" if z.per_player else ("int" if all(isinstance(x, int) for x in z.keys) else "str")
+                t = "player" if z.per_player else ("int" if z.keys is None or all(isinstance(x, int) for x in z.keys) else "str")
             elif k == "player":
                 t = "player"
             elif k == "number":
@@ -1260,9 +1497,11 @@ class Checker:
                 continue
             cost.append((var, self.expr_rule(a["cost"], var, f"actions.{name}.cost.{var}", scope, expect="number")))
         effect = self.effects(a, "effect", f"actions.{name}.effect", scope)
+        label_exprs = []
         if "label" in a:
-            self.check_label(a, "label", [p.name for p in params], "a parameter of this action")
-        return ActionDecl(name, a.get("label"), params, cond, cost, effect)
+            self.check_label(a, "label", [p.name for p in params], "a parameter of this action",
+                             scope, label_exprs)
+        return ActionDecl(name, a.get("label"), params, cond, cost, effect, label_exprs)
 
     def read_phase(self, name, p, glob):
         self.name_ok(name, self.data["phases"], "phase")
@@ -1405,6 +1644,11 @@ def clone(node):
                     out[k] = x
                 d[key] = out
     return root
+
+
+def clone_stmts(stmts):
+    """A copy of a list of statements (a named effect's body is checked, and annotated, at each use)."""
+    return [clone(x) for x in stmts]
 
 
 def _substitute(node, mapping):

@@ -17,7 +17,7 @@ from . import ast as A
 from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
                        MAX_LIST, _add, _can_grow, _describe, _too_big, bounded, checked_arith, checked_mul,
                        checked_plus, checked_pow, comp_weight, fault, loop_weight, untyped,
-                       run_length)
+                       run_length, distinct, count_by)
 from .errors import SpecRuntimeError
 
 _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "all": all, "list": list,
@@ -40,7 +40,7 @@ MASK_WORK = 200_000
 
 # Built-ins that visit every item of their first argument.
 WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
-              "run_length", "longest_run", "index_of", "sorted"}
+              "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by"}
 
 # An outermost comprehension over a zone of a deck this small costs at most this many steps, so it
 # need not be charged: every evaluation of a rule is itself charged (flow steps, loop iterations,
@@ -160,7 +160,7 @@ class CodeGen:
             "__builtins__": {}, "_charge": _charge, "_charge_w": _charge_w, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
-            "_run_length": run_length, "_longest_run": _longest_run, "_index_of": _index_of,
+            "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
             "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
@@ -608,7 +608,7 @@ class CodeGen:
             values = list(range(self.L.P))
         elif isinstance(it, A.Call) and it.func == "indices":
             z = it.args[0].ref[1]
-            values = list(range(self.L.P)) if z.per_player else list(z.keys)
+            values = list(self.L.zone_keys[z.name])
         elif isinstance(it, A.ListLit) and all(isinstance(x, A.Const) for x in it.items):
             values = [x.value for x in it.items]
         else:
@@ -805,7 +805,7 @@ class CodeGen:
             base = L.zone_base[z.name]
             if z.per_player:
                 return f"({_plus(base, self.pidx(n.index, names))})"
-            keymap = {k: base + i for i, k in enumerate(z.keys)}
+            keymap = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
             if isinstance(n.index, A.Const):
                 return str(keymap[n.index.value])
             idx = self.ex(n.index, names)
@@ -825,7 +825,7 @@ class CodeGen:
             return self.aggregate(n, names)
         if f == "indices":
             z = n.args[0].ref[1]
-            return self.const(list(range(L.P)) if z.per_player else list(z.keys))
+            return self.const(list(L.zone_keys[z.name]))
         if f in ("top", "bottom", "cards"):
             z = self.ex(n.args[0], names)
             cs = f"s.z[{z}]"
@@ -881,6 +881,8 @@ class CodeGen:
             return f"_run_length({args[0]}, {args[1]})"
         if f == "longest_run":
             return f"_longest_run({args[0]})"
+        if f in ("distinct", "count_by"):
+            return f"_{f}({args[0]})"
         if f == "index_of":
             return f"_index_of({args[0]}, {args[1]})"
         if f == "abs":
@@ -957,7 +959,7 @@ class CodeGen:
         L = self.L
         if p.kind == "zone":
             z = L.spec.zones[p.family]
-            return self.const(list(range(L.P)) if z.per_player else list(z.keys))
+            return self.const(list(L.zone_keys[z.name]))
         if p.kind == "player":
             return f"range({L.P})"
         if p.kind == "number":

@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 
 from . import ast as A
-from .errors import SpecRuntimeError
+from .errors import SpecError, SpecRuntimeError
 
 INT_LIMIT = 1 << 63
 MAX_EXPONENT = 64
@@ -543,7 +543,7 @@ class Compiler:
             if z.per_player:
                 idx = self.player_index(n.index, names)
                 return lambda s, e: base + idx(s, e)
-            keymap = {k: base + i for i, k in enumerate(z.keys)}
+            keymap = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
             if isinstance(n.index, A.Const):
                 zi = keymap[n.index.value]
                 return lambda s, e: zi
@@ -617,7 +617,7 @@ class Compiler:
             return self.aggregate(n, names)
         if f == "indices":
             z = n.args[0].ref[1]
-            keys = list(range(L.P)) if z.per_player else list(z.keys)
+            keys = list(L.zone_keys[z.name])
             return lambda s, e: keys
         P = L.P
         if f in ("others", "players_from", "next_player", "prev_player"):
@@ -632,7 +632,7 @@ class Compiler:
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
         if f in ("sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
-                 "run_length", "longest_run", "index_of", "sorted") and args and len(n.args) >= 1 \
+                 "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by") and args and len(n.args) >= 1 \
                 and not (f in ("max", "min") and len(n.args) > 1):
             raw0 = args[0]
             args[0] = lambda s, e: charge(s, raw0(s, e))   # the call visits every item
@@ -736,6 +736,12 @@ class Compiler:
         if f == "run_length":
             xs, v = args
             return lambda s, e: run_length(xs(s, e), v(s, e))
+        if f == "distinct":
+            xs = args[0]
+            return lambda s, e: distinct(xs(s, e))
+        if f == "count_by":
+            xs = args[0]
+            return lambda s, e: count_by(xs(s, e))
         if f == "longest_run":
             xs = args[0]
             return lambda s, e: max((run_length(xs(s, e), x) for x in set(xs(s, e))), default=0)
@@ -964,6 +970,72 @@ def _can_grow(node):
         return _can_grow(node.body) or _can_grow(node.orelse)
     return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
         (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
+
+
+_SIZE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+             "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+             "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+             "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def size_value(rule, players: int, options: dict, lo: int, hi: int) -> int:
+    """A size decided at set-up (`count: "num_players + 1"`): the checker allows only numbers,
+    num_players, options, arithmetic, comparisons, `and`/`or`/`not`, `a if c else b`, max/min/abs.
+    A value outside lo..hi (or a division by zero) is a spec error at the rule's position."""
+    def ev(n):
+        if isinstance(n, A.Const):
+            return n.value
+        if isinstance(n, A.Name):
+            return players if n.id == "num_players" else options[n.id]
+        if isinstance(n, A.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            if n.op in ("//", "%") and b == 0:
+                raise ZeroDivisionError
+            return _SIZE_OPS[n.op](a, b)
+        if isinstance(n, A.Compare):
+            return _SIZE_OPS[n.op](ev(n.left), ev(n.right))
+        if isinstance(n, A.BoolOp):
+            a = ev(n.left)
+            return (a and ev(n.right)) if n.op == "and" else (a or ev(n.right))
+        if isinstance(n, A.Unary):
+            v = ev(n.operand)
+            return -v if n.op == "-" else not v
+        if isinstance(n, A.IfExp):
+            return ev(n.body) if ev(n.cond) else ev(n.orelse)
+        if isinstance(n, A.Call):
+            vals = [ev(a) for a in n.args]
+            return abs(vals[0]) if n.func == "abs" else (max if n.func == "max" else min)(vals)
+        raise AssertionError(n)
+    try:
+        v = ev(rule.ast)
+    except ZeroDivisionError:
+        v = None
+    if v.__class__ is not int or not lo <= v <= hi:
+        raise SpecError(f"this size is {v if v is not None else 'a division by zero'} for {players} players "
+                        f"and these options; it must be {lo} to {hi}", rule.filename, rule.line, rule.col,
+                        check="size")
+    return v
+
+
+def _key(x):
+    return tuple(x) if x.__class__ is list else x   # a list value (an attribute list) as a dict key
+
+
+def distinct(values):
+    """The distinct values of a list, each at its first occurrence (one pass)."""
+    seen = {}
+    for x in values:
+        seen.setdefault(_key(x), x)
+    return list(seen.values())
+
+
+def count_by(values):
+    """How many times each value of distinct(values) occurs, in that order (one pass)."""
+    out = {}
+    for x in values:
+        k = _key(x)
+        out[k] = out.get(k, 0) + 1
+    return list(out.values())
 
 
 def run_length(values, v):

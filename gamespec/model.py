@@ -69,10 +69,11 @@ class ZoneDecl:
     refill_from: str | None
     refill_shuffle: bool
     on_empty: str = "error"    # dealing from it when empty: 'error', 'stop' (deal fewer) or 'refill'
+    count: Rule | None = None  # `count: EXPR`: a family of 0..n-1, n from num_players and options at set-up
 
     @property
     def is_family(self) -> bool:
-        return self.per_player or self.keys is not None
+        return self.per_player or self.keys is not None or self.count is not None
 
 
 @dataclass
@@ -104,6 +105,7 @@ class ActionDecl:
     cond: Rule | None
     cost: list                 # [(variable name, Rule)]
     effect: Rule | None
+    label_exprs: list = field(default_factory=list)   # [(placeholder text, Rule)]: `{expr}` in the label
 
 
 @dataclass
@@ -169,6 +171,7 @@ class Spec:
     score: Rule | None
     winner: str
     tie_breakers: list
+    teams: Rule | None = None  # scoring.teams: p's team (a number); a team's members share its score and win
     steps_per_decision: int = 100_000
     decisions_per_game: int = 100_000
     cooperative: bool = False  # one team score; winners: every seat if `success` holds, else none

@@ -76,7 +76,16 @@ def _friendly(err):
         hint = f"; did you mean '{close[0]}'?" if close else ""
         return (f"{_where(err.absolute_path)} is {inst!r}; it must be one of {', '.join(opts)}{hint}",
                 list(err.absolute_path), False)
+    if v in ("maxItems", "minItems", "maxProperties", "maxLength") and isinstance(inst, (list, dict, str)):
+        # say the limit and the size, never the whole (possibly huge) value
+        what = {"maxItems": ("at most", "items"), "minItems": ("at least", "items"),
+                "maxProperties": ("at most", "keys"), "maxLength": ("at most", "characters")}[v]
+        return (f"{_where(err.absolute_path)} has {len(inst)} {what[1]}; {what[0]} {err.validator_value} are allowed",
+                list(err.absolute_path), False)
     if v in ("anyOf", "oneOf") and err.context:
+        sized = [e for e in err.context if e.validator in ("maxItems", "minItems", "maxLength", "maxProperties")]
+        if sized:   # the value has the right shape and the wrong size: say that, not another shape
+            return _friendly(sized[0])
         best = min(err.context, key=lambda e: (len(e.absolute_path) * -1, e.validator != "type"))
         return _friendly(best)
     return f"{_where(err.absolute_path)}: {err.message}", list(err.absolute_path), False

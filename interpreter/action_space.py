@@ -283,7 +283,7 @@ class ActionSpace:
             return _Values(range(rs.P))
         if k == "zone":
             z = rs.spec.zones[p.family]
-            return _Values(range(rs.P) if z.per_player else z.keys)
+            return _Values(rs.zone_keys[z.name])
         if k == "number":
             lo = _bounds(rs, p.lo.ast)[0]
             hi = _bounds(rs, p.hi.ast)[1]

@@ -8,6 +8,8 @@ from operator import itemgetter
 from gamespec import ast as A
 from gamespec.errors import SpecRuntimeError
 
+from .labels import compile_expr as compile_label_expr, fill_expressions
+
 MAX_CHOICES = 10_000   # a parameter with more candidates than this is a spec error, not a hang
 
 
@@ -104,7 +106,7 @@ class ParamRT:
         elif p.kind == "zone":
             z = rs.spec.zones[p.family]
             self.family = z
-            self.keys = list(range(rs.P)) if z.per_player else list(z.keys)
+            self.keys = list(rs.zone_keys[z.name])
         elif p.kind == "number":
             self.lo = comp.expr(p.lo, names)
             self.hi = comp.expr(p.hi, names)
@@ -199,6 +201,7 @@ class ActionRT:
         self.rs = rs
         self.name = decl.name
         self.template = decl.label
+        self.label_exprs = [(text, compile_label_expr(r, rs)) for text, r in decl.label_exprs]
         gen = comp.action(self, decl) if hasattr(comp, "action") else None
         names = {}
         self.params = []
@@ -288,20 +291,21 @@ class ActionRT:
             else:
                 shown[p.name] = str(v)
         if self.template:
-            return fill_template(self.template, shown)
+            return fill_template(self.template, fill_expressions(self, shown, a.args, a.seen))
         if not shown:
             return self.name
         return f"{self.name} " + ", ".join(f"{k}={v}" for k, v in shown.items())
 
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_PLACEHOLDER = re.compile(r"\{([^{}\n]*)\}")
 
 
 MAX_LABEL = 1000   # characters in a label: longer ones end in '…' (a template may repeat a long attribute)
 
 
 def fill_template(template, values):
-    """`{name}` placeholders only: no attribute access, no format specs (templates come from strangers).
+    """`{name}` and checked `{expression}` placeholders, each looked up by its text in `values` (filled
+    by interpreter/labels.py): nothing is evaluated here (templates come from strangers).
 
     Built piece by piece and cut at MAX_LABEL characters, never built whole first."""
     out = []

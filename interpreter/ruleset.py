@@ -5,7 +5,7 @@ import itertools
 import os
 
 from gamespec.codegen import CodeGen
-from gamespec.compiler import Compiler
+from gamespec.compiler import Compiler, size_value
 
 from . import flow, ops
 from .actions import ActionRT
@@ -33,6 +33,7 @@ class Ruleset:
         self.triggers = [(comp.expr(c), comp.effects(e)) for _, c, e in spec.triggers]
         self.score = comp.expr(spec.score, {"p": "p"}, valid={"p"})     # finish() passes every seat
         self.tie_breakers = [comp.expr(t, {"p": "p"}, valid={"p"}) for t in spec.tie_breakers]
+        self.team_of = comp.expr(spec.teams, {"p": "p"}, valid={"p"}) if spec.teams is not None else None
         self.winner = spec.winner
         self.success = comp.expr(spec.success) if spec.cooperative else None     # team scoring
         self.max_steps = spec.steps_per_decision      # the step budget of one decision
@@ -44,6 +45,7 @@ class Ruleset:
     def _layout_zones(self):
         P = self.P
         self.zone_base = {}
+        self.zone_keys = {}      # name -> the family's keys in this game ([None] for a single zone)
         self.zone_label = []     # flat index -> "hand[2]"
         self.zone_decl = []      # flat index -> ZoneDecl
         self.zone_key = []       # flat index -> key or player or None
@@ -51,6 +53,9 @@ class Ruleset:
         for name, z in self.spec.zones.items():
             self.zone_base[name] = len(self.zone_label)
             keys = list(range(P)) if z.per_player else (z.keys if z.keys is not None else [None])
+            if z.count is not None:     # a family sized at set-up from num_players and options
+                keys = list(range(size_value(z.count, P, self.options, 1, 1000)))
+            self.zone_keys[name] = keys
             for k in keys:
                 self.zone_label.append(name if k is None else f"{name}[{k}]")
                 self.zone_decl.append(z)
@@ -99,7 +104,7 @@ class Ruleset:
                 a.update(attrs)
                 faces.append(a)
                 face_class.append(cl)
-                counts.append(count)
+                counts.append(count if isinstance(count, int) else size_value(count, self.P, self.options, 0, 1000))
                 zone_rules.append(zrule or cl.zone)
         # identical faces (same class and attributes) share one face id
         key_of = {}
@@ -111,6 +116,10 @@ class Ruleset:
                 key_of[k] = len(uniq)
                 uniq.append(a)
             face_ids.append(key_of[k])
+        if sum(counts) > 100_000:     # counts decided at set-up stay within the checker's card limit
+            from gamespec.errors import SpecError
+            raise SpecError(f"{sum(counts)} cards for {self.P} players and these options; the limit is 100000",
+                            spec.filename, 1, 1, check="card-count")
         self.faces = uniq
         self.face_label = [_face_label(a, face_class[face_ids.index(i)]) for i, a in enumerate(uniq)]
         self.face_of = []

@@ -447,6 +447,9 @@ class State:
             scores = [rs.score(self, {"p": p}) for p in range(P)]
         sign = 1 if rs.winner == "highest" else -1
         keys = [(sign * scores[p],) + tuple(t(self, {"p": p}) for t in rs.tie_breakers) for p in range(P)]
+        if rs.team_of is not None:   # partners share their team's total score (and tie breakers) and win
+            from .teams import team_totals
+            _, scores, keys = team_totals(self, rs.team_of, scores, keys, sign)
         best = max(keys)
         self.scores = scores
         self.winners = [p for p in range(P) if keys[p] == best]

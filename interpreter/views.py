@@ -13,6 +13,7 @@ from gamespec.errors import IllegalAction
 from gamespec.game import UsageError
 
 from .actions import fill_template
+from .labels import fill_expressions
 from .observe import face_dict
 
 
@@ -149,7 +150,7 @@ def view_action(s, p, a, index):
             else:
                 shown[prm.name] = str(v)
     if rt.template:
-        label = fill_template(rt.template, shown)
+        label = fill_template(rt.template, fill_expressions(rt, shown, a[1], seen))
     elif shown:
         label = f"{rt.name} " + ", ".join(f"{k}={v}" for k, v in shown.items())
     else:

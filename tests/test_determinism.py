@@ -20,7 +20,8 @@ import pytest
 import gamespec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GAMES = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml"))) + [os.path.join(ROOT, "tests", "specs", "tiny.yaml")]
+GAMES = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml"))) + [
+    os.path.join(ROOT, "tests", "specs", f"{name}.yaml") for name in ("tiny", "sets", "partners", "passing", "trading", "draft")]
 
 SCRIPT = r"""
 import glob, json, random, sys

@@ -240,10 +240,13 @@ BAD_SPECS = [
     ("a misspelt parameter in a label", "  draw:\n",
      "  draw:\n    label: \"take {crad}\"\n    params: {card: {from: deck}}\n", "{crad}",
      "'{crad}' is not a parameter of this action; did you mean 'card'?"),
-    ("an expression in a label", "  draw:\n",
-     "  draw:\n    label: \"take {card.value}\"\n    params: {card: {from: deck}}\n", "{card.value}",
-     "'{card.value}': a label shows a parameter of this action, named in braces such as {card}; "
-     "expressions are not allowed"),
+    ("an expression in a label reading the state", "  draw:\n",
+     "  draw:\n    label: \"take {card} of {size(deck)}\"\n    params: {card: {from: deck}}\n", "deck)",
+     "'{size(deck)}': a label is built from the action's parameters, options, tables and num_players only "
+     "(never the game's state, which the chooser may not know)"),
+    ("a misspelt attribute in a label expression", "  draw:\n",
+     "  draw:\n    label: \"take {card.valeu}\"\n    params: {card: {from: deck}}\n", "card.valeu",
+     "unknown card attribute 'valeu'; did you mean 'value'?"),
     ("a card label with a wrong attribute", "    zone: deck\n", "    zone: deck\n    label: \"{valeu}\"\n", "{valeu}",
      "'{valeu}' is not an attribute of these cards; did you mean 'value'?"),
     ("the closest name, not the likest", STOP, 'effect: "plaes += 1"', "plaes", "unknown variable 'plaes'; did you mean 'plays'?"),

@@ -1,0 +1,97 @@
+"""Checked label expressions (`{n * 2}`, `{card.rank}`) → their text for one action, from its
+parameters alone: the game state is never read, so a label holds only what the chooser knows."""
+from __future__ import annotations
+
+from gamespec import ast as A
+
+MAX_SHOWN = 100     # characters one placeholder may show
+
+_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+        "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b if abs(b) <= 64 else None,
+        "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
+
+
+class _Unknown(Exception):
+    """A value the chooser does not know (an attribute of a card they do not see)."""
+
+
+def compile_expr(rule, rs):
+    """fn(values) -> text; values: parameter name -> number/player/key/choice, a card parameter's
+    face dict (None if unseen), a subset's list of faces."""
+    def ev(n, env):
+        if isinstance(n, A.Const):
+            return n.value
+        if isinstance(n, A.Name):
+            kind = n.ref[0]
+            if kind == "option":
+                return rs.options[n.id]
+            if kind == "const":
+                return rs.P
+            return env[n.id]
+        if isinstance(n, A.Attr):
+            face = env[n.obj.id]
+            if face is None or n.name not in face:
+                raise _Unknown
+            return face[n.name]
+        if isinstance(n, A.Index):
+            return rs.tables[n.ref[1]][ev(n.index, env)]
+        if isinstance(n, A.BinOp):
+            v = _OPS[n.op](ev(n.left, env), ev(n.right, env))
+            if v is None:
+                raise _Unknown
+            return v
+        if isinstance(n, A.Compare):
+            return _OPS[n.op](ev(n.left, env), ev(n.right, env))
+        if isinstance(n, A.BoolOp):
+            a = ev(n.left, env)
+            return (a and ev(n.right, env)) if n.op == "and" else (a or ev(n.right, env))
+        if isinstance(n, A.Unary):
+            v = ev(n.operand, env)
+            return -v if n.op == "-" else not v
+        if isinstance(n, A.IfExp):
+            return ev(n.body, env) if ev(n.cond, env) else ev(n.orelse, env)
+        if isinstance(n, A.ListLit):
+            return [ev(x, env) for x in n.items]
+        if isinstance(n, A.Call):
+            vals = [ev(a, env) for a in n.args]
+            if n.func == "size":
+                return len(vals[0])
+            if n.func == "abs":
+                return abs(vals[0])
+            pick = max if n.func == "max" else min
+            return pick(vals[0]) if len(vals) == 1 else pick(vals)
+        raise _Unknown
+
+    def show(values):
+        try:
+            v = ev(rule.ast, values)
+        except (_Unknown, ZeroDivisionError, KeyError, TypeError, ValueError, OverflowError):
+            return "?"
+        text = ("true" if v else "false") if isinstance(v, bool) else "none" if v is None else str(v)
+        return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
+    return show
+
+
+def expression_values(rt, args, seen):
+    """The values label expressions read: raw parameters, and cards as the faces the chooser saw."""
+    rs = rt.rs
+    out = {}
+    for p, v, f in zip(rt.params, args, seen):
+        if p.kind == "card":
+            out[p.name] = rs.faces[f] if f is not None else None
+        elif p.kind == "subset":
+            out[p.name] = [rs.faces[x] if x is not None else None for x in (f or ())] if f else [None] * len(v)
+        else:
+            out[p.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def fill_expressions(rt, shown, args, seen):
+    """Adds each `{expression}` placeholder's text to `shown` (keyed by its text, as written)."""
+    if rt.label_exprs:
+        values = expression_values(rt, args, seen)
+        for text, fn in rt.label_exprs:
+            shown[text] = fn(values)
+    return shown
