@@ -1,7 +1,7 @@
 """Phase graph (gamespec/graph.py) → a picture: DOT text, or SVG / PNG / PDF drawn by Graphviz or
 matplotlib, bounded in size (docs/graph.md).
 
-    data, note = render(spec.graph, "Bacchus", format_for("bacchus.pdf"))
+    data, note = render(spec.graph, "My game", format_for("mygame.pdf"))
 """
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def _owner(n, d, phases):
 
 
 def collapse(g):
-    """Each phase, its turn and its steps as one node; edges between phases kept (labels merged)."""
+    """Each phase, its turn and its steps as one node; edges between phases stay (labels merged)."""
     import networkx as nx
     phases = {n for n, k in g.nodes(data="kind") if k == "phase"}
     owner = {n: _owner(n, d, phases) or n for n, d in g.nodes(data=True)}
@@ -123,7 +123,7 @@ def collapse(g):
     for a, b, d in g.edges(data=True):
         oa, ob = owner[a], owner[b]
         if oa == ob and oa in phases and not (g.nodes[a].get("kind") == "phase-end" and b in phases):
-            continue                       # inside a phase (a phase's next may lead back to it: kept)
+            continue                       # inside a phase (a phase's next may lead back to it: it stays)
         guard = d.get("guard") or ""
         if c.has_edge(oa, ob):
             old = c.edges[oa, ob].get("guard") or ""
