@@ -71,6 +71,8 @@ def play_one(game, players, seed, options=None, bots=None) -> dict:
 def _play_safe(game, players, seed, options, bots=None) -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
+        if bots is None:
+            return play_one(game, players, seed, options)
         return play_one(game, players, seed, options, bots)
     except GamespecError as e:
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
