@@ -288,8 +288,8 @@ class Checker:
                 self.err("a zone is either per player or a family with keys, not both",
                          self.mark(zones, name))
             vis = z.get("visibility", "public")
-            if vis == "owner" and not z.get("per_player"):
-                self.err("visibility 'owner' needs per_player: true", self.mark(z, "visibility"))
+            if vis in ("owner", "all_but_owner") and not z.get("per_player"):
+                self.err(f"visibility '{vis}' needs per_player: true", self.mark(z, "visibility"))
             oe = z.get("on_empty", "error")
             policy = oe if isinstance(oe, str) else "refill"
             oe = oe if isinstance(oe, dict) else {}

@@ -223,6 +223,9 @@ def cmd_run(args) -> int:
             raise UsageError(f"--log-for {seat}: no such seat (seats are 0 to {players - 1})")
         log_for.append((seat, out))
     want_log = bool(args.log or log_for or args.verbose)
+    if args.seed is None:     # drawn here so that a failure can name it; never in a player's log
+        import secrets
+        args.seed = secrets.randbits(64)
     bots = _bots(args.bot, players, args.seed)
 
     try:
@@ -316,6 +319,9 @@ def cmd_simulate(args) -> int:
     game = _load(args.file)
     opts = _options(game, args.option)
     players = _players(game, args.players)
+    if args.seed is None:     # the report names it, so the run can be repeated
+        import secrets
+        args.seed = secrets.randbits(64)
     progress = None
     if args.bot:
         _bots(args.bot, players, args.seed)      # a bad kind or class fails here, once
@@ -867,7 +873,8 @@ def build_parser() -> argparse.ArgumentParser:
     def game_args(sp):
         sp.add_argument("--players", "-p", type=_int, metavar="P",
                         help="number of players (default: the spec's smallest)")
-        sp.add_argument("--seed", "-s", type=_int, default=0, metavar="S", help="random seed (default 0)")
+        sp.add_argument("--seed", "-s", type=_int, default=None, metavar="S",
+                        help="random seed (default: 64 bits of OS entropy, printed so the run can be repeated)")
         sp.add_argument("--option", "-O", type=_option_pair, action="append", default=[],
                         metavar="NAME=VALUE", help="set one of the spec's options (repeatable); VALUE is a whole number or true/false")
 

@@ -52,12 +52,18 @@ class Game:
             rs = self._rulesets[key] = Ruleset(self.spec, players, options, backend=self.backend)
         return rs
 
-    def new_game(self, players: int | None = None, seed: int = 0, options: dict | None = None,
+    def new_game(self, players: int | None = None, seed: int | None = None, options: dict | None = None,
                  log: bool = False):
-        """A new game, set up and advanced to its first decision."""
+        """A new game, set up and advanced to its first decision.
+
+        Without a seed, 64 bits of the operating system's entropy (`state.seed` holds it, for the
+        full log and the operator; no player channel shows it)."""
         from interpreter.state import State
         players = self.spec.min_players if players is None else players
-        if not isinstance(seed, int):
+        if seed is None:
+            import secrets
+            seed = secrets.randbits(64)
+        if not isinstance(seed, int) or isinstance(seed, bool):
             raise UsageError(f"the seed is a whole number, not {seed!r}")
         rs = self.ruleset(players, self.check_options(options))
         return State.new(self, rs, seed, log=log)

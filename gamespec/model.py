@@ -35,7 +35,7 @@ class ZoneDecl:
     kind: str                  # 'pile' | 'set'
     per_player: bool
     keys: list | None          # family keys, or None for a single zone
-    visibility: str            # 'public' | 'owner' | 'hidden'
+    visibility: str            # 'public' | 'owner' | 'all_but_owner' | 'hidden'
     refill_from: str | None
     refill_shuffle: bool
     on_empty: str = "error"    # dealing from it when empty: 'error', 'stop' (deal fewer) or 'refill'

@@ -8,7 +8,8 @@ from . import rng
 
 def move_card(s, c, dst, face=0, bottom=False):
     """Move card c onto zone dst; players who could see it and no longer can remember it, and
-    players who could not see the set it was taken from lose track of it."""
+    players who could not see the set it was taken from, and do not see the card where it lands,
+    lose track of it and of the set's other cards."""
     s.budget -= 1          # every card moved is a step: no loop can shuffle cards about forever
     if s.budget < 0:
         fault("step budget exhausted: cards keep moving", "budget")
@@ -25,6 +26,9 @@ def move_card(s, c, dst, face=0, bottom=False):
     else:
         z[dst].append(c)
     loc[c] = dst
+    ps = s.poss
+    if ps[src] & ~ps[dst]:      # the zone may now hold cards from where src's came from
+        s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
     rs = s.rs
     vis = rs.zvis
     sface = s.face
@@ -36,12 +40,13 @@ def move_card(s, c, dst, face=0, bottom=False):
             new = rs.ALL if face == 1 else 0
         else:
             new = vis[dst]
-        blind = rs.ALL & ~old if src in rs.set_zones else 0
+        blind = rs.ALL & ~old & ~new if src in rs.set_zones else 0
     else:
         old = vis[src]
         new = vis[dst]
-        blind = rs.set_blind[src]
+        blind = rs.set_blind[src] & ~new
     if blind:
+        # (a player who sees the card land knows which card left: the rest stay known to them)
         # taken out of an unordered zone these players cannot see: they cannot tell which card
         # left, so they can follow neither it nor the ones that stay (no inference by elimination)
         keep = ~blind
@@ -86,6 +91,7 @@ def shuffle(s, zi):
         cs[:] = order
     else:
         s.rng = rng.shuffle(s.rng, cs)
+    s.shuffles = getattr(s, "shuffles", 0) + 1    # apply() checks whether a decision shuffled
     kn = s.kn
     for c in cs:   # nobody can follow a card through a shuffle
         kn[c] = 0

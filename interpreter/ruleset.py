@@ -57,6 +57,8 @@ class Ruleset:
                     zvis.append(self.ALL)
                 elif z.visibility == "owner":
                     zvis.append(1 << k)
+                elif z.visibility == "all_but_owner":     # a hand held facing out
+                    zvis.append(self.ALL & ~(1 << k))
                 else:
                     zvis.append(0)
         self.zvis = zvis
@@ -125,6 +127,13 @@ class Ruleset:
                 init_zone.append(zi)
         self.ncards = len(self.face_of)
         self.init_zone = init_zone
+        # per zone, the set-up zones whose cards may lie there (bit zi: cards that started in zone
+        # zi); moves widen it zone by zone, public facts only (see ops.move_card, determinize)
+        poss = [0] * self.nzones
+        for zi in init_zone:
+            poss[zi] = 1 << zi
+        self.init_poss = tuple(poss)
+        self.any_poss = tuple(sum(set(1 << zi for zi in init_zone)) for _ in range(self.nzones))
         self.type_count = {}
         for fi in self.face_of:
             t = self.faces[fi]["type"]

@@ -17,7 +17,7 @@ class State:
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "scores", "winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index")
+                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -29,6 +29,7 @@ class State:
         for c, zi in enumerate(rs.init_zone):
             s.z[zi].append(c)
         s.loc = list(rs.init_zone)
+        s.poss = rs.init_poss
         s.v = [list(x) if isinstance(x, list) else x for x in rs.var_init]
         s.kn = [0] * rs.ncards
         s.face = {}
@@ -84,7 +85,8 @@ class State:
         return list(self._legal)
 
     def apply(self, action) -> None:
-        """Play one legal action (an Action, or its JSON dict). Illegal: IllegalAction, state unchanged."""
+        """Play one legal action: an Action, its JSON dict, a PlayerAction of the deciding player's
+        view, or an index into legal_actions(). Illegal: IllegalAction, state unchanged."""
         legal = self._legal
         if legal is None:
             if self.terminal:
@@ -101,11 +103,20 @@ class State:
         self.decisions += 1
         ch = rs.chooses[self.pending]
         rt = a[4]           # None only for an optional step's skip
-        cards = self._cards_seen(a, rt) if rt is not None and rt.card_params else ()
-        self.hist = (("d", self.actor, a[0], a[1], cards), self.hist)
-        if self.log is not None:
-            self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
-                             "action": a.to_json(label=False), "_cards": cards})
+        if rt is not None and rt.card_params:
+            # who sees which card was chosen is known once the effect has run: the event is
+            # recorded then, before the events the effect recorded
+            cards = self._cards_seen(a, rt)
+            shuffles = getattr(self, "shuffles", 0)
+            h0 = self.hist
+            n0 = len(self.log) if self.log is not None else 0
+            actor = self.actor
+        else:
+            cards = None
+            self.hist = (("d", self.actor, a[0], a[1], ()), self.hist)
+            if self.log is not None:
+                self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
+                                 "action": a.to_json(label=False), "_cards": ()})
         self.pending = -1
         self._legal = None
         self._index = None
@@ -113,7 +124,13 @@ class State:
         if rt is None:
             pc = ch.next
         else:
-            pc = ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), ch.resume)
+            if cards is None:
+                pc = ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), ch.resume)
+            else:
+                try:
+                    pc = ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), ch.resume)
+                finally:    # also when a rule fails: the partial log shows the decision
+                    self._record(a, actor, cards, getattr(self, "shuffles", 0) != shuffles, h0, n0)
         self._run(pc)
 
     def clone(self) -> "State":
@@ -123,6 +140,7 @@ class State:
         s.z = [list(x) for x in self.z]
         s.v = list(self.v)              # list values are never mutated in place
         s.loc = list(self.loc)
+        s.poss = self.poss              # a tuple: replaced, never changed in place
         s.kn = list(self.kn)
         s.face = dict(self.face) if self.face else {}
         s.rng = self.rng
@@ -149,6 +167,25 @@ class State:
     def observation(self, player: int) -> dict:
         from .observe import observation
         return observation(self, player)
+
+    def view(self, player: int):
+        """A PlayerView: what `player` may know now, legal actions as they see them (docs/bots.md)."""
+        from .views import PlayerView
+        return PlayerView(self, player)
+
+    def determinize(self, player: int, rng) -> "State":
+        """A complete State `player` cannot tell from this one, hidden cards drawn uniformly among the
+        placements consistent with what they know; a fresh RNG state drawn from `rng` (a
+        random.Random). See interpreter/determinize.py for what it does not infer."""
+        from .determinize import determinize
+        return determinize(self, player, rng)
+
+    def apply_view_json(self, player: int, action) -> None:
+        """Play the action whose view JSON (`PlayerAction.to_json()`, label optional) is `action`,
+        for `player`, who must be to move. Illegal: IllegalAction, state unchanged."""
+        from .views import find_view_action
+        i = find_view_action(self, player, action)
+        self.apply(self.legal_actions()[i])
 
     def to_json(self) -> dict:
         from .serial import to_json
@@ -213,8 +250,16 @@ class State:
                     raise IllegalAction(f"action '{name}' needs parameter {e.args[0]!r}") from None
                 except (TypeError, ValueError):
                     raise IllegalAction(f"action '{name}' has a malformed parameter") from None
+        elif type(action).__name__ == "PlayerAction":     # from the deciding player's view
+            from .views import find_view_action
+            return self._legal[find_view_action(self, self.actor, action)]
+        elif type(action) is int and not isinstance(action, bool):
+            if 0 <= action < len(self._legal):
+                return self._legal[action]
+            raise IllegalAction(f"no legal action {action} ({len(self._legal)} legal actions)")
         else:
-            raise IllegalAction(f"an action is an Action or a dict, not {type(action).__name__}")
+            raise IllegalAction(f"an action is an Action, a PlayerAction, an index or a dict, "
+                                f"not {type(action).__name__}")
         if self._index is None:
             self._index = {x.key(): x for x in self._legal}
         try:
@@ -230,21 +275,49 @@ class State:
         return a
 
     def _cards_seen(self, a, rt):
-        """For the history: each card parameter's cards and who saw each when it was chosen."""
+        """For the history: each card parameter's cards and who sees which card was chosen.
+
+        A player sees a choice if they see the card where it lies (its zone or face, not a memory of
+        it: a choice in a hand you cannot see is not shown, whatever you know of the hand), or where
+        it lands (`_cards_landed`); the chooser also sees the cards they could tell apart when
+        choosing. The masks are lists, completed once the effect has run."""
         info = []
         bind = a[2]
-        face, zvis, loc, kn = self.face, self.rs.zvis, self.loc, self.kn
+        seen = a[3]
+        me = 1 << self.actor
         for i, single in rt.card_params:
             if single:
                 c = bind[i]
-                if face and c in face:
-                    info.append((i, (c,), (self._vis(c),)))
-                else:
-                    info.append((i, (c,), (zvis[loc[c]] | kn[c],)))
+                info.append((i, (c,), [self._sight(c) | (me if seen[i] is not None else 0)]))
             else:
                 cs = tuple(bind[i])
-                info.append((i, cs, tuple(self._vis(c) for c in cs)))
+                info.append((i, cs, [self._sight(c) | (me if f is not None else 0)
+                                     for c, f in zip(cs, seen[i] or (None,) * len(cs))]))
         return tuple(info)
+
+    def _record(self, a, actor, cards, shuffled, h0, n0):
+        """After the effect: who sees each chosen card where it now lies saw where it went (unless
+        the effect shuffled: then a card seen now need not be the one chosen). Records the decision
+        in the history (under the events its effect recorded) and in the log (at line n0)."""
+        info = tuple((i, cs, tuple(m | self._sight(c) for c, m in zip(cs, masks)) if not shuffled
+                      else tuple(masks)) for i, cs, masks in cards)
+        later = []
+        h = self.hist
+        while h is not h0:
+            later.append(h[0])
+            h = h[1]
+        h = (("d", actor, a[0], a[1], info), h0)
+        for ev in reversed(later):
+            h = (ev, h)
+        self.hist = h
+        if self.log is not None:
+            self.log.insert(n0, {"type": "decision", "n": self.decisions, "player": actor,
+                                 "action": a.to_json(label=False), "_cards": info})
+
+    def _sight(self, c):
+        """Bit mask of the players who see card c where it lies (its face or zone; no memory)."""
+        f = self.face.get(c) if self.face else None
+        return self.rs.zvis[self.loc[c]] if f is None else (self.rs.ALL if f == 1 else 0)
 
     def _vis(self, c):
         """Bit mask of the players who see card c now."""

@@ -11,7 +11,7 @@ import gamespec
 from helpers import arrange, face, find, names, zone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SPECS = ["ladder", "bidders", "tiny"]
+SPECS = ["ladder", "bidders", "tiny", "facing"]
 
 
 def load(name):

@@ -1,0 +1,181 @@
+"""State + player + random.Random → a determinization: a complete State the player cannot tell from
+the real one, the cards hidden from them placed uniformly at random (docs/hidden-information.md).
+
+What stays: every card the player sees or knows (the engine's knowledge masks, so also what they
+saw move and were shown), every zone's size, faces turned up or down, variables, the flow, the
+history and the log as the player saw them. What is drawn: which hidden card lies in which hidden
+place — a uniform permutation of the cards hidden from the player over their places, so every
+arrangement of faces consistent with the counts is equally likely. Knowledge of the other players
+stays with the places (they "know" whatever card now lies where they knew one). The RNG state is
+fresh, drawn from `rng`; the seed is gone; the history and the log keep only what the player saw
+(card ids they did not see are replaced by random ones), so nothing of the real game's hidden
+cards or seed can be read out of the determinization.
+
+Limits: it does not infer from other players' choices (a card they would surely have played), nor
+from facts the engine's knowledge masks do not hold (a player who lost track of a set's cards when
+one left unseen could still know the rest is one of two faces; a public or hidden variable computed
+from hidden cards is kept as it is, not recomputed).
+"""
+from __future__ import annotations
+
+from . import rng as _rng
+
+
+def determinize(s, p, rng):
+    rs = s.rs
+    if type(p) is not int or not 0 <= p < rs.P:
+        from gamespec.game import UsageError
+        raise UsageError(f"no player {p!r} (players are 0 to {rs.P - 1})")
+    bit = 1 << p
+    n = rs.ncards
+    hidden = [c for c in range(n) if not s._vis(c) & bit]
+    m = list(range(n))               # real card -> the card that lies in its place instead
+    for c, x in zip(hidden, _draw(s, hidden, rng)):
+        m[c] = x
+    return relabel(s, m, p, rng)
+
+
+def _draw(s, hidden, rng):
+    """A card for each hidden place (the place of hidden[i]), at random among the cards that may lie
+    there: a card that started in zone o may lie in zone z if o is in s.poss[z] (where the cards
+    of zone z may have come from, followed zone by zone: public facts). The most constrained
+    places are filled first, each with a card drawn uniformly from those left: exactly uniform when
+    these sets nest (the usual case: separate decks that mix into common zones); a dead end (sets
+    that overlap otherwise) draws again, and after a few tries the cards are drawn only among those
+    of the same origin, which is always possible."""
+    rs = s.rs
+    origin = rs.init_zone
+    allowed = [s.poss[s.loc[c]] for c in hidden]
+    if len(set(allowed)) == 1 and all(allowed[0] >> origin[c] & 1 for c in hidden):
+        drawn = list(hidden)         # the usual case: any hidden card may lie in any hidden place
+        rng.shuffle(drawn)
+        return drawn
+    order = sorted(range(len(hidden)), key=lambda i: sum(1 for c in hidden if allowed[i] >> origin[c] & 1))
+    for _ in range(20):
+        left = list(hidden)
+        drawn = [None] * len(hidden)
+        for i in order:
+            ok = [j for j, c in enumerate(left) if allowed[i] >> origin[c] & 1]
+            if not ok:
+                break
+            j = ok[rng.randrange(len(ok))]
+            drawn[i] = left[j]
+            left[j] = left[-1]
+            left.pop()
+        else:
+            return drawn
+    groups = {}
+    for i, c in enumerate(hidden):
+        groups.setdefault(origin[c], []).append(i)
+    drawn = [None] * len(hidden)
+    for idx in groups.values():
+        cs = [hidden[i] for i in idx]
+        rng.shuffle(cs)
+        for i, c in zip(idx, cs):
+            drawn[i] = c
+    return drawn
+
+
+def relabel(s, m, p, rng):
+    """A copy of s with card m[c] wherever card c lies (m a permutation of the card ids), the
+    history and log as player p saw them, a fresh RNG state from rng and no seed."""
+    rs = s.rs
+    n = rs.ncards
+    bit = 1 << p
+    d = s.clone()
+    d.z = [[m[c] for c in z] for z in s.z]
+    loc = [0] * n
+    for zi, z in enumerate(d.z):
+        for c in z:
+            loc[c] = zi
+    d.loc = loc
+    kn = [0] * n
+    for c in range(n):               # knowledge and turned faces belong to the place
+        kn[m[c]] = s.kn[c]
+    d.kn = kn
+    d.face = {m[c]: f for c, f in s.face.items()}
+    d.v = [_map_var(decl, v, m) for decl, v in zip(rs.var_decl, s.v)]
+    if s.fenv:
+        d.fenv = _map_flow(s, m)
+
+    def unseen(cs, seen):
+        """cs with the ids the player did not see replaced by random other ids (no trace of
+        them), all different, as a saved state requires."""
+        kept = {c for c, ok in zip(cs, seen) if ok}
+        fresh = iter(rng.sample([x for x in range(n) if x not in kept], len(cs) - len(kept))) \
+            if len(kept) < len(cs) else iter(())
+        return tuple(c if ok else next(fresh) for c, ok in zip(cs, seen))
+
+    d.hist = _map_history(s.hist, p, bit, unseen)
+    if s.log is not None:
+        d.log = [_map_line(rs, line, p, bit, unseen) for line in s.log]
+    d.seed = None
+    d.rng = _rng.seed_state(rng.getrandbits(64))
+    d.script = None
+    d._legal = None
+    d._index = None
+    return d
+
+
+def _map_var(decl, v, m):
+    if decl.type == "card":
+        return m[v] if v is not None else None
+    if decl.type == "cards":
+        return [m[c] for c in v]
+    return list(v) if isinstance(v, list) else v
+
+
+def _map_flow(s, m):
+    """The `for` loops around the pending decision: a loop over cards follows the cards' places.
+    Flow keys are '#listN' ([items, next index]) and 'VAR#N' (the current item)."""
+    from .serial import _layout
+    fenv = dict(s.fenv)
+    if s.pending < 0:
+        return fenv
+    over_cards = {st.var for st in _layout(s.rs)[s.pending][1]
+                  if getattr(getattr(st.iter, "ast", None), "t", "list") in ("zone", "cards")}
+    for k, v in s.fenv.items():
+        if k.startswith("#") or k.split("#")[0] not in over_cards:
+            continue
+        num = k.split("#")[1]
+        fenv[k] = m[v]
+        items, i = s.fenv[f"#list{num}"]
+        fenv[f"#list{num}"] = [[m[c] for c in items], i]
+    return fenv
+
+
+def _map_history(h, p, bit, unseen):
+    evs = []
+    while h is not None:
+        evs.append(h[0])
+        h = h[1]
+    out = None
+    for ev in reversed(evs):
+        if ev[0] == "d":
+            ev = ev[:4] + (_map_info(ev[4], bit, unseen),)
+        elif ev[0] == "r" and ev[1] != p:
+            ev = ("r", ev[1], unseen(ev[2], [False] * len(ev[2])))
+        out = (ev, out)
+    return out
+
+
+def _map_line(rs, line, p, bit, unseen):
+    t = line["type"]
+    if t == "header":
+        return dict(line, seed=None)
+    if t == "chance":
+        if rs.zvis[rs.zone_label.index(line["zone"])] & bit:
+            return dict(line)
+        return dict(line, order=list(unseen(line["order"], [False] * len(line["order"]))))
+    if t == "look":
+        if line["player"] == p:
+            return dict(line)
+        return dict(line, cards=list(unseen(line["cards"], [False] * len(line["cards"]))))
+    if t == "decision":
+        return dict(line, _cards=_map_info(line["_cards"], bit, unseen))
+    return dict(line)
+
+
+def _map_info(info, bit, unseen):
+    """A decision's card parameters: the ids the player saw stay, the others are replaced."""
+    return tuple((i, unseen(cs, [mk & bit for mk in masks]), masks) for i, cs, masks in info)
