@@ -21,8 +21,7 @@ __all__ = ["Bot", "BotError", "RandomBot", "GreedyBot", "ISMCTSBot", "BUILTIN", 
 def decide(state, bot):
     """Ask `bot` for the decision of the seat to move in `state` (it sees state.view(seat) only);
     returns (position in state.legal_actions(), the view)."""
-    from ._devview import view_of  # TEMPORARY
-    view = view_of(state, state.current_player)
+    view = state.view(state.current_player)
     return resolve(view, bot.choose(view)), view
 
 

@@ -26,4 +26,4 @@ class RandomBot(Bot):
         return self.rng.randrange(n)
 
     def choose(self, view):
-        return self.pick(len(view.legal_actions))
+        return self.pick(view.num_legal_actions)

@@ -106,8 +106,7 @@ class Table:
         self.apply(i)
 
     def view(self):
-        from gamespec.bots._devview import view_of  # TEMPORARY
-        return view_of(self.state, self.seat)
+        return self.state.view(self.seat)
 
     def person_turn(self):
         v = self.view()
