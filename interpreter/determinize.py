@@ -8,8 +8,9 @@ place — a uniform permutation of the cards hidden from the player over their p
 arrangement of faces consistent with the counts is equally likely. Knowledge of the other players
 stays with the places (they "know" whatever card now lies where they knew one). The RNG state is
 fresh, drawn from `rng`; the seed is gone; the history and the log keep only what the player saw
-(card ids they did not see are replaced by random ones), so nothing of the real game's hidden
-cards or seed can be read out of the determinization.
+(card ids they did not see are replaced by placeholders: the smallest ids not otherwise named in
+that event), so nothing of the real game's hidden cards or seed can be read out of the
+determinization. (Another player's history in a determinization is therefore not meaningful.)
 
 Limits: it does not infer from other players' choices (a card they would surely have played), nor
 from facts the engine's knowledge masks do not hold (a player who lost track of a set's cards when
@@ -50,18 +51,29 @@ def _draw(s, hidden, rng):
         drawn = list(hidden)         # the usual case: any hidden card may lie in any hidden place
         rng.shuffle(drawn)
         return drawn
-    order = sorted(range(len(hidden)), key=lambda i: sum(1 for c in hidden if allowed[i] >> origin[c] & 1))
+    bucket0 = {}
+    for c in hidden:
+        bucket0.setdefault(origin[c], []).append(c)
+    size = {}
+    for a in set(allowed):
+        size[a] = sum(len(cs) for o, cs in bucket0.items() if a >> o & 1)
+    order = sorted(range(len(hidden)), key=lambda i: size[allowed[i]])
     for _ in range(20):
-        left = list(hidden)
+        buckets = {o: list(cs) for o, cs in bucket0.items()}
         drawn = [None] * len(hidden)
         for i in order:
-            ok = [j for j, c in enumerate(left) if allowed[i] >> origin[c] & 1]
-            if not ok:
+            mine = [cs for o, cs in buckets.items() if allowed[i] >> o & 1 and cs]
+            total = sum(len(cs) for cs in mine)
+            if not total:
                 break
-            j = ok[rng.randrange(len(ok))]
-            drawn[i] = left[j]
-            left[j] = left[-1]
-            left.pop()
+            j = rng.randrange(total)
+            for cs in mine:
+                if j < len(cs):
+                    break
+                j -= len(cs)
+            drawn[i] = cs[j]
+            cs[j] = cs[-1]
+            cs.pop()
         else:
             return drawn
     groups = {}
@@ -99,11 +111,14 @@ def relabel(s, m, p, rng):
         d.fenv = _map_flow(s, m)
 
     def unseen(cs, seen):
-        """cs with the ids the player did not see replaced by random other ids (no trace of
-        them), all different, as a saved state requires."""
+        """cs with the ids the player did not see replaced by the smallest ids not kept (no trace
+        of them: the same for every real card), all different, as a saved state requires."""
+        if not any(seen):
+            return tuple(range(len(cs)))
         kept = {c for c, ok in zip(cs, seen) if ok}
-        fresh = iter(rng.sample([x for x in range(n) if x not in kept], len(cs) - len(kept))) \
-            if len(kept) < len(cs) else iter(())
+        if len(kept) == len(cs):
+            return tuple(cs)
+        fresh = (x for x in range(n) if x not in kept)
         return tuple(c if ok else next(fresh) for c, ok in zip(cs, seen))
 
     d.hist = _map_history(s.hist, p, bit, unseen)

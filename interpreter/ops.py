@@ -91,7 +91,7 @@ def shuffle(s, zi):
         cs[:] = order
     else:
         s.rng = rng.shuffle(s.rng, cs)
-    s.shuffles = getattr(s, "shuffles", 0) + 1    # apply() checks whether a decision shuffled
+    s.shuffles += 1       # apply() checks whether a decision's effect shuffled
     kn = s.kn
     for c in cs:   # nobody can follow a card through a shuffle
         kn[c] = 0

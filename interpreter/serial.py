@@ -171,6 +171,7 @@ def _from_json(game, d):
     _need(len(kn) == rs.ncards and all(_is_int(k, 0, 1 << rs.P) for k in kn), "bad knowledge masks")
     s.kn = list(kn)
     s.poss = rs.any_poss      # not saved: a loaded state's determinizations assume nothing of it
+    s.shuffles = 0
     face = d["face"]
     _need(isinstance(face, dict), "bad face overrides")
     s.face = {}

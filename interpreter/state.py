@@ -30,6 +30,7 @@ class State:
             s.z[zi].append(c)
         s.loc = list(rs.init_zone)
         s.poss = rs.init_poss
+        s.shuffles = 0
         s.v = [list(x) if isinstance(x, list) else x for x in rs.var_init]
         s.kn = [0] * rs.ncards
         s.face = {}
@@ -107,7 +108,7 @@ class State:
             # who sees which card was chosen is known once the effect has run: the event is
             # recorded then, before the events the effect recorded
             cards = self._cards_seen(a, rt)
-            shuffles = getattr(self, "shuffles", 0)
+            shuffles = self.shuffles
             h0 = self.hist
             n0 = len(self.log) if self.log is not None else 0
             actor = self.actor
@@ -130,7 +131,7 @@ class State:
                 try:
                     pc = ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), ch.resume)
                 finally:    # also when a rule fails: the partial log shows the decision
-                    self._record(a, actor, cards, getattr(self, "shuffles", 0) != shuffles, h0, n0)
+                    self._record(a, actor, cards, self.shuffles != shuffles, h0, n0)
         self._run(pc)
 
     def clone(self) -> "State":
@@ -141,6 +142,7 @@ class State:
         s.v = list(self.v)              # list values are never mutated in place
         s.loc = list(self.loc)
         s.poss = self.poss              # a tuple: replaced, never changed in place
+        s.shuffles = self.shuffles
         s.kn = list(self.kn)
         s.face = dict(self.face) if self.face else {}
         s.rng = self.rng
@@ -279,37 +281,48 @@ class State:
 
         A player sees a choice if they see the card where it lies (its zone or face, not a memory of
         it: a choice in a hand you cannot see is not shown, whatever you know of the hand), or where
-        it lands (`_cards_landed`); the chooser also sees the cards they could tell apart when
-        choosing. The masks are lists, completed once the effect has run."""
+        it lands (`_record`); the chooser also sees the cards they could tell apart when choosing.
+        The masks are lists, completed once the effect has run."""
         info = []
         bind = a[2]
         seen = a[3]
         me = 1 << self.actor
+        face, zvis, loc, ALL = self.face, self.rs.zvis, self.loc, self.rs.ALL
         for i, single in rt.card_params:
             if single:
                 c = bind[i]
-                info.append((i, (c,), [self._sight(c) | (me if seen[i] is not None else 0)]))
+                m = zvis[loc[c]] if not (face and c in face) else (ALL if face[c] == 1 else 0)
+                info.append((i, (c,), [m | me if seen[i] is not None else m]))
             else:
                 cs = tuple(bind[i])
                 info.append((i, cs, [self._sight(c) | (me if f is not None else 0)
                                      for c, f in zip(cs, seen[i] or (None,) * len(cs))]))
-        return tuple(info)
+        return info
 
     def _record(self, a, actor, cards, shuffled, h0, n0):
         """After the effect: who sees each chosen card where it now lies saw where it went (unless
         the effect shuffled: then a card seen now need not be the one chosen). Records the decision
         in the history (under the events its effect recorded) and in the log (at line n0)."""
-        info = tuple((i, cs, tuple(m | self._sight(c) for c, m in zip(cs, masks)) if not shuffled
-                      else tuple(masks)) for i, cs, masks in cards)
-        later = []
-        h = self.hist
-        while h is not h0:
-            later.append(h[0])
-            h = h[1]
-        h = (("d", actor, a[0], a[1], info), h0)
-        for ev in reversed(later):
-            h = (ev, h)
-        self.hist = h
+        if shuffled:
+            info = tuple((i, cs, tuple(masks)) for i, cs, masks in cards)
+        else:
+            face, zvis, loc, ALL = self.face, self.rs.zvis, self.loc, self.rs.ALL
+            info = tuple((i, cs, tuple(m | (zvis[loc[c]] if not (face and c in face) else
+                                            (ALL if face[c] == 1 else 0)) for c, m in zip(cs, masks)))
+                         for i, cs, masks in cards)
+        ev = ("d", actor, a[0], a[1], info)
+        if self.hist is h0:
+            self.hist = (ev, h0)
+        else:                           # under the events the effect recorded (reveals)
+            later = []
+            h = self.hist
+            while h is not h0:
+                later.append(h[0])
+                h = h[1]
+            h = (ev, h0)
+            for e in reversed(later):
+                h = (e, h)
+            self.hist = h
         if self.log is not None:
             self.log.insert(n0, {"type": "decision", "n": self.decisions, "player": actor,
                                  "action": a.to_json(label=False), "_cards": info})

@@ -37,7 +37,7 @@ def sample_states(game, players, options, salt=0):
     """A few states met in random games with logs (and the final state of each game)."""
     for seed in range(GAMES_PER_CONFIG):
         rnd = random.Random(f"{seed}:{salt}")
-        s = game.new_game(players=players, seed=1000 + seed, options=options, log=True)
+        s = game.new_game(players=players, seed=9_876_543_210_123 + seed, options=options, log=True)
         taken = 0
         while not s.is_terminal:
             if taken < STATES_PER_GAME and rnd.random() < 0.08:
