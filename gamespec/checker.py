@@ -27,7 +27,7 @@ def fits(actual: str, expected: str) -> bool:
         return actual in ("player", "bool")
     if expected == "player":
         return actual == "int"
-    if expected == "list":
+    if expected in ("list", "values"):     # values: a choice's list (not of cards: checked apart)
         return actual in LISTS or actual == "zone"
     if expected == "cards":
         return actual in ("zone", "list")
@@ -446,6 +446,9 @@ class Checker:
             r.ast, t = self.expr(r.ast, scope)
             if not fits(t, expect):
                 self.err(f"expected {expect} here, this is {t}", (r.ast.line, r.ast.col), "type")
+            elif expect == "values" and t in ("zone", "cards"):   # the values are shown as they are
+                self.err("a choice among cards would name them by engine id; take cards with 'from:'",
+                         (r.ast.line, r.ast.col), "type")
         except _Abort:
             pass
 
@@ -929,7 +932,7 @@ class Checker:
                     t = "str" if all(isinstance(x, str) for x in prm.choices) else \
                         "int" if all(isinstance(x, int) for x in prm.choices) else "any"
                 else:
-                    prm.source = self.expr_rule(p, "choice", where + ".choice", scope, expect="list")
+                    prm.source = self.expr_rule(p, "choice", where + ".choice", scope, expect="values")
                     t = "any"
             scope = scope.child({pname: t})
             if "where" in p:

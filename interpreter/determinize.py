@@ -4,8 +4,9 @@ the real one, the cards hidden from them placed uniformly at random (docs/hidden
 What stays: every card the player sees or knows (the engine's knowledge masks, so also what they
 saw move and were shown), every zone's size, faces turned up or down, variables, the flow, the
 history and the log as the player saw them. What is drawn: which hidden card lies in which hidden
-place — a uniform permutation of the cards hidden from the player over their places, so every
-arrangement of faces consistent with the counts is equally likely. Knowledge of the other players
+place, among the cards that may lie there (`state.poss`: the set-up zones whose cards may have
+reached that zone, from zone-level moves everyone sees) — uniform over the arrangements consistent
+with that when those sets nest (see `_draw`). Knowledge of the other players
 stays with the places (they "know" whatever card now lies where they knew one). The RNG state is
 fresh, drawn from `rng`; the seed is gone; the history and the log keep only what the player saw
 (card ids they did not see are replaced by placeholders: the smallest ids not otherwise named in
@@ -15,7 +16,7 @@ determinization. (Another player's history in a determinization is therefore not
 Limits: it does not infer from other players' choices (a card they would surely have played), nor
 from facts the engine's knowledge masks do not hold (a player who lost track of a set's cards when
 one left unseen could still know the rest is one of two faces; a public or hidden variable computed
-from hidden cards is kept as it is, not recomputed).
+from hidden cards stays as it is, not recomputed).
 """
 from __future__ import annotations
 
@@ -112,14 +113,14 @@ def relabel(s, m, p, rng):
         d.fenv = _map_flow(s, m)
 
     def unseen(cs, seen):
-        """cs with the ids the player did not see replaced by the smallest ids not kept (no trace
+        """cs with the ids the player did not see replaced by the smallest ids not named (no trace
         of them: the same for every real card), all different, as a saved state requires."""
         if not any(seen):
             return tuple(range(len(cs)))
-        kept = {c for c, ok in zip(cs, seen) if ok}
-        if len(kept) == len(cs):
+        named = {c for c, ok in zip(cs, seen) if ok}
+        if len(named) == len(cs):
             return tuple(cs)
-        fresh = (x for x in range(n) if x not in kept)
+        fresh = (x for x in range(n) if x not in named)
         return tuple(c if ok else next(fresh) for c, ok in zip(cs, seen))
 
     d.hist = _map_history(s.hist, p, bit, unseen)

@@ -8,6 +8,7 @@ import stat
 from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, StateFormatError
 
 from . import rng as _rng
+from .observe import face_dict
 
 
 def header(s) -> dict:
@@ -16,7 +17,7 @@ def header(s) -> dict:
             "spec": rs.spec.filename, "spec_sha256": rs.spec.sha256, "seed": s.seed,
             "players": rs.P, "options": dict(rs.options),
             "cards": [rs.face_label[f] for f in rs.face_of],
-            "faces": [dict(rs.faces[f]) for f in rs.face_of],
+            "faces": [face_dict(rs, f) for f in rs.face_of],
             "zones": {rs.zone_label[zi]: list(z) for zi, z in enumerate(s.z)}}
 
 
@@ -25,9 +26,18 @@ def _need_log(s):
         raise ValueError("this game was started without a log; use new_game(..., log=True)")
 
 
+def _copy(x):
+    """A deep copy of plain JSON data (a log line handed out is never the state's own)."""
+    if isinstance(x, dict):
+        return {k: _copy(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_copy(v) for v in x]
+    return x
+
+
 def full_log(s) -> list:
     _need_log(s)
-    return [{k: v for k, v in line.items() if not k.startswith("_")} for line in s.log]
+    return [{k: _copy(v) for k, v in line.items() if not k.startswith("_")} for line in s.log]
 
 
 def log_for(s, player: int) -> list:
@@ -36,7 +46,7 @@ def log_for(s, player: int) -> list:
     rs = s.rs
     bit = 1 << player
     out = []
-    face = lambda c: dict(rs.faces[rs.face_of[c]])
+    face = lambda c: face_dict(rs, rs.face_of[c])
     for line in s.log:
         t = line["type"]
         if t == "header":
@@ -47,17 +57,17 @@ def log_for(s, player: int) -> list:
                     zones[label] = [face(c) for c in cards]
                 else:
                     zones[label] = {"size": len(cards)}
-            out.append({k: v for k, v in line.items() if k not in ("cards", "faces", "zones", "seed")}
+            out.append({k: _copy(v) for k, v in line.items() if k not in ("cards", "faces", "zones", "seed")}
                        | {"zones": zones, "for_player": player})
         elif t == "chance":
             zi = rs.zone_label.index(line["zone"])
             if rs.zvis[zi] & bit:
-                out.append(dict(line, order=[face(c) for c in line["order"]]))
+                out.append({k: _copy(v) for k, v in line.items()} | {"order": [face(c) for c in line["order"]]})
             else:
                 out.append({"type": "chance", "event": line["event"], "zone": line["zone"],
                             "size": len(line["order"])})
         elif t == "decision":
-            act = dict(line["action"])
+            act = _copy(line["action"])
             rt = rs.actions.get(act["action"])
             for i, cs, masks in line.get("_cards", ()):
                 p = rt.params[i]
@@ -70,7 +80,7 @@ def log_for(s, player: int) -> list:
             else:
                 out.append({"type": "look", "player": line["player"], "count": len(line["cards"])})
         else:
-            out.append(dict(line))
+            out.append(_copy(line))
     return out
 
 

@@ -2,6 +2,11 @@
 from __future__ import annotations
 
 
+def face_dict(rs, f):
+    """Face f as a fresh dict (list attributes copied too: the ruleset's faces are shared)."""
+    return {k: list(v) if isinstance(v, list) else v for k, v in rs.faces[f].items()}
+
+
 def card_view(s, c, bit):
     """The face of card c as a dict if the viewer sees or knows it, else None."""
     if c is None:
@@ -10,7 +15,7 @@ def card_view(s, c, bit):
     rs = s.rs
     v = rs.zvis[s.loc[c]] if f is None else (rs.ALL if f == 1 else 0)
     if (v | s.kn[c]) & bit:
-        return dict(rs.faces[rs.face_of[c]])
+        return face_dict(rs, rs.face_of[c])
     return None
 
 
@@ -37,7 +42,7 @@ def value_view(s, decl, value, bit, owner):
         return card_view(s, value, bit)
     if decl.type == "cards":
         return [card_view(s, c, bit) for c in value]
-    return value
+    return list(value) if isinstance(value, list) else value     # a copy: never the state's own
 
 
 def observation(s, player: int) -> dict:
@@ -93,7 +98,7 @@ def render_event(s, ev, player):
             for i, (p, v) in enumerate(zip(rt.params, args)):
                 if i in hidden:
                     cs, masks = hidden[i]
-                    faces = [dict(rs.faces[rs.face_of[c]]) if m & bit else None for c, m in zip(cs, masks)]
+                    faces = [face_dict(rs, rs.face_of[c]) if m & bit else None for c, m in zip(cs, masks)]
                     d[p.name] = faces[0] if p.kind == "card" else faces
                 else:
                     d[p.name] = list(v) if isinstance(v, tuple) else v
@@ -101,7 +106,7 @@ def render_event(s, ev, player):
     if ev[0] == "r":
         _, p, cards = ev
         if p == player:
-            return {"player": p, "event": "look", "cards": [dict(rs.faces[rs.face_of[c]]) for c in cards]}
+            return {"player": p, "event": "look", "cards": [face_dict(rs, rs.face_of[c]) for c in cards]}
         return {"player": p, "event": "look", "count": len(cards)}
     return {"event": ev[0]}
 

@@ -13,6 +13,7 @@ from gamespec.errors import IllegalAction
 from gamespec.game import UsageError
 
 from .actions import fill_template
+from .observe import face_dict
 
 
 class PlayerAction:
@@ -160,7 +161,7 @@ def _card(s, p, c, face):
     """(JSON, label text) of card c for the chooser p: its face if they told it apart, else a handle."""
     rs = s.rs
     if face is not None:
-        return dict(rs.faces[face]), rs.face_label[face]
+        return face_dict(rs, face), rs.face_label[face]
     zi = s.loc[c]
     zone = rs.zone_label[zi]
     cs = s.z[zi]

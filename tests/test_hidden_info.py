@@ -331,3 +331,12 @@ def test_facing_out_hands_a_player_plays_blind_and_the_others_see_it():
     assert seen_by_q is not None and s.observation(p)["history"][-1]["card"] is None
     assert s.observation(q)["zones"]["box[%d]" % p]["cards"] == [seen_by_q]   # q remembers it
     assert s.observation(p)["zones"]["box[%d]" % p]["cards"] == [None]
+
+
+def test_a_choice_among_cards_is_refused_it_would_show_card_ids(tmp_path):
+    text = FLIP.replace('card: {from: "deck"}', 'card: {choice: "cards(deck)"}')
+    path = tmp_path / "choice.yaml"
+    path.write_text(text)
+    with pytest.raises(gamespec.SpecErrors) as e:
+        gamespec.load(str(path))
+    assert "would name them by engine id" in str(e.value) and "choice.yaml:" in str(e.value)

@@ -187,3 +187,30 @@ def test_uniformity_of_determinize():
     # two places: same value with probability (4 * 2*1) / (9*8) = 1/9
     e = n / 9
     assert abs(pair_same - e) < 4 * (e * (1 - 1 / 9)) ** 0.5, pair_same
+
+
+def _wreck(x):
+    """Empty every list and dict inside x (what a careless bot might do to its input)."""
+    if isinstance(x, dict):
+        for v in x.values():
+            _wreck(v)
+        x.clear()
+    elif isinstance(x, list):
+        for v in x:
+            _wreck(v)
+        x.clear()
+
+
+@pytest.mark.parametrize("path", SPECS, ids=[os.path.basename(p) for p in SPECS])
+def test_a_view_is_a_copy_changing_it_changes_nothing_in_the_state(path):
+    game = gamespec.load(path)
+    for s in sample_states(game, game.min_players, game.option_sets()[-1], salt=2):
+        before = json.dumps(s.to_json())
+        for p in range(s.num_players):
+            view = s.view(p)
+            _wreck(view.observation)
+            for a in view.legal_actions:
+                _wreck(a.to_json())
+            _wreck(s.observation(p))
+            _wreck(s.log_for(p))
+        assert json.dumps(s.to_json()) == before
