@@ -782,6 +782,9 @@ def cmd_play(args) -> int:
         players = _players(game, args.players)
         if not 0 <= args.seat < players:
             raise UsageError(f"--seat {args.seat}: no such seat (seats are 0 to {players - 1})")
+        if args.seed is None:     # drawn here so that a save can name it
+            import secrets
+            args.seed = secrets.randbits(64)
         kinds = _kinds(args.bot, players)
         if any(text.split("=", 1)[0].strip() == str(args.seat) for text in args.bot or ()):
             raise UsageError(f"--bot names seat {args.seat}, which is yours (--seat {args.seat})")
