@@ -178,7 +178,8 @@ class Table:
                 empty.append(label)
                 continue
             cards = z.get("cards") or []
-            known = [self.labels.card(c, "?") for c in cards if c is not None]
+            known = [self.labels.card(c, "?") for c in sorted((c for c in cards if c is not None),
+                                                                 key=_face_order)]
             if "hidden" in z:       # a set: the cards seen, and how many are not
                 hidden = z["hidden"]
                 text = ", ".join(known)
@@ -330,6 +331,12 @@ def resume(table_args, d, path, bot_override=()):
         t.actions.append(act)
     t.seen = 0
     return t
+
+
+def _face_order(face):
+    """Numbers by value, then text: a set's cards read 3, 6, 10 rather than 10, 3, 6."""
+    return [(k, (0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0, str(v)))
+            for k, v in sorted(face.items())] if isinstance(face, dict) else []
 
 
 def _is_cards(value):
