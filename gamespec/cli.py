@@ -233,7 +233,7 @@ def cmd_run(args) -> int:
     except SpecRuntimeError as e:
         raise Fail(f"the game failed while setting up (seed {args.seed}): {e}") from None
     failure = None
-    after = _live_transcript(state) if args.verbose else None
+    after = _live_transcript(state, sys.stderr if args.json else sys.stdout) if args.verbose else None
     try:
         play_out(state, bots, seed=args.seed, observe=True, after=after)
     except SpecRuntimeError as e:
@@ -710,7 +710,7 @@ def _bots(specs, players, seed):
     return make_bots(_kinds(specs, players), seed)
 
 
-def _live_transcript(state):
+def _live_transcript(state, stream):
     """`run --verbose`: print the transcript as the game goes (every card shown: the runner's view)."""
     from gamespec.table import Labels, omniscient, render_line
     labels = Labels(state.rs)
@@ -722,7 +722,7 @@ def _live_transcript(state):
         for line in lines:
             text = render_line(line, labels)
             if text is not None:
-                print(text, flush=True)
+                print(text, file=stream, flush=True)
 
     after(state)
     return after
@@ -802,7 +802,7 @@ def _add_table_commands(sub, game_args) -> None:
                         help="the bot of a seat (repeatable; default random): random, greedy, "
                              "ismcts[:ITERATIONS] or module:Class (docs/bots.md)")
     sub.choices["run"].add_argument("--verbose", "-v", action="store_true",
-                                    help="print the game as a transcript as it goes")
+                                    help="print the game as a transcript as it goes (on stderr with --json)")
 
     pl = sub.add_parser(
         "play", formatter_class=_Formatter, help="play a game yourself in the terminal, against bots",

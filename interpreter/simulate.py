@@ -261,4 +261,6 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     out["games_per_second"] = acc.n / seconds if seconds > 0 else None
     out["decisions_per_second"] = acc.decisions / seconds if seconds > 0 else None
     out["workers"] = used
+    if bots is not None:
+        out["bots"] = list(bots)
     return out

@@ -120,3 +120,10 @@ def test_show_errors(tmp_path, capsys):
     assert code == 1 and "does not replay" in err and "Traceback" not in err
     code, out, _ = run(capsys, "show", full, "--json")
     assert code == 0 and '"lines"' in out
+
+
+def test_verbose_with_json_keeps_stdout_json(tmp_path, capsys):
+    import json
+    code, out, err = run(capsys, "run", GAMES[0], "--seed", 2, "--verbose", "--json", "--bot", "1=greedy")
+    assert code == 0 and json.loads(out)["bots"] == ["random", "greedy", "random"]
+    assert "Game over. Scores:" in err and "   1. seat " in err
