@@ -706,8 +706,13 @@ def _bots(specs, players, seed):
     """The bots of --bot (None when no --bot was given: a random bot in every seat)."""
     if not specs:
         return None
-    from gamespec.bots import make_bots
-    return make_bots(_kinds(specs, players), seed)
+    from gamespec import UsageError
+    from gamespec.bots import BotError, make_bots
+    kinds = _kinds(specs, players)
+    try:
+        return make_bots(kinds, seed)
+    except BotError as e:
+        raise UsageError(str(e)) from None
 
 
 def _live_transcript(state, stream):

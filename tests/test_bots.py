@@ -295,3 +295,20 @@ def test_ismcts_beats_random(path):
         s = play_out(g.new_game(players=P, seed=seed), make_bots(kinds, seed))
         wins += (seat in s.winners) / len(s.winners)
     assert wins / n > 0.4      # chance is 0.25
+
+
+def test_cli_bot_option(capsys):
+    import json
+
+    from gamespec.cli import main
+    path = GAMES[0]
+    assert main(["simulate", path, "-n", "2", "-w", "1", "--bot", "1=greedy", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["bots"] == ["random", "greedy", "random"] and r["games_finished"] == 2
+    for bad, msg in [("1=clever", "unknown bot kind"), ("7=greedy", "no seat 7"), ("greedy", "SEAT=KIND"),
+                     ("1=nosuchmod_q:Bot", "cannot import")]:
+        assert main(["run", path, "--bot", bad]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and "Traceback" not in err
+        assert main(["simulate", path, "-n", "1", "--bot", bad]) == 2
+        assert msg in capsys.readouterr().err
