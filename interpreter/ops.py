@@ -46,9 +46,9 @@ def move_card(s, c, dst, face=0, bottom=False):
         new = vis[dst]
         blind = rs.set_blind[src] & ~new
     if blind:
-        # (a player who sees the card land knows which card left: the rest stay known to them)
         # taken out of an unordered zone these players cannot see: they cannot tell which card
-        # left, so they can follow neither it nor the ones that stay (no inference by elimination)
+        # left, so they can follow neither it nor the ones that stay (no inference by elimination);
+        # a player who sees the card land knows which card left: the rest stay known to them
         keep = ~blind
         kn = s.kn
         kn[c] &= keep
