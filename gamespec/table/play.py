@@ -150,8 +150,12 @@ class Table:
     def where(self) -> str:
         s = self.state
         rs = s.rs
-        step = rs.pc_names[s.pc] if 0 <= s.pc < len(rs.pc_names) else "?"
-        return f"Phase: {s.phase_name or '-'}; step: {step}; decision {s.decisions + 1}; turn {s.turns}"
+        ch = rs.chooses[s.pending] if 0 <= s.pending < len(rs.chooses) else None
+        step = getattr(ch, "path", None) or "?"
+        names = ", ".join(getattr(ch, "names", ()) or ())
+        choice = f" (a choice among: {names})" if names else ""
+        return (f"Phase: {s.phase_name or '-'}; step: {step}{choice}; decision {s.decisions + 1}; "
+                f"turn {s.turns}")
 
     # -- drawing the view -----------------------------------------------------------------------
     def show(self, v):
