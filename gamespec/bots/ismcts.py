@@ -17,7 +17,7 @@ import math
 import random
 import time
 
-from .base import Bot
+from .base import Bot, BotError
 
 
 class _Node:
@@ -65,14 +65,14 @@ class ISMCTSBot(Bot):
             if deadline is not None and it and time.perf_counter() >= deadline:
                 break
             it += 1
-            self._iterate(root, view.determinize(rng), rng)
+            self._iterate(root, view.determinize(rng), rng, n_legal)
         self.last_iterations = it
         # the most visited root move (ties: the higher mean reward, then the lower position)
         best = max(root.children.items(),
                    key=lambda kv: (kv[1].visits, kv[1].reward / max(1, kv[1].visits), -kv[0]))
         return best[0]
 
-    def _iterate(self, root, world, rng):
+    def _iterate(self, root, world, rng, n_root):
         c = self.c
         node = root
         path = [root]
@@ -82,6 +82,9 @@ class ISMCTSBot(Bot):
             legal = world.legal_actions()
             actor = world.current_player
             if at_root:
+                if len(legal) != n_root:
+                    raise BotError(f"a determinization gave seat {actor} {len(legal)} legal actions, its "
+                                   f"view {n_root}: the determinizer does not keep the seat's choices")
                 keys = range(len(legal))
             else:
                 keys = [(actor, a.name, a.args) for a in legal]
