@@ -304,12 +304,18 @@ class State:
         the effect shuffled: then a card seen now need not be the one chosen). Records the decision
         in the history (under the events its effect recorded) and in the log (at line n0)."""
         if shuffled:
-            info = tuple((i, cs, tuple(masks)) for i, cs, masks in cards)
+            info = tuple([(i, cs, tuple(masks)) for i, cs, masks in cards])
         else:
             face, zvis, loc, ALL = self.face, self.rs.zvis, self.loc, self.rs.ALL
-            info = tuple((i, cs, tuple(m | (zvis[loc[c]] if not (face and c in face) else
-                                            (ALL if face[c] == 1 else 0)) for c, m in zip(cs, masks)))
-                         for i, cs, masks in cards)
+            out = []
+            for i, cs, masks in cards:
+                if len(cs) == 1:
+                    c = cs[0]
+                    out.append((i, cs, (masks[0] | (zvis[loc[c]] if not (face and c in face) else
+                                                    (ALL if face[c] == 1 else 0)),)))
+                else:
+                    out.append((i, cs, tuple([m | self._sight(c) for c, m in zip(cs, masks)])))
+            info = tuple(out)
         ev = ("d", actor, a[0], a[1], info)
         if self.hist is h0:
             self.hist = (ev, h0)
