@@ -13,7 +13,7 @@ import traceback
 
 from gamespec.errors import GamespecError
 
-from .bots import RandomBot
+from gamespec.bots import RandomBot
 
 #: The most games one simulate() call plays (operator input is bounded like any other).
 MAX_GAMES = 10_000_000
@@ -25,8 +25,8 @@ TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers
 def play(game, players, seed, options=None, bots=None, log=False, observe=None, timeout=None):
     """Play one game to its end with bots (default: a RandomBot per seat); returns the final State.
 
-    `observe=None` builds the observation only for bots that want it; True builds it for every
-    decision (a smoke test of observations; the outcome is the same).
+    `observe=True` builds every seat's view for every decision, even for a random bot (a smoke
+    test of the views; the outcome is the same).
     """
     state = game.new_game(players=players, seed=seed, options=options, log=log)
     return play_out(state, bots, seed, observe, timeout)
@@ -47,25 +47,35 @@ def timed_out(timeout, decisions):
                             f"({decisions} decisions played)", check="timeout")
 
 
-def play_out(state, bots=None, seed=0, observe=None, timeout=None):
+def play_out(state, bots=None, seed=0, observe=None, timeout=None, after=None):
     """Play an already started game to its end (so a caller keeps the State if a rule fails).
 
-    `timeout` (seconds): past it, SpecRuntimeError (check 'timeout') between two decisions; one
-    decision is bounded by the spec's step budget."""
+    Each bot sees only its seat's view (gamespec.bots.decide). A plain RandomBot is asked without a
+    view (`pick(n)`: the same draw, without the cost of building one) unless `observe` is true.
+    `after(state)` is called after every decision (live transcripts). `timeout` (seconds): past it,
+    SpecRuntimeError (check 'timeout') between two decisions; one decision is bounded by the spec's
+    step budget."""
+    from gamespec.bots import decide
     deadline = None if check_timeout(timeout) is None else time.monotonic() + timeout
     n = state.num_players
     if bots is None:
         bots = [RandomBot(seed, seat) for seat in range(n)]
     if len(bots) != n:
         raise ValueError(f"{len(bots)} bots for {n} seats")
-    wants = [observe if observe is not None else getattr(b, "wants_observation", True) for b in bots]
+    fast = [b.pick if type(b) is RandomBot and not observe else None for b in bots]
     while not state.is_terminal:
         if deadline is not None and time.monotonic() > deadline:
             raise timed_out(timeout, state.decisions)
         p = state.current_player
-        legal = state.legal_actions()
-        obs = state.observation(p) if wants[p] else None
-        state.apply(bots[p].choose(obs, legal))
+        pick = fast[p]
+        if pick is not None:
+            legal = state.legal_actions()
+            state.apply(legal[pick(len(legal))])
+        else:
+            i, _ = decide(state, bots[p])
+            state.apply(state.legal_actions()[i])
+        if after is not None:
+            after(state)
     return state
 
 
@@ -76,36 +86,21 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None) -> dict
     'phases' counts the phases played: one plus the phase changes seen between two decisions.
     `timeout` (seconds): past it, SpecRuntimeError (check 'timeout') between two decisions.
     """
+    from gamespec.bots import make_bots
     t0 = time.perf_counter()
-    deadline = None if check_timeout(timeout) is None else time.monotonic() + timeout
     kinds = list(bots) if bots is not None else ["random"] * players
     state = game.new_game(players=players, seed=seed, options=options)
-    seats = make_bots(kinds, seed)
-    phases, last = 0, None
-    while not state.is_terminal:
-        if deadline is not None and time.monotonic() > deadline:
-            raise timed_out(timeout, state.decisions)
-        if state.phase != last:
-            phases += 1
-            last = state.phase
-        p = state.current_player
-        legal = state.legal_actions()
-        bot = seats[p]
-        state.apply(bot.choose(state.observation(p) if bot.wants_observation else None, legal))
+    seen = {"phases": 0, "last": None}
+
+    def count(st):
+        if not st.is_terminal and st.phase != seen["last"]:
+            seen["phases"] += 1
+            seen["last"] = st.phase
+    count(state)
+    play_out(state, make_bots(kinds, seed), seed, timeout=timeout, after=count)
     return {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
-            "decisions": state.decisions, "turns": state.turns, "phases": phases,
+            "decisions": state.decisions, "turns": state.turns, "phases": seen["phases"],
             "seconds": time.perf_counter() - t0}
-
-
-def make_bots(kinds, seed):
-    """A bot per seat from its kind name (today only "random")."""
-    bots = []
-    for seat, kind in enumerate(kinds):
-        if kind != "random":
-            from gamespec import UsageError
-            raise UsageError(f"unknown bot kind {kind!r} for seat {seat} (known: random)")
-        bots.append(RandomBot(seed, seat))
-    return bots
 
 
 def _play_safe(game, players, seed, options, bots=None, timeout=None) -> dict:
@@ -309,4 +304,6 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     out["games_per_second"] = acc.n / seconds if seconds > 0 else None
     out["decisions_per_second"] = acc.decisions / seconds if seconds > 0 else None
     out["workers"] = used
+    if bots is not None:
+        out["bots"] = list(bots)
     return out

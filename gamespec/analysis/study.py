@@ -34,7 +34,8 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     kinds = list(bots) if bots is not None else ["random"] * players
     if len(kinds) != players:
         raise UsageError(f"{len(kinds)} bot kinds for {players} seats")
-    _sim.make_bots(kinds, 0)         # an unknown kind is a usage error now, not in every game
+    from gamespec.bots import make_bots
+    make_bots(kinds, 0)              # an unknown kind is a usage error now, not in every game
     coop = bool(getattr(game.spec, "cooperative", False))
     sha = game.spec.sha256
     summary = None
@@ -90,7 +91,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
     try:
         outs = []
         for p, opts in configs:
-            kinds = bots if bots is not None and len(bots) == p else None
+            kinds = bots(p) if callable(bots) else (bots if bots is not None and len(bots) == p else None)
             outs.append(run_study(path, games=games, players=p, seed=seed, options=opts, workers=workers,
                                   bots=kinds, backend=backend, address=address, records=records,
                                   progress=progress, game=game, timeout=timeout))
