@@ -234,18 +234,20 @@ def cmd_run(args) -> int:
         if not 0 <= seat < players:
             raise UsageError(f"--log-for {seat}: no such seat (seats are 0 to {players - 1})")
         log_for.append((seat, out))
-    want_log = bool(args.log or log_for)
+    want_log = bool(args.log or log_for or args.verbose)
     if args.seed is None:     # drawn here so that a failure can name it; never in a player's log
         import secrets
         args.seed = secrets.randbits(64)
+    bots = _bots(args.bot, players, args.seed)
 
     try:
         state = game.new_game(players=players, seed=args.seed, options=opts, log=want_log)
     except SpecRuntimeError as e:
         raise Fail(f"the game failed while setting up (seed {args.seed}): {e}") from None
     failure = None
+    after = _live_transcript(state, sys.stderr if args.json else sys.stdout) if args.verbose else None
     try:
-        play_out(state, seed=args.seed, observe=True)
+        play_out(state, bots, seed=args.seed, observe=True, after=after)
     except SpecRuntimeError as e:
         failure = e
     if want_log:     # written even after a failure: the partial log shows how the game got there
@@ -260,6 +262,8 @@ def cmd_run(args) -> int:
     result = {"game": game.name, "spec": args.file, "players": players, "seed": args.seed,
               "options": opts, "scores": list(state.scores), "winners": list(state.winners),
               "decisions": state.decisions, "turns": state.turns}
+    if args.bot:
+        result["bots"] = _kinds(args.bot, players)
     if args.log:
         result["log"] = args.log
     if log_for:
@@ -331,11 +335,14 @@ def cmd_simulate(args) -> int:
         import secrets
         args.seed = secrets.randbits(64)
     progress = None
+    if args.bot:
+        _bots(args.bot, players, args.seed)      # a bad kind or class fails here, once
     if not args.json and not args.no_progress and _isatty(sys.stderr):
         progress = Progress(sys.stderr)
     try:
         r = simulate(args.file, games=args.games, players=players, seed=args.seed, options=opts,
-                     workers=args.workers, progress=progress, game=game)
+                     workers=args.workers, progress=progress, game=game,
+                     bots=_kinds(args.bot, players) if args.bot else None)
     finally:
         if progress is not None:
             progress.close()
@@ -617,6 +624,166 @@ def _add_authoring_commands(sub) -> None:
 
 
 # ------------------------------------------------------------------------------------------------
+# bots, play, show (the table: gamespec.bots and gamespec.table)
+
+def _kinds(specs, players) -> list:
+    """--bot SEAT=KIND texts → a bot kind per seat (default random); UsageError if one is bad."""
+    from gamespec import UsageError
+    from gamespec.bots import BotError, seat_kinds
+    try:
+        return seat_kinds(specs, players)
+    except BotError as e:
+        raise UsageError(str(e)) from None
+
+
+def _bots(specs, players, seed):
+    """The bots of --bot (None when no --bot was given: a random bot in every seat)."""
+    if not specs:
+        return None
+    from gamespec import UsageError
+    from gamespec.bots import BotError, make_bots
+    kinds = _kinds(specs, players)
+    try:
+        return make_bots(kinds, seed)
+    except BotError as e:
+        raise UsageError(str(e)) from None
+
+
+def _live_transcript(state, stream):
+    """`run --verbose`: print the transcript as the game goes (every card shown: the runner's view)."""
+    from gamespec.table import Labels, omniscient, render_line
+    labels = Labels(state.rs)
+    done = [0]
+
+    def after(s):
+        lines = omniscient(s, done[0])
+        done[0] = len(s.log)
+        for line in lines:
+            text = render_line(line, labels)
+            if text is not None:
+                print(text, file=stream, flush=True)
+
+    after(state)
+    return after
+
+
+def cmd_show(args) -> int:
+    from interpreter.gamelog import read_log
+
+    from gamespec.table import log_transcript
+    try:
+        lines = read_log(args.log)
+    except OSError as e:
+        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
+    header = lines[0]
+    game = None
+    if args.spec or "for_player" not in header:
+        game = _load(args.spec or _find_spec(header, args.log))
+    elif isinstance(header.get("spec"), str):
+        try:
+            game = _load(_find_spec(header, args.log))
+        except Fail:
+            game = None     # a seat's log reads without the spec (labels are plainer)
+    text = log_transcript(lines, game, args.for_seat)
+    if args.json:
+        _print_json({"log": args.log, "for": args.for_seat, "lines": text})
+    else:
+        for line in text:
+            print(line)
+    return 0
+
+
+def cmd_play(args) -> int:
+    from gamespec import UsageError
+    try:
+        from gamespec.table.play import Output, Table, read_save, resume, spec_of_save
+    except ImportError as e:   # pragma: no cover - rich missing is handled inside
+        raise Fail(f"gamespec play cannot start: {e}") from None
+    color = False if args.no_color else None
+    if args.resume:
+        d = read_save(args.resume)
+        spec_path = args.file or spec_of_save(d, args.resume)
+        game = _load(spec_path)
+        override = []
+        for text in args.bot or ():
+            from gamespec.bots import BotError, parse_seat
+            try:
+                override.append(parse_seat(text, d["players"]))
+            except BotError as e:
+                raise UsageError(str(e)) from None
+        table = resume({"game": game, "spec_path": spec_path, "out": Output(color=color)}, d,
+                       args.resume, override)
+    else:
+        if not args.file:
+            raise UsageError("play needs a SPEC file (or --resume FILE)")
+        game = _load(args.file)
+        opts = _options(game, args.option)
+        players = _players(game, args.players)
+        if not 0 <= args.seat < players:
+            raise UsageError(f"--seat {args.seat}: no such seat (seats are 0 to {players - 1})")
+        if args.seed is None:     # drawn here so that a save can name it
+            import secrets
+            args.seed = secrets.randbits(64)
+        kinds = _kinds(args.bot, players)
+        if any(text.split("=", 1)[0].strip() == str(args.seat) for text in args.bot or ()):
+            raise UsageError(f"--bot names seat {args.seat}, which is yours (--seat {args.seat})")
+        _bots(args.bot, players, args.seed)      # load any module:Class now, for a clean error
+        table = Table(game, args.file, players, args.seat, args.seed, opts, kinds, out=Output(color=color),
+                      save_default=args.save or "gamespec-save.json")
+    return table.run()
+
+
+def _add_table_commands(sub, game_args) -> None:
+    """The parsers of play and show, and --bot/--verbose of run and simulate."""
+    for name in ("run", "simulate"):
+        sp = sub.choices[name]
+        sp.add_argument("--bot", "-b", action="append", default=[], metavar="SEAT=KIND",
+                        help="the bot of a seat (repeatable; default random): random, greedy, "
+                             "ismcts[:ITERATIONS] or module:Class (docs/bots.md)")
+    sub.choices["run"].add_argument("--verbose", "-v", action="store_true",
+                                    help="print the game as a transcript as it goes (on stderr with --json)")
+
+    pl = sub.add_parser(
+        "play", formatter_class=_Formatter, help="play a game yourself in the terminal, against bots",
+        description="Sit at one seat and play against bots. You see only what your seat may see:\n"
+                    "your hand, public zones, the size of hidden zones and the cards you have seen,\n"
+                    "the variables you may see, what the others did as you saw it, then your numbered\n"
+                    "actions. Type a number to play it; u undoes your last move, s [FILE] saves,\n"
+                    "q quits, ? shows the current phase and step. Needs the 'play' extra (rich) for\n"
+                    "colours; plain text without it or when the output is not a terminal.",
+        epilog="examples:\n"
+               "  gamespec play games/mygame.yaml --players 4 --seat 0\n"
+               "  gamespec play games/mygame.yaml -p 3 --bot 1=ismcts:500 --bot 2=greedy --seed 7\n"
+               "  gamespec play --resume gamespec-save.json")
+    pl.add_argument("file", metavar="SPEC", nargs="?", help="spec file (optional with --resume)")
+    game_args(pl)
+    pl.add_argument("--seat", type=_int, default=0, metavar="N", help="your seat (default 0)")
+    pl.add_argument("--bot", "-b", action="append", default=[], metavar="SEAT=KIND",
+                    help="the bot of another seat (repeatable; default random): random, greedy, "
+                         "ismcts[:ITERATIONS] or module:Class")
+    pl.add_argument("--resume", metavar="FILE", help="continue a game saved with 's'")
+    pl.add_argument("--save", metavar="FILE", help="where 's' saves (default gamespec-save.json)")
+    pl.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
+    pl.set_defaults(func=cmd_play)
+
+    sh = sub.add_parser(
+        "show", formatter_class=_Formatter, help="print a log as a readable transcript",
+        description="Print a log written by 'gamespec run --log' (or --log-for) as a transcript:\n"
+                    "each decision by its label, chance events and looks, the final scores. With\n"
+                    "--for N, as seat N saw it (a full log is re-played with its spec for that);\n"
+                    "without, a full log shows every card.",
+        epilog="examples:\n"
+               "  gamespec show game.jsonl\n"
+               "  gamespec show game.jsonl --for 2\n"
+               "  gamespec show seat0.jsonl")
+    sh.add_argument("log", metavar="LOG", help="a log (JSON lines)")
+    sh.add_argument("--for", dest="for_seat", type=_int, metavar="N", help="as seat N saw it")
+    sh.add_argument("--spec", metavar="FILE", help="the spec file (default: from the log's header)")
+    sh.add_argument("--json", action="store_true", help="print the transcript lines as JSON")
+    sh.set_defaults(func=cmd_show)
+
+
+# ------------------------------------------------------------------------------------------------
 # the parser
 
 def build_parser() -> argparse.ArgumentParser:
@@ -725,6 +892,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--json", action="store_true", help="print the result as JSON")
     rp.set_defaults(func=cmd_replay)
     _add_authoring_commands(sub)
+    _add_table_commands(sub, game_args)
     return p
 
 

@@ -30,7 +30,8 @@ def determinize(s, p, rng):
         raise UsageError(f"no player {p!r} (players are 0 to {rs.P - 1})")
     bit = 1 << p
     n = rs.ncards
-    hidden = [c for c in range(n) if not s._vis(c) & bit]
+    # hidden places in zone order (not by real card id: the same view and rng give the same world)
+    hidden = [c for z in s.z for c in z if not s._vis(c) & bit]
     m = list(range(n))               # real card -> the card that lies in its place instead
     for c, x in zip(hidden, _draw(s, hidden, rng)):
         m[c] = x
@@ -49,11 +50,11 @@ def _draw(s, hidden, rng):
     origin = rs.init_zone
     allowed = [s.poss[s.loc[c]] for c in hidden]
     if len(set(allowed)) == 1 and all(allowed[0] >> origin[c] & 1 for c in hidden):
-        drawn = list(hidden)         # the usual case: any hidden card may lie in any hidden place
+        drawn = sorted(hidden)       # the usual case: any hidden card may lie in any hidden place
         rng.shuffle(drawn)
         return drawn
     bucket0 = {}
-    for c in hidden:
+    for c in sorted(hidden):
         bucket0.setdefault(origin[c], []).append(c)
     size = {}
     for a in set(allowed):

@@ -13,7 +13,7 @@ import traceback
 
 from gamespec.errors import GamespecError
 
-from .bots import RandomBot
+from gamespec.bots import RandomBot
 
 #: Fields of a simulate() report that depend on timing (and so differ between runs).
 TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers")
@@ -22,40 +22,58 @@ TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers
 def play(game, players, seed, options=None, bots=None, log=False, observe=None):
     """Play one game to its end with bots (default: a RandomBot per seat); returns the final State.
 
-    `observe=None` builds the observation only for bots that want it; True builds it for every
-    decision (a smoke test of observations; the outcome is the same).
+    `observe=True` builds every seat's view for every decision, even for a random bot (a smoke
+    test of the views; the outcome is the same).
     """
     state = game.new_game(players=players, seed=seed, options=options, log=log)
     return play_out(state, bots, seed, observe)
 
 
-def play_out(state, bots=None, seed=0, observe=None):
-    """Play an already started game to its end (so a caller keeps the State if a rule fails)."""
+def play_out(state, bots=None, seed=0, observe=None, after=None):
+    """Play an already started game to its end (so a caller keeps the State if a rule fails).
+
+    Each bot sees only its seat's view (gamespec.bots.decide). A plain RandomBot is asked without a
+    view (`pick(n)`: the same draw, without the cost of building one) unless `observe` is true.
+    `after(state)` is called after every decision (live transcripts)."""
+    from gamespec.bots import decide
     n = state.num_players
     if bots is None:
         bots = [RandomBot(seed, seat) for seat in range(n)]
     if len(bots) != n:
         raise ValueError(f"{len(bots)} bots for {n} seats")
-    wants = [observe if observe is not None else getattr(b, "wants_observation", True) for b in bots]
+    fast = [b.pick if type(b) is RandomBot and not observe else None for b in bots]
     while not state.is_terminal:
         p = state.current_player
-        legal = state.legal_actions()
-        obs = state.observation(p) if wants[p] else None
-        state.apply(bots[p].choose(obs, legal))
+        pick = fast[p]
+        if pick is not None:
+            legal = state.legal_actions()
+            state.apply(legal[pick(len(legal))])
+        else:
+            i, _ = decide(state, bots[p])
+            state.apply(state.legal_actions()[i])
+        if after is not None:
+            after(state)
     return state
 
 
-def play_one(game, players, seed, options=None) -> dict:
-    """One game with random bots: {'seed', 'scores', 'winners', 'decisions', 'turns'}. May raise."""
-    s = play(game, players, seed, options)
+def play_one(game, players, seed, options=None, bots=None) -> dict:
+    """One game (random bots, or bots of the given kinds per seat):
+    {'seed', 'scores', 'winners', 'decisions', 'turns'}. May raise."""
+    made = None
+    if bots is not None:
+        from gamespec.bots import make_bots
+        made = make_bots(bots, seed)
+    s = play(game, players, seed, options, bots=made)
     return {"seed": seed, "scores": list(s.scores), "winners": list(s.winners),
             "decisions": s.decisions, "turns": s.turns}
 
 
-def _play_safe(game, players, seed, options) -> dict:
+def _play_safe(game, players, seed, options, bots=None) -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
-        return play_one(game, players, seed, options)
+        if bots is None:
+            return play_one(game, players, seed, options)
+        return play_one(game, players, seed, options, bots)
     except GamespecError as e:
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
     except Exception as e:  # an interpreter bug: keep the traceback
@@ -147,13 +165,13 @@ def _worker_init():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_block(path, sha, players, options, first, count):
+def _run_block(path, sha, players, options, first, count, bots=None):
     """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error."""
     try:
         game = _worker_game(path, sha)
     except GamespecError as e:      # sent back as text: the error classes do not all pickle
         return first, {"fatal": str(e)}
-    return first, [_play_safe(game, players, seed, options) for seed in range(first, first + count)]
+    return first, [_play_safe(game, players, seed, options, bots) for seed in range(first, first + count)]
 
 
 def _block_size(games, workers):
@@ -162,8 +180,11 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None) -> dict:
-    """Play `games` games with random bots, seeds seed .. seed+games-1; aggregate in seed order.
+             game=None, bots=None) -> dict:
+    """Play `games` games with bots, seeds seed .. seed+games-1; aggregate in seed order.
+
+    `bots` is None (a random bot in every seat) or a bot kind per seat (gamespec.bots.seat_kinds:
+    names, not objects, so that worker processes can make their own).
 
     `progress(done, total)` is called in this process as games finish. `game` may be the Game
     already loaded from `path` (worker processes always load `path` themselves). Raises SpecErrors
@@ -195,7 +216,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     t0 = time.perf_counter()
     if used == 1:
         for i in range(games):
-            acc.add(_play_safe(game, players, seed + i, opts))
+            acc.add(_play_safe(game, players, seed + i, opts, bots))
             done += 1
             if progress is not None:
                 progress(done, games)
@@ -208,7 +229,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         order = [first for first, _ in blocks]
         nxt = 0
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init) as ex:
-            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count)
+            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots)
                        for first, count in blocks}
             try:
                 while futures:
@@ -240,4 +261,6 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     out["games_per_second"] = acc.n / seconds if seconds > 0 else None
     out["decisions_per_second"] = acc.decisions / seconds if seconds > 0 else None
     out["workers"] = used
+    if bots is not None:
+        out["bots"] = list(bots)
     return out

@@ -18,7 +18,7 @@ import gamespec
 from gamespec import cli
 from gamespec.cli import main
 from interpreter import simulate as sim
-from interpreter.bots import RandomBot
+from gamespec.bots import RandomBot
 
 ROOT = Path(__file__).resolve().parent.parent
 BACCHUS = str(ROOT / "games" / "bacchus.yaml")
@@ -399,12 +399,12 @@ def test_random_bot_is_seeded_by_game_and_seat():
 
     def picks(seed, seat):
         bot = RandomBot(seed, seat)
-        return [bot.choose(None, legal) for _ in range(20)]
+        return [legal[bot.pick(len(legal))] for _ in range(20)]
 
     assert picks(1, 0) == picks(1, 0)
     assert picks(1, 0) != picks(1, 1) and picks(1, 0) != picks(2, 0)
     with pytest.raises(ValueError):
-        RandomBot().choose(None, [])
+        RandomBot().pick(0)
 
 
 # ------------------------------------------------------------------------------ replay

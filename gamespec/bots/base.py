@@ -1,0 +1,74 @@
+"""The bot interface: `choose(view) -> PlayerAction or index`, plus the helpers every bot shares."""
+from __future__ import annotations
+
+from gamespec.errors import GamespecError, SpecRuntimeError
+
+
+class BotError(GamespecError):
+    """A bot that cannot be made (bad kind, unloadable class) or that answered with no legal action."""
+
+
+class Bot:
+    """Base class of the shipped bots (subclassing it is optional: any object with `choose` will do).
+
+    `choose(view)` gets the PlayerView of the seat to move (state.view(seat)): only what that seat
+    may know. It returns one of `view.legal_actions` or its position in that list. A bot that needs
+    a full game to search calls `view.determinize(rng)`: a State consistent with the view, the hidden
+    cards drawn at random, on which it may play freely.
+    """
+
+    #: the kind name used by `--bot SEAT=KIND` (set by each shipped bot)
+    kind = "bot"
+
+    def __init__(self, seed: int = 0, seat: int = 0):
+        self.seed = seed
+        self.seat = seat
+
+    def choose(self, view):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}(seed={self.seed}, seat={self.seat})"
+
+
+def resolve(view, choice):
+    """A bot's answer → the position in the legal list of the state the view was made from.
+
+    A bot may answer with a PlayerAction of `view` or with its index in `view.legal_actions`;
+    anything else is a BotError (the state is not touched)."""
+    legal = view.legal_actions
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        if not 0 <= choice < len(legal):
+            raise BotError(f"the bot of seat {view.player} chose action {choice}, but there are "
+                           f"{len(legal)} legal actions (0 to {len(legal) - 1})")
+        return legal[choice].index
+    for a in legal:
+        if a is choice:
+            return a.index
+    raise BotError(f"the bot of seat {view.player} answered {choice!r}: not one of its view's legal "
+                   "actions nor a position in that list")
+
+
+def score_of(state, seat: int):
+    """The spec's own score for `seat` in `state`, signed so that higher is better for that seat.
+
+    At the end: the final score. Before it: the spec's score expression evaluated on the state as it
+    is (a rule that cannot be evaluated yet counts as 0)."""
+    rs = state.rs
+    sign = 1 if rs.winner == "highest" else -1
+    if state.is_terminal:
+        return sign * state.scores[seat]
+    if rs.score is None:
+        return 0
+    try:
+        return sign * rs.score(state, {"p": seat})
+    except SpecRuntimeError:
+        return 0
+
+
+def world_action(world, view, i):
+    """The action of `world` (a determinization of `view`) at the position of view.legal_actions[i].
+
+    A determinization keeps what the seat knows, so the seat's own legal actions come in the same
+    order in the world as in the view."""
+    return world.legal_actions()[i]

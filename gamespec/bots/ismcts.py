@@ -1,0 +1,127 @@
+"""ISMCTSBot: single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
+
+One tree for the bot's information set. Each iteration draws a determinization of the bot's view
+(`view.determinize(rng)`: hidden cards resampled), walks the tree restricted to the actions legal in
+that world (UCB1 with availability counts: a child's exploration term counts the iterations in which
+it could have been chosen, not its parent's visits), expands one untried action, plays the world out
+at random, and backs the result up: each node is scored from the viewpoint of the player who made
+its move (1 for a win, 1/k for a win shared by k, 0 otherwise).
+
+Edges are identified without hidden information: at the root by the position of the action in the
+bot's own legal list (a determinization keeps it), below by (player, action name, action arguments),
+where a card argument is a position, never a card id.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from .base import Bot, BotError
+
+
+class _Node:
+    __slots__ = ("player", "children", "visits", "avail", "reward")
+
+    def __init__(self, player):
+        self.player = player        # who made the move leading here (None at the root)
+        self.children = {}          # edge key -> _Node
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+
+
+class ISMCTSBot(Bot):
+    """`iterations` determinize-select-expand-rollout-backup rounds per decision (and, if
+    `seconds` is given, no more than that long). Seeded: the same seed, seat and views give the
+    same choices (a time budget makes the number of iterations, and so the choice, depend on speed)."""
+
+    kind = "ismcts"
+    DEFAULT_ITERATIONS = 1000
+
+    def __init__(self, seed: int = 0, seat: int = 0, iterations: int = DEFAULT_ITERATIONS,
+                 seconds: float | None = None, exploration: float = 0.7):
+        super().__init__(seed, seat)
+        if iterations < 1:
+            raise ValueError("ISMCTS needs at least 1 iteration")
+        self.iterations = iterations
+        self.seconds = seconds
+        self.c = exploration
+        self.rng = random.Random(f"gamespec.ISMCTSBot:{seed}:{seat}")
+        self.last_iterations = 0
+
+    def __repr__(self):
+        return f"ISMCTSBot(seed={self.seed}, seat={self.seat}, iterations={self.iterations})"
+
+    def choose(self, view):
+        n_legal = len(view.legal_actions)
+        if n_legal == 1:
+            return 0
+        rng = self.rng
+        root = _Node(None)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        it = 0
+        while it < self.iterations:
+            if deadline is not None and it and time.perf_counter() >= deadline:
+                break
+            it += 1
+            self._iterate(root, view.determinize(rng), rng, n_legal)
+        self.last_iterations = it
+        # the most visited root move (ties: the higher mean reward, then the lower position)
+        best = max(root.children.items(),
+                   key=lambda kv: (kv[1].visits, kv[1].reward / max(1, kv[1].visits), -kv[0]))
+        return best[0]
+
+    def _iterate(self, root, world, rng, n_root):
+        c = self.c
+        node = root
+        path = [root]
+        at_root = True
+        # selection and expansion
+        while not world.is_terminal:
+            legal = world.legal_actions()
+            actor = world.current_player
+            if at_root:
+                if len(legal) != n_root:
+                    raise BotError(f"a determinization gave seat {actor} {len(legal)} legal actions, its "
+                                   f"view {n_root}: the determinizer does not keep the seat's choices")
+                keys = range(len(legal))
+            else:
+                keys = [(actor, a.name, a.args) for a in legal]
+            children = node.children
+            untried = []
+            for i, k in enumerate(keys):
+                ch = children.get(k)
+                if ch is None:
+                    untried.append(i)
+                else:
+                    ch.avail += 1
+            if untried:
+                i = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                k = i if at_root else keys[i]
+                ch = children[k] = _Node(actor)
+                ch.avail = 1
+                world.apply(legal[i])
+                path.append(ch)
+                break
+            best_i, best_v = 0, -1.0
+            for i, k in enumerate(keys):
+                ch = children[k]
+                v = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                if v > best_v:
+                    best_i, best_v = i, v
+            node = children[best_i if at_root else keys[best_i]]
+            world.apply(legal[best_i])
+            path.append(node)
+            at_root = False
+        # random playout
+        while not world.is_terminal:
+            legal = world.legal_actions()
+            world.apply(legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0])
+        winners = world.winners
+        share = 1.0 / len(winners)
+        won = set(winners)
+        for nd in path:
+            nd.visits += 1
+            if nd.player is not None and nd.player in won:
+                nd.reward += share

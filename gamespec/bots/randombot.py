@@ -1,0 +1,29 @@
+"""RandomBot: uniform among the legal actions, seeded by game seed and seat."""
+from __future__ import annotations
+
+import random
+
+from .base import Bot
+
+
+class RandomBot(Bot):
+    """Picks uniformly among the legal actions with its own `random.Random`.
+
+    Seeded from the game seed and the seat (a string seed, hashed the same way by every Python 3
+    process), so a game's bots behave identically in any process and in any order of games.
+    `pick(n)` is the same draw without a view: the simulation's fast path uses it (same results).
+    """
+
+    kind = "random"
+
+    def __init__(self, seed: int = 0, seat: int = 0):
+        super().__init__(seed, seat)
+        self.rng = random.Random(f"gamespec.RandomBot:{seed}:{seat}")
+
+    def pick(self, n: int) -> int:
+        if n <= 0:
+            raise ValueError("no legal action to choose from")
+        return self.rng.randrange(n)
+
+    def choose(self, view):
+        return self.pick(view.num_legal_actions)

@@ -1,0 +1,347 @@
+"""A person at the terminal against bots: their own view, numbered actions, undo, save and resume.
+
+The person sees only `state.view(seat)`: their hand and the public zones, the size of hidden zones
+with the cards they have seen or peeked at, the variables they may see, and what the others did as
+they saw it. Output goes through rich when it is installed (plain text without colours when the
+output is not a terminal), input is read line by line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from gamespec.errors import GamespecError, StateFormatError
+
+from .transcript import Labels, render_end, seat_name
+
+SAVE_FORMAT = "gamespec-play/1"
+MAX_SAVE_BYTES = 16 * 1024 * 1024
+HELP = ("type an action's number, or: u undo your last move, s [FILE] save, q quit, "
+        "? phase and step, h this help")
+
+
+class Quit(Exception):
+    """The person left the table."""
+
+
+class Output:
+    """Lines to the terminal: styled with rich if available, plain otherwise (and when not a tty)."""
+
+    def __init__(self, stream=None, color=None):
+        self.stream = stream or sys.stdout
+        self.console = None
+        try:
+            from rich.console import Console
+        except ImportError:
+            return
+        kw = {"file": self.stream, "highlight": False, "soft_wrap": True}
+        if color is False:
+            kw["no_color"] = True
+        self.console = Console(**kw)
+
+    def line(self, text="", style=None):
+        if self.console is None:
+            print(text, file=self.stream, flush=True)
+            return
+        from rich.text import Text
+        self.console.print(Text(text, style=style or ""))
+        self.stream.flush()
+
+
+class Table:
+    """One game at the terminal: the person at `seat`, bots (of `kinds`) in the other seats."""
+
+    def __init__(self, game, spec_path, players, seat, seed, options, kinds, out=None, ask=None,
+                 save_default="gamespec-save.json"):
+        from gamespec.bots import make_bot
+        self.game = game
+        self.spec_path = spec_path
+        self.players = players
+        self.seat = seat
+        self.seed = seed
+        self.options = dict(options)
+        self.kinds = list(kinds)
+        self.out = out or Output()
+        self.ask = ask or input
+        self.save_default = save_default
+        self.state = game.new_game(players=players, seed=seed, options=self.options)
+        self.labels = Labels(self.state.rs)
+        self.bots = [None if p == seat else make_bot(kinds[p], p, seed) for p in range(players)]
+        self.actions = []       # every decision as JSON, for saving
+        self.undo = []          # (state, len(actions), seen) before each of the person's decisions
+        self.seen = 0           # history events already shown to the person
+
+    # -- the game loop --------------------------------------------------------------------------
+    def run(self) -> int:
+        """Play to the end (or until the person quits); 0 either way."""
+        o = self.out
+        o.line(f"{self.game.name}: {self.players} players, you are seat {self.seat}; "
+               f"{HELP}.", "bold")
+        try:
+            while not self.state.is_terminal:
+                if self.state.current_player == self.seat:
+                    self.person_turn()
+                else:
+                    self.bot_turn()
+        except Quit:
+            o.line("You left the table.")
+            return 0
+        self.show_history()
+        s = self.state
+        o.line(render_end(s.scores, s.winners, self.seat), "bold")
+        o.line("You win!" if self.seat in s.winners else
+               f"Winner{'s' if len(s.winners) > 1 else ''}: "
+               + ", ".join(seat_name(p, self.seat) for p in s.winners))
+        return 0
+
+    def apply(self, i):
+        a = self.state.legal_actions()[i]
+        self.actions.append(a.to_json(label=False))
+        self.state.apply(a)
+
+    def bot_turn(self):
+        from gamespec.bots import decide
+        i, _ = decide(self.state, self.bots[self.state.current_player])
+        self.apply(i)
+
+    def view(self):
+        return self.state.view(self.seat)
+
+    def person_turn(self):
+        v = self.view()
+        self.show(v)
+        legal = v.legal_actions
+        while True:
+            try:
+                text = self.ask(f"Your move [1-{len(legal)}, h for help]: ")
+            except EOFError:
+                raise Quit() from None
+            text = text.strip()
+            if text.isdigit() and 1 <= int(text) <= len(legal):
+                self.undo.append((self.state.clone(), len(self.actions), self.seen))
+                self.apply(legal[int(text) - 1].index)
+                return
+            cmd, _, arg = text.partition(" ")
+            cmd = cmd.lower()
+            if cmd in ("q", "quit"):
+                raise Quit()
+            if cmd in ("u", "undo"):
+                if not self.undo:
+                    self.out.line("Nothing to undo: you have not moved yet.")
+                    continue
+                self.state, n, self.seen = self.undo.pop()
+                del self.actions[n:]
+                self.out.line("Undone: your last move (and the bots' moves after it).")
+                return
+            if cmd in ("s", "save"):
+                self.save(arg.strip() or self.save_default)
+                continue
+            if cmd == "?":
+                self.out.line(self.where())
+                continue
+            if cmd in ("h", "help", ""):
+                if cmd == "":
+                    self.show(v)
+                self.out.line(HELP)
+                continue
+            self.out.line(f"Not understood: {text!r}. Type 1 to {len(legal)}, or h for help.")
+
+    def where(self) -> str:
+        s = self.state
+        rs = s.rs
+        ch = rs.chooses[s.pending] if 0 <= s.pending < len(rs.chooses) else None
+        step = getattr(ch, "path", None) or "?"
+        names = ", ".join(getattr(ch, "names", ()) or ())
+        choice = f" (a choice among: {names})" if names else ""
+        return (f"Phase: {s.phase_name or '-'}; step: {step}{choice}; decision {s.decisions + 1}; "
+                f"turn {s.turns}")
+
+    # -- drawing the view -----------------------------------------------------------------------
+    def show(self, v):
+        o = self.out
+        obs = v.observation
+        o.line("")
+        o.line(f"== {self.game.name} · you are seat {self.seat} · phase {obs.get('phase') or '-'} "
+               f"· decision {self.state.decisions + 1} ==", "bold")
+        self.show_zones(obs.get("zones") or {})
+        self.show_variables(obs.get("variables") or {})
+        self.show_history()
+        o.line("Your options:", "bold")
+        for n, a in enumerate(v.legal_actions, 1):
+            o.line(f"  {n:>2}. {a.label}", "cyan")
+
+    def show_zones(self, zones):
+        o = self.out
+        empty = []
+        o.line("Zones:", "bold")
+        mine = f"[{self.seat}]"
+        for label, z in zones.items():
+            size = z.get("size", 0)
+            if not size:
+                empty.append(label)
+                continue
+            cards = z.get("cards") or []
+            known = [self.labels.card(c, "?") for c in sorted((c for c in cards if c is not None),
+                                                                 key=_face_order)]
+            if "hidden" in z:       # a set: the cards seen, and how many are not
+                hidden = z["hidden"]
+                text = ", ".join(known)
+                if hidden:
+                    text += (" + " if text else "") + f"{hidden} hidden"
+            elif known:
+                text = ", ".join(self.labels.card(c, "?") for c in cards)
+            else:
+                text = "hidden"
+            name = label + (" (yours)" if label.endswith(mine) else "")
+            o.line(f"  {name:<22} {size:>3} card{'s' if size != 1 else ' '}: {text}",
+                   "green" if label.endswith(mine) else None)
+        if empty:
+            o.line(f"  empty: {', '.join(empty)}", "dim")
+
+    def show_variables(self, variables):
+        o = self.out
+        if not variables:
+            return
+        o.line("Variables:", "bold")
+        for name, value in variables.items():
+            if isinstance(value, list) and len(value) == self.players and not _is_cards(value):
+                text = ", ".join(f"{seat_name(p, self.seat)} {self._val(x)}" for p, x in enumerate(value))
+            else:
+                text = self._val(value)
+            o.line(f"  {name:<22} {text}")
+
+    def _val(self, x):
+        if x is None:
+            return "?"
+        if isinstance(x, dict):
+            return self.labels.card(x, "?")
+        if isinstance(x, bool):
+            return "yes" if x else "no"
+        if isinstance(x, list):
+            return "[" + ", ".join(self._val(y) for y in x) + "]"
+        return str(x)
+
+    def show_history(self):
+        """What happened since the person last saw the table, as they saw it."""
+        hist = self.view().observation.get("history") or []
+        new = hist[self.seen:]
+        self.seen = len(hist)
+        if not new:
+            return
+        self.out.line("Since your last look:", "bold")
+        for ev in new:
+            p = ev.get("player")
+            who = seat_name(p, self.seat)
+            if ev.get("event") == "look":
+                if "cards" in ev:
+                    cards = ", ".join(self.labels.card(c) for c in ev["cards"]) or "nothing"
+                    self.out.line(f"  {who} looked at: {cards}", "yellow")
+                else:
+                    n = ev.get("count", "?")
+                    self.out.line(f"  {who} looked at {n} card{'s' if n != 1 else ''}")
+            elif "action" in ev:
+                self.out.line(f"  {who}: {self.labels.action(ev)}")
+
+    # -- save and resume ------------------------------------------------------------------------
+    def save(self, path):
+        data = {"format": SAVE_FORMAT, "spec": self.spec_path, "spec_sha256": self.game.spec.sha256,
+                "players": self.players, "seat": self.seat, "seed": self.seed, "options": self.options,
+                "bots": self.kinds, "actions": self.actions}
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+        except OSError as e:
+            self.out.line(f"Cannot save to {path}: {e.strerror or e}")
+            return
+        self.out.line(f"Saved to {path}. Resume with: gamespec play --resume {path}")
+
+
+def read_save(path) -> dict:
+    """A save file → its checked dict (StateFormatError if it is not one). Nothing in it is run."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SAVE_BYTES + 1)
+    except OSError as e:
+        raise StateFormatError(f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_SAVE_BYTES:
+        raise StateFormatError(f"{path}: larger than {MAX_SAVE_BYTES} bytes: not a save file")
+    try:
+        d = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise StateFormatError(f"{path}: not a gamespec save file (not JSON)") from None
+    if not isinstance(d, dict) or d.get("format") != SAVE_FORMAT:
+        raise StateFormatError(f"{path}: not a gamespec save file (format is not {SAVE_FORMAT})")
+    ok = (isinstance(d.get("spec"), str) and type(d.get("players")) is int and type(d.get("seat")) is int
+          and type(d.get("seed")) is int and isinstance(d.get("options"), dict)
+          and isinstance(d.get("bots"), list) and all(isinstance(k, str) for k in d["bots"])
+          and isinstance(d.get("actions"), list) and all(isinstance(a, dict) for a in d["actions"]))
+    if not ok:
+        raise StateFormatError(f"{path}: a malformed save file")
+    return d
+
+
+def spec_of_save(d, path) -> str:
+    spec = d["spec"]
+    tries = [spec] if os.path.isabs(spec) else [spec, os.path.join(os.path.dirname(os.path.abspath(path)), spec)]
+    for t in tries:
+        if os.path.isfile(t):
+            return t
+    raise StateFormatError(f"cannot find the spec {spec!r} named in {path}; give it: "
+                           f"gamespec play SPEC --resume {path}")
+
+
+def resume(table_args, d, path, bot_override=()):
+    """Rebuild a Table from a save: a new game from its seed, every saved decision applied again
+    (each checked: a save from another spec version or an edited one is refused)."""
+    from gamespec.bots import parse_kind
+    from gamespec.errors import IllegalAction, SpecRuntimeError
+    game = table_args["game"]
+    if d.get("spec_sha256") not in (None, game.spec.sha256):
+        raise StateFormatError(f"{path} was saved with another version of the spec")
+    P, seat = d["players"], d["seat"]
+    if not game.min_players <= P <= game.max_players or not 0 <= seat < P or len(d["bots"]) != P:
+        raise StateFormatError(f"{path}: a malformed save file (players, seat or bots)")
+    kinds = list(d["bots"])
+    given = dict(bot_override)
+    for p, k in enumerate(kinds):
+        if p == seat:
+            continue
+        if p in given:
+            kinds[p] = given[p]
+            continue
+        try:
+            name, _ = parse_kind(k)
+        except GamespecError:
+            raise StateFormatError(f"{path}: seat {p}'s bot {k[:60]!r} is not a bot kind") from None
+        if name == "class":     # a file never makes gamespec import code
+            raise StateFormatError(f"{path} names the bot {k!r} for seat {p}; a save file never loads "
+                                   f"code: give --bot {p}={k} to load it")
+    try:
+        opts = game.check_options(d["options"])
+    except GamespecError as e:
+        raise StateFormatError(f"{path}: {e}") from None
+    t = Table(game, table_args["spec_path"], P, seat, d["seed"], opts, kinds, out=table_args.get("out"),
+              ask=table_args.get("ask"), save_default=path)
+    for n, act in enumerate(d["actions"], 1):
+        if t.state.is_terminal:
+            raise StateFormatError(f"{path}: decision {n}: the game had already ended")
+        if t.state.current_player == seat:
+            t.undo.append((t.state.clone(), len(t.actions), t.seen))
+        try:
+            t.state.apply(act)
+        except (IllegalAction, SpecRuntimeError) as e:
+            raise StateFormatError(f"{path}: decision {n} does not apply: {e}") from None
+        t.actions.append(act)
+    t.seen = 0
+    return t
+
+
+def _face_order(face):
+    """Numbers by value, then text: a set's cards read 3, 6, 10 rather than 10, 3, 6."""
+    return [(k, (0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0, str(v)))
+            for k, v in sorted(face.items())] if isinstance(face, dict) else []
+
+
+def _is_cards(value):
+    return any(isinstance(x, dict) for x in value)

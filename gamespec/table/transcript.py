@@ -1,0 +1,218 @@
+"""Log lines (as one reader saw them) → a readable transcript: who did what by the action's label,
+chance events and looks as that reader saw them, the final scores.
+
+Input lines are in the per-reader form of `state.log_for(p)` (a card is its face as a dict, or null
+when the reader could not see it). `omniscient(state)` turns a game's full internal log into the
+same form with every card shown (the runner's view, for `run --verbose` and `show` without --for).
+"""
+from __future__ import annotations
+
+from interpreter.actions import fill_template
+
+
+class Labels:
+    """Names of faces and action labels, from the spec's ruleset when it is known."""
+
+    def __init__(self, rs=None):
+        self.rs = rs
+        self.face_names = {}
+        if rs is not None:
+            for f, label in zip(rs.faces, rs.face_label):
+                self.face_names[_face_key(f)] = label
+
+    def card(self, face, hidden="a hidden card"):
+        if face is None:
+            return hidden
+        if isinstance(face, dict):
+            name = self.face_names.get(_face_key(face))
+            if name is not None:
+                return name
+            return " ".join(str(v) for k, v in face.items() if k != "type") or str(face.get("type"))
+        return str(face)
+
+    def action(self, act: dict) -> str:
+        """The label of an action given as JSON (a logged decision or a history event)."""
+        name = act.get("action")
+        rt = self.rs.actions.get(name) if self.rs is not None and isinstance(name, str) else None
+        if rt is None:
+            if name == "skip":
+                return "skip"
+            args = ", ".join(f"{k}={self._plain(v)}" for k, v in act.items()
+                             if k not in ("action", "player", "label"))
+            return f"{name} {args}" if args else str(name)
+        shown = {}
+        for p in rt.params:
+            v = act.get(p.name)
+            if p.kind == "card":
+                shown[p.name] = self.card(v) if v is None or isinstance(v, dict) else f"hidden card {v + 1}" \
+                    if isinstance(v, int) else str(v)
+            elif p.kind == "subset":
+                vs = v if isinstance(v, list) else []
+                shown[p.name] = ", ".join(self.card(x) if x is None or isinstance(x, dict) else "a card"
+                                          for x in vs) or "nothing"
+            elif p.kind == "zone":
+                shown[p.name] = f"{p.family.name} of player {v}" if p.family.per_player else f"{p.family.name} {v}"
+            elif p.kind == "player":
+                shown[p.name] = f"player {v}"
+            else:
+                shown[p.name] = self._plain(v)
+        if rt.template:
+            return fill_template(rt.template, shown)
+        return f"{name} " + ", ".join(f"{k}={v}" for k, v in shown.items()) if shown else name
+
+    def _plain(self, v):
+        if isinstance(v, dict):
+            return self.card(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(self._plain(x) for x in v) + "]"
+        if v is None:
+            return "a hidden card"
+        return str(v)
+
+
+def _face_key(face):
+    return tuple(sorted((k, str(v)) for k, v in face.items()))
+
+
+def omniscient(state, start=0) -> list:
+    """The game's log lines from `start` on, every card shown as its face (needs log=True)."""
+    rs = state.rs
+    face = lambda c: dict(rs.faces[rs.face_of[c]])
+    out = []
+    for line in state.log[start:]:
+        t = line.get("type")
+        if t == "header":
+            out.append({k: v for k, v in line.items() if k not in ("cards", "faces", "zones")})
+        elif t == "chance":
+            out.append(dict(line, order=[face(c) for c in line["order"]]))
+        elif t == "decision":
+            act = dict(line["action"])
+            rt = rs.actions.get(act["action"])
+            for i, cs, _ in line.get("_cards", ()):
+                p = rt.params[i]
+                faces = [face(c) for c in cs]
+                act[p.name] = faces[0] if p.kind == "card" else faces
+            out.append({"type": "decision", "n": line["n"], "player": line["player"], "action": act})
+        elif t == "look":
+            out.append({"type": "look", "player": line["player"], "cards": [face(c) for c in line["cards"]]})
+        else:
+            out.append({k: v for k, v in line.items() if not k.startswith("_")})
+    return out
+
+
+def seat_name(p, reader=None):
+    return "you" if reader is not None and p == reader else f"seat {p}"
+
+
+def render_line(line, labels: Labels, reader=None):
+    """One log line → a transcript line (None for lines a reader need not see)."""
+    t = line.get("type")
+    if t == "header":
+        who = f" (as seat {reader} saw it)" if reader is not None else ""
+        seed = f", seed {line['seed']}" if line.get("seed") is not None else ""
+        opts = line.get("options") or {}
+        o = ", options: " + ", ".join(f"{k}={v}" for k, v in opts.items()) if opts else ""
+        return f"{line.get('game', '?')}: {line.get('players', '?')} players{seed}{o}{who}"
+    if t == "chance":
+        zone = line.get("zone")
+        order = line.get("order")
+        if isinstance(order, list):
+            n = len(order)
+            shown = ""
+            if 0 < n <= 12:
+                shown = ": " + ", ".join(labels.card(x) for x in order) + " (bottom to top)"
+            return f"   ~ {zone} is shuffled ({n} card{'s' if n != 1 else ''}){shown}"
+        n = line.get("size", "?")
+        return f"   ~ {zone} is shuffled ({n} card{'s' if n != 1 else ''}, unseen)"
+    if t == "decision":
+        p = line.get("player")
+        act = line.get("action") if isinstance(line.get("action"), dict) else {}
+        return f"{line.get('n', '?'):>4}. {seat_name(p, reader)}: {labels.action(act)}"
+    if t == "look":
+        p = line.get("player")
+        if "cards" in line:
+            cards = ", ".join(labels.card(c) for c in line["cards"]) or "nothing"
+            return f"      {seat_name(p, reader)} look{'' if p == reader else 's'} at: {cards}"
+        n = line.get("count", "?")
+        return f"      {seat_name(p, reader)} looks at {n} card{'s' if n != 1 else ''}"
+    if t == "end":
+        return render_end(line.get("scores") or [], line.get("winners") or [], reader)
+    return f"      ({t}: {', '.join(f'{k}={v}' for k, v in line.items() if k != 'type')})"
+
+
+def render_end(scores, winners, reader=None):
+    parts = []
+    for p, sc in enumerate(scores):
+        parts.append(f"{seat_name(p, reader)} {sc}" + (" (winner)" if p in winners else ""))
+    return "Game over. Scores: " + ", ".join(parts)
+
+
+def transcript(lines, labels: Labels, reader=None) -> list:
+    """All the lines of a log as transcript text lines."""
+    out = []
+    for line in lines:
+        text = render_line(line, labels, reader)
+        if text is not None:
+            out.append(text)
+    return out
+
+
+def replayed_state(game, lines):
+    """A full log → the final State, re-played with its log on (so it can be read for any seat).
+
+    The log is first checked by interpreter.gamelog.replay (a bad log: GamespecError naming the
+    first divergence); the game is then played again from its chance events and decisions."""
+    from gamespec.errors import StateFormatError
+    from interpreter.gamelog import Script, _header, replay
+    from interpreter.state import State
+
+    r = replay(game, lines)
+    if not r["ok"]:
+        raise StateFormatError(f"the log does not replay ({r['decisions']} decisions matched): {r['error']}")
+    P, opts, seed = _header(lines[0], game)
+    rs = game.ruleset(P, opts)
+    s = State.new(game, rs, seed, log=True, script=Script([x for x in lines if x["type"] == "chance"], seed))
+    for d in lines:
+        if d["type"] == "decision":
+            s.apply(d["action"])
+    return s
+
+
+def log_transcript(lines, game=None, reader=None) -> list:
+    """A log read from a file → transcript lines, for `reader` (a seat) or for the runner (None).
+
+    A per-seat log (written by --log-for) is shown as is (`reader`, if given, must be its seat);
+    a full log is re-played with `game` and then shown as `reader` saw it, or with every card."""
+    from gamespec.errors import GamespecError
+    header = lines[0]
+    own = header.get("for_player")
+    labels = None
+    if own is not None:
+        if reader is not None and reader != own:
+            raise GamespecError(f"this log is seat {own}'s own (--log-for); it cannot be shown as seat "
+                                f"{reader} saw it (use the full log)")
+        if game is not None:
+            P, opts, _ = _checked_header(header, game)
+            labels = Labels(game.ruleset(P, opts))
+        return transcript(lines, labels or Labels(), own)
+    if game is None:
+        raise GamespecError("a full log is shown by re-playing it: the spec is needed")
+    state = replayed_state(game, lines)
+    if reader is not None:
+        if not isinstance(reader, int) or not 0 <= reader < state.num_players:
+            raise GamespecError(f"--for {reader}: no such seat (seats are 0 to {state.num_players - 1})")
+        view = state.log_for(reader)
+    else:
+        view = omniscient(state)
+    return transcript(view, Labels(state.rs), reader)
+
+
+def _checked_header(header, game):
+    from gamespec.errors import StateFormatError
+    from interpreter.gamelog import _header, _Malformed
+    if header.get("spec_sha256") not in (None, game.spec.sha256):
+        raise StateFormatError("the log was written by another version of the spec")
+    try:
+        return _header(header, game)
+    except _Malformed as e:
+        raise StateFormatError(f"malformed log: {e}") from None

@@ -1,0 +1,314 @@
+"""Bots: the interface, kinds by name, random/greedy/ISMCTS behaviour, and that a bot's decision
+depends on its seat's view only (same view, different hidden cards: same decision)."""
+from __future__ import annotations
+
+import random
+import sys
+import textwrap
+
+import pytest
+
+import gamespec
+from gamespec.bots import (BotError, GreedyBot, ISMCTSBot, RandomBot, decide, make_bot, make_bots,
+                           parse_kind, parse_seat, seat_kinds)
+from interpreter.simulate import play, play_out, simulate
+
+from helpers import GAMES, load
+
+POINTS = textwrap.dedent("""
+    name: Points
+    players: [2, 3]
+    cards:
+      c:
+        zone: deck
+        faces:
+          - {each: {value: [1, 2, 3, 4, 5, 6]}, count: 2}
+    zones:
+      deck: {kind: pile, visibility: hidden}
+      hand: {kind: set, per_player: true, visibility: owner}
+    variables:
+      pts: {per_player: true, initial: 0}
+      left: {initial: 6}
+    on_begin: "shuffle(deck)"
+    start: play
+    phases:
+      play:
+        turn:
+          steps:
+            - choose: [idle, gain, big, draw]
+          on_end: "left -= 1"
+        end_if: "left <= 0"
+        next: end
+    actions:
+      idle: {}
+      gain:
+        effect: "pts[actor] += 1"
+      big:
+        effect: "pts[actor] += 3"
+      draw:
+        if: "size(deck) > 0"
+        effect: "deal(deck, hand[actor])"
+    scoring:
+      score: "pts[p]"
+      winner: WINNER
+""")
+
+
+def points_game(winner="highest"):
+    return gamespec.load_text(POINTS.replace("WINNER", winner), "points.yaml")
+
+
+# ------------------------------------------------------------------------------ kinds by name
+
+def test_parse_kinds_and_seats():
+    assert parse_kind("random") == ("random", None)
+    assert parse_kind("greedy") == ("greedy", None)
+    assert parse_kind("ismcts") == ("ismcts", None)
+    assert parse_kind("ismcts:250") == ("ismcts", 250)
+    assert parse_kind("my.pkg:Bot") == ("class", "my.pkg:Bot")
+    assert parse_seat("2=ismcts:10", 3) == (2, "ismcts:10")
+    assert seat_kinds(["1=greedy", "2=ismcts:5", "1=random"], 3) == ["random", "random", "ismcts:5"]
+    for bad, msg in [("ismcts:0", "whole number >= 1"), ("ismcts:x", "whole number"),
+                     ("greedy:3", "takes no argument"), ("smart", "unknown bot kind"), ("", "bot kind")]:
+        with pytest.raises(BotError, match=msg):
+            parse_kind(bad)
+    with pytest.raises(BotError, match="SEAT=KIND"):
+        parse_seat("greedy")
+    with pytest.raises(BotError, match="no seat 3"):
+        parse_seat("3=greedy", 3)
+
+
+def test_make_bot_kinds():
+    assert type(make_bot("random", 1, 5)) is RandomBot
+    assert type(make_bot("greedy", 1, 5)) is GreedyBot
+    b = make_bot("ismcts:42", 2, 5)
+    assert type(b) is ISMCTSBot and b.iterations == 42 and b.seat == 2
+    assert make_bot("ismcts", 0).iterations == ISMCTSBot.DEFAULT_ITERATIONS
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "mybots.py").write_text(textwrap.dedent("""
+        class First:
+            def choose(self, view):
+                return view.legal_actions[0]
+
+        class Seated:
+            def __init__(self, seat, seed):
+                self.seat, self.seed = seat, seed
+            def choose(self, view):
+                return 0
+
+        class NoChoose:
+            pass
+
+        class Broken:
+            def __init__(self):
+                raise RuntimeError("boom")
+            def choose(self, view):
+                return 0
+
+        class Liar:
+            def choose(self, view):
+                return "the best move"
+
+        class TooFar:
+            def choose(self, view):
+                return len(view.legal_actions)
+
+        not_a_class = 3
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "mybots"
+    sys.modules.pop("mybots", None)
+
+
+def test_module_class_bots_load_with_clear_errors(user_module):
+    assert type(make_bot("mybots:First", 0)).__name__ == "First"
+    b = make_bot("mybots:Seated", 2, 9)
+    assert (b.seat, b.seed) == (2, 9)
+    for kind, msg in [("mybots:Missing", "has no 'Missing'"), ("mybots:NoChoose", "no choose"),
+                      ("mybots:not_a_class", "not a class"), ("nosuchmodule_xyz:Bot", "cannot import"),
+                      ("mybots:Broken", "RuntimeError: boom")]:
+        with pytest.raises(BotError, match=msg):
+            make_bot(kind, 0)
+
+
+def test_a_user_bot_plays_and_bad_answers_are_named_errors(user_module):
+    game = load("bacchus")
+    s = play(game, 3, 4, bots=make_bots(["mybots:First", "random", "random"], 4))
+    assert s.is_terminal
+    for kind, msg in [("mybots:Liar", "not one of its view's legal actions"),
+                      ("mybots:TooFar", "legal actions")]:
+        s = game.new_game(players=3, seed=1)
+        before = s.to_json()
+        with pytest.raises(BotError, match=msg):
+            decide(s, make_bot(kind, 0))
+        assert s.to_json() == before
+
+
+# ------------------------------------------------------------------------------ random
+
+def test_random_bot_fast_path_and_view_path_play_the_same_game():
+    """simulate's fast path (no view) and the view path (observe=True) draw the same actions."""
+    for path in GAMES:
+        g = load(path)
+        a = play(g, g.min_players, 11)
+        b = play(g, g.min_players, 11, observe=True)
+        assert a.to_json() == b.to_json()
+
+
+def test_simulate_with_bot_kinds():
+    path = GAMES[0]
+    r = simulate(path, games=3, players=3, seed=2, workers=1, bots=["greedy", "random", "random"])
+    assert r["games_finished"] == 3 and not r["errors"]
+    r2 = simulate(path, games=3, players=3, seed=2, workers=1, bots=["greedy", "random", "random"])
+    assert r2["score_mean"] == r["score_mean"]
+    plain = simulate(path, games=3, players=3, seed=2, workers=1)
+    same = simulate(path, games=3, players=3, seed=2, workers=1, bots=["random"] * 3)
+    assert plain["score_mean"] == same["score_mean"]
+
+
+# ------------------------------------------------------------------------------ greedy
+
+@pytest.mark.parametrize("winner,best", [("highest", "big"), ("lowest", None)])
+def test_greedy_takes_the_best_score_for_its_seat(winner, best):
+    g = points_game(winner)
+    s = g.new_game(players=2, seed=3)
+    bot = GreedyBot(seed=1, seat=0)
+    picks = set()
+    for _ in range(30):
+        v = s.view(0)
+        picks.add(v.legal_actions[bot.choose(v)].name)
+    if best:
+        assert picks == {best}
+    else:   # lowest wins: idle and draw leave the score at 0 (a tie, broken at random); never gain
+        assert picks == {"idle", "draw"}
+
+
+def test_greedy_beats_random_on_points():
+    g = points_game()
+    wins = 0
+    for seed in range(10):
+        s = play(g, 2, seed, bots=[GreedyBot(seed, 0), RandomBot(seed, 1)])
+        wins += s.winners == [0]
+    assert wins == 10
+
+
+# ------------------------------------------------------------------------------ ISMCTS
+
+def test_ismcts_is_deterministic_for_a_seed():
+    g = load("klink")
+    a = play(g, 3, 5, bots=make_bots(["ismcts:8", "random", "greedy"], 5))
+    b = play(g, 3, 5, bots=make_bots(["ismcts:8", "random", "greedy"], 5))
+    assert a.to_json() == b.to_json()
+
+
+def test_ismcts_finds_the_big_move():
+    g = points_game()
+    s = g.new_game(players=2, seed=3)
+    v = s.view(0)
+    assert v.legal_actions[ISMCTSBot(seed=1, seat=0, iterations=200).choose(v)].name == "big"
+
+
+def test_ismcts_time_budget_stops_early():
+    g = load("bacchus")
+    s = g.new_game(players=3, seed=2)
+    while s.view(s.current_player).num_legal_actions < 2:
+        s.apply(s.legal_actions()[0])
+    bot = ISMCTSBot(seed=1, seat=s.current_player, iterations=10 ** 9, seconds=0.05)
+    bot.choose(s.view(s.current_player))
+    assert 1 <= bot.last_iterations < 10 ** 9
+
+
+# ------------------------------------------------------------------------------ the view only
+
+def _states_with_hidden_cards(game, players, seed, every=7):
+    """States met in a random game where the seat to move has more than one choice."""
+    s = game.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    n = 0
+    while not s.is_terminal:
+        p = s.current_player
+        if n % every == 0 and s.view(p).num_legal_actions > 1:
+            yield s
+        acts = s.legal_actions()
+        s.apply(acts[rng.randrange(len(acts))])
+        n += 1
+
+
+@pytest.mark.parametrize("kind", ["random", "greedy", "ismcts:12"])
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.rsplit("/", 1)[-1][:-5])
+def test_decision_does_not_change_when_hidden_cards_change(path, kind):
+    """Same view, different hidden cards (a determinization for the seat to move is a real game
+    the seat cannot tell apart): a fresh bot with the same seed makes the same decision."""
+    g = load(path)
+    rng = random.Random(99)
+    checked = differed = 0
+    for s in _states_with_hidden_cards(g, g.min_players, 3):
+        p = s.current_player
+        other = s.view(p).determinize(rng)
+        assert other.view(p).to_json() == s.view(p).to_json()
+        differed += other.z != s.z
+        mine = make_bot(kind, p, 17).choose(s.view(p))
+        theirs = make_bot(kind, p, 17).choose(other.view(p))
+        assert mine == theirs
+        checked += 1
+        if checked >= 6:
+            break
+    assert checked >= 3 and differed >= 1
+
+
+def test_ismcts_searches_determinizations_not_the_real_state(monkeypatch):
+    """Every world ISMCTS plays in comes from view.determinize, never from the real state."""
+    from interpreter import views
+    g = load("bali")
+    s = g.new_game(players=2, seed=4)
+    while s.view(s.current_player).num_legal_actions < 2:
+        s.apply(s.legal_actions()[0])
+    calls = []
+    real = views.PlayerView.determinize
+
+    def spy(self, rng):
+        w = real(self, rng)
+        calls.append(w)
+        return w
+    monkeypatch.setattr(views.PlayerView, "determinize", spy)
+    before = s.to_json()
+    ISMCTSBot(seed=1, seat=s.current_player, iterations=15).choose(s.view(s.current_player))
+    assert len(calls) == 15 and all(w is not s for w in calls)
+    assert s.to_json() == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.rsplit("/", 1)[-1][:-5])
+def test_ismcts_beats_random(path):
+    """A search bot that does not beat random has a defect (figures: bench/strength.py)."""
+    g = load(path)
+    P = 4
+    wins = 0.0
+    n = 12
+    for seed in range(n):
+        seat = seed % P
+        kinds = ["random"] * P
+        kinds[seat] = "ismcts:40"
+        s = play_out(g.new_game(players=P, seed=seed), make_bots(kinds, seed))
+        wins += (seat in s.winners) / len(s.winners)
+    assert wins / n > 0.4      # chance is 0.25
+
+
+def test_cli_bot_option(capsys):
+    import json
+
+    from gamespec.cli import main
+    path = GAMES[0]
+    assert main(["simulate", path, "-n", "2", "-w", "1", "--bot", "1=greedy", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["bots"] == ["random", "greedy", "random"] and r["games_finished"] == 2
+    for bad, msg in [("1=clever", "unknown bot kind"), ("7=greedy", "no seat 7"), ("greedy", "SEAT=KIND"),
+                     ("1=nosuchmod_q:Bot", "cannot import")]:
+        assert main(["run", path, "--bot", bad]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and "Traceback" not in err
+        assert main(["simulate", path, "-n", "1", "--bot", bad]) == 2
+        assert msg in capsys.readouterr().err

@@ -1,0 +1,196 @@
+"""`gamespec play` as a person uses it: driven through a pseudo-terminal (pexpect) to the end of a
+game of every spec, undo / save / quit / resume / ?, plain output when not a terminal, and the
+screen showing nothing the seat may not know (the leak property for this channel)."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+from gamespec.bots import RandomBot
+from gamespec.table.play import Output, Table
+from interpreter.simulate import play
+
+from helpers import GAMES, ROOT, load
+
+pexpect = pytest.importorskip("pexpect")
+GAMESPEC = os.path.join(os.path.dirname(sys.executable), "gamespec")
+PROMPT = r"Your move \[1-(\d+), h for help\]: "
+
+
+class First:
+    """What the person in these tests does: always the first listed action."""
+
+    def choose(self, view):
+        return 0
+
+
+def spawn(*args):
+    return pexpect.spawn(GAMESPEC, ["play", *map(str, args)], encoding="utf-8", timeout=120,
+                         dimensions=(60, 200), cwd=ROOT, env=dict(os.environ, COLUMNS="200"))
+
+
+def final_scores(text):
+    m = re.search(r"Game over\. Scores: (.*)", text)
+    assert m, text[-500:]
+    return [int(x) for x in re.findall(r"(?:you|seat \d+) (-?\d+)", m.group(1))]
+
+
+def play_to_end(child):
+    """Answer 1 at every prompt; returns (number of prompts, the text after the last one)."""
+    n = 0
+    while True:
+        i = child.expect([PROMPT, r"Game over\. Scores: [^\r\n]*"])
+        if i == 1:
+            text = child.after
+            child.expect(pexpect.EOF)
+            child.close()
+            return n, text
+        n += 1
+        child.sendline("1")
+
+
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: os.path.basename(p)[:-5])
+def test_play_a_whole_game_in_a_terminal(path):
+    g = load(path)
+    P, seed = g.min_players, 3
+    child = spawn(path, "--players", P, "--seed", seed)
+    prompts, text = play_to_end(child)
+    assert child.exitstatus == 0
+    expected = play(g, P, seed, bots=[First()] + [RandomBot(seed, p) for p in range(1, P)])
+    assert final_scores(text) == expected.scores
+    assert prompts > 0
+
+
+def test_undo_save_quit_and_resume(tmp_path):
+    path = os.path.join(ROOT, "games", "bacchus.yaml")
+    save = tmp_path / "game.json"
+    child = spawn(path, "--players", 3, "--seed", 5, "--seat", 1, "--bot", "2=greedy")
+    child.expect(r"== Bacchus · you are seat 1 · phase \S+ · decision (\d+) ==")
+    first = int(child.match.group(1))
+    child.expect(PROMPT)
+    child.sendline("?")
+    child.expect(r"Phase: \S+; step: ")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect(r"decision (\d+) ==")
+    assert int(child.match.group(1)) > first
+    child.expect(PROMPT)
+    child.sendline("u")
+    child.expect("Undone")
+    child.expect(r"decision (\d+) ==")
+    assert int(child.match.group(1)) == first          # back to before my move
+    child.expect(PROMPT)
+    child.sendline("x")
+    child.expect("Not understood")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect(r"decision (\d+) ==")
+    at_save = int(child.match.group(1))
+    child.expect(PROMPT)
+    child.sendline(f"s {save}")
+    child.expect("Saved to")
+    child.expect(PROMPT)
+    child.sendline("q")
+    child.expect("You left the table")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    data = json.loads(save.read_text())
+    assert data["seat"] == 1 and data["bots"] == ["random", "random", "greedy"]
+
+    child = spawn("--resume", save)
+    child.expect(r"decision (\d+) ==")
+    assert int(child.match.group(1)) == at_save
+    _, text = play_to_end(child)
+    assert child.exitstatus == 0 and len(final_scores(text)) == 3
+
+
+def test_plain_output_when_not_a_terminal():
+    path = os.path.join(ROOT, "games", "klink.yaml")
+    p = subprocess.run([GAMESPEC, "play", path, "--players", "3", "--seed", "2"], input="1\n" * 500,
+                       capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "Game over. Scores:" in p.stdout and "\x1b[" not in p.stdout
+    assert "Your options:" in p.stdout and "   1. " in p.stdout
+
+
+def test_input_ending_leaves_the_table():
+    path = os.path.join(ROOT, "games", "klink.yaml")
+    p = subprocess.run([GAMESPEC, "play", path, "--players", "3"], input="", capture_output=True,
+                       text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0 and "You left the table" in p.stdout
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--players", "3", "--seat", "3"], "no such seat"),
+    (["--players", "3", "--bot", "0=greedy"], "which is yours"),
+    (["--players", "3", "--bot", "1=clever"], "unknown bot kind"),
+])
+def test_usage_errors(args, msg):
+    path = os.path.join(ROOT, "games", "klink.yaml")
+    p = subprocess.run([GAMESPEC, "play", path, *args], capture_output=True, text=True, timeout=60,
+                       input="")
+    assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr
+
+
+def test_bad_save_files_are_refused(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json")
+    p = subprocess.run([GAMESPEC, "play", "--resume", str(bad)], capture_output=True, text=True,
+                       timeout=60, input="", cwd=ROOT)
+    assert p.returncode == 1 and "not a gamespec save file" in p.stderr
+    good = {"format": "gamespec-play/1", "spec": "games/klink.yaml", "players": 3, "seat": 0, "seed": 1,
+            "options": {}, "bots": ["random", "os:system", "random"], "actions": []}
+    bad.write_text(json.dumps(good))
+    p = subprocess.run([GAMESPEC, "play", "--resume", str(bad)], capture_output=True, text=True,
+                       timeout=60, input="", cwd=ROOT)
+    assert p.returncode == 1 and "never loads code" in p.stderr
+    good["bots"] = ["random"] * 3
+    good["actions"] = [{"action": "keep"}]      # not legal at the start of Klink
+    bad.write_text(json.dumps(good))
+    p = subprocess.run([GAMESPEC, "play", "--resume", str(bad)], capture_output=True, text=True,
+                       timeout=60, input="", cwd=ROOT)
+    assert p.returncode == 1 and "decision 1 does not apply" in p.stderr
+
+
+# ------------------------------------------------------------------------------ the leak property
+
+def screen(table, state):
+    out = io.StringIO()
+    table.out = Output(out, color=False)
+    table.state = state
+    table.seen = 0
+    table.show(state.view(table.seat))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: os.path.basename(p)[:-5])
+def test_screen_shows_only_the_seat_view(path):
+    """Determinize for the seat: every character of its screen is unchanged. Determinize for
+    another seat (which moves cards this seat knows): the screen changes somewhere."""
+    g = load(path)
+    P = g.min_players
+    rng = random.Random(7)
+    changed = checked = 0
+    for seed in range(4):
+        s = g.new_game(players=P, seed=seed)
+        while not s.is_terminal:
+            p = s.current_player
+            if rng.random() < 0.15:
+                t = Table(g, path, P, p, seed, g.check_options({}), ["random"] * P)
+                mine = screen(t, s)
+                assert "Your options:" in mine
+                assert screen(t, s.view(p).determinize(rng)) == mine
+                q = (p + 1) % P
+                changed += screen(t, s.view(q).determinize(rng)) != mine
+                checked += 1
+            acts = s.legal_actions()
+            s.apply(acts[rng.randrange(len(acts))])
+    assert checked >= 5 and changed >= 1
