@@ -23,8 +23,17 @@ function drawZone(label, z, name) {
   box.append(el("div", {class: "name"}, `${label}: ${z.size} card${z.size === 1 ? "" : "s"}` + (hidden ? `, ${hidden} face down` : "")));
   const row = el("div", {class: "cards"});
   if (!z.size) row.append(el("span", {class: "card empty"}, "empty"));
-  for (const c of z.cards) row.append(c === null ? el("span", {class: "card back", title: "a card you cannot see"}, "?")
-                                                : el("span", {class: "card"}, name(c)));
+  for (let i = 0; i < z.cards.length;) {       // a run of face-down cards is one back with its count
+    let j = i;
+    while (j < z.cards.length && z.cards[j] === null) j++;
+    if (j - i > 3) { row.append(el("span", {class: "card back", title: "cards you cannot see"}, `×${j - i}`)); i = j; continue; }
+    if (j > i) { for (; i < j; i++) row.append(el("span", {class: "card back", title: "a card you cannot see"}, "?")); continue; }
+    const label = name(z.cards[i]);               // and so is a run of the same face
+    let k = i;
+    while (k < z.cards.length && z.cards[k] !== null && name(z.cards[k]) === label) k++;
+    if (k - i > 3) { row.append(el("span", {class: "card", title: `${k - i} cards`}, `${label} ×${k - i}`)); i = k; continue; }
+    row.append(el("span", {class: "card"}, label)); i++;
+  }
   if (z.hidden) row.append(el("span", {class: "card back", title: "cards you cannot see"}, `×${z.hidden}`));
   box.append(row);
   return box;
@@ -77,7 +86,7 @@ function draw(msg) {
     vars.append(g);
   }
   const tr = $("transcript"); tr.textContent = "";
-  for (const line of msg.transcript) tr.append(el("li", {}, line.replace(/^\d+\.\s*/, "")));
+  for (const line of msg.transcript) tr.append(el("li", {}, line));
   tr.scrollTop = tr.scrollHeight;
   $("end").hidden = !msg.terminal;
   if (msg.terminal) {
