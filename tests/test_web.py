@@ -328,3 +328,11 @@ def test_cli_serve_defaults_to_localhost_and_needs_files(capsys):
     assert args.host == "127.0.0.1" and args.port == 8000
     assert main(["serve", "no/such.yaml"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_the_cli_imports_no_web_stack_until_serve():
+    import subprocess
+    import sys
+    code = "import sys, gamespec.cli; gamespec.cli.build_parser(); print(sorted(m for m in ('starlette', 'uvicorn') if m in sys.modules))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
