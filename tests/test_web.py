@@ -149,6 +149,14 @@ def test_a_message_names_no_card_id_seed_or_token():
                             "zones", "variables", "cards", "actions", "transcript", "errors"}
         other = client.get(f"/api/seat/{tokens[1]}").json()
         assert other["seat"] == 1 and msg["seat"] == 0
+        # two tables at once: a seat's link reaches its own table only
+        table2, tokens2 = _table(client, seed=987654321)
+        assert not set(tokens) & set(tokens2)
+        before = _snapshot(table2)
+        p = table.state.current_player
+        r = client.post(f"/api/seat/{tokens[p]}/act", json={"at": table.state.decisions, "index": 0})
+        assert r.status_code == 200 and table.state.decisions == 1
+        assert _snapshot(table2) == before
 
 
 # -- forged and bad requests --------------------------------------------------------------------
@@ -237,6 +245,8 @@ def test_the_lobby_refuses_bad_tables_and_code_from_a_page():
             ({"spec": "0", "players": 2, "seats": ["person"]}, 400),
             ({"spec": "0", "players": 2, "seats": ["person", "os:system"]}, 400),      # no module:Class from a page
             ({"spec": "0", "players": 2, "seats": ["person", "ismcts:x"]}, 400),
+            ({"spec": "0", "players": 2, "seats": ["person", "ismcts:99999999"]}, 400),        # no CPU hog
+            ({"spec": "0", "players": 2, "seats": ["person", 3]}, 400),
             ({"spec": "0", "players": 2, "options": {"nope": True}}, 400),
             ({"spec": "0", "players": 2, "seed": -1}, 400),
             ({"spec": "0", "players": 2, "seed": "abc"}, 400),
@@ -267,7 +277,7 @@ def test_bots_play_their_turns_and_the_person_sees_the_end():
     with _client([os.path.join(ROOT, "games", "klink.yaml")]) as client:
         spec = client.get("/api/specs").json()["specs"][0]
         n = spec["min_players"]
-        table, tokens = _table(client, seats=["person"] + ["random"] * (n - 1), seed=2)
+        table, tokens = _table(client, seats=(["person", "greedy", "ismcts:10"] + ["random"] * n)[:n], seed=2)
         rng = random.Random(1)
         start = time.monotonic()
         with client.websocket_connect(f"/ws/{tokens[0]}") as ws:
@@ -279,7 +289,9 @@ def test_bots_play_their_turns_and_the_person_sees_the_end():
                     ws.send_text(json.dumps({"type": "act", "at": msg["at"], "index": rng.randrange(len(msg["actions"]))}))
                 msg = json.loads(ws.receive_text())
         assert msg["terminal"] and msg["scores"] == list(table.state.scores)
-        assert any(line.startswith(f"{i}. seat 1") for i in range(1, 400) for line in msg["transcript"])
+        assert any(re.match(r"\d+\. seat 1: ", line) for line in msg["transcript"])
+        assert any(re.match(r"\d+\. seat 2: ", line) for line in msg["transcript"])
+        assert msg["seats"][:3] == ["person", "bot (greedy)", "bot (ismcts:10)"]
 
 
 # -- designer mode ------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from gamespec.errors import GamespecError, IllegalAction, SpecErrors
 from .messages import seat_message
 
 PERSON = "person"
-PAGE_KINDS = ("random", "greedy", "ismcts")   # a page may ask for these; module:Class only from the CLI
+PAGE_KINDS = ("random", "greedy", "ismcts")   # a page may ask for these, never module:Class (no code import)
+MAX_PAGE_ITERATIONS = 20000                   # ismcts:N from a page: a bound on the CPU a page can ask for
 
 
 class WebError(GamespecError):
@@ -163,17 +164,18 @@ class Table:
             return s.current_player, bot, s.view(s.current_player), self.generation
 
     def bot_move(self):
-        """Let the bot to move decide and play; False if no bot is to move."""
+        """Let the bot to move decide and play; False if no bot is to move. The bot thinks without
+        the lock (nobody else may move meanwhile; a restart makes a new state, and its answer for
+        the old one is dropped), so pages are served while it searches."""
         from gamespec.bots import resolve
         got = self.bot_to_move()
         if got is None:
             return False
         seat, bot, view, gen = got
+        pos = resolve(view, bot.choose(view))
         with self.lock:
-            if gen != self.generation or self.state.decisions != view._at:
-                return True
-            pos = resolve(view, bot.choose(view))
-            self.state.apply(self.state.legal_actions()[pos])
+            if gen == self.generation and self.state.decisions == view._at:
+                self.state.apply(self.state.legal_actions()[pos])
         return True
 
 
@@ -237,11 +239,13 @@ class Registry:
             if k == PERSON:
                 continue
             try:
-                name, _ = parse_kind(k) if isinstance(k, str) else ("bad", None)
+                name, arg = parse_kind(k) if isinstance(k, str) else ("bad", None)
             except BotError as e:
                 raise WebError(str(e)) from None
             if name not in self.page_kinds:
                 raise WebError(f"seat kind {k!r}: a page may choose person, {', '.join(self.page_kinds)}")
+            if name == "ismcts" and arg is not None and arg > MAX_PAGE_ITERATIONS:
+                raise WebError(f"seat kind {k!r}: at most ismcts:{MAX_PAGE_ITERATIONS} from a page")
         with self.lock:
             if len(self.tables) >= self.max_tables:
                 raise WebError(f"this server holds {self.max_tables} tables at most", status=503, kind="full")
