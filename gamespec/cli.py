@@ -900,6 +900,16 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------------------------------------
 # serve: the table in the browser (gamespec.web; Starlette and uvicorn imported by this command only)
 
+def _seconds(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= v <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {text}")
+    return v
+
+
 def cmd_serve(args) -> int:
     import os as _os
     for path in args.files:
@@ -927,10 +937,10 @@ def _add_serve_command(sub) -> None:
     sv.add_argument("files", nargs="+", metavar="SPEC", help="spec files to offer in the lobby")
     sv.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this machine only)")
-    sv.add_argument("--port", type=_int_at_least(0), default=8000, help="port (default 8000)")
-    sv.add_argument("--bot-delay", type=float, default=0.4, metavar="SECONDS",
+    sv.add_argument("--port", type=_int_at_least(0), default=8000, help="port (default 8000; 0: any free port)")
+    sv.add_argument("--bot-delay", type=_seconds, default=0.4, metavar="SECONDS",
                     help="pause before each bot move, so people can follow (default 0.4)")
-    sv.add_argument("--watch", type=float, default=1.0, metavar="SECONDS",
+    sv.add_argument("--watch", type=_seconds, default=1.0, metavar="SECONDS",
                     help="how often to check the spec files for changes (default 1; 0: never)")
     sv.add_argument("--max-tables", type=_int_at_least(1), default=100, metavar="N",
                     help="tables kept at most (default 100)")

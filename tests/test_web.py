@@ -348,3 +348,48 @@ def test_the_cli_imports_no_web_stack_until_serve():
     code = "import sys, gamespec.cli; gamespec.cli.build_parser(); print(sorted(m for m in ('starlette', 'uvicorn') if m in sys.modules))"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_gamespec_serve_runs_on_localhost_and_stops(tmp_path):
+    """The real command: listens on 127.0.0.1 (a free port here), answers, stops on SIGTERM; a port
+    in use is a clear error."""
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    cmd = [sys.executable, "-m", "gamespec", "serve", os.path.join(ROOT, "games", "klink.yaml"), "--port", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        line = proc.stdout.readline()
+        m = re.match(r"gamespec serve: http://127\.0\.0\.1:(\d+)/", line)
+        assert m, line + proc.stderr.read() if proc.poll() is not None else line
+        port = int(m.group(1))
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/specs", timeout=5) as r:
+                    assert json.load(r)["specs"][0]["name"] == "Klink"
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the server did not answer in 10 s")
+        with socket.socket() as s:           # a port in use: a one-line error, exit code 2
+            s.bind(("127.0.0.1", 0))
+            s.listen()
+            busy = s.getsockname()[1]
+            r = subprocess.run(cmd[:-1] + [str(busy)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+            assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{busy}" in r.stderr and "Traceback" not in r.stderr
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+    assert proc.returncode is not None
+
+
+def test_cli_serve_refuses_bad_seconds(capsys):
+    from gamespec.cli import main
+    assert main(["serve", "games/bali.yaml", "--watch", "-1"]) == 2
+    assert main(["serve", "games/bali.yaml", "--bot-delay", "soon"]) == 2

@@ -38,10 +38,25 @@ def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend
           log=print):
     """Run the server until interrupted (Ctrl-C)."""
     app = create_app(paths, bot_delay=bot_delay, watch=watch, backend=backend, max_tables=max_tables)
+    import socket
+
     import uvicorn
+    from gamespec.game import UsageError
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except (OSError, OverflowError) as e:
+        raise UsageError(f"cannot listen on {host}:{port}: {getattr(e, 'strerror', None) or e}") from None
+    port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     log(f"gamespec serve: http://{shown}:{port}/  (Ctrl-C to stop)")
     for f in app.state.registry.specs.values():
         for e in f.errors:
             log(e)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
