@@ -256,6 +256,14 @@ def test_the_lobby_refuses_bad_tables_and_code_from_a_page():
             assert r.status_code == status and r.json()["type"] == "error", (body, r.text)
         assert client.post("/api/tables", content=b"{").status_code == 400
         assert client.app.state.registry.tables == {}
+        # options are the spec's; a seed drawn by the server is never sent (it would tell every card)
+        r = client.post("/api/tables", json={"spec": "0", "players": 3, "options": {"oracle": True}})
+        assert r.status_code == 200, r.text
+        t = client.app.state.registry.tables[r.json()["table"]]
+        assert t.options["oracle"] is True and t.players == 3 and t.kinds == ["person", "random", "random"]
+        assert r.json()["seed"] is None and str(t.seed) not in r.text
+        r = client.post("/api/tables", json={"spec": "0", "players": 2, "seed": 12})
+        assert r.json()["seed"] == 12
 
 
 def test_lobby_page_and_assets():

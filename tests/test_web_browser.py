@@ -81,6 +81,8 @@ def _new_table(page, srv, seed, seats=None, spec="0"):
     page.select_option("#spec", spec)
     page.wait_for_selector("#seat-0")
     page.fill("#seed", str(seed))
+    for box in page.query_selector_all("#options input[type=checkbox]"):
+        box.check()
     for p, kind in enumerate(seats or ()):
         page.select_option(f"#seat-{p}", kind)
     page.click("#create")
@@ -116,12 +118,13 @@ def test_a_whole_game_in_the_browser(browser, path):
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         link = _new_table(page, srv, seed=7, spec=str(GAMES.index(path)))
+        table = next(iter(srv.app.state.registry.tables.values()))
+        assert table.seed == 7 and all(v is True for v in table.options.values() if isinstance(v, bool))
         if first:
             _shot(page, "lobby")
         page.goto(srv.url + link)
         clicks, took = _play_to_the_end(page, random.Random(3), shots=first)
         text = page.inner_text("#end")
-        table = next(iter(srv.app.state.registry.tables.values()))
         assert table.state.is_terminal
         for p, score in enumerate(table.state.scores):         # the end screen shows every score
             who = "you" if p == 0 else f"seat {p}"

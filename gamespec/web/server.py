@@ -126,7 +126,7 @@ class Server:
         except WebError as e:
             return _error(e)
         self.run_bots(t)
-        return JSONResponse({"table": t.id, "game": t.game.name, "seed": t.seed, "seats": [
+        return JSONResponse({"table": t.id, "game": t.game.name, "seed": t.seed if t.seed_chosen else None, "seats": [
             {"seat": p, "kind": k, "link": f"/play/{tok}" if tok else None}
             for p, (k, tok) in enumerate(zip(t.kinds, t.tokens))]}, headers=HEADERS)
 

@@ -221,8 +221,9 @@ class Registry:
         if type(players) is not int or not g.min_players <= players <= g.max_players:
             raise WebError(f"{g.name} is for {g.min_players} to {g.max_players} players, not {players!r}")
         seed = data.get("seed")
-        if seed is None or seed == "":
-            seed = secrets.randbits(32)
+        chosen = not (seed is None or seed == "")
+        if not chosen:                  # drawn here and never sent: a seat who knew it would know every card
+            seed = secrets.randbits(64)
         if type(seed) is not int or not 0 <= seed < 2 ** 64:
             raise WebError(f"the seed is a whole number from 0 to 2**64-1, not {seed!r}")
         opts = data.get("options") or {}
@@ -255,6 +256,7 @@ class Registry:
                 t = Table(tid, spec, players, opts, seed, seats, self.bot_factory)
             except GamespecError as e:
                 raise WebError(str(e)) from None
+            t.seed_chosen = chosen
             self.tables[tid] = t
         return t
 

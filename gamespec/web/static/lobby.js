@@ -55,7 +55,7 @@ async function create(ev) {
   if (!r.ok) { $("error").hidden = false; $("error").textContent = d.message; return; }
   $("error").hidden = true;
   const ul = $("links"); ul.textContent = "";
-  ul.append(el("li", {class: "muted"}, `${d.game}, seed ${d.seed}`));
+  ul.append(el("li", {class: "muted"}, d.seed === null ? `${d.game}, a random seed (kept secret)` : `${d.game}, seed ${d.seed}`));
   for (const seat of d.seats) {
     const li = el("li");
     if (seat.link) {
