@@ -208,6 +208,8 @@ def test_bad_and_forged_requests_are_refused_and_change_nothing():
             assert r.status_code == 409 and r.json()["error"] == "not-your-turn"
             r = client.post(f"/api/seat/{tokens[mover]}/act", content=b"junk")
             assert r.status_code == 400 and r.json()["error"] == "bad-json"
+            r = client.post(f"/api/seat/{tokens[mover]}/act", content=b"[" * (1 << 20))
+            assert r.status_code == 413 and r.json()["error"] == "too-large"
             assert _snapshot(table) == before
             # an action by its JSON, as the seat sees it, is played
             a = msg[mover]["actions"][0]["action"]

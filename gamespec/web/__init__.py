@@ -55,7 +55,8 @@ def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend
     for f in app.state.registry.specs.values():
         for e in f.errors:
             log(e)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    from .server import MAX_MESSAGE
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=2 * MAX_MESSAGE))
     try:
         server.run(sockets=[sock])
     finally:

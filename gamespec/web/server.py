@@ -39,9 +39,11 @@ def _asset(name) -> Response:
 
 
 async def _json_body(request: Request):
-    body = await request.body()
-    if len(body) > MAX_MESSAGE:
-        raise WebError(f"a request is at most {MAX_MESSAGE} bytes", status=413, kind="too-large")
+    body = b""
+    async for chunk in request.stream():         # read no more than the limit, whatever is sent
+        body += chunk
+        if len(body) > MAX_MESSAGE:
+            raise WebError(f"a request is at most {MAX_MESSAGE} bytes", status=413, kind="too-large")
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
