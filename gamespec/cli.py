@@ -1089,7 +1089,58 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=cmd_replay)
     _add_authoring_commands(sub)
     _add_table_commands(sub, game_args)
+    _add_serve_command(sub)
     return p
+
+
+# ------------------------------------------------------------------------------------------------
+# serve: the table in the browser (gamespec.web; Starlette and uvicorn imported by this command only)
+
+def _seconds(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= v <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {text}")
+    return v
+
+
+def cmd_serve(args) -> int:
+    import os as _os
+    for path in args.files:
+        if not _os.path.isfile(path):
+            raise Fail(f"{path}: no such file", 2)
+    from gamespec import web
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"{PROG}: warning: listening on {args.host}: anyone who can reach it may open tables",
+              file=sys.stderr)
+    web.serve(args.files, host=args.host, port=args.port, bot_delay=args.bot_delay, watch=args.watch,
+              max_tables=args.max_tables)
+    return 0
+
+
+def _add_serve_command(sub) -> None:
+    sv = sub.add_parser(
+        "serve", formatter_class=_Formatter, help="play specs in the browser (lobby, bots, live reload)",
+        description="A local web server: a lobby to start a game of any of the specs, each seat a\n"
+                    "person (with their own secret link) or a bot; each person's page shows their view\n"
+                    "only. Designer mode: a changed spec file is re-validated, its errors shown in the\n"
+                    "page, or the game restarted under the new rules (same seed). Needs the web extra:\n"
+                    "pip install 'gamespec[web]'. See docs/web.md.",
+        epilog="examples:\n  gamespec serve games/bali.yaml\n"
+               "  gamespec serve games/*.yaml --port 8080 --bot-delay 1")
+    sv.add_argument("files", nargs="+", metavar="SPEC", help="spec files to offer in the lobby")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=_int_at_least(0), default=8000, help="port (default 8000; 0: any free port)")
+    sv.add_argument("--bot-delay", type=_seconds, default=0.4, metavar="SECONDS",
+                    help="pause before each bot move, so people can follow (default 0.4)")
+    sv.add_argument("--watch", type=_seconds, default=1.0, metavar="SECONDS",
+                    help="how often to check the spec files for changes (default 1; 0: never)")
+    sv.add_argument("--max-tables", type=_int_at_least(1), default=100, metavar="N",
+                    help="tables kept at most (default 100)")
+    sv.set_defaults(func=cmd_serve)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -66,3 +66,10 @@ def test_installed_authoring_data(installed, tmp_path):
         r = subprocess.run([sys.executable, script] + args, capture_output=True, text=True, cwd=tmp_path,
                            env=_env(installed), timeout=120)
         assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_installed_web_assets(installed):
+    """The page of `gamespec serve` (plain HTML/CSS/JS) ships as package data."""
+    static = installed / "gamespec" / "web" / "static"
+    for f in ("lobby.html", "seat.html", "style.css", "lobby.js", "seat.js"):
+        assert (static / f).is_file(), f

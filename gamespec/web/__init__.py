@@ -1,0 +1,63 @@
+"""Spec files → a local web server to play them in the browser (lobby, seat pages, designer mode).
+
+    from gamespec.web import create_app, serve
+    serve(["games/bali.yaml"], host="127.0.0.1", port=8000)
+
+Needs the `web` extra (Starlette, uvicorn); see docs/web.md.
+"""
+from __future__ import annotations
+
+from .tables import PERSON, Registry, Table, WebError
+
+__all__ = ["create_app", "serve", "Registry", "Table", "WebError", "PERSON", "DEFAULT_HOST"]
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def _need_extra():
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as e:
+        from gamespec.game import UsageError
+        raise UsageError(f"gamespec serve needs the web extra ({e.name} is missing): "
+                         "pip install 'gamespec[web]'") from None
+
+
+def create_app(paths, bot_delay=0.3, watch=1.0, backend=None, max_tables=100, page_kinds=None):
+    """The Starlette app serving `paths` (spec files). `watch`: seconds between checks of the files
+    (0: never, call `app.state.server.check_specs()` yourself)."""
+    _need_extra()
+    from .server import build_app
+    from .tables import PAGE_KINDS
+    reg = Registry(list(paths), backend=backend, max_tables=max_tables, page_kinds=page_kinds or PAGE_KINDS)
+    return build_app(reg, bot_delay=bot_delay, watch=watch)
+
+
+def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend=None, max_tables=100,
+          log=print):
+    """Run the server until interrupted (Ctrl-C)."""
+    app = create_app(paths, bot_delay=bot_delay, watch=watch, backend=backend, max_tables=max_tables)
+    import socket
+
+    import uvicorn
+    from gamespec.game import UsageError
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except (OSError, OverflowError) as e:
+        raise UsageError(f"cannot listen on {host}:{port}: {getattr(e, 'strerror', None) or e}") from None
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    log(f"gamespec serve: http://{shown}:{port}/  (Ctrl-C to stop)")
+    for f in app.state.registry.specs.values():
+        for e in f.errors:
+            log(e)
+    from .server import MAX_MESSAGE
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=2 * MAX_MESSAGE))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,77 @@
+"""State + seat → the JSON message that seat's page receives: built from state.view(seat) alone."""
+from __future__ import annotations
+
+import json
+
+from gamespec.table.transcript import Labels
+
+
+def seat_message(state, seat: int, table: dict) -> dict:
+    """Everything the page of `seat` is sent about `state`. `table` holds the public facts of the
+    table: {"game", "seats": [kind per seat]} (no seed, no token, nothing of another seat)."""
+    view = state.view(seat)
+    obs = view.observation
+    labels = Labels(state.rs)
+    faces = {}
+
+    def name(face):
+        if face is not None:
+            key = json.dumps(face, sort_keys=True)
+            faces.setdefault(key, labels.card(face))
+        return face
+
+    zones = {}
+    for label, z in obs["zones"].items():
+        for c in z["cards"]:
+            name(c)
+        zones[label] = z
+    for v in obs["variables"].values():
+        for x in (v if isinstance(v, list) else [v]):
+            if isinstance(x, dict):
+                name(x)
+    acts = [{"label": a.label, "action": a.to_json(label=False)} for a in view.legal_actions]
+    msg = {
+        "type": "view",
+        "game": table["game"],
+        "players": obs["num_players"],
+        "seat": seat,
+        "seats": list(table["seats"]),
+        "at": state.decisions,
+        "phase": obs["phase"],
+        "to_move": obs["to_move"],
+        "terminal": obs["terminal"],
+        "zones": zones,
+        "variables": obs["variables"],
+        "cards": [{"face": json.loads(k), "label": v} for k, v in sorted(faces.items())],
+        "actions": acts,
+        "transcript": transcript_lines(obs["history"], labels, seat),
+    }
+    if obs["terminal"]:
+        msg["scores"] = obs["scores"]
+        msg["winners"] = obs["winners"]
+    return msg
+
+
+def transcript_lines(history, labels, seat) -> list:
+    """The observation's history → readable lines, as `seat` saw it."""
+    out = []
+    n = 0
+    for ev in history:
+        who = ev.get("player")
+        name = "you" if who == seat else f"seat {who}"
+        if "action" in ev:
+            n += 1
+            out.append(f"{n}. {name}: {labels.action(ev)}")
+        elif ev.get("event") == "look":
+            if "cards" in ev:
+                cards = ", ".join(labels.card(c) for c in ev["cards"]) or "nothing"
+                out.append(f"   {name} looked at: {cards}")
+            else:
+                k = ev.get("count", 0)
+                out.append(f"   {name} looked at {k} card{'s' if k != 1 else ''}")
+    return out
+
+
+def encode(msg) -> str:
+    """The exact text sent over the wire (sorted keys: the same message is the same bytes)."""
+    return json.dumps(msg, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,291 @@
+"""Lobby requests → tables: a game, its seats (a person's token or a bot), decisions checked and played.
+
+No web framework here: the server (server.py) calls these methods and sends what they return.
+"""
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import threading
+
+from gamespec.errors import GamespecError, IllegalAction, SpecErrors
+
+from .messages import seat_message
+
+PERSON = "person"
+PAGE_KINDS = ("random", "greedy", "ismcts")   # a page may ask for these, never module:Class (no code import)
+MAX_PAGE_ITERATIONS = 20000                   # ismcts:N from a page: a bound on the CPU a page can ask for
+
+
+class WebError(GamespecError):
+    """A request the server refuses; `.status` is its HTTP status, `.kind` a short machine name."""
+
+    def __init__(self, message, status=400, kind="bad-request"):
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+
+
+class SpecFile:
+    """One spec given on the command line: its game (or its errors), reloaded when the file changes."""
+
+    def __init__(self, path, backend=None):
+        self.path = path
+        self.backend = backend
+        self.mtime = None
+        self.game = None
+        self.errors = []
+        self.reload()
+
+    def reload(self):
+        import gamespec
+        try:
+            self.mtime = os.stat(self.path).st_mtime_ns
+        except OSError as e:
+            self.game, self.errors = None, [f"{self.path}: error: cannot read the spec: {e.strerror or e}"]
+            return
+        try:
+            game = gamespec.load(self.path)
+            if self.backend:
+                game.backend = self.backend
+            game.ruleset(game.min_players, game.check_options({}))     # compile now: errors show at once
+        except SpecErrors as e:
+            self.game, self.errors = None, [str(x) for x in e.errors]
+        except GamespecError as e:
+            self.game, self.errors = None, [f"{self.path}: error: {e}"]
+        else:
+            self.game, self.errors = game, []
+
+    def changed(self) -> bool:
+        try:
+            return os.stat(self.path).st_mtime_ns != self.mtime
+        except OSError:
+            return self.mtime is not None
+
+    def describe(self, key) -> dict:
+        d = {"id": key, "file": os.path.basename(self.path), "errors": list(self.errors)}
+        g = self.game
+        if g is not None:
+            values = getattr(g.spec, "option_values", None) or {}
+            d.update(name=g.name, min_players=g.min_players, max_players=g.max_players,
+                     options={k: {"default": v, "values": list(values.get(k) or [])} for k, v in g.options.items()})
+        return d
+
+
+class Table:
+    """One game: the spec it plays, players, options, seed, and per seat a token (a person) or a bot."""
+
+    def __init__(self, tid, spec: SpecFile, players, options, seed, kinds, bot_factory):
+        self.id = tid
+        self.spec = spec
+        self.players = players
+        self.options = options
+        self.seed = seed
+        self.kinds = list(kinds)
+        self.tokens = [secrets.token_urlsafe(24) if k == PERSON else None for k in kinds]
+        self._bot_factory = bot_factory
+        self.lock = threading.RLock()
+        self.errors = []            # the spec's errors after a change that did not validate
+        self.generation = 0         # bumped at each restart (a bot's answer for an old game is dropped)
+        self.start(spec.game)
+
+    def start(self, game):
+        self.game = game
+        self.state = game.new_game(players=self.players, seed=self.seed, options=self.options)
+        self.bots = [None if k == PERSON else self._bot_factory(k, p, self.seed) for p, k in enumerate(self.kinds)]
+        self.generation += 1
+        self.errors = []
+
+    def public(self) -> dict:
+        return {"game": self.game.name, "seats": ["person" if k == PERSON else f"bot ({k})" for k in self.kinds]}
+
+    def message(self, seat: int, state=None) -> dict:
+        """The message of `seat` (of `state`, default the table's: tests pass a determinization)."""
+        msg = seat_message(self.state if state is None else state, seat, self.public())
+        msg["errors"] = list(self.errors)
+        return msg
+
+    def seat_of(self, token) -> int | None:
+        if not isinstance(token, str):
+            return None
+        found = None
+        for p, t in enumerate(self.tokens):        # constant time in the token: compare them all
+            if t is not None and hmac.compare_digest(t.encode(), token.encode()):
+                found = p
+        return found
+
+    # -- decisions ------------------------------------------------------------------------------
+    def act(self, seat: int, data) -> None:
+        """Play seat's decision from a request {"at": N, "index": I} or {"at": N, "action": {...}};
+        WebError (the state untouched) if it is not legal now."""
+        if not isinstance(data, dict):
+            raise WebError("a move is a JSON object {\"at\": N, \"index\": I}", kind="bad-json")
+        at = data.get("at")
+        if type(at) is not int:
+            raise WebError("a move names the decision it answers: \"at\" (a whole number)", kind="bad-json")
+        with self.lock:
+            s = self.state
+            if s.is_terminal:
+                raise WebError("the game is over", status=409, kind="game-over")
+            if s.current_player != seat:
+                raise WebError(f"seat {seat} is not to move (seat {s.current_player} is)", status=409,
+                               kind="not-your-turn")
+            if at != s.decisions:
+                raise WebError(f"stale move: it answers decision {at}, the game is at decision "
+                               f"{s.decisions}", status=409, kind="stale")
+            view = s.view(seat)
+            legal = view.legal_actions
+            if "index" in data:
+                i = data["index"]
+                if type(i) is not int or not 0 <= i < len(legal):
+                    raise WebError(f"no legal action {i!r} (there are {len(legal)}: 0 to {len(legal) - 1})",
+                                   status=409, kind="illegal")
+                pos = legal[i].index
+            elif isinstance(data.get("action"), dict):
+                try:
+                    pos = _find(s, seat, data["action"])
+                except IllegalAction as e:
+                    raise WebError(str(e), status=409, kind="illegal") from None
+            else:
+                raise WebError("a move gives \"index\" (a whole number) or \"action\" (an object)",
+                               kind="bad-json")
+            s.apply(s.legal_actions()[pos])
+
+    def bot_to_move(self):
+        """(seat, bot, view, generation) if a bot is to move, else None."""
+        with self.lock:
+            s = self.state
+            if s.is_terminal:
+                return None
+            bot = self.bots[s.current_player]
+            if bot is None:
+                return None
+            return s.current_player, bot, s.view(s.current_player), self.generation
+
+    def bot_move(self):
+        """Let the bot to move decide and play; False if no bot is to move. The bot thinks without
+        the lock (nobody else may move meanwhile; a restart makes a new state, and its answer for
+        the old one is dropped), so pages are served while it searches."""
+        from gamespec.bots import resolve
+        got = self.bot_to_move()
+        if got is None:
+            return False
+        seat, bot, view, gen = got
+        pos = resolve(view, bot.choose(view))
+        with self.lock:
+            if gen == self.generation and self.state.decisions == view._at:
+                self.state.apply(self.state.legal_actions()[pos])
+        return True
+
+
+def _find(s, seat, action):
+    from interpreter.views import find_view_action
+    return find_view_action(s, seat, action)
+
+
+class Registry:
+    """The specs served and the tables made from them."""
+
+    def __init__(self, paths, backend=None, max_tables=100, bot_factory=None, page_kinds=PAGE_KINDS):
+        if not paths:
+            raise WebError("serve needs at least one spec file")
+        self.specs = {}
+        for i, path in enumerate(paths):
+            self.specs[str(i)] = SpecFile(path, backend)
+        self.tables = {}
+        self.max_tables = max_tables
+        self.page_kinds = page_kinds
+        if bot_factory is None:
+            from gamespec.bots import make_bot
+            bot_factory = make_bot
+        self.bot_factory = bot_factory
+        self._next = 0
+        self.lock = threading.Lock()
+
+    def describe(self) -> dict:
+        return {"specs": [f.describe(k) for k, f in self.specs.items()],
+                "bots": ["person", *self.page_kinds]}
+
+    def create(self, data) -> Table:
+        from gamespec.bots import BotError, parse_kind
+        if not isinstance(data, dict):
+            raise WebError("a table is a JSON object {spec, players, options, seed, seats}", kind="bad-json")
+        spec = self.specs.get(str(data.get("spec")))
+        if spec is None:
+            raise WebError(f"no spec {data.get('spec')!r} (see /api/specs)", status=404, kind="no-spec")
+        if spec.game is None:
+            raise WebError("the spec has errors: " + "; ".join(spec.errors), status=409, kind="spec-errors")
+        g = spec.game
+        players = data.get("players", g.min_players)
+        if type(players) is not int or not g.min_players <= players <= g.max_players:
+            raise WebError(f"{g.name} is for {g.min_players} to {g.max_players} players, not {players!r}")
+        seed = data.get("seed")
+        chosen = not (seed is None or seed == "")
+        if not chosen:                  # drawn here and never sent: a seat who knew it would know every card
+            seed = secrets.randbits(64)
+        if type(seed) is not int or not 0 <= seed < 2 ** 64:
+            raise WebError(f"the seed is a whole number from 0 to 2**64-1, not {seed!r}")
+        opts = data.get("options") or {}
+        if not isinstance(opts, dict):
+            raise WebError("options is an object {name: value}")
+        try:
+            opts = g.check_options(opts)
+        except GamespecError as e:
+            raise WebError(str(e)) from None
+        seats = data.get("seats") or [PERSON] + ["random"] * (players - 1)
+        if not isinstance(seats, list) or len(seats) != players:
+            raise WebError(f"seats lists {players} entries: \"person\" or a bot kind per seat")
+        for k in seats:
+            if k == PERSON:
+                continue
+            try:
+                name, arg = parse_kind(k) if isinstance(k, str) else ("bad", None)
+            except BotError as e:
+                raise WebError(str(e)) from None
+            if name not in self.page_kinds:
+                raise WebError(f"seat kind {k!r}: a page may choose person, {', '.join(self.page_kinds)}")
+            if name == "ismcts" and arg is not None and arg > MAX_PAGE_ITERATIONS:
+                raise WebError(f"seat kind {k!r}: at most ismcts:{MAX_PAGE_ITERATIONS} from a page")
+        with self.lock:
+            if len(self.tables) >= self.max_tables:
+                raise WebError(f"this server holds {self.max_tables} tables at most", status=503, kind="full")
+            self._next += 1
+            tid = str(self._next)
+            try:
+                t = Table(tid, spec, players, opts, seed, seats, self.bot_factory)
+            except GamespecError as e:
+                raise WebError(str(e)) from None
+            t.seed_chosen = chosen
+            self.tables[tid] = t
+        return t
+
+    def find(self, token):
+        """(table, seat) for a seat token; WebError 404 if none."""
+        for t in list(self.tables.values()):
+            p = t.seat_of(token)
+            if p is not None:
+                return t, p
+        raise WebError("no seat has this link (check the address; a server restart ends all games)",
+                       status=404, kind="bad-token")
+
+    def check_specs(self) -> list:
+        """Reload the specs whose files changed; restart or flag their tables. The tables touched."""
+        touched = []
+        for spec in self.specs.values():
+            if not spec.changed():
+                continue
+            spec.reload()
+            for t in list(self.tables.values()):
+                if t.spec is not spec:
+                    continue
+                with t.lock:
+                    if spec.game is None:
+                        t.errors = list(spec.errors)
+                    else:
+                        try:
+                            t.start(spec.game)
+                        except GamespecError as e:
+                            t.errors = [f"{spec.path}: error: cannot restart this table: {e}"]
+                touched.append(t)
+        return touched
