@@ -1,11 +1,21 @@
 """A loaded game: the checked Spec plus cached Rulesets; `new_game` starts a State."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .errors import GamespecError
 
 
 class UsageError(GamespecError, ValueError):
     """A bad request to a valid game (player count, option value)."""
+
+
+class Playout(NamedTuple):
+    """One random game of `Game.playouts`: its seed, final scores, winners and decisions played."""
+    seed: int
+    scores: list
+    winners: list
+    decisions: int
 
 
 class Game:
@@ -67,6 +77,27 @@ class Game:
             raise UsageError(f"the seed is a whole number, not {seed!r}")
         rs = self.ruleset(players, self.check_options(options))
         return State.new(self, rs, seed, log=log)
+
+    def playouts(self, n: int, seed: int = 0, players: int | None = None, options: dict | None = None) -> list:
+        """`n` uniformly random games, in the engine (no Action list copied, no log): a list of Playout.
+
+        Game g is `new_game(players, seed + g, options)` played with `random.Random(seed + g)` picking
+        each decision as `apply(legal_actions()[rng.randrange(n)])` would: the same games as that loop."""
+        import random
+
+        from interpreter.state import State
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise UsageError(f"the number of playouts is a whole number >= 0, not {n!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise UsageError(f"the seed is a whole number, not {seed!r}")
+        players = self.spec.min_players if players is None else players
+        rs = self.ruleset(players, self.check_options(options))
+        out = []
+        for g in range(seed, seed + n):
+            s = State.new(self, rs, g)
+            s.playout(random.Random(g), in_place=True)
+            out.append(Playout(g, s.scores, s.winners, s.decisions))
+        return out
 
     def state_from_json(self, data):
         from interpreter.serial import from_json
