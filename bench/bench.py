@@ -6,7 +6,9 @@
 
 Timings on a shared machine are noisy: compare ratios within one run. Each game with a hand-written
 simulator in bench/baselines/ (<game>_baseline.py) is also played at 4 players interleaved with that
-simulator, so that their ratio is meaningful even when the machine is busy.
+simulator, so that their ratio is meaningful even when the machine is busy. For exact figures
+(CPU instructions per decision under callgrind, immune to the machine's load) and the index and
+in-engine playout loops, use bench/instructions.py.
 """
 from __future__ import annotations
 

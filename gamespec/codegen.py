@@ -565,6 +565,8 @@ class CodeGen:
                 b = self._walk(n.right, self.as_list(n.right, names))
             else:
                 b = self.ex(n.right, names)
+            if b == "0" and n.op in _EMPTY_TEST and _one_len_call(a):   # size truth test: no len() call
+                return f"(not {a[4:-1]})" if _EMPTY_TEST[n.op] else f"(not not {a[4:-1]})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.BoolOp):
             a = self.ex(n.left, names)
@@ -832,6 +834,8 @@ class CodeGen:
             if f == "cards":
                 return f"list({cs})"
             if len(n.args) == 1:
+                if _PURE_INDEX.fullmatch(z) and not _PURE_CALL.search(z):    # inline: evaluating the index twice is cheaper than a call
+                    return f"({cs}[{'-1' if f == 'top' else '0'}] if {cs} else None)"
                 return f"_last({cs})" if f == "top" else f"_first({cs})"
             m = self.ex(n.args[1], names)
             return f"_topn({cs}, {m})" if f == "top" else f"{cs}[:max(0, {m})]"
@@ -1118,6 +1122,26 @@ _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_
                      r"_numbers|_unique|_bounded|_move|_deal|_shuffle|_reveal|_tick|next|e)\b|K\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")
+
+
+# a zone index made of names, numbers and arithmetic only (no call): evaluated twice, same value
+_PURE_INDEX = re.compile(r"[\w.\s+\-*%()\[\]]*")
+_PURE_CALL = re.compile(r"\w\s*\(")
+# `len(x) OP 0` as a truth test of x: True when the op means "empty"
+_EMPTY_TEST = {"==": True, "<=": True, ">": False, "!=": False}
+
+
+def _one_len_call(a):
+    """Is the generated expression `a` exactly one call `len(...)`?"""
+    if not a.startswith("len(") or not a.endswith(")"):
+        return False
+    depth = 0
+    for i, ch in enumerate(a[3:], 3):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return i == len(a) - 1
+    return False
 
 
 def _static_len(values, ns):

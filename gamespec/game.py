@@ -1,6 +1,8 @@
 """A loaded game: the checked Spec plus cached Rulesets; `new_game` starts a State."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .errors import GamespecError
 
 
@@ -17,6 +19,14 @@ def check_seed(seed, what="the seed"):
         shown = str(seed) if type(seed) is not int or seed.bit_length() < 100 else f"a {seed.bit_length()}-bit number"
         raise UsageError(f"{what} is a whole number from 0 to 2**64 - 1, not {shown[:60]}")
     return seed
+
+
+class Playout(NamedTuple):
+    """One random game of `Game.playouts`: its seed, final scores, winners and decisions played."""
+    seed: int
+    scores: list
+    winners: list
+    decisions: int
 
 
 class Game:
@@ -88,6 +98,28 @@ class Game:
             raise UsageError(f"log is true or false, not {str(log)[:40]}")
         rs = self.ruleset(players, self.check_options(options))
         return State.new(self, rs, seed, log=log)
+
+    def playouts(self, n: int, seed: int = 0, players: int | None = None, options: dict | None = None) -> list:
+        """`n` uniformly random games, in the engine (no Action list copied, no log): a list of Playout.
+
+        Game g is `new_game(players, seed + g, options)` played with `random.Random(seed + g)` picking
+        each decision as `apply(legal_actions()[rng.randrange(n)])` would: the same games as that loop."""
+        import random
+
+        from interpreter.state import State
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise UsageError(f"the number of playouts is a whole number >= 0, not {n!r}")
+        check_seed(seed)
+        if n:
+            check_seed(seed + n - 1, what="the last playout's seed")
+        players = self.spec.min_players if players is None else players
+        rs = self.ruleset(players, self.check_options(options))
+        out = []
+        for g in range(seed, seed + n):
+            s = State.new(self, rs, g)
+            s.playout(random.Random(g), in_place=True)
+            out.append(Playout(g, s.scores, s.winners, s.decisions))
+        return out
 
     def state_from_json(self, data):
         """A saved state (to_json() output, from anyone): accepted only if re-playing its recorded

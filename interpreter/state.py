@@ -181,6 +181,47 @@ class State:
                     self._record(a, actor, cards, self.shuffles != shuffles, h0, n0)
         self._run(pc)
 
+    # -- the index API: play by position, no Action list handed out (docs/api.md) ----------
+    def legal_action_count(self) -> int:
+        """How many legal actions there are now (0 only at the end): `apply_index(i)` takes 0..n-1."""
+        legal = self._legal
+        if legal is None:
+            if self.terminal:
+                return 0
+            legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
+        return len(legal)
+
+    def apply_index(self, i: int) -> None:
+        """Play the i-th legal action: the same game as `apply(legal_actions()[i])`, without copying
+        the list. A bad index: IllegalAction, state unchanged."""
+        legal = self._legal
+        if legal is None:
+            if self.terminal:
+                raise IllegalAction("the game is over; no action is legal")
+            legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
+        if i.__class__ is not int or not -1 < i < len(legal):
+            raise IllegalAction(f"no legal action {i!r} ({len(legal)} legal actions)")
+        self.apply(legal[i])
+
+    def playout(self, rng, in_place: bool = False) -> list:
+        """Play uniformly random legal actions to the end (`rng.randrange(n)` picks each, as
+        `apply(legal_actions()[rng.randrange(n)])` would) and return the scores.
+
+        Plays a clone (without the log) unless `in_place`: the state itself is left as it was."""
+        s = self
+        if not in_place:
+            s = self.clone()
+            s.log = None        # nobody reads the playout's log
+        rr = rng.randrange
+        chooses = s.rs.chooses
+        apply = s.apply
+        while not s.terminal:
+            legal = s._legal
+            if legal is None:
+                legal = s._legal = chooses[s.pending].enumerate(s)
+            apply(legal[rr(len(legal))])
+        return list(s.scores)
+
     def clone(self) -> "State":
         s = State.__new__(State)
         s.rs = self.rs

@@ -34,8 +34,8 @@ CASES = [
     ("count(c for c in deck if c.type == 'farmer' and size(hand[0]) > n)", {"n": 1}, "filter("),
     ("[c.kind for c in deck if c.type == 'farmer' and c.kind != k]", {"k": "rice"}, "filter("),
     # unrolled over short constant lists, items folded into the zones they select
-    ("any(size(row[r]) == 0 for r in indices(row))", {}, "len(s.z["),
-    ("all(size(hand[q]) > 0 for q in players)", {}, "len(s.z["),
+    ("any(size(row[r]) == 0 for r in indices(row))", {}, "(not s.z["),
+    ("all(size(hand[q]) > 0 for q in players)", {}, "(not not s.z["),
     ("sum(size(stock[q]) for q in players)", {}, "len(s.z["),
     ("count(r for r in indices(row) if size(row[r]) > 3)", {}, "(0 + "),
     ("[count(c for c in tableau[q] if c.type == 'priest') for q in players]", {}, "sum(map("),
@@ -48,6 +48,13 @@ CASES = [
     ("size(hand[0]) if size(hand[0]) > size(hand[1]) else -size(hand[1])", {}, " if "),
     ("sum((2 if c.type == 'farmer' else 1) for c in tableau[0])", {}, ""),
     ("(top(deck) if size(deck) > n else none) == top(deck)", {"n": 3}, " if "),
+    # size truth tests without len(); top/bottom of a zone inline
+    ("size(hand[0]) == 0 or size(deck) <= 0", {}, "(not s.z["),
+    ("[size(stock[q]) != 0 for q in players]", {}, "(not not s.z["),
+    ("size(stock[n]) > 0", {"n": 2}, "(not not "),
+    ("[top(row[r]) for r in indices(row)] + [bottom(row[r]) for r in indices(row)]", {}, "[-1] if s.z["),
+    ("top(row[0]) == bottom(row[0])", {}, "[0] if s.z["),
+    ("[top(hand[q]) for q in players if size(hand[q]) > 0]", {}, "(not not "),
 ]
 KLINK_CASES = [
     # `c.value > 3` fails on ability cards (no value): when one can be in the zone it is no table
@@ -56,6 +63,7 @@ KLINK_CASES = [
     ("sum(c.value for c in faceup[1] if c.type == 'number')", {}, "filter("),
     ("count(c for c in faceup[2] if c.value == v)", {"v": 7}, ""),
     ("any(size(faceup[q]) > 2 for q in players)", {}, "len(s.z["),
+    ("size(faceup[1]) > 0 and top(faceup[1]) == bottom(faceup[1])", {}, "(not not s.z["),
 ]
 GAMES = {}
 
@@ -113,7 +121,7 @@ def test_the_optimised_form_is_generated(path, expr, bindings, shows):
     assert not ck.errors
     fn = CodeGen(s.rs, ops).expr(rule, {k: k for k in bindings})
     assert shows in fn.source
-    if shows.startswith("len(s.z[") or shows == "(0 + ":
+    if shows.startswith(("len(s.z[", "(not s.z[", "(not not s.z[")) or shows == "(0 + ":
         assert " for " not in fn.source.split("try:", 1)[1].split("except", 1)[0]   # no loop left
 
 
