@@ -465,7 +465,7 @@ def _print_errors(errors) -> None:
 def cmd_report(args) -> int:
     from gamespec import analysis
     try:
-        import matplotlib  # noqa: F401
+        __import__("matplotlib")   # a clear message if the extra is missing (drawing lives in analysis)
     except ImportError:
         raise Fail("the report needs matplotlib: pip install 'gamespec[report]'") from None
     rows = analysis.RecordFiles(args.records)       # read again for each pass, never held whole
@@ -1139,7 +1139,7 @@ def _add_serve_command(sub) -> None:
     sv.add_argument("--watch", type=_seconds, default=1.0, metavar="SECONDS",
                     help="how often to check the spec files for changes (default 1; 0: never)")
     sv.add_argument("--max-tables", type=_int_at_least(1), default=100, metavar="N",
-                    help="tables kept at most (default 100)")
+                    help="most tables open at once (default 100)")
     sv.set_defaults(func=cmd_serve)
 
 

@@ -854,6 +854,11 @@ def _too_big(what, n):
           "value-size")
 
 
+def _kind(v):
+    """A value's kind in the rule language's words."""
+    return _PY_KINDS.get(type(v).__name__, "a value")
+
+
 def checked_mul(a, b):
     """`*`: numbers stay below 2**63; a string or list repeated is sized BEFORE it is built."""
     if a.__class__ is int and b.__class__ is int:
@@ -869,8 +874,10 @@ def checked_mul(a, b):
                 _too_big("string" if isinstance(seq, str) else "list", size)
             return a * b
         if not (isinstance(a, int) and isinstance(b, int)):
-            fault(f"'*' needs numbers (or a string or list and a number), not {type(a).__name__} and "
-                  f"{type(b).__name__}", "type")
+            if isinstance(a, (str, list, tuple)) or isinstance(b, (str, list, tuple)):
+                fault(f"cannot multiply a list or a text by {_kind(b if isinstance(a, (str, list, tuple)) else a)}",
+                      "type")
+            fault(f"cannot multiply {_kind(a)} and {_kind(b)}", "type")
         r = a * b
     if not -INT_LIMIT < r < INT_LIMIT:
         fault("integer too large (beyond 2**63)", "int-size")
@@ -889,14 +896,13 @@ def checked_plus(a, b):
         if len(a) + len(b) > MAX_LIST:
             _too_big("list", len(a) + len(b))
         return list(a) + list(b)
-    fault(f"'+' adds two numbers, two strings or two lists, not {type(a).__name__} and {type(b).__name__}",
-          "type")
+    fault(f"cannot add {_kind(a)} and {_kind(b)}", "type")
 
 
 def checked_arith(op, a, b):
     """`-`, `//`, `%` with a side of unknown type: numbers only (`'%9999999d' % 1` formats a string)."""
     if not (isinstance(a, int) and isinstance(b, int)):
-        fault(f"'{op}' needs numbers, not {type(a).__name__} and {type(b).__name__}", "type")
+        fault(f"cannot {_VERBS[op]} {_kind(a)} and {_kind(b)}", "type")
     return a - b if op == "-" else a // b if op == "//" else a % b
 
 

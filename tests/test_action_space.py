@@ -20,12 +20,12 @@ CONFIGS = configs(SPECS)
 
 
 def states(game, players, options, seed=0, every=0.15, limit=400):
-    """States met in a random game (and its last one)."""
+    """States met in a random game (its first, some in between, and its last one)."""
     rnd = random.Random(seed)
     s = game.new_game(players=players, seed=seed, options=options)
     n = 0
     while not s.is_terminal and n < limit:
-        if rnd.random() < every:
+        if n == 0 or rnd.random() < every:    # the first always: a short game still gives one
             yield s.clone()
         acts = s.legal_actions()
         s.apply(acts[rnd.randrange(len(acts))])

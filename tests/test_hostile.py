@@ -357,7 +357,7 @@ RUN_CASES = {
     "untyped_string_add_assign": (with_stop_effect("let xs = ['ab']; let x = xs[0]; for i in range(60) { x += x }"),
                                   play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a string of"),
     "untyped_string_format": (with_stop_effect("let xs = ['%0999999999d']; let y = xs[0] % 1"),
-                              play_choosing("stop"), "type", ("actions.stop.effect", "stop"), "'%' needs numbers"),
+                              play_choosing("stop"), "type", ("actions.stop.effect", "stop"), "cannot take the remainder of"),
     "untyped_list_join_doubling": (with_stop_effect("let xs = [[1]]; let x = xs[0]; while true { x = x + x }"),
                                    play_choosing("stop"), "value-size", ("actions.stop.effect", "stop"), "a list of"),
     "subset_parameter_limit": (SUBSETS, play_choosing("draw"), "budget", ("actions.draw.params.cs.size", "draw"),

@@ -32,7 +32,7 @@ class _Node:
 
 
 class ISMCTSBot(Bot):
-    """`iterations` determinize-select-expand-rollout-backup rounds per decision (and, if
+    """`iterations` determinize-select-expand-rollout-backup iterations per decision (and, if
     `seconds` is given, no more than that long). Seeded: the same seed, seat and views give the
     same choices (a time budget makes the number of iterations, and so the choice, depend on speed)."""
 

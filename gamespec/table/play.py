@@ -195,7 +195,7 @@ class Table:
                 text = "hidden"
             name = label + (" (yours)" if label.endswith(mine) else "")
             o.line(f"  {name:<22} {size:>3} card{'s' if size != 1 else ' '}: {text}",
-                   "green" if label.endswith(mine) else None)
+                   "bright_green" if label.endswith(mine) else None)
         if empty:
             o.line(f"  empty: {', '.join(empty)}", "dim")
 
@@ -236,7 +236,7 @@ class Table:
             if ev.get("event") == "look":
                 if "cards" in ev:
                     cards = ", ".join(self.labels.card(c) for c in ev["cards"]) or "nothing"
-                    self.out.line(f"  {who} looked at: {cards}", "yellow")
+                    self.out.line(f"  {who} looked at: {cards}", "bright_yellow")
                 else:
                     n = ev.get("count", "?")
                     self.out.line(f"  {who} looked at {n} card{'s' if n != 1 else ''}")
