@@ -806,7 +806,7 @@ def _live_transcript(state, stream):
 
 
 def cmd_show(args) -> int:
-    from interpreter.gamelog import read_log
+    from interpreter.replay import read_log
 
     from gamespec.table import log_transcript
     try:

@@ -224,7 +224,7 @@ def test_simulate_text_shows_intervals_and_the_test(capsys):
 def test_simulate_json_has_the_summary_and_is_identical_for_one_and_two_workers(capsys, tmp_path):
     outs = []
     for w in (1, 2):
-        code, out, _ = run(capsys, "simulate", BACCHUS, "--games", 12, "--players", 4, "--workers", w,
+        code, out, _ = run(capsys, "simulate", BACCHUS, "--games", 12, "--players", 4, "--workers", w, "--seed", 0,
                            "--json", "--records", tmp_path / f"w{w}.jsonl")
         assert code == 0
         outs.append(json.loads(out))
@@ -306,7 +306,7 @@ def test_sweep_grid_and_its_errors():
 
 def test_sweep_runs_every_configuration_with_the_same_seeds(capsys, tmp_path):
     path = tmp_path / "sweep.csv"
-    code, out, err = run(capsys, "simulate", COOP, "--games", 5, "--workers", 1, "--sweep", "players=2,3",
+    code, out, err = run(capsys, "simulate", COOP, "--games", 5, "--workers", 1, "--seed", 0, "--sweep", "players=2,3",
                          "--sweep", "burns=2,4", "--records", path, "--json")
     assert code == 0
     r = json.loads(out)

@@ -469,7 +469,11 @@ LABEL_BOMB = TINY.replace("  draw:\n", "  draw:\n    label: " + json.dumps("{x}"
 
 
 def _longest_label(text):
-    g = gamespec.load_text(text, "labels.yaml")
+    try:
+        g = gamespec.load_text(text, "labels.yaml")
+    except gamespec.SpecErrors as e:      # refused at validate time: a label template is capped too
+        assert "at most" in str(e), str(e)
+        return -1
     out = 0
     for backend in ("codegen", "closures"):
         g.backend = backend
@@ -498,7 +502,7 @@ def test_small_lists_with_long_bodies_cost_steps(effect, backend):
 
 def test_label_length_is_capped():
     longest = guarded("run/label_bomb", _longest_label, LABEL_BOMB)
-    assert 0 < longest <= 1000
+    assert longest == -1 or 0 < longest <= 1000
     accepted("run/label_bomb")
 
 
@@ -1131,7 +1135,6 @@ def _api_calls():
         "players_bool": lambda: game.new_game(players=True),
         "players_string": lambda: game.new_game(players="2"),
         "players_float": lambda: game.new_game(players=2.0),
-        "seed_none": lambda: game.new_game(players=2, seed=None),
         "log_string": lambda: game.new_game(players=2, log="yes"),
         "log_for_negative": lambda: game.new_game(players=2, log=True).log_for(-1),
         "log_for_99": lambda: game.new_game(players=2, log=True).log_for(99),

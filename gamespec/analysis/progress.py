@@ -16,6 +16,7 @@ class ProgressBar:
     def __init__(self, stream, total, enabled=True, desc="games", delay=0.5, interval=0.1):
         self.bar = None
         self.offset = 0                 # games of the configurations already done (a sweep)
+        self.grows = not total          # 0: the caller learns the total as it goes
         if enabled and is_terminal(stream):
             from tqdm import tqdm
             self.bar = tqdm(total=total, file=stream, unit="game", desc=desc, leave=False,
@@ -23,7 +24,7 @@ class ProgressBar:
 
     def __call__(self, done, total):
         if self.bar is not None:
-            if self.bar.total != self.offset + total and not self.offset:   # a total known only as it goes
+            if self.grows and self.bar.total != total:   # a total known only as it goes
                 self.bar.total = total
             self.bar.update(self.offset + done - self.bar.n)
 

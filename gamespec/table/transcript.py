@@ -160,10 +160,10 @@ def transcript(lines, labels: Labels, reader=None) -> list:
 def replayed_state(game, lines):
     """A full log → the final State, re-played with its log on (so it can be read for any seat).
 
-    The log is first checked by interpreter.gamelog.replay (a bad log: GamespecError naming the
+    The log is first checked by interpreter.replay.replay (a bad log: GamespecError naming the
     first divergence); the game is then played again from its chance events and decisions."""
     from gamespec.errors import StateFormatError
-    from interpreter.gamelog import Script, _header, replay
+    from interpreter.replay import Script, _header, replay
     from interpreter.state import State
 
     r = replay(game, lines)
@@ -209,7 +209,7 @@ def log_transcript(lines, game=None, reader=None) -> list:
 
 def _checked_header(header, game):
     from gamespec.errors import StateFormatError
-    from interpreter.gamelog import _header, _Malformed
+    from interpreter.replay import _header, _Malformed
     if header.get("spec_sha256") not in (None, game.spec.sha256):
         raise StateFormatError("the log was written by another version of the spec")
     try:
