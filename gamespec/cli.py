@@ -679,7 +679,7 @@ def cmd_check(args) -> int:
         entry = {"file": path, "ok": True, "errors": [], "warnings": []}
         try:
             game = gamespec.load(path)
-            entry["errors"] = _compile_all(game, path)
+            entry["errors"], _ = _compile_all(game, path)
             if args.strict and not entry["errors"]:
                 # the deduction lint plays sample games: a progress bar on a terminal
                 from gamespec.analysis.progress import ProgressBar
