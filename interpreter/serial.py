@@ -277,7 +277,9 @@ def _from_json(game, d):
     if s.terminal:
         scores, winners = d["scores"], d["winners"]
         _need(type(scores) is list and len(scores) == P and all(_is_int(x) for x in scores), "bad scores")
-        _need(type(winners) is list and winners and all(_is_int(w, 0, P) for w in winners)
+        # a cooperative team that failed has no winner; otherwise someone wins
+        _need(type(winners) is list and (winners or rs.success is not None)
+              and all(_is_int(w, 0, P) for w in winners)
               and winners == sorted(set(winners)), "bad winners")
     else:
         _need(d["scores"] is None and d["winners"] is None, "a game in progress has no scores")
