@@ -116,7 +116,7 @@ def test_a_second_driver_joins_the_cluster_by_its_address(cluster, tmp_path):
     path = tmp_path / "joined.csv"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, "-m", "gamespec", "simulate", BACCHUS, "--games", "10", "--players", "3",
-                        "--backend", "ray", "--address", cluster, "--json", "--records", str(path)],
+                        "--seed", "0", "--backend", "ray", "--address", cluster, "--json", "--records", str(path)],
                        capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
