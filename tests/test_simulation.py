@@ -15,7 +15,7 @@ import pytest
 
 from helpers import GAMES, config_id, configs, load
 
-GAMES_PER_CONFIG = int(os.environ.get("GAMESPEC_SIM_GAMES", "200"))
+GAMES_PER_CONFIG = int(os.environ.get("GAMESPEC_SIM_GAMES", "100"))
 CONFIGS = configs()
 
 
