@@ -1026,7 +1026,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "length, ties, margin) and plots (win rates with interval bars, score histograms\n"
                     "per seat, game-length histogram), configurations side by side.",
         epilog="examples:\n"
-               "  gamespec report bali.jsonl -o report.html\n"
+               "  gamespec report study.jsonl -o report.html\n"
                "  gamespec report a.jsonl b.csv -o report.html --png")
     rep.add_argument("records", nargs="+", metavar="RECORDS", help="records files (.jsonl or .csv)")
     rep.add_argument("-o", "--output", metavar="OUT.html", default="report.html",
@@ -1128,7 +1128,7 @@ def _add_serve_command(sub) -> None:
                     "only. Designer mode: a changed spec file is re-validated, its errors shown in the\n"
                     "page, or the game restarted under the new rules (same seed). Needs the web extra:\n"
                     "pip install 'gamespec[web]'. See docs/web.md.",
-        epilog="examples:\n  gamespec serve games/bali.yaml\n"
+        epilog="examples:\n  gamespec serve games/mygame.yaml\n"
                "  gamespec serve games/*.yaml --port 8080 --bot-delay 1")
     sv.add_argument("files", nargs="+", metavar="SPEC", help="spec files to offer in the lobby")
     sv.add_argument("--host", default="127.0.0.1",

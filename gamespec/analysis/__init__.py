@@ -3,10 +3,10 @@ and the Ray backend. The face of the package (submodules load on first use, so i
 matplotlib, Ray and tqdm are imported only by what needs them):
 
     from gamespec import analysis
-    with analysis.RecordWriter("bali.jsonl") as rec:
-        out = analysis.run_study("games/bali.yaml", games=1000, players=4, records=rec)
+    with analysis.RecordWriter("study.jsonl") as rec:
+        out = analysis.run_study("games/mygame.yaml", games=1000, players=4, records=rec)
     out["summary"]                                  # win rates with Wilson intervals, ...
-    rows = analysis.read_records("bali.jsonl")
+    rows = analysis.read_records("study.jsonl")
     analysis.summarize(rows)                        # one summary per configuration
     analysis.compare(rows_a, rows_b)                # which figures differ beyond noise
     analysis.write_report(rows, "report.html")      # self-contained HTML with plots

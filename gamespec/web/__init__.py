@@ -1,7 +1,7 @@
 """Spec files → a local web server to play them in the browser (lobby, seat pages, designer mode).
 
     from gamespec.web import create_app, serve
-    serve(["games/bali.yaml"], host="127.0.0.1", port=8000)
+    serve(["games/mygame.yaml"], host="127.0.0.1", port=8000)
 
 Needs the `web` extra (Starlette, uvicorn); see docs/web.md.
 """
