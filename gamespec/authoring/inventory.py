@@ -125,7 +125,8 @@ _LIT = re.compile(r'"((?:[^"\\]|\\.)*)"|/((?:[^/\\]|\\.)*)/')
 
 
 def grammar_text() -> str:
-    return resources.files("gamespec.grammar").joinpath("rules.lark").read_text(encoding="utf-8")
+    from ..parser import grammar_text as text     # package data when installed, else the source tree
+    return text()
 
 
 def grammar_constructs() -> list[dict]:
