@@ -204,7 +204,7 @@ def _compile_all(game, path):
     import re
 
     from gamespec import GamespecError, SpecErrors
-    from interpreter.ruleset import count_option_sets, each_option_alone, iter_option_sets
+    from gamespec.compile.ruleset import count_option_sets, each_option_alone, iter_option_sets
     counts = range(game.min_players, game.max_players + 1)
     total = count_option_sets(game.spec) * len(counts)
     if total <= MAX_COMPILED:
