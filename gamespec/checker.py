@@ -10,7 +10,7 @@ import re
 
 from . import ast as A
 from .errors import SpecError, SpecErrors
-from .model import (ActionDecl, CardClass, Param, PhaseDecl, Rule, Spec, Step, TurnDecl, VarDecl,
+from .model import (ActionDecl, CardClass, MarkDecl, Param, PhaseDecl, Rule, Spec, Step, TurnDecl, VarDecl,
                     ZoneDecl)
 from .model import plain
 from .parser import MAX_RULE_CHARS, MAX_RULE_DEPTH, Located, parse
@@ -131,6 +131,7 @@ BUILTINS = {
     "move": (2, 2, ("face", "at"), True), "deal": (2, 3, ("face",), True), "shuffle": (1, 1, (), True),
     "reveal": (2, 2, (), True), "end_game": (0, 0, (), True), "end_phase": (0, 0, (), True),
     "end_turn": (0, 0, (), True),
+    "mark": (2, 2, (), False), "set_mark": (3, 3, (), True),
 }
 AGGREGATES = {"count", "sum", "max", "min", "any", "all", "first", "last", "sorted"}
 CONSTANTS = {"players": "players", "num_players": "int", "current": "player", "actor": "player"}
@@ -347,6 +348,7 @@ class Checker:
             self.option_values[name] = o.get("values")
         self.zones = self.read_zones(d["zones"])
         self.variables = self.read_variables(d.get("variables") or {})
+        self.marks = self.read_marks(d.get("marks") or {})
         self.tables = {}
         for name, t in (d.get("tables") or {}).items():
             self.name_ok(name, d["tables"], "table")
@@ -416,7 +418,7 @@ class Checker:
                     tables=self.tables, on_begin=on_begin, end_if=end_if, on_end=on_end, start=start,
                     phases=phases, actions=actions, triggers=triggers, score=score,
                     winner=sc.get("winner", "highest"), tie_breakers=ties, cooperative=coop, success=success,
-                    teams=teams,
+                    teams=teams, marks=self.marks,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000),
                     steps_per_game=lim.get("steps_per_game", 5_000_000)))
@@ -532,6 +534,35 @@ class Checker:
                 self.err("visibility 'owner' needs per_player: true", self.mark(v, "visibility"))
             out[name] = VarDecl(name, t, bool(v.get("per_player")), init, v.get("visibility", "public"))
         return out
+
+    def read_marks(self, ms):
+        """Per-card marks: an int or a bool per card, its initial value and who sees it."""
+        out = {}
+        for name, m in ms.items():
+            self.name_ok(name, ms, "mark")
+            t = m.get("type", "int")
+            init = m.get("initial", False if t == "bool" else 0)
+            if t == "int" and type(init) is not int:
+                self.err("initial value of an int mark is a whole number", self.mark(m, "initial"), "type")
+            elif t == "bool" and type(init) is not bool:
+                self.err("initial value of a bool mark is true or false", self.mark(m, "initial"), "type")
+            elif out_of_range(init):
+                self.err(f"initial value {init!r} is beyond the engine's number range (-2**63, 2**63)",
+                         self.mark(m, "initial"), "int-size")
+            out[name] = MarkDecl(name, t, init, m.get("visibility", "zone"), bool(m.get("reset_on_shuffle")))
+        return out
+
+    def mark_name(self, n, f):
+        """The mark a `mark`/`set_mark` call names: its second argument, a quoted declared name."""
+        a = n.args[1] if len(n.args) > 1 else None
+        if not (isinstance(a, A.Const) and isinstance(a.value, str)):
+            names = ", ".join(f"'{k}'" for k in self.marks) or "none declared (see marks:)"
+            self.fail(a or n, f"argument 2 of '{f}' is a mark's name in quotes: {names}", "type")
+        decl = self.marks.get(a.value)
+        if decl is None:
+            hint = self.hint(a.value, self.marks) if self.marks else "; this game declares no marks (see marks:)"
+            self.fail(a, f"unknown mark '{a.value}'{hint}", "name")
+        return decl
 
     def read_cards(self, cards):
         classes, attrs, values = [], ["type"], {"type": set()}
@@ -1312,6 +1343,8 @@ class Checker:
         for k in n.kwargs:
             if k not in kw:
                 self.fail(n, f"'{f}' has no argument '{k}'" + (f"; it takes {', '.join(kw)}" if kw else ""), "arity")
+        if f in ("mark", "set_mark") and len(n.args) > 1 and isinstance(n.args[1], A.Name):
+            self.mark_name(n, f)      # `mark(c, hint)`: the name wants quotes, whatever `hint` is
         ts = []
         for i, a in enumerate(n.args):
             n.args[i], t = self.expr(a, scope)
@@ -1406,6 +1439,20 @@ class Checker:
             need(0, "list", "a zone or a list")
             n.elem = "int"
             return n, "list"
+        if f == "mark":
+            need(0, "card")
+            n.mark = self.mark_name(n, f)
+            return n, n.mark.type
+        if f == "set_mark":
+            if not card_like(n.args[0], ts[0]):
+                self.fail(n.args[0], f"argument 1 of 'set_mark' should be a card, a list of cards or a zone, "
+                                     f"this is {self.described(n.args[0], ts[0])}", "type")
+            n.mark = self.mark_name(n, f)
+            if not assignable(ts[2], n.mark.type, n.args[2]):
+                want = "true or false" if n.mark.type == "bool" else "a number"
+                self.fail(n.args[2], f"mark '{n.mark.name}' holds {words(n.mark.type)}; argument 3 of "
+                                     f"'set_mark' should be {want}, this is {words(ts[2])}", "type")
+            return n, "none"
         if f in ("move", "reveal") and not card_like(n.args[0], ts[0]):
             self.fail(n.args[0], f"argument 1 of '{f}' should be a card, a list of cards or a zone, this is "
                                  f"{self.described(n.args[0], ts[0])}", "type")

@@ -86,6 +86,16 @@ class VarDecl:
 
 
 @dataclass
+class MarkDecl:
+    """A per-card mark (docs/language.md, Per-card marks): a value every card carries while it moves."""
+    name: str
+    type: str                  # 'int' | 'bool'
+    initial: Any
+    visibility: str            # 'zone' (who sees the card where it lies) | 'public' | 'hidden'
+    reset_on_shuffle: bool
+
+
+@dataclass
 class Param:
     name: str
     kind: str                  # card | zone | player | number | choice | subset
@@ -179,3 +189,4 @@ class Spec:
     steps_per_game: int = 5_000_000
     graph: Any = None          # networkx DiGraph, set by the graph stage
     checker: Any = None        # the Checker that built this spec (Game.evaluate reuses its names)
+    marks: dict = field(default_factory=dict)   # name -> MarkDecl (declaration order)

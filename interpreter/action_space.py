@@ -695,7 +695,7 @@ class FaceFlow:
 
 # calls whose value holds no card (numbers, booleans, players, keys), whatever their arguments
 _NO_CARDS = {"size", "count", "len", "sum", "any", "all", "is_max", "is_sole_max", "dense_rank",
-             "run_length", "longest_run", "index_of", "abs", "face_down", "range", "indices", "others",
+             "run_length", "longest_run", "index_of", "abs", "face_down", "mark", "range", "indices", "others",
              "players_from", "next_player", "prev_player"}
 
 

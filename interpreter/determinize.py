@@ -3,7 +3,7 @@ the real one, the cards hidden from them placed uniformly at random (docs/hidden
 
 What stays: every card the player sees or knows (the engine's knowledge masks, so also what they
 saw move and were shown), every zone's size, faces turned up or down, variables, the flow, the
-history and the log as the player saw them. What is drawn: which hidden card lies in which hidden
+history and the log as the player saw them, per-card marks at their places. What is drawn: which hidden card lies in which hidden
 place, among the cards that may lie there (`state.poss`: the set-up zones whose cards may have
 reached that zone, from zone-level moves everyone sees) — uniform over the arrangements consistent
 with that when those sets nest (see `_draw`). Knowledge of the other players
@@ -107,6 +107,14 @@ def relabel(s, m, p, rng):
     for c in range(n):               # knowledge and turned faces belong to the place
         kn[m[c]] = s.kn[c]
     d.kn = kn
+    if s.mk:                         # marks belong to the place too (docs/language.md, Per-card marks)
+        mk = []
+        for col in s.mk:
+            new = [None] * n
+            for c in range(n):
+                new[m[c]] = col[c]
+            mk.append(new)
+        d.mk = mk
     d.face = {m[c]: f for c, f in s.face.items()}
     d.v = [_map_var(decl, v, m) for decl, v in zip(rs.var_decl, s.v)]
     if s.fenv:

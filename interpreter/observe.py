@@ -19,11 +19,42 @@ def card_view(s, c, bit):
     return None
 
 
+def mark_view(s, c, bit):
+    """The marks of card c the viewer sees: `public` ones, and `zone` ones if they see the card where
+    it lies now (not from memory: a mark may change out of sight)."""
+    out = {}
+    sees = None
+    for m, decl in enumerate(s.rs.mark_decl):
+        vis = decl.visibility
+        if vis == "zone":
+            if sees is None:
+                sees = bool(s._sight(c) & bit)
+            if not sees:
+                continue
+        elif vis != "public":
+            continue
+        out[decl.name] = s.mk[m][c]
+    return out
+
+
+def _marked_zone(s, cs, kind, views, bit):
+    marks = [mark_view(s, c, bit) for c in cs]
+    if kind == "pile":
+        return {"size": len(cs), "cards": views, "marks": marks}
+    seen = sorted(((v, mk) for v, mk in zip(views, marks) if v is not None),
+                  key=lambda x: (_sort_key(x[0]), sorted(x[1].items())))
+    hidden = sorted((mk for v, mk in zip(views, marks) if v is None), key=lambda mk: sorted(mk.items()))
+    return {"size": len(cs), "cards": [v for v, _ in seen], "hidden": len(hidden),
+            "marks": [mk for _, mk in seen], "hidden_marks": hidden}
+
+
 def zone_view(s, zi, bit):
     rs = s.rs
     cs = s.z[zi]
     decl = rs.zone_decl[zi]
     views = [card_view(s, c, bit) for c in cs]
+    if rs.mark_names:       # per-card marks: a "marks" list parallel to "cards" (docs/language.md)
+        return _marked_zone(s, cs, decl.kind, views, bit)
     if decl.kind == "pile":
         return {"size": len(cs), "cards": views}   # bottom to top; None = a card you cannot see
     seen = sorted((v for v in views if v is not None), key=_sort_key)   # a set has no order to leak

@@ -95,6 +95,11 @@ def shuffle(s, zi):
     kn = s.kn
     for c in cs:   # nobody can follow a card through a shuffle
         kn[c] = 0
+    if s.rs.mark_reset:   # marks declared reset_on_shuffle go back to their initial value
+        for m, init in s.rs.mark_reset:
+            col = s.mk[m]
+            for c in cs:
+                col[c] = init
     if s.log is not None:
         s.log.append({"type": "chance", "event": "shuffle", "zone": s.rs.zone_label[zi],
                       "order": list(cs)})
@@ -108,3 +113,42 @@ def reveal(s, cards, p):
         s.hist = (("r", p, tuple(cards)), s.hist)
         if s.log is not None:
             s.log.append({"type": "look", "player": p, "cards": list(cards)})
+
+
+def get_mark(s, c, m):
+    """The value of mark number m on card c."""
+    if c is None:
+        fault("mark: there is no card (none)")
+    return s.mk[m][c]
+
+
+def set_mark(s, cards, m, v):
+    """Set mark number m to v on each card of `cards`; the value is checked against the declared type
+    (a value typed only at run time, an item of a mixed list, may be wrong)."""
+    decl = s.rs.mark_decl[m]
+    if decl.type == "bool":
+        if v.__class__ is not bool:
+            fault(f"set_mark: mark '{decl.name}' is true or false, not {_shown(v)}")
+    else:
+        if v.__class__ is bool:
+            v = int(v)
+        elif v.__class__ is not int:
+            fault(f"set_mark: mark '{decl.name}' is a number, not {_shown(v)}")
+        if not -_LIMIT < v < _LIMIT:
+            fault("integer too large (beyond 2**63)", "int-size")
+    s.budget -= len(cards)      # a step per card, as for moving: no loop marks cards forever
+    if s.budget < 0:
+        fault("step budget exhausted: cards keep being marked", "budget")
+    col = s.mk[m]
+    for c in cards:
+        if c is None:
+            fault("set_mark: there is no card (none)")
+        col[c] = v
+
+
+_LIMIT = 1 << 63
+
+
+def _shown(v):
+    return "none" if v is None else ("a text" if isinstance(v, str) else "a list" if isinstance(v, list)
+                                     else repr(v)[:40])

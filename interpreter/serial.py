@@ -166,7 +166,7 @@ def _verified(game, d):
     if log is not None and log and isinstance(log[0], dict) and isinstance(log[0].get("spec"), str) \
             and got["log"]:
         got["log"][0]["spec"] = log[0]["spec"]      # the path the spec was loaded from may differ
-    for key in _ORDER:
+    for key in _ORDER + (("marks",) if rs.mark_names else ()):
         _need(_same(got[key], d[key]), f"its field '{key}' is not what its own history produces")
     return s
 
@@ -182,8 +182,8 @@ def _game_fields(game, d):
     _need(isinstance(d, dict), "not a JSON object")
     _need(d.get("format") == FORMAT, f"format is not {FORMAT!r}")
     _need(d.get("spec_sha256") == game.spec.sha256, "it was saved from another version of the spec")
-    _need(set(d) == _KEYS, "unexpected or missing fields: "
-          + ", ".join(sorted(map(str, set(d) ^ _KEYS)))[:200])
+    _need(set(d) - {"marks"} == _KEYS, "unexpected or missing fields: "
+          + ", ".join(sorted(map(str, (set(d) - {"marks"}) ^ _KEYS)))[:200])
     _need(d["game"] == game.spec.name, "it was saved from another game")
     P = d["players"]
     _need(_is_int(P, game.spec.min_players, game.spec.max_players + 1), "player count out of range")
@@ -198,6 +198,9 @@ def _game_fields(game, d):
         rs = game.ruleset(P, opts)
     except GamespecError as e:
         raise _Bad(f"the spec cannot be set up with these players and options ({e})") from None
+    # per-card marks: the field exists exactly when the game declares marks
+    _need(("marks" in d) == bool(rs.mark_names),
+          "unexpected field: marks (this game declares none)" if "marks" in d else "missing field: marks")
     return d, P, opts, rs
 
 
@@ -239,6 +242,7 @@ def _from_json(game, d):
     kn = _list(d["known"], "known")
     _need(len(kn) == rs.ncards and all(_is_int(k, 0, 1 << rs.P) for k in kn), "bad knowledge masks")
     s.kn = list(kn)
+    s.mk = _marks(d, rs)
     s.poss = rs.any_poss      # not saved: a loaded state's determinizations assume nothing of it
     s.shuffles = 0
     face = d["face"]
@@ -323,6 +327,24 @@ def _from_json(game, d):
     s.pc, s.pending = ch.pc, pending
     _check_pending(s, ch)
     return s
+
+
+def _marks(d, rs):
+    """The per-card marks of a saved state: {name: [value per card]} for exactly the declared marks."""
+    if not rs.mark_names:
+        return []
+    ms = d["marks"]
+    _need(isinstance(ms, dict) and list(ms) == rs.mark_names,
+          f"marks are {{{', '.join(rs.mark_names)}}}, one list per mark, in that order")
+    out = []
+    for decl, col in zip(rs.mark_decl, ms.values()):
+        _need(type(col) is list and len(col) == rs.ncards, f"mark '{decl.name}' needs one value per card")
+        if decl.type == "bool":
+            _need(all(type(x) is bool for x in col), f"mark '{decl.name}' holds true or false")
+        else:
+            _need(all(_is_int(x, -INT_LIMIT + 1, INT_LIMIT) for x in col), f"mark '{decl.name}' holds whole numbers below 2**63")
+        out.append(list(col))
+    return out
 
 
 # -- the flow variables of the `for` steps around a decision ------------------------------

@@ -17,7 +17,7 @@ def plain(x):
 def to_json(s) -> dict:
     from .observe import history_entries
     rs = s.rs
-    return {
+    d = {
         "format": FORMAT, "game": rs.spec.name, "spec_sha256": rs.spec.sha256,
         "players": rs.P, "options": dict(rs.options), "seed": s.seed,
         "zones": [list(z) for z in s.z], "vars": [plain(x) for x in s.v],
@@ -28,3 +28,6 @@ def to_json(s) -> dict:
         "history": [plain(ev) for ev in history_entries(s)],
         "log": [plain(x) for x in s.log] if s.log is not None else None,
     }
+    if rs.mark_names:     # per-card marks: only in the saved states of games that declare them
+        d["marks"] = {name: list(col) for name, col in zip(rs.mark_names, s.mk)}
+    return d

@@ -15,11 +15,11 @@ class State:
     """current_player, legal_actions(), apply(), is_terminal, scores, winners, observation(p).
 
     Zones are lists of card ids (ints), variables a flat list; `kn[c]` is the bit mask of players
-    who know card c while it is hidden from them. Nothing here is deep-copied: clone() copies lists.
+    who know card c while it is hidden from them; `mk[m][c]` is mark m on card c (per-card marks). Nothing here is deep-copied: clone() copies lists.
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy")
+                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy", "mk")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -35,6 +35,7 @@ class State:
         s.shuffles = 0
         s.v = [list(x) if isinstance(x, list) else x for x in rs.var_init]
         s.kn = [0] * rs.ncards
+        s.mk = [[init] * rs.ncards for init in rs.mark_init]     # per-card marks, one column per mark
         s.face = {}
         s.seed = seed
         s.rng = _rng.seed_state(seed if seed is not None else 0)
@@ -232,6 +233,7 @@ class State:
         s.poss = self.poss              # a tuple: replaced, never changed in place
         s.shuffles = self.shuffles
         s.kn = list(self.kn)
+        s.mk = [list(x) for x in self.mk] if self.mk else self.mk    # [] (shared) without marks
         s.face = dict(self.face) if self.face else {}
         s.rng = self.rng
         s.pc = self.pc

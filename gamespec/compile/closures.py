@@ -352,6 +352,15 @@ class Compiler:
             z = args[0]
             sh = ops.shuffle
             return lambda s, e: sh(s, z(s, e))
+        if f == "set_mark":
+            what, val = args[0], args[2]
+            m = self.L.mark_index[c.mark.name]
+            sm = ops.set_mark
+            if c.args[0].t == "card":
+                return lambda s, e: sm(s, (what(s, e),), m, val(s, e))
+            if c.args[0].t == "zone":
+                return lambda s, e: sm(s, list(s.z[what(s, e)]), m, val(s, e))
+            return lambda s, e: sm(s, list(what(s, e)), m, val(s, e))
         if f == "reveal":
             what, who = args
             single = c.args[0].t == "card"
@@ -629,6 +638,11 @@ class Compiler:
             if f == "next_player":
                 return lambda s, e: (p(s, e) + 1) % P
             return lambda s, e: (p(s, e) - 1) % P
+        if f == "mark":
+            card = self.e(n.args[0], names)
+            m = L.mark_index[n.mark.name]
+            gm = self.ops.get_mark
+            return lambda s, e: gm(s, card(s, e), m)
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
         if f in ("sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",

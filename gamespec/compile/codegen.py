@@ -162,7 +162,7 @@ class CodeGen:
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
             "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
-            "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
+            "_shuffle": ops.shuffle, "_reveal": ops.reveal, "_getmark": ops.get_mark, "_setmark": ops.set_mark, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
         })
@@ -425,6 +425,15 @@ class CodeGen:
             return [f"{slot} = {val}"]
         return [self._update(slot, v, op, val)]
 
+    def _set_mark(self, c, names):
+        """`set_mark(x, 'NAME', v)`: the cards first, then the value (as the closures do)."""
+        what = c.args[0]
+        x = self.ident()
+        src = self.ex(what, names)
+        cards = f"({src},)" if what.t == "card" else (f"list(s.z[{src}])" if what.t == "zone" else f"list({src})")
+        return [f"{x} = {cards}",
+                f"_setmark(s, {x}, {self.L.mark_index[c.mark.name]}, {self.ex(c.args[2], names)})"]
+
     def _update(self, slot, v, op, val):
         if v.type in ("int", "player"):
             return f"{slot} = _bounded({slot} {op[0]} {val})"
@@ -458,6 +467,8 @@ class CodeGen:
                     f"_deal(s, {self.ex(c.args[0], names)}, {self.ex(c.args[1], names)}, {k}, {face})"]
         if f == "shuffle":
             return [f"_shuffle(s, {self.ex(c.args[0], names)})"]
+        if f == "set_mark":
+            return self._set_mark(c, names)
         if f == "reveal":
             what, who = c.args
             p = self.ident()
@@ -848,6 +859,8 @@ class CodeGen:
             return f"(({self.pidx(n.args[0], names)} + 1) % {P})"
         if f == "prev_player":
             return f"(({self.pidx(n.args[0], names)} - 1) % {P})"
+        if f == "mark":
+            return f"_getmark(s, {self.ex(n.args[0], names)}, {L.mark_index[n.mark.name]})"
         args = [self.as_list(a, names) for a in n.args]
         if f in WALKS_LIST and args and not (f in ("max", "min") and len(args) > 1):
             # the call visits every item: charge what can be large
@@ -1119,7 +1132,7 @@ class CodeGen:
 
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
-                     r"_numbers|_unique|_bounded|_move|_deal|_shuffle|_reveal|_tick|next|e)\b|K\d+\(|\be\[")
+                     r"_numbers|_unique|_bounded|_move|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")
 

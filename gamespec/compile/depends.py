@@ -34,8 +34,8 @@ def reads(node):
                 out.add(("z", x.ref[1].name))
             elif kind == "pvar":
                 out.add(("v", x.ref[1].name))
-        elif isinstance(x, A.Call) and x.func in ("zone_of", "face_down"):
-            return None
+        elif isinstance(x, A.Call) and x.func in ("zone_of", "face_down", "mark"):
+            return None     # where a card lies, which way up, its marks: any move or shuffle may change them
     return out
 
 
@@ -108,6 +108,8 @@ def writes(stmts, spec, lets=None):
                     zone(_family(c.args[0]))
                 elif c.func in ("reveal", "end_game", "end_phase", "end_turn"):
                     pass
+                elif c.func == "set_mark":      # only conditions reading marks see it (reads: anything)
+                    out.add(("m", c.mark.name))
                 else:
                     raise _Anything
             elif isinstance(st, A.If):

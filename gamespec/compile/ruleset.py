@@ -25,6 +25,7 @@ class Ruleset:
         self.tables = spec.tables
         self._layout_zones()
         self._layout_vars()
+        self._layout_marks()
         comp = Compiler(self, ops) if backend == "closures" else CodeGen(self, ops)
         self.backend = backend
         self._cards(comp)
@@ -92,6 +93,15 @@ class Ruleset:
                 init = v.initial
                 self.var_init.append(list(init) if isinstance(init, list) else init)
                 self.var_decl.append(v)
+
+    def _layout_marks(self):
+        """Per-card marks: one column per mark (state.mk[m][card]); none for a game without marks."""
+        marks = list(getattr(self.spec, "marks", None) or {})
+        self.mark_names = marks
+        self.mark_index = {n: i for i, n in enumerate(marks)}
+        self.mark_decl = [self.spec.marks[n] for n in marks]
+        self.mark_init = [d.initial for d in self.mark_decl]
+        self.mark_reset = tuple((i, d.initial) for i, d in enumerate(self.mark_decl) if d.reset_on_shuffle)
 
     def _cards(self, comp):
         spec = self.spec
