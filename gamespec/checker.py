@@ -1440,7 +1440,9 @@ class Checker:
             n.elem = "int"
             return n, "list"
         if f == "mark":
-            need(0, "card")
+            if not fits(ts[0], "card"):
+                self.fail(n.args[0], f"argument 1 of 'mark' should be a card, this is "
+                                     f"{self.described(n.args[0], ts[0])}", "type")
             n.mark = self.mark_name(n, f)
             return n, n.mark.type
         if f == "set_mark":

@@ -168,6 +168,9 @@ TYPED = TINY.replace("variables:\n  stopped: {per_player: true, initial: 0}\n", 
   cv: {type: card}
   kept: {type: cards}
   plays: {initial: 0}
+marks:
+  hint: {initial: 0}
+  lit: {type: bool, visibility: hidden}
 define:
   total: "size(deck)"
   high(c): "c.value > 3"
@@ -250,6 +253,28 @@ BAD_SPECS = [
     ("a card label with a wrong attribute", "    zone: deck\n", "    zone: deck\n    label: \"{valeu}\"\n", "{valeu}",
      "'{valeu}' is not an attribute of these cards; did you mean 'value'?"),
     ("the closest name, not the likest", STOP, 'effect: "plaes += 1"', "plaes", "unknown variable 'plaes'; did you mean 'plays'?"),
+    # per-card marks (docs/language.md, Per-card marks)
+    ("a misspelt mark", STOP, "effect: \"n = mark(top(deck), 'hnt')\"", "'hnt'", "unknown mark 'hnt'; did you mean 'hint'?"),
+    ("a misspelt mark being set", STOP, "effect: \"set_mark(top(deck), 'lti', true)\"", "'lti'",
+     "unknown mark 'lti'; did you mean 'lit'?"),
+    ("a mark's name without quotes", STOP, 'effect: "n = mark(top(deck), hint)"', "hint)",
+     "argument 2 of 'mark' is a mark's name in quotes: 'hint', 'lit'"),
+    ("a number into a bool mark", STOP, "effect: \"set_mark(top(deck), 'lit', 3)\"", "3)",
+     "mark 'lit' holds true/false; argument 3 of 'set_mark' should be true or false, this is a number"),
+    ("a text into a number mark", STOP, "effect: \"set_mark(deck, 'hint', 'x')\"", "'x')",
+     "mark 'hint' holds a number; argument 3 of 'set_mark' should be a number, this is a text"),
+    ("a mark of a number", STOP, "effect: \"n = mark(3, 'hint')\"", "3, 'hint'",
+     "argument 1 of 'mark' should be a card, this is a number"),
+    ("a mark set on numbers", STOP, "effect: \"set_mark([1, 2], 'hint', 1)\"", "[1, 2]",
+     "argument 1 of 'set_mark' should be a card, a list of cards or a zone, this is a list of numbers"),
+    ("a bool mark added to a number", STOP, "effect: \"n = 1 + mark(top(deck), 'lit') + 'a'\"", "'a'",
+     "'+' needs numbers; this is a text"),
+    ("set_mark used as a value", STOP, "effect: \"n = set_mark(top(deck), 'hint', 1)\"", "set_mark(",
+     "'set_mark(...)' is an effect; it cannot be used as a value"),
+    ("a mark read as a statement", STOP, "effect: \"mark(top(deck), 'hint')\"", "mark(",
+     "'mark(...)' is a value, not an effect; use it inside a statement"),
+    ("a bool as a number mark's initial value", "  hint: {initial: 0}", "  hint: {initial: true}", "true}",
+     "initial value of an int mark is a whole number"),
 ]
 
 
