@@ -51,6 +51,12 @@ class ObservationEncoder:
             o_hidden = add(f"zone {label} hidden", 1)
             o_top = add(f"zone {label} top", self.depth, F + 1) if rs.zone_decl[zi].kind == "pile" else -1
             self.zones.append((zi, o_size, o_faces, o_hidden, o_top))
+        self.marks = []          # (zone index, mark index, offset of the sum, of the top values or -1)
+        for zi, label in enumerate(rs.zone_label):
+            for m, name in enumerate(rs.mark_names):
+                o_sum = add(f"zone {label} mark {name}", 1)
+                o_top = add(f"zone {label} mark {name} top", self.depth) if rs.zone_decl[zi].kind == "pile" else -1
+                self.marks.append((zi, m, o_sum, o_top))
         self.vars = []           # (decl, slot, owner, offset)
         for name, base in rs.var_base.items():
             decl = rs.spec.variables[name]
@@ -112,6 +118,8 @@ class ObservationEncoder:
                     f = face.get(c) if face else None
                     v = zv if f is None else (ALL if f == 1 else 0)
                     t[o_top + d * F1 + (face_of[c] if (v | kn[c]) & bit else F)] = 1
+        if self.marks:
+            self._encode_marks(s, bit, t)
         for decl, slot, owner, o in self.vars:
             v = value_view(s, decl, s.v[slot], bit, owner)
             if v is None:
@@ -142,3 +150,30 @@ class ObservationEncoder:
             out[np.fromiter(t.keys(), np.intp, n)] = np.fromiter(t.values(), np.float32, n)
         return out
 
+
+    def _encode_marks(self, s, bit, t):
+        """Per zone and mark: the sum of the values this player sees, and a pile's top values (a mark
+        they do not see counts 0, as the observation leaves it out)."""
+        rs = self.rs
+        seen = {}
+        for zi, m, o_sum, o_top in self.marks:
+            cs = s.z[zi]
+            if not cs:
+                continue
+            vis = rs.mark_decl[m].visibility
+            if vis == "hidden":
+                continue
+            col = s.mk[m]
+            if vis == "zone":
+                sees = seen.get(zi)
+                if sees is None:
+                    sees = seen[zi] = [bool(s._sight(c) & bit) for c in cs]
+            else:
+                sees = None
+            t[o_sum] = float(sum(col[c] for i, c in enumerate(cs) if sees is None or sees[i]))
+            if o_top >= 0:
+                n = len(cs)
+                for d in range(min(self.depth, n)):
+                    i = n - 1 - d
+                    if sees is None or sees[i]:
+                        t[o_top + d] = float(col[cs[i]])
