@@ -128,6 +128,7 @@ def _verified(game, d):
     """Re-play the recorded decisions (and chance: the seed, or the logged shuffles) and compare."""
     from .replay import ReplayDivergence, Script
     _, P, opts, rs = _game_fields(game, d)
+    _marks(d, rs)       # well-formed before anything is re-played
     seed = d["seed"]
     _need(seed is None or _is_int(seed, 0, SEED_LIMIT), "bad seed (a whole number from 0 to 2**64 - 1)")
     hist = _list(d["history"], "history")
