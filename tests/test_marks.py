@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 
 import pytest
 
@@ -19,68 +20,11 @@ SIGNALS = os.path.join(ROOT, "tests", "specs", "signals.yaml")
 BACKENDS = ("codegen", "closures")
 NONE = {"told_colour": 0, "told_rank": 0}
 
-# A small game for the cases Signals does not use: a `zone` mark, a `hidden` bool mark, a `public`
-# mark, a mark without reset_on_shuffle and one with it; hands are owner piles, `box` a hidden set,
-# `pool` a public set, `table` a public pile.
-TOKENS = """
-name: Tokens
-players: [2, 2]
-cards:
-  chip:
-    zone: deck
-    faces:
-      - {each: {value: [1, 2, 3, 4, 5, 6, 7, 8]}}
-zones:
-  deck: {kind: pile, visibility: hidden}
-  hand: {kind: pile, per_player: true, visibility: owner}
-  box: {kind: set, visibility: hidden}
-  pool: {kind: set, visibility: public}
-  table: {kind: pile, visibility: public}
-marks:
-  tokens: {initial: 0}
-  seal: {type: bool, visibility: hidden}
-  badge: {initial: 0, visibility: public}
-  worn: {initial: 0, reset_on_shuffle: true}
-variables:
-  rounds: {initial: 0}
-on_begin: |
-  shuffle(deck)
-  for p in players { deal(deck, hand[p], 2) }
-start: main
-phases:
-  main:
-    turn:
-      steps:
-        - choose: [charge, lay, box_it, stir]
-          if_none: skip
-      on_end: "rounds += 1"
-    end_if: "rounds >= 12"
-    next: end
-actions:
-  charge:
-    params:
-      card: {from: "hand[actor]"}
-    effect: |
-      set_mark(card, 'tokens', mark(card, 'tokens') + 1)
-      set_mark(card, 'worn', mark(card, 'worn') + 2)
-      set_mark(card, 'seal', not mark(card, 'seal'))
-      set_mark(hand[actor], 'badge', actor + 1)
-  lay:
-    params:
-      card: {from: "hand[actor]", where: "mark(card, 'tokens') > 0"}
-    effect: "move(card, table)"
-  box_it:
-    params:
-      card: {from: "table"}
-    effect: "move(card, box)"
-  stir:
-    if: "size(table) > 1"
-    effect: |
-      shuffle(table)
-      if size(deck) > 0 { deal(deck, hand[actor], 1) }
-scoring:
-  score: "sum(mark(c, 'tokens') for c in table)"
-"""
+# Tokens (tests/specs/tokens.yaml) uses the cases Signals does not: a `zone` mark, a `hidden` bool
+# mark, a `public` mark, a mark without reset_on_shuffle and one with it; hands are owner piles,
+# `box` a hidden set, `pool` a public set, `table` a public pile.
+TOKENS_PATH = os.path.join(ROOT, "tests", "specs", "tokens.yaml")
+TOKENS = open(TOKENS_PATH, encoding="utf-8").read()
 
 
 @pytest.fixture(params=BACKENDS)
@@ -90,7 +34,7 @@ def signals(request):
 
 @pytest.fixture(params=BACKENDS)
 def tokens(request):
-    return gamespec.Game(gamespec.load_text(TOKENS, "tokens.yaml").spec, backend=request.param)
+    return gamespec.Game(gamespec.load(TOKENS_PATH).spec, backend=request.param)
 
 
 def card(s, colour, rank, k=0):
@@ -285,8 +229,7 @@ def test_marks_values_are_checked_at_run_time_the_same_under_both_backends():
 
 
 def test_a_game_without_marks_refuses_mark_names():
-    bad = TOKENS.replace("marks:\n  tokens: {initial: 0}\n  seal: {type: bool, visibility: hidden}\n"
-                         "  badge: {initial: 0, visibility: public}\n  worn: {initial: 0, reset_on_shuffle: true}\n", "")
+    bad = re.sub(r"\nmarks:\n(  .*\n)+", "\n", TOKENS)
     assert "marks:" not in bad
     with pytest.raises(SpecErrors) as e:
         gamespec.load_text(bad, "t.yaml")
@@ -412,7 +355,7 @@ def _shuffle_marks(s, rnd):
 
 
 def _game(which, backend):
-    spec = gamespec.load(SIGNALS).spec if which == "signals" else gamespec.load_text(TOKENS, "t.yaml").spec
+    spec = gamespec.load(SIGNALS).spec if which == "signals" else gamespec.load(TOKENS_PATH).spec
     return gamespec.Game(spec, backend=backend)
 
 
