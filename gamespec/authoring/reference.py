@@ -44,7 +44,7 @@ _REPLACE = {"phases", "start", "scoring", "on_begin", "end_if", "on_end", "name"
             "description", "limits"}
 SECTIONS = [
     ("spec", "The top level"), ("option", "options.NAME"), ("card_class", "cards.NAME"),
-    ("face", "cards.NAME.faces[]"), ("zone", "zones.NAME"), ("variable", "variables.NAME"),
+    ("face", "cards.NAME.faces[]"), ("zone", "zones.NAME"), ("variable", "variables.NAME"), ("mark", "marks.NAME"),
     ("phase", "phases.NAME"), ("next", "phases.NAME.next[] (a list of transitions)"),
     ("turn", "phases.NAME.turn"), ("step", "a step of turn.steps (and of nested steps)"),
     ("action", "actions.NAME"), ("param", "actions.NAME.params.NAME"),
