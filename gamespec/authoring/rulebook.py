@@ -149,6 +149,8 @@ class Words:
                "range": "the numbers from {0} to {1} minus 1", "dense_rank": "the rank of entry {1} in {0} (0 = greatest)",
                "run_length": "the length of the run of consecutive numbers through {1} in {0}",
                "index_of": "the position of {1} in {0}"}
+        if f == "mark" and len(a) == 2 and isinstance(a[1], A.Const):
+            return f"the *{a[1].value}* mark on {self.e(a[0])}"
         args = [self.e(x) for x in a]
         if f == "range" and len(a) == 1:
             return f"the numbers from 0 to {args[0]} minus 1"
@@ -188,6 +190,8 @@ class Words:
                 return [f"Deal {n} card{'' if n == '1' else 's'} from {a[0]} to {a[1]}{face}."]
             if c.func == "shuffle":
                 return [f"Shuffle {a[0]}."]
+            if c.func == "set_mark" and len(c.args) == 3 and isinstance(c.args[1], A.Const):
+                return [f"Set the *{c.args[1].value}* mark on {a[0]} to {a[2]}."]
             if c.func == "reveal":
                 return [f"{a[1][0].upper() + a[1][1:]} secretly looks at {a[0]}."]
             return {"end_game": ["The game ends now."], "end_phase": ["This phase ends now."],
@@ -348,6 +352,14 @@ def rulebook(game, players=None, options=None) -> Doc:
                 [[v.name, "yes" if v.per_player else "no", "none" if v.initial is None else str(v.initial).lower(),
                   _VIS.get(v.visibility, v.visibility) if v.visibility != "owner" else "its player only",
                   str((raw.get("variables") or {}).get(v.name, {}).get("doc", ""))] for v in spec.variables.values()])
+    if getattr(spec, "marks", None):
+        d.h(2, "Marks on cards")
+        d.p("Each card carries these marks wherever it goes.")
+        mvis = {"zone": "whoever sees the card", "public": "everyone", "hidden": "nobody"}
+        d.table(["mark", "starts at", "who sees it", "on a shuffle", "notes"],
+                [[m.name, str(m.initial).lower(), mvis.get(m.visibility, m.visibility),
+                  "back to its start" if m.reset_on_shuffle else "kept",
+                  str((raw.get("marks") or {}).get(m.name, {}).get("doc", ""))] for m in spec.marks.values()])
     score_rules = [r for r in [spec.score] + list(spec.tie_breakers) if r is not None]
     scoring_tables = [t for t in spec.tables if any(
         isinstance(n, A.Name) and n.id == t for r in score_rules for n in A.walk(_reparse(r, "expr")))]
