@@ -503,3 +503,24 @@ def test_both_backends_play_the_same_games_marks_included(text):
         assert out[0] == out[1]
         marked += any(any(col) for col in out[0]["marks"].values())
     assert marked
+
+
+# -- the terminal table and the web page show the marks the seat sees -------------------------------
+def test_the_terminal_and_the_web_page_show_the_seat_its_marks(signals):
+    import io
+    from gamespec.table.play import Output, Table
+    from gamespec.web.messages import seat_message
+    s = standard(signals)
+    s.apply(find(s, "tell_colour", to=1, colour="red"))
+    t = Table(signals, SIGNALS, 2, 1, 1, signals.check_options({}), ["random"] * 2)
+    out = io.StringIO()
+    t.out = Output(out, color=False)
+    t.state = s
+    t.show(s.view(1))
+    screen = out.getvalue()
+    assert "? [told_colour=1], ?, ? [told_colour=1], ?" in screen      # hand[1]: marks, no faces
+    msg = seat_message(s, 1, {"game": "Signals", "seats": ["human", "random"]})
+    assert msg["zones"]["hand[1]"]["marks"][0] == {"told_colour": 1, "told_rank": 0}
+    assert msg["zones"]["hand[1]"]["cards"] == [None] * 4
+    d = s.determinize(1, random.Random(2))
+    assert seat_message(d, 1, {"game": "Signals", "seats": ["human", "random"]}) == msg

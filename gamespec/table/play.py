@@ -182,6 +182,13 @@ class Table:
                 empty.append(label)
                 continue
             cards = z.get("cards") or []
+            if "marks" in z:        # per-card marks: each card in the observation's order, with its marks
+                text = ", ".join([self.labels.card(c, "?") + _tag(m) for c, m in zip(cards, z["marks"])] +
+                                 ["?" + _tag(m) for m in z.get("hidden_marks", ())])
+                name = label + (" (yours)" if label.endswith(mine) else "")
+                o.line(f"  {name:<22} {size:>3} card{'s' if size != 1 else ' '}: {text}",
+                       "bright_green" if label.endswith(mine) else None)
+                continue
             known = [self.labels.card(c, "?") for c in sorted((c for c in cards if c is not None),
                                                                  key=_face_order)]
             if "hidden" in z:       # a set: the cards seen, and how many are not
@@ -345,3 +352,9 @@ def _face_order(face):
 
 def _is_cards(value):
     return any(isinstance(x, dict) for x in value)
+
+
+def _tag(marks):
+    """' [hint=2, primed]': the marks of a card that are set (not 0 or false)."""
+    shown = [k if v is True else f"{k}={v}" for k, v in marks.items() if v]
+    return f" [{', '.join(shown)}]" if shown else ""

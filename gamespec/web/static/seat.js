@@ -23,6 +23,13 @@ function drawZone(label, z, name) {
   box.append(el("div", {class: "name"}, `${label}: ${z.size} card${z.size === 1 ? "" : "s"}` + (hidden ? `, ${hidden} face down` : "")));
   const row = el("div", {class: "cards"});
   if (!z.size) row.append(el("span", {class: "card empty"}, "empty"));
+  if (z.marks) {      // per-card marks: each card on its own, with the marks this seat sees
+    const tag = (m) => { const s = Object.entries(m).filter(([, v]) => v).map(([k, v]) => v === true ? k : `${k}=${v}`); return s.length ? ` [${s.join(", ")}]` : ""; };
+    z.cards.forEach((c, i) => row.append(el("span", {class: c === null ? "card back" : "card"}, (c === null ? "?" : name(c)) + tag(z.marks[i]))));
+    (z.hidden_marks || []).forEach((m) => row.append(el("span", {class: "card back"}, "?" + tag(m))));
+    box.append(row);
+    return box;
+  }
   for (let i = 0; i < z.cards.length;) {       // a run of face-down cards is one back with its count
     let j = i;
     while (j < z.cards.length && z.cards[j] === null) j++;
