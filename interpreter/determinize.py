@@ -3,8 +3,9 @@ the real one, the cards hidden from them placed uniformly at random (docs/hidden
 
 What stays: every card the player sees or knows (the engine's knowledge masks, so also what they
 saw move and were shown), every zone's size, faces turned up or down, variables, the flow, the
-history and the log as the player saw them, per-card marks at their places. What is drawn: which hidden card lies in which hidden
-place, among the cards that may lie there (`state.poss`: the set-up zones whose cards may have
+history and the log as the player saw them, per-card marks at their places (the card drawn for a
+place takes its marks, so no real face is tied to a mark the player cannot see). What is drawn:
+which hidden card lies in which hidden place, among the cards that may lie there (`state.poss`: the set-up zones whose cards may have
 reached that zone, from zone-level moves everyone sees) — uniform over the arrangements consistent
 with that when those sets nest (see `_draw`). Knowledge of the other players
 stays with the places (they "know" whatever card now lies where they knew one). The RNG state is

@@ -524,3 +524,11 @@ def test_the_terminal_and_the_web_page_show_the_seat_its_marks(signals):
     assert msg["zones"]["hand[1]"]["cards"] == [None] * 4
     d = s.determinize(1, random.Random(2))
     assert seat_message(d, 1, {"game": "Signals", "seats": ["human", "random"]}) == msg
+
+
+def test_a_label_cannot_show_a_mark():
+    bad = TOKENS.replace('label: "charge {card}"', "label: \"charge {mark(card, 'tokens')}\"")
+    assert bad != TOKENS
+    with pytest.raises(SpecErrors) as e:
+        gamespec.load_text(bad, "t.yaml")
+    assert "a label is built from the action's parameters" in str(e.value)
