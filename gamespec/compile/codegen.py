@@ -162,10 +162,11 @@ class CodeGen:
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
             "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
-            "_shuffle": ops.shuffle, "_reveal": ops.reveal, "_getmark": ops.get_mark, "_setmark": ops.set_mark, "EndGame": EndGame, "EndPhase": EndPhase,
+            "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
         })
+        self.ns["_getmark"], self.ns["_setmark"] = ops.get_mark, ops.set_mark      # per-card marks
         self._consts = {}
         self.valid_players = set()   # generated names that always hold a valid seat
         self.valid_keys = set()      # env keys that always hold a valid seat (flow loops over the players)
