@@ -1096,7 +1096,8 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------------------------------------
 # serve: the table in the browser (gamespec.web; Starlette and uvicorn imported by this command only)
 
-def _seconds(text):
+def _delay(text):
+    """A pause or a polling interval of serve: 0 to 3600 seconds (0: none)."""
     try:
         v = float(text)
     except ValueError:
@@ -1134,9 +1135,9 @@ def _add_serve_command(sub) -> None:
     sv.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this machine only)")
     sv.add_argument("--port", type=_int_at_least(0), default=8000, help="port (default 8000; 0: any free port)")
-    sv.add_argument("--bot-delay", type=_seconds, default=0.4, metavar="SECONDS",
+    sv.add_argument("--bot-delay", type=_delay, default=0.4, metavar="SECONDS",
                     help="pause before each bot move, so people can follow (default 0.4)")
-    sv.add_argument("--watch", type=_seconds, default=1.0, metavar="SECONDS",
+    sv.add_argument("--watch", type=_delay, default=1.0, metavar="SECONDS",
                     help="how often to check the spec files for changes (default 1; 0: never)")
     sv.add_argument("--max-tables", type=_int_at_least(1), default=100, metavar="N",
                     help="most tables open at once (default 100)")
