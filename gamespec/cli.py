@@ -110,40 +110,19 @@ def _load(path):
 
 def _options(game, pairs) -> dict:
     """--option NAME=VALUE pairs → the complete checked option dict (UsageError on a bad one)."""
-    from gamespec import UsageError
-    raw = {}
-    for name, value in pairs or ():
-        if name not in game.options:
-            import difflib
-            valid = ", ".join(f"{k} (default {_fmt_value(v)})" for k, v in game.options.items())
-            if not game.options:
-                raise UsageError(f"unknown option '{name}': {game.name} has no options")
-            close = difflib.get_close_matches(name, list(game.options), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise UsageError(f"unknown option '{name}'{hint} (options of {game.name}: {valid})")
-        raw[name] = value
-    return game.check_options(raw)
+    from gamespec.config import options_from_pairs
+    return options_from_pairs(game, pairs)
 
 
 def _players(game, players):
     """The player count (default: the smallest), checked (UsageError names the range)."""
-    from gamespec import UsageError
-    if players is None:
-        return game.min_players
-    if not game.min_players <= players <= game.max_players:
-        raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, "
-                         f"not {players}")
-    return players
-
-
-def _fmt_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
+    from gamespec.config import player_count
+    return player_count(game, players)
 
 
 def _fmt_options(opts: dict) -> str:
-    return ", ".join(f"{k}={_fmt_value(v)}" for k, v in opts.items()) if opts else "none"
+    from gamespec.config import format_options
+    return format_options(opts)
 
 
 def _print_json(obj) -> None:
@@ -163,23 +142,10 @@ def _write_jsonl(lines, path) -> None:
 # validate
 
 def cmd_validate(args) -> int:
-    import gamespec
+    from gamespec.validation import validate_file
     files = []
-    ok_all = True
     for path in args.files:
-        entry = {"file": path, "ok": True, "errors": []}
-        try:
-            game = gamespec.load(path)
-        except gamespec.SpecErrors as e:
-            entry["ok"] = False
-            entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
-                                "check": x.check, "text": str(x)} for x in e.errors]
-        else:
-            entry.update(game=game.name, players=[game.min_players, game.max_players],
-                         options=dict(game.options))
-            entry["errors"], entry["coverage"] = _compile_all(game, path)
-            entry["ok"] = not entry["errors"]
-        ok_all &= entry["ok"]
+        entry = validate_file(path)
         files.append(entry)
         if not args.json:
             cov = entry.get("coverage")
@@ -191,64 +157,10 @@ def cmd_validate(args) -> int:
             else:
                 for x in entry["errors"]:
                     print(x["text"], file=sys.stderr)
+    ok_all = all(entry["ok"] for entry in files)
     if args.json:
         _print_json({"ok": ok_all, "files": files})
     return 0 if ok_all else 1
-
-
-def _compile_all(game, path):
-    """Build the rules for every player count and option set (bounded, lazily): run-time rule
-    problems that show at compile time (a card's zone rule failing, ...) become errors too.
-    Returns (errors, coverage): coverage says how many combinations were compiled and which."""
-    import itertools
-    import re
-
-    from gamespec import GamespecError, SpecErrors
-    from interpreter.ruleset import count_option_sets, each_option_alone, iter_option_sets
-    counts = range(game.min_players, game.max_players + 1)
-    total = count_option_sets(game.spec) * len(counts)
-    if total <= MAX_COMPILED:
-        sets, how = iter_option_sets(game.spec), "every player count and option combination"
-    else:   # too many: the defaults and each option changed alone (never all listed first)
-        sets, how = each_option_alone(game.spec), "the defaults and each option changed alone"
-    jobs = itertools.islice(((p, o) for o in sets for p in counts), MAX_COMPILED)
-    errors = []
-    seen = set()
-    compiled = 0
-    for players, opts in jobs:
-        compiled += 1
-        try:
-            game.ruleset(players, dict(opts))
-        except SpecErrors as e:
-            for x in e.errors:
-                if (x.filename, x.line, x.col, x.message) not in seen:
-                    seen.add((x.filename, x.line, x.col, x.message))
-                    errors.append({"file": x.filename, "line": x.line, "col": x.col,
-                                   "message": x.message, "check": x.check, "text": str(x)})
-        except GamespecError as e:
-            where = getattr(e, "where", "") or ""
-            msg = getattr(e, "message", str(e))
-            ctx = f"with {players} players" + (f", options {_fmt_options(opts)}" if opts else "")
-            m = re.match(r"^(.*):(\d+):(\d+) \((.*)\)$", where)
-            if m:
-                file, line, col, rule = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
-            else:
-                file, line, col, rule = path, 1, 1, where
-            text = f"{file}:{line}:{col}: error: {msg}" + (f" (in {rule}, {ctx})" if rule else f" ({ctx})")
-            if (file, line, col, msg) in seen:
-                continue
-            seen.add((file, line, col, msg))
-            errors.append({"file": file, "line": line, "col": col, "message": msg,
-                           "check": getattr(e, "check", "runtime"), "text": text})
-    coverage = {"compiled": compiled, "combinations": total, "which": how}
-    if compiled < total:
-        coverage["not_compiled"] = total - compiled
-        if compiled == MAX_COMPILED:
-            coverage["which"] += f" (the first {MAX_COMPILED})"
-    return errors, coverage
-
-
-MAX_COMPILED = 256   # validate compiles at most this many (player count, options) rule sets per file
 
 
 # ------------------------------------------------------------------------------------------------
@@ -674,12 +586,13 @@ def cmd_explain(args) -> int:
 def cmd_check(args) -> int:
     import gamespec
     from gamespec import authoring
+    from gamespec.validation import compile_all
     report, ok_all, warned = [], True, False
     for path in args.files:
         entry = {"file": path, "ok": True, "errors": [], "warnings": []}
         try:
             game = gamespec.load(path)
-            entry["errors"], _ = _compile_all(game, path)
+            entry["errors"], _ = compile_all(game, path)
             if args.strict and not entry["errors"]:
                 # the deduction lint plays sample games: a progress bar on a terminal
                 from gamespec.analysis.progress import ProgressBar
