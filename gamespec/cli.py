@@ -130,6 +130,19 @@ def _print_json(obj) -> None:
     print(json.dumps(obj, indent=2, sort_keys=False))
 
 
+def _print_lines(lines, file=None) -> None:
+    for line in lines:
+        print(line, file=file)
+
+
+def _seed_or_new(seed) -> int:
+    """The seed given, or 64 bits of OS entropy (printed by the command, so the run can be repeated)."""
+    if seed is None:
+        import secrets
+        seed = secrets.randbits(64)
+    return seed
+
+
 def _write_jsonl(lines, path) -> None:
     from interpreter.gamelog import write_jsonl
     try:
@@ -167,70 +180,33 @@ def cmd_validate(args) -> int:
 # run
 
 def cmd_run(args) -> int:
-    from gamespec import SpecRuntimeError, UsageError
-    from interpreter.simulate import play_out
+    from gamespec.bots import bots_from_args, kinds_from_args
+    from gamespec.table import run
 
     game = _load(args.file)
     opts = _options(game, args.option)
     players = _players(game, args.players)
-    log_for = []
-    for n, out in args.log_for or ():
-        try:
-            seat = int(n)
-        except ValueError:
-            raise UsageError(f"--log-for takes a seat number and a file, not {n!r}") from None
-        if not 0 <= seat < players:
-            raise UsageError(f"--log-for {seat}: no such seat (seats are 0 to {players - 1})")
-        log_for.append((seat, out))
+    log_for = run.log_seats(args.log_for, players)
     want_log = bool(args.log or log_for or args.verbose)
-    if args.seed is None:     # drawn here so that a failure can name it; never in a player's log
-        import secrets
-        args.seed = secrets.randbits(64)
-    bots = _bots(args.bot, players, args.seed)
-
-    try:
-        state = game.new_game(players=players, seed=args.seed, options=opts, log=want_log)
-    except SpecRuntimeError as e:
-        raise Fail(f"the game failed while setting up (seed {args.seed}): {e}") from None
-    failure = None
-    after = _live_transcript(state, sys.stderr if args.json else sys.stdout) if args.verbose else None
-    try:
-        play_out(state, bots, seed=args.seed, timeout=args.timeout, after=after)   # views only for bots that use them
-    except SpecRuntimeError as e:
-        failure = e
+    seed = _seed_or_new(args.seed)     # drawn here so that a failure can name it; never in a player's log
+    bots = bots_from_args(args.bot, players, seed)
+    stream = sys.stderr if args.json else sys.stdout
+    transcript = (lambda text: print(text, file=stream, flush=True)) if args.verbose else None
+    state, failure = run.play_game(game, players, seed, opts, bots, timeout=args.timeout, log=want_log,
+                                   transcript=transcript)
     if want_log:     # written even after a failure: the partial log shows how the game got there
         if args.log:
             _write_jsonl(state.log_lines(), args.log)
         for seat, out in log_for:
             _write_jsonl(state.log_for(seat), out)
     if failure is not None:
-        raise Fail(f"the game failed (seed {args.seed}, after {state.decisions} decision"
-                   f"{'' if state.decisions == 1 else 's'}): {failure}")
-
-    result = {"game": game.name, "spec": args.file, "players": players, "seed": args.seed,
-              "options": opts, "scores": list(state.scores), "winners": list(state.winners),
-              "decisions": state.decisions, "turns": state.turns}
-    if args.bot:
-        result["bots"] = _kinds(args.bot, players)
-    if args.log:
-        result["log"] = args.log
-    if log_for:
-        result["log_for"] = {str(seat): out for seat, out in log_for}
+        raise failure
+    kinds = kinds_from_args(args.bot, players) if args.bot else None
+    result = run.game_result(state, args.file, seed, opts, kinds, args.log, log_for)
     if args.json:
         _print_json(result)
-        return 0
-    print(f"{game.name}: {players} players, seed {args.seed}, options: {_fmt_options(opts)}")
-    width = max(len(str(s)) for s in state.scores)
-    for p, sc in enumerate(state.scores):
-        mark = "  winner" if p in state.winners else ""
-        print(f"  seat {p}: {sc:>{width}}{mark}")
-    kind = "winners (shared)" if len(state.winners) > 1 else "winner"
-    print(f"{kind}: {', '.join(f'seat {p}' for p in state.winners)}; "
-          f"{state.decisions} decisions, {state.turns} turns")
-    if args.log:
-        print(f"log: {args.log}")
-    for seat, out in log_for:
-        print(f"log for seat {seat}: {out}")
+    else:
+        _print_lines(run.outcome_lines(result, log_for))
     return 0
 
 
@@ -698,24 +674,6 @@ def _bots(specs, players, seed):
         return make_bots(kinds, seed)
     except BotError as e:
         raise UsageError(str(e)) from None
-
-
-def _live_transcript(state, stream):
-    """`run --verbose`: print the transcript as the game goes (every card shown: the runner's view)."""
-    from gamespec.table import Labels, omniscient, render_line
-    labels = Labels(state.rs)
-    done = [0]
-
-    def after(s):
-        lines = omniscient(s, done[0])
-        done[0] = len(s.log)
-        for line in lines:
-            text = render_line(line, labels)
-            if text is not None:
-                print(text, file=stream, flush=True)
-
-    after(state)
-    return after
 
 
 def cmd_show(args) -> int:

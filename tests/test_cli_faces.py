@@ -104,3 +104,69 @@ def test_compile_all_reports_a_rule_failing_when_built_with_its_configuration(tm
     errors, cov = compile_all(game, str(path))
     assert cov["compiled"] == 2 and errors, errors
     assert all("with 3 players" in e["text"] for e in errors) and errors[0]["file"] == str(path)
+
+
+# ------------------------------------------------------------------------------ bots from --bot texts
+def test_bots_from_args_makes_the_seats_bots_or_refuses_the_request():
+    from gamespec import UsageError
+    from gamespec.bots import GreedyBot, RandomBot, bots_from_args, kinds_from_args
+    assert kinds_from_args(["1=greedy"], 3) == ["random", "greedy", "random"]
+    assert bots_from_args([], 3, seed=1) is None
+    bots = bots_from_args(["1=greedy", "2=random"], 3, seed=1)
+    assert [type(b) for b in bots] == [RandomBot, GreedyBot, RandomBot]
+    with pytest.raises(UsageError, match=r"no seat 5 \(seats are 0 to 2\)"):
+        kinds_from_args(["5=greedy"], 3)
+    with pytest.raises(UsageError, match="unknown bot kind 'nosuch'"):
+        bots_from_args(["0=nosuch"], 3, seed=1)
+    with pytest.raises(UsageError, match="cannot import module 'no_such_module_here'"):
+        bots_from_args(["0=no_such_module_here:Bot"], 3, seed=1)
+
+
+# ------------------------------------------------------------------------------ one game (gamespec/table/run.py)
+def test_play_game_gives_the_state_and_the_result_record():
+    import gamespec
+    from gamespec.table import run
+    from interpreter.simulate import play_one
+    game = gamespec.load(BACCHUS)
+    lines = []
+    state, failure = run.play_game(game, 4, 11, game.options, transcript=lines.append)
+    assert failure is None and state.is_terminal
+    expected = play_one(game, 4, 11)
+    r = run.game_result(state, BACCHUS, 11, game.options)
+    assert r["scores"] == expected["scores"] and r["winners"] == expected["winners"]
+    assert r["decisions"] == expected["decisions"] and r["players"] == 4 and r["game"] == "Bacchus"
+    assert "bots" not in r and "log" not in r
+    assert len(lines) > r["decisions"] and "seat 0" in "\n".join(lines)    # the live transcript
+    text = list(run.outcome_lines(run.game_result(state, BACCHUS, 11, {}, log="g.jsonl",
+                                                  log_for=[(1, "s1.jsonl")]), [(1, "s1.jsonl")]))
+    assert text[0] == "Bacchus: 4 players, seed 11, options: none"
+    assert len(text) == 1 + 4 + 1 + 2 and text[-2:] == ["log: g.jsonl", "log for seat 1: s1.jsonl"]
+    assert sum("winner" in t for t in text[1:5]) == len(r["winners"])
+
+
+def test_play_game_keeps_the_state_of_a_failed_game(tmp_path):
+    import gamespec
+    from gamespec.table import run
+    path = tmp_path / "short.yaml"
+    path.write_text(open(TINY).read().replace('on_begin: "shuffle(deck)"',
+                                              'on_begin: "shuffle(deck)"\nlimits: {decisions_per_game: 3}'))
+    game = gamespec.load(str(path))
+    state, failure = run.play_game(game, 2, 1, {}, log=True)
+    assert isinstance(failure, run.GameFailed) and isinstance(failure, gamespec.GamespecError)
+    assert str(failure).startswith("the game failed (seed 1, after 3 decisions): ")
+    assert state.decisions == 3 and len(state.log_lines()) > 3      # the partial log
+    path.write_text(open(TINY).read().replace('on_begin: "shuffle(deck)"',
+                                              'on_begin: "shuffle(deck); deal(deck, hand[0], 11)"'))
+    with pytest.raises(run.GameFailed, match=r"^the game failed while setting up \(seed 4\): "):
+        run.play_game(gamespec.load(str(path)), 2, 4, {})
+
+
+def test_log_seats_checks_each_seat():
+    from gamespec import UsageError
+    from gamespec.table.run import log_seats
+    assert log_seats([("0", "a.jsonl"), ("2", "c.jsonl")], 3) == [(0, "a.jsonl"), (2, "c.jsonl")]
+    assert log_seats(None, 3) == []
+    with pytest.raises(UsageError, match="--log-for takes a seat number and a file, not 'x'"):
+        log_seats([("x", "a.jsonl")], 3)
+    with pytest.raises(UsageError, match=r"--log-for 3: no such seat \(seats are 0 to 2\)"):
+        log_seats([("3", "a.jsonl")], 3)

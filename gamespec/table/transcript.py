@@ -157,6 +157,24 @@ def transcript(lines, labels: Labels, reader=None) -> list:
     return out
 
 
+def live(state, emit):
+    """A transcript as the game goes (`run --verbose`; every card shown: the runner's view): emits
+    the lines so far at once, and returns `after(state)` for play_out, which emits the new ones."""
+    labels = Labels(state.rs)
+    done = [0]
+
+    def after(s):
+        lines = omniscient(s, done[0])
+        done[0] = len(s.log)
+        for line in lines:
+            text = render_line(line, labels)
+            if text is not None:
+                emit(text)
+
+    after(state)
+    return after
+
+
 def replayed_state(game, lines):
     """A full log → the final State, re-played with its log on (so it can be read for any seat).
 
