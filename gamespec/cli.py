@@ -216,43 +216,16 @@ def cmd_run(args) -> int:
 def cmd_simulate(args) -> int:
     from gamespec import UsageError, analysis
 
-    # check the spec, options and player count here first, for clean messages
-    game = _load(args.file)
+    game = _load(args.file)    # the spec, options and player count are checked first, for clean messages
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address is for --backend ray")
-    sweep = analysis.parse_sweep(args.sweep)
-    if sweep:
-        configs = analysis.grid(game, sweep, args.players, dict(args.option))
-    else:
-        configs = [(_players(game, args.players), _options(game, args.option))]
-    if args.seed is None:     # the report names it, so the run can be repeated
-        import secrets
-        args.seed = secrets.randbits(64)
-    if args.bot:       # a bad kind or class fails here, once
-        for p, _ in configs:
-            _bots(args.bot, p, args.seed)
     show = not args.json and not args.no_progress
-    records = analysis.RecordWriter(args.records) if args.records else None
-    try:
-        with analysis.ProgressBar(sys.stderr, args.games * len(configs), enabled=show) as bar:
-            if sweep:
-                outs = analysis.run_sweep(args.file, sweep, games=args.games, players=args.players,
-                                          seed=args.seed, options=dict(args.option), workers=args.workers,
-                                          backend=args.backend, address=args.address, records=records,
-                                          progress=bar, game=game, timeout=args.timeout,
-                                          bots=(lambda p: _kinds(args.bot, p)) if args.bot else None)
-            else:
-                players, opts = configs[0]
-                outs = [analysis.run_study(args.file, games=args.games, players=players, seed=args.seed,
-                                           options=opts, workers=args.workers, backend=args.backend,
-                                           address=args.address, records=records, progress=bar, game=game, timeout=args.timeout,
-                                           bots=_kinds(args.bot, players) if args.bot else None)]
-    finally:
-        if records is not None:
-            records.close()
-    for r in outs:
-        if args.records:
-            r["records"] = args.records
+    study = analysis.simulate(game, args.file, games=args.games, players=args.players, seed=args.seed,
+                              options=args.option, sweep=args.sweep, workers=args.workers, bots=args.bot,
+                              backend=args.backend, address=args.address, records=args.records,
+                              progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show),
+                              timeout=args.timeout)
+    sweep, outs = study["sweep"], study["configs"]
     errors = [e for r in outs for e in r["errors"]]
     internal = [e for e in errors if e.get("internal")]
     if args.json:
@@ -261,11 +234,11 @@ def cmd_simulate(args) -> int:
         for i, r in enumerate(outs):
             if i:
                 print()
-            _print_simulation(r)
+            _print_lines(analysis.study_lines(r))
         if args.records:
             print(f"records: {args.records}")
-    if errors:
-        _print_errors(errors)
+    for line in analysis.failure_lines(errors):
+        print(f"{PROG}: {line}", file=sys.stderr)
     if internal:
         print(f"{PROG}: internal error in {len(internal)} game(s); first (seed {internal[0]['seed']}):",
               file=sys.stderr)
@@ -274,97 +247,17 @@ def cmd_simulate(args) -> int:
     return 1 if errors else 0
 
 
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _print_simulation(r) -> None:
-    def num(x, spec=""):
-        return "-" if x is None else format(x, spec)
-
-    def pct(x):
-        return "-" if x is None else f"{100 * x:.1f}%"
-
-    def ci(c, f):
-        return "-" if c is None or c[0] is None else f"{f(c[0])}-{f(c[1])}"
-
-    def dec(x):
-        return num(x, ".2f")
-
-    sm = r["summary"]
-    last = r["seed"] + r["games_requested"] - 1
-    seeds = {0: "no games", 1: f"seed {r['seed']}"}.get(r["games_requested"], f"seeds {r['seed']}..{last}")
-    print(f"{r['game']}: {r['games_requested']} games ({seeds}), {r['players']} players, "
-          f"options: {_fmt_options(r['options'])}")
-    if sm["cooperative"]:
-        sc, su = sm["team_score"], sm["success"]
-        q = sc["quantiles"]
-        print(f"  cooperative: success rate {pct(su['rate'])} (95% {ci(su['ci95'], pct)})")
-        print(f"  team score: mean {dec(sc['mean'])} (95% {ci(sc['ci95'], dec)}), sd {dec(sc['sd'])}, "
-              f"min {num(sc['min'])}, 5/25/50/75/95%: "
-              f"{'/'.join(num(q.get(k), 'g') for k in ('5%', '25%', '50%', '75%', '95%'))}, max {num(sc['max'])}")
-    else:
-        print(f"  {'seat':>4}  {'win rate':>8}  {'95% interval':>13}  {'score mean':>10}  {'95% interval':>13}"
-              f"  {'sd':>6}  {'min':>5}  {'median':>6}  {'max':>5}")
-        for x in sm["seats"]:
-            sc = x["score"]
-            print(f"  {x['seat']:>4}  {pct(x['win_rate']):>8}  {ci(x['ci95'], pct):>13}  {dec(sc['mean']):>10}"
-                  f"  {ci(sc['ci95'], dec):>13}  {dec(sc['sd']):>6}  {num(sc['min']):>5}"
-                  f"  {num(sc['quantiles'].get('50%'), 'g'):>6}  {num(sc['max']):>5}")
-        adv = sm["seat_advantage"]
-        if adv is not None:
-            note = " (shared wins counted fractionally)" if adv["fractional_wins"] else ""
-            print(f"  no seat advantage: chi-square {adv['statistic']:.2f} (df {adv['df']}), "
-                  f"p = {adv['p']:.3g}{note}")
-        t, m = sm["ties"], sm["margin"]
-        games = "game" if t["count"] == 1 else "games"
-        print(f"  shared wins: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "
-              f"{num(m['mean'], '.2f')}, median {num(m['quantiles'].get('50%'), 'g')}")
-    d, tu, ph = (sm["length"][k] for k in ("decisions", "turns", "phases"))
-    print(f"  decisions per game: mean {num(d['mean'], '.1f')} (sd {num(d['sd'], '.1f')}), "
-          f"min {num(d['min'])}, median {num(d['quantiles'].get('50%'), 'g')}, max {num(d['max'])}; "
-          f"turns mean {num(tu['mean'], '.1f')}; phases mean {num(ph['mean'], '.1f')}")
-    print(f"  {r['games_finished']} games finished in {r['seconds']:.2f} s: "
-          f"{num(r['games_per_second'], '.1f')} games/s with {r['workers']} worker(s)"
-          f"{' on Ray' if r.get('backend') == 'ray' else ''}")
-    print(f"  errors: {len(r['errors'])}")
-
-
-def _print_errors(errors) -> None:
-    """Failed games on stderr, grouped by message: 'N game(s) failed (seeds ...): error'."""
-    groups = {}
-    for e in errors:
-        groups.setdefault(e["error"], []).append(e["seed"])
-    for i, (msg, seeds) in enumerate(groups.items()):
-        if i == 10:
-            print(f"{PROG}: ... and {len(groups) - 10} more kinds of failure", file=sys.stderr)
-            break
-        shown = ", ".join(map(str, seeds[:8])) + (", ..." if len(seeds) > 8 else "")
-        what = f"game with seed {shown}" if len(seeds) == 1 else f"{len(seeds)} games (seeds {shown})"
-        print(f"{PROG}: {what} failed: {msg}", file=sys.stderr)
-
-
 # ------------------------------------------------------------------------------------------------
 # report, compare (balance studies from records files)
 
 def cmd_report(args) -> int:
     from gamespec import analysis
-    try:
-        __import__("matplotlib")   # a clear message if the extra is missing (drawing lives in analysis)
-    except ImportError:
-        raise Fail("the report needs matplotlib: pip install 'gamespec[report]'") from None
-    rows = analysis.RecordFiles(args.records)       # read again for each pass, never held whole
-    if next(iter(rows), None) is None:
-        raise Fail(f"no records in {', '.join(args.records)}")
-    written = analysis.write_report(rows, args.output, png=args.png, sources=args.records, title=args.title)
+    written = analysis.report_files(args.records, args.output, png=args.png, title=args.title)
     if args.json:
+        rows = analysis.RecordFiles(args.records)
         _print_json({"report": args.output, "files": written, "summary": analysis.summarize(rows)})
     else:
-        for path in written:
-            print(path)
+        _print_lines(written)
     return 0
 
 
@@ -378,44 +271,20 @@ def cmd_compare(args) -> int:
     r = {"a": args.a, "b": args.b, **r}
     if args.json:
         _print_json(r)
-        return 0
-    print(f"A: {args.a}\nB: {args.b}")
-
-    def val(f, x):
-        if x is None:
-            return "-"
-        return f"{100 * x:.1f}%" if f["kind"] == "rate" else f"{x:.2f}"
-
-    def diff(f):
-        if f["diff"] is None:
-            return "-"
-        return f"{100 * f['diff']:+.1f}%" if f["kind"] == "rate" else f"{f['diff']:+.2f}"
-
-    current = None
-    for f in r["figures"]:
-        if f["config"] != current:
-            current = f["config"]
-            print(f"{current}  (games: A {f['n_a']}, B {f['n_b']})")
-            print(f"  {'figure':<20} {'A':>9} {'B':>9} {'B-A':>9} {'p':>8} {'p (Holm)':>9}")
-        p = "-" if f["p"] is None else f"{f['p']:.3g}"
-        ph = "-" if f["p_holm"] is None else f"{f['p_holm']:.3g}"
-        mark = "  <- differs" if f["differs"] else ""
-        print(f"  {f['figure']:<20} {val(f, f['a']):>9} {val(f, f['b']):>9} {diff(f):>9} {p:>8} {ph:>9}{mark}")
-    by_config = {}
-    for f in r["figures"]:
-        if f["differs"]:
-            by_config.setdefault(f["config"], []).append(f["figure"])
-    if not by_config:
-        print("beyond noise: nothing")
-    for config, names in by_config.items():
-        where = f" ({config})" if len(r["pairs"]) > 1 else ""
-        print(f"beyond noise{where}: {', '.join(names)}")
-    print("note: " + r["note"])
+    else:
+        _print_lines(analysis.comparison_lines(r))
     return 0
 
 
 # ------------------------------------------------------------------------------------------------
 # graph
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
 
 def cmd_graph(args) -> int:
     from .draw import format_for, render

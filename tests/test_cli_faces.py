@@ -170,3 +170,93 @@ def test_log_seats_checks_each_seat():
         log_seats([("x", "a.jsonl")], 3)
     with pytest.raises(UsageError, match=r"--log-for 3: no such seat \(seats are 0 to 2\)"):
         log_seats([("3", "a.jsonl")], 3)
+
+
+# ------------------------------------------------------------------------------ simulate, report, compare (gamespec.analysis)
+def test_analysis_simulate_runs_the_request_and_writes_records(tmp_path):
+    import gamespec
+    from gamespec import analysis
+    game = gamespec.load(KLINK)
+    rec = tmp_path / "r.jsonl"
+    totals = []
+
+    def bar(total):
+        totals.append(total)
+        return analysis.ProgressBar(None, total, enabled=False)
+
+    study = analysis.simulate(game, KLINK, games=3, seed=5, sweep=["players=3,4"], workers=1,
+                              bots=["1=greedy"], records=str(rec), progress=bar)
+    assert study["sweep"] == [("players", ["3", "4"])] and totals == [6]
+    outs = study["configs"]
+    assert [r["players"] for r in outs] == [3, 4] and all(r["seed"] == 5 for r in outs)
+    assert [r["bots"] for r in outs] == [["random", "greedy", "random"], ["random", "greedy", "random", "random"]]
+    assert all(r["records"] == str(rec) for r in outs)
+    rows = analysis.read_records(rec)
+    assert [(x["players"], x["seed"]) for x in rows] == [(3, 5), (3, 6), (3, 7), (4, 5), (4, 6), (4, 7)]
+    one = analysis.simulate(game, KLINK, games=2, workers=1)      # no seed: one is drawn, and named
+    assert one["sweep"] == [] and len(one["configs"]) == 1 and isinstance(one["configs"][0]["seed"], int)
+
+
+def test_analysis_simulate_refuses_a_bad_request_before_playing(tmp_path):
+    import gamespec
+    from gamespec import UsageError, analysis
+    game = gamespec.load(KLINK)
+    rec = tmp_path / "r.jsonl"
+    for kw, message in [(dict(bots=["0=nosuch"]), "unknown bot kind"),
+                        (dict(players=9), "Klink is for 3 to 5 players, not 9"),
+                        (dict(options=[("nope", "1")]), "unknown option 'nope'"),
+                        (dict(sweep=["players=3", "players=4"]), "--sweep players is given twice")]:
+        with pytest.raises(UsageError, match=message):
+            analysis.simulate(game, KLINK, games=2, workers=1, records=str(rec), **kw)
+        assert not rec.exists()
+
+
+def test_study_lines_show_the_summary_as_text():
+    import gamespec
+    from gamespec import analysis
+    game = gamespec.load(BACCHUS)
+    [r] = analysis.simulate(game, BACCHUS, games=4, seed=0, workers=1)["configs"]
+    lines = list(analysis.study_lines(r))
+    assert lines[0] == "Bacchus: 4 games (seeds 0..3), 3 players, options: none"
+    seat_rows = [x for x in lines if x.split()[:1] in (["0"], ["1"], ["2"])]
+    assert len(seat_rows) == 3
+    for x, seat in zip(seat_rows, r["summary"]["seats"]):
+        assert f"{100 * seat['win_rate']:.1f}%" in x and f"{seat['score']['mean']:.2f}" in x
+    assert lines[-1] == "  errors: 0" and "4 games finished in" in lines[-2]
+
+
+def test_failure_lines_group_failures_by_message():
+    from gamespec.analysis import failure_lines
+    errors = [{"seed": s, "error": "boom"} for s in range(10)] + [{"seed": 42, "error": "other"}]
+    assert list(failure_lines(errors)) == ["10 games (seeds 0, 1, 2, 3, 4, 5, 6, 7, ...) failed: boom",
+                                           "game with seed 42 failed: other"]
+    many = [{"seed": s, "error": f"e{s}"} for s in range(12)]
+    lines = list(failure_lines(many))
+    assert len(lines) == 11 and lines[-1] == "... and 2 more kinds of failure"
+
+
+def test_comparison_lines_mark_what_differs():
+    from gamespec.analysis import comparison_lines
+    fig = dict(config="Game: 3 players", n_a=100, n_b=100, kind="rate", a=0.30, b=0.50, diff=0.20,
+               p=0.001, p_holm=0.003, differs=True, figure="win rate seat 0")
+    same = dict(fig, figure="mean length", kind="mean", a=40.0, b=40.5, diff=0.5, p=0.6, p_holm=0.6,
+                differs=False)
+    r = {"a": "a.jsonl", "b": "b.jsonl", "figures": [fig, same], "pairs": [1], "note": "n"}
+    lines = list(comparison_lines(r))
+    assert lines[:3] == ["A: a.jsonl", "B: b.jsonl", "Game: 3 players  (games: A 100, B 100)"]
+    assert lines[4].split() == ["win", "rate", "seat", "0", "30.0%", "50.0%", "+20.0%", "0.001", "0.003",
+                                "<-", "differs"]
+    assert lines[5].split() == ["mean", "length", "40.00", "40.50", "+0.50", "0.6", "0.6"]
+    assert lines[-2:] == ["beyond noise: win rate seat 0", "note: n"]
+    r["figures"] = [same]
+    assert "beyond noise: nothing" in list(comparison_lines(r))
+
+
+def test_report_files_refuses_empty_records(tmp_path):
+    from gamespec import GamespecError, analysis
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    pytest.importorskip("matplotlib")
+    with pytest.raises(analysis.ReportError, match=f"no records in {empty}"):
+        analysis.report_files([str(empty)], str(tmp_path / "r.html"))
+    assert issubclass(analysis.ReportError, GamespecError) and not (tmp_path / "r.html").exists()

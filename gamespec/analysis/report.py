@@ -7,6 +7,8 @@ import html
 import io
 import os
 
+from gamespec.errors import GamespecError
+
 from .stats import config_key, config_label, samples, summarize
 
 FIGURES = ("winrates", "scores", "length")
@@ -243,4 +245,22 @@ def write_report(records, out, png=False, sources=(), title=None) -> list:
     return written
 
 
-__all__ = ["build", "write_report", "config_key"]
+class ReportError(GamespecError):
+    """A report that cannot be made (matplotlib missing, no records)."""
+
+
+def report_files(paths, out, png=False, title=None) -> list:
+    """Records files → the report (write_report): read again for each pass, never held whole; returns
+    the files written. ReportError without matplotlib or without any record."""
+    from .records import RecordFiles
+    try:
+        __import__("matplotlib")   # a clear message if the extra is missing
+    except ImportError:
+        raise ReportError("the report needs matplotlib: pip install 'gamespec[report]'") from None
+    rows = RecordFiles(paths)
+    if next(iter(rows), None) is None:
+        raise ReportError(f"no records in {', '.join(map(os.fspath, paths))}")
+    return write_report(rows, out, png=png, sources=paths, title=title)
+
+
+__all__ = ["build", "write_report", "report_files", "ReportError", "config_key"]
