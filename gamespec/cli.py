@@ -316,20 +316,10 @@ def _write_bytes(path, data: bytes) -> None:
 # replay
 
 def cmd_replay(args) -> int:
-    from gamespec import StateFormatError
-    from interpreter.replay import read_header, replay_file
+    from interpreter.replay import find_spec, full_log_header, replay_file
 
-    try:
-        header = read_header(args.log)
-    except OSError as e:
-        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
-    except StateFormatError as e:
-        raise Fail(str(e)) from None
-    if "for_player" in header:
-        fp = header["for_player"]
-        seat = f"seat {fp}" if type(fp) is int and 0 <= fp < 1000 else "one seat"
-        raise Fail(f"{args.log} is the log as {seat} saw it (--log-for); replay needs the full log (--log)")
-    spec_path = args.spec or _find_spec(header, args.log)
+    header = full_log_header(args.log)
+    spec_path = args.spec or find_spec(header, args.log)
     game = _load(spec_path)
     try:
         result = replay_file(game, args.log, timeout=args.timeout)
@@ -348,35 +338,6 @@ def cmd_replay(args) -> int:
                   f"{result['error']}", file=sys.stderr)
         return 1
     return 0
-
-
-MAX_SPEC_CANDIDATES = 200   # spec files beside a log that replay may hash to find its spec
-
-
-def _find_spec(header, log_path) -> str:
-    """The spec beside the log whose SHA-256 is the header's. The header's own 'spec' path is
-    never opened: a log from a stranger could name any file."""
-    import hashlib
-    sha = header.get("spec_sha256")
-    if not isinstance(sha, str) or len(sha) != 64:
-        raise Fail(f"the header of {log_path} has no spec_sha256; give --spec FILE")
-    folder = os.path.dirname(os.path.abspath(log_path))
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
-    except OSError as e:
-        raise Fail(f"cannot list {folder}: {e.strerror or e}; give --spec FILE") from None
-    from gamespec.yamlsafe import DEFAULT_MAX_BYTES
-    for name in names[:MAX_SPEC_CANDIDATES]:
-        path = os.path.join(folder, name)
-        try:
-            if not os.path.isfile(path) or os.path.getsize(path) > DEFAULT_MAX_BYTES:
-                continue
-            with open(path, "rb") as f:
-                if hashlib.sha256(f.read(DEFAULT_MAX_BYTES + 1)).hexdigest() == sha:
-                    return path
-        except OSError:
-            continue
-    raise Fail(f"no spec file beside {log_path} has the log's SHA-256 ({sha[:12]}...); give --spec FILE")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -546,28 +507,12 @@ def _bots(specs, players, seed):
 
 
 def cmd_show(args) -> int:
-    from interpreter.replay import read_log
-
-    from gamespec.table import log_transcript
-    try:
-        lines = read_log(args.log)
-    except OSError as e:
-        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
-    header = lines[0]
-    game = None
-    if args.spec or "for_player" not in header:
-        game = _load(args.spec or _find_spec(header, args.log))
-    elif isinstance(header.get("spec"), str):
-        try:
-            game = _load(_find_spec(header, args.log))
-        except Fail:
-            game = None     # a seat's log reads without the spec (labels are plainer)
-    text = log_transcript(lines, game, args.for_seat)
+    from gamespec.table import show_log
+    text = show_log(args.log, args.spec, args.for_seat)
     if args.json:
         _print_json({"log": args.log, "for": args.for_seat, "lines": text})
     else:
-        for line in text:
-            print(line)
+        _print_lines(text)
     return 0
 
 

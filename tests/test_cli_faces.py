@@ -260,3 +260,49 @@ def test_report_files_refuses_empty_records(tmp_path):
     with pytest.raises(analysis.ReportError, match=f"no records in {empty}"):
         analysis.report_files([str(empty)], str(tmp_path / "r.html"))
     assert issubclass(analysis.ReportError, GamespecError) and not (tmp_path / "r.html").exists()
+
+
+# ------------------------------------------------------------------------------ replay and show: a log's spec
+@pytest.fixture
+def logs(tmp_path):
+    """A full log and seat 1's log of one Klink game, the spec copied beside them."""
+    import shutil
+    spec = tmp_path / "k.yaml"
+    shutil.copy(KLINK, spec)
+    assert main(["run", str(spec), "--seed", "4", "--log", str(tmp_path / "g.jsonl"),
+                 "--log-for", "1", str(tmp_path / "s1.jsonl")]) == 0
+    return tmp_path
+
+
+def test_find_spec_finds_the_file_with_the_logs_hash_and_never_opens_the_headers_path(logs, capsys):
+    from interpreter.replay import SpecNotFound, find_spec, full_log_header
+    header = full_log_header(str(logs / "g.jsonl"))
+    assert find_spec(header, str(logs / "g.jsonl")) == str(logs / "k.yaml")
+    (logs / "k.yaml").write_text(open(KLINK).read() + "\n# changed\n")
+    with pytest.raises(SpecNotFound, match=r"no spec file beside .*g\.jsonl has the log's SHA-256 \(\w{12}\.\.\.\); give --spec FILE"):
+        find_spec(header, str(logs / "g.jsonl"))
+    with pytest.raises(SpecNotFound, match="has no spec_sha256"):
+        find_spec({**header, "spec_sha256": None, "spec": KLINK}, str(logs / "g.jsonl"))
+
+
+def test_full_log_header_refuses_a_seats_log_and_a_missing_file(logs):
+    from gamespec.errors import StateFormatError
+    from interpreter.replay import full_log_header
+    with pytest.raises(StateFormatError, match=r"s1\.jsonl is the log as seat 1 saw it \(--log-for\); "
+                                               r"replay needs the full log \(--log\)"):
+        full_log_header(str(logs / "s1.jsonl"))
+    with pytest.raises(StateFormatError, match=r"cannot read .*nope\.jsonl: No such file"):
+        full_log_header(str(logs / "nope.jsonl"))
+
+
+def test_show_log_reads_a_seats_log_without_its_spec(logs):
+    from interpreter.replay import SpecNotFound
+    from gamespec.table import show_log
+    full = show_log(str(logs / "g.jsonl"))
+    seat = show_log(str(logs / "g.jsonl"), reader=1)
+    assert seat == show_log(str(logs / "s1.jsonl")) and full != seat
+    (logs / "k.yaml").unlink()
+    assert len(show_log(str(logs / "s1.jsonl"))) == len(seat)       # plainer labels, same lines
+    with pytest.raises(SpecNotFound):
+        show_log(str(logs / "g.jsonl"))                               # a full log needs its spec
+    assert show_log(str(logs / "g.jsonl"), spec=KLINK) == full

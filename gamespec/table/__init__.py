@@ -2,6 +2,6 @@
 `run --verbose`) and the terminal game (`gamespec play`, needs the `play` extra: rich)."""
 from __future__ import annotations
 
-from .transcript import Labels, live, log_transcript, omniscient, render_line, transcript
+from .transcript import Labels, live, log_transcript, omniscient, render_line, show_log, transcript
 
-__all__ = ["Labels", "live", "log_transcript", "omniscient", "render_line", "transcript"]
+__all__ = ["Labels", "live", "log_transcript", "omniscient", "render_line", "show_log", "transcript"]

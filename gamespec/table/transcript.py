@@ -225,6 +225,29 @@ def log_transcript(lines, game=None, reader=None) -> list:
     return transcript(view, Labels(state.rs), reader)
 
 
+def show_log(path, spec=None, reader=None) -> list:
+    """A log file → its transcript lines (`gamespec show`), for `reader` (a seat) or for the runner.
+    The spec is the file `spec`, else the one beside the log with the log's SHA-256 (a full log needs
+    it; a seat's log reads without it, with plainer labels)."""
+    import gamespec
+    from gamespec.errors import StateFormatError
+    from interpreter.replay import SpecNotFound, find_spec, read_log
+    try:
+        lines = read_log(path)
+    except OSError as e:
+        raise StateFormatError(f"cannot read {path}: {e.strerror or e}") from None
+    header = lines[0]
+    game = None
+    if spec or "for_player" not in header:
+        game = gamespec.load(spec or find_spec(header, path))
+    elif isinstance(header.get("spec"), str):
+        try:
+            game = gamespec.load(find_spec(header, path))
+        except SpecNotFound:
+            game = None     # a seat's log reads without the spec (labels are plainer)
+    return log_transcript(lines, game, reader)
+
+
 def _checked_header(header, game):
     from gamespec.errors import StateFormatError
     from interpreter.replay import _header, _Malformed
