@@ -766,7 +766,7 @@ class Checker:
     def try_sizes(self, r):
         """Evaluate a set-up size for every player count and option set (when there are at most 1000
         of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
-        from .compiler import size_value
+        from .compile.closures import size_value
         ps = self.data.get("players")
         if not (isinstance(ps, list) and len(ps) == 2 and all(type(x) is int for x in ps) and ps[0] <= ps[1]):
             return      # reported by check_players

@@ -57,7 +57,7 @@ class Game:
 
     def check_options(self, options) -> dict:
         """The complete option dict: defaults overlaid with `options` (a dict of name: value), checked."""
-        from interpreter.ruleset import option_set
+        from gamespec.compile.ruleset import option_set
         if options is not None and not isinstance(options, dict):
             raise UsageError(f"options are a dict of option name to value, not {type(options).__name__}")
         for k, v in (options or {}).items():
@@ -71,7 +71,7 @@ class Game:
             raise UsageError(str(e)) from None
 
     def ruleset(self, players: int, options: dict):
-        from interpreter.ruleset import Ruleset
+        from gamespec.compile.ruleset import Ruleset
         if type(players) is not int or not self.spec.min_players <= players <= self.spec.max_players:
             raise UsageError(f"{self.spec.name} is for {self.spec.min_players} to {self.spec.max_players} "
                              f"players, not {str(players)[:40]}")
@@ -142,8 +142,8 @@ class Game:
         """
         from interpreter import ops
         from .checker import CONSTANTS, Scope
-        from .codegen import CodeGen
-        from .compiler import Compiler
+        from .compile.codegen import CodeGen
+        from .compile.closures import Compiler
         from .errors import SpecErrors
         from .model import Rule
         from .parser import Located, parse
@@ -172,7 +172,7 @@ class Game:
 
     def option_sets(self):
         """Every option combination as a list (UsageError if there are more than 4096)."""
-        from interpreter.ruleset import all_option_sets
+        from gamespec.compile.ruleset import all_option_sets
         try:
             return all_option_sets(self.spec)
         except ValueError as e:

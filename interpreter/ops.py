@@ -1,7 +1,7 @@
 """The primitive effects every rule compiles to: moving, dealing, shuffling and revealing cards."""
 from __future__ import annotations
 
-from gamespec.compiler import fault
+from gamespec.compile.closures import fault
 
 from . import rng
 

@@ -178,7 +178,7 @@ _ORDER = ("format", "game", "spec_sha256", "players", "options", "seed", "histor
 
 def _game_fields(game, d):
     """The fields that say which game this is: (data, players, options, rule set), checked."""
-    from .ruleset import option_set
+    from gamespec.compile.ruleset import option_set
     _need(isinstance(d, dict), "not a JSON object")
     _need(d.get("format") == FORMAT, f"format is not {FORMAT!r}")
     _need(d.get("spec_sha256") == game.spec.sha256, "it was saved from another version of the spec")

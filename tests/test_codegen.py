@@ -110,7 +110,7 @@ def test_generated_code_means_what_the_closures_mean(seed, moves, klink):
                          ids=[c[0][:50] for c in CASES + KLINK_CASES])
 def test_the_optimised_form_is_generated(path, expr, bindings, shows):
     from gamespec.checker import CONSTANTS, Scope
-    from gamespec.codegen import CodeGen
+    from gamespec.compile.codegen import CodeGen
     from gamespec.model import Rule
     from gamespec.parser import Located, parse
     g, s = fresh("codegen", 1, 40, path)

@@ -1,5 +1,5 @@
 """The flow skips, after a block of effects, the triggers and end conditions the block cannot change
-(interpreter/depends.py). These specs change what a trigger reads only in roundabout ways; the
+(gamespec/compile/depends.py). These specs change what a trigger reads only in roundabout ways; the
 generated-code backend (which skips) must play them exactly as the reference closures (which never
 skip)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import random
 import pytest
 
 import gamespec
-from interpreter import flow
+from gamespec.compile import flow
 
 # A trigger counts the cards in `pile`; the game ends when `tally` reaches 3. Every way below puts a
 # card into `pile` without naming `pile` in the move's destination expression the obvious way.

@@ -4,11 +4,13 @@ from __future__ import annotations
 import itertools
 import os
 
-from gamespec.codegen import CodeGen
-from gamespec.compiler import Compiler, size_value
+from .codegen import CodeGen
+from .closures import Compiler, size_value
 
-from . import flow, ops
-from .actions import ActionRT
+from interpreter import ops
+
+from . import flow
+from interpreter.actions import ActionRT
 
 
 class Ruleset:
@@ -156,7 +158,7 @@ class Ruleset:
 
 def _face_label(a, cl):
     if cl.label:
-        from .actions import fill_template
+        from interpreter.actions import fill_template
         return fill_template(cl.label, {k: "-".join(map(str, v)) if isinstance(v, list) else v
                                         for k, v in a.items()})
     parts = [str(v) if not isinstance(v, list) else "-".join(map(str, v))

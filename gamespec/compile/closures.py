@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import itertools
 
-from . import ast as A
-from .errors import SpecError, SpecRuntimeError
+from .. import ast as A
+from ..errors import SpecError, SpecRuntimeError
 
 INT_LIMIT = 1 << 63
 MAX_EXPONENT = 64

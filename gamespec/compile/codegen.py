@@ -13,12 +13,12 @@ from __future__ import annotations
 import itertools
 import re
 
-from . import ast as A
-from .compiler import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
+from .. import ast as A
+from .closures import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
                        MAX_LIST, _add, _can_grow, _describe, _too_big, bounded, checked_arith, checked_mul,
                        checked_plus, checked_pow, comp_weight, fault, loop_weight, untyped,
                        run_length, distinct, count_by)
-from .errors import SpecRuntimeError
+from ..errors import SpecRuntimeError
 
 _SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "all": all, "list": list,
                   "range": range, "enumerate": enumerate, "sorted": sorted, "abs": abs, "set": set,

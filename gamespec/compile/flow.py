@@ -6,7 +6,7 @@ instruction suspends the run until `State.apply` resumes it, so a state is just 
 """
 from __future__ import annotations
 
-from gamespec.compiler import EndGame, EndPhase, EndTurn
+from .closures import EndGame, EndPhase, EndTurn
 from gamespec.errors import SpecRuntimeError
 
 SUSPEND = -1
@@ -332,7 +332,7 @@ def env_reader(rs):
 def make_enumerator(ch):
     """`enumerate(s) -> list of Actions` at this decision point: its actions, else its fallback,
     plus the optional step's skip."""
-    from .actions import Action
+    from interpreter.actions import Action
     acts = tuple(a.enumerate for a in ch.actions)
     fallback = tuple(a.enumerate for a in ch.fallback)
     optional = ch.step.optional
