@@ -297,19 +297,27 @@ def cmd_graph(args) -> int:
     if note:
         print(f"{PROG}: note: {note}", file=sys.stderr)
     if args.output:
-        _write_bytes(args.output, data)
+        _write(args.output, data)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     return 0
 
 
-def _write_bytes(path, data: bytes) -> None:
+def _write(path, data) -> None:
+    """Write text (UTF-8) or bytes to a file; a clean failure if it cannot be written."""
     try:
-        with open(path, "wb") as f:
+        with open(path, "wb") if isinstance(data, bytes) else open(path, "w", encoding="utf-8") as f:
             f.write(data)
     except OSError as e:
         raise Fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_or_print(path, text: str) -> None:
+    if path:
+        _write(path, text)
+    else:
+        sys.stdout.write(text)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -345,16 +353,7 @@ def cmd_replay(args) -> int:
 
 def cmd_schema(args) -> int:
     from gamespec import authoring
-    text = authoring.spec_schema_text() if args.format == "spec" else \
-        __import__("json").dumps(authoring.format_schema(args.format), indent=2) + "\n"
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise Fail(f"cannot write {args.output}: {e.strerror or e}") from None
-    else:
-        sys.stdout.write(text)
+    _write_or_print(args.output, authoring.schema_text(args.format))
     return 0
 
 
@@ -377,40 +376,18 @@ def cmd_explain(args) -> int:
     game = _load(args.file)
     opts = _options(game, args.option)
     players = _players(game, args.players)
-    text = authoring.explain(game, players=players, options=opts, fmt=args.format)
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise Fail(f"cannot write {args.output}: {e.strerror or e}") from None
-    else:
-        sys.stdout.write(text)
+    _write_or_print(args.output, authoring.explain(game, players=players, options=opts, fmt=args.format))
     return 0
 
 
 def cmd_check(args) -> int:
-    import gamespec
     from gamespec import authoring
-    from gamespec.validation import compile_all
-    report, ok_all, warned = [], True, False
+    from gamespec.analysis.progress import ProgressBar
+    report = []
     for path in args.files:
-        entry = {"file": path, "ok": True, "errors": [], "warnings": []}
-        try:
-            game = gamespec.load(path)
-            entry["errors"], _ = compile_all(game, path)
-            if args.strict and not entry["errors"]:
-                # the deduction lint plays sample games: a progress bar on a terminal
-                from gamespec.analysis.progress import ProgressBar
-                with ProgressBar(sys.stderr, 0, enabled=not args.json, desc="sample games") as progress:
-                    found = authoring.lint(path, games=args.lint_games, progress=progress)
-                entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found]
-        except gamespec.SpecErrors as e:
-            entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
-                                "check": x.check, "text": str(x)} for x in e.errors]
-        entry["ok"] = not entry["errors"]
-        ok_all &= entry["ok"]
-        warned |= bool(entry["warnings"])
+        entry = authoring.check_file(path, strict=args.strict, games=args.lint_games,
+                                     progress=lambda: ProgressBar(sys.stderr, 0, enabled=not args.json,
+                                                                  desc="sample games"))
         report.append(entry)
         if not args.json:
             for x in entry["errors"] + entry["warnings"]:
@@ -418,9 +395,10 @@ def cmd_check(args) -> int:
             if entry["ok"]:
                 n = len(entry["warnings"])
                 print(f"{path}: ok" + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else ""))
+    ok = all(e["ok"] for e in report) and not (args.strict and any(e["warnings"] for e in report))
     if args.json:
-        _print_json({"ok": ok_all and not (args.strict and warned), "files": report})
-    return 0 if ok_all and not (args.strict and warned) else 1
+        _print_json({"ok": ok, "files": report})
+    return 0 if ok else 1
 
 
 def _add_authoring_commands(sub) -> None:

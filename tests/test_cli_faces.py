@@ -306,3 +306,41 @@ def test_show_log_reads_a_seats_log_without_its_spec(logs):
     with pytest.raises(SpecNotFound):
         show_log(str(logs / "g.jsonl"))                               # a full log needs its spec
     assert show_log(str(logs / "g.jsonl"), spec=KLINK) == full
+
+
+# ------------------------------------------------------------------------------ authoring: schema, check
+def test_schema_text_is_the_file_text_of_each_schema():
+    import json
+
+    from gamespec import authoring
+    assert json.loads(authoring.schema_text()) == json.loads(authoring.spec_schema_text())
+    text = authoring.schema_text("log")
+    assert text.endswith("}\n") and json.loads(text) == authoring.format_schema("log")
+    with pytest.raises(ValueError, match="unknown format 'nope'"):
+        authoring.schema_text("nope")
+
+
+def test_check_file_reports_errors_and_with_strict_warnings(tmp_path):
+    from gamespec import authoring
+    path = tmp_path / "t.yaml"
+    text = open(TINY).read()
+    path.write_text(text.replace("zones:\n", "zones:\n  box: {kind: set, visibility: hidden}\n"), encoding="utf-8")
+    loose = authoring.check_file(str(path))
+    assert loose == {"file": str(path), "ok": True, "errors": [], "warnings": []}
+    opened = []
+
+    class Bar:
+        def __enter__(self):
+            opened.append(self)
+            return lambda done, total: None
+
+        def __exit__(self, *exc):
+            return False
+
+    strict = authoring.check_file(str(path), strict=True, games=1, progress=Bar)
+    assert strict["ok"] and len(opened) == 1
+    assert any("zone 'box' is never used" in w["text"] and ": warning: " in w["text"] for w in strict["warnings"])
+    path.write_text(text.replace("deal(deck, hand[actor])", "deal(dekc, hand[actor])"), encoding="utf-8")
+    bad = authoring.check_file(str(path), strict=True, progress=Bar)
+    assert not bad["ok"] and bad["warnings"] == [] and len(opened) == 1      # no lints over errors
+    assert "unknown name 'dekc'" in bad["errors"][0]["text"]
