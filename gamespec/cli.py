@@ -461,29 +461,6 @@ def _add_authoring_commands(sub) -> None:
 # ------------------------------------------------------------------------------------------------
 # bots, play, show (the table: gamespec.bots and gamespec.table)
 
-def _kinds(specs, players) -> list:
-    """--bot SEAT=KIND texts → a bot kind per seat (default random); UsageError if one is bad."""
-    from gamespec import UsageError
-    from gamespec.bots import BotError, seat_kinds
-    try:
-        return seat_kinds(specs, players)
-    except BotError as e:
-        raise UsageError(str(e)) from None
-
-
-def _bots(specs, players, seed):
-    """The bots of --bot (None when no --bot was given: a random bot in every seat)."""
-    if not specs:
-        return None
-    from gamespec import UsageError
-    from gamespec.bots import BotError, make_bots
-    kinds = _kinds(specs, players)
-    try:
-        return make_bots(kinds, seed)
-    except BotError as e:
-        raise UsageError(str(e)) from None
-
-
 def cmd_show(args) -> int:
     from gamespec.table import show_log
     text = show_log(args.log, args.spec, args.for_seat)
@@ -497,40 +474,21 @@ def cmd_show(args) -> int:
 def cmd_play(args) -> int:
     from gamespec import UsageError
     try:
-        from gamespec.table.play import Output, Table, read_save, resume, spec_of_save
+        from gamespec.table.play import Output, new_table, resume_file
     except ImportError as e:   # pragma: no cover - rich missing is handled inside
         raise Fail(f"gamespec play cannot start: {e}") from None
-    color = False if args.no_color else None
+    out = Output(color=False if args.no_color else None)
     if args.resume:
-        d = read_save(args.resume)
-        spec_path = args.file or spec_of_save(d, args.resume)
-        game = _load(spec_path)
-        override = []
-        for text in args.bot or ():
-            from gamespec.bots import BotError, parse_seat
-            try:
-                override.append(parse_seat(text, d["players"]))
-            except BotError as e:
-                raise UsageError(str(e)) from None
-        table = resume({"game": game, "spec_path": spec_path, "out": Output(color=color)}, d,
-                       args.resume, override)
+        table = resume_file(args.resume, args.file, args.bot, out=out)
     else:
         if not args.file:
             raise UsageError("play needs a SPEC file (or --resume FILE)")
         game = _load(args.file)
         opts = _options(game, args.option)
         players = _players(game, args.players)
-        if not 0 <= args.seat < players:
-            raise UsageError(f"--seat {args.seat}: no such seat (seats are 0 to {players - 1})")
-        if args.seed is None:     # drawn here so that a save can name it
-            import secrets
-            args.seed = secrets.randbits(64)
-        kinds = _kinds(args.bot, players)
-        if any(text.split("=", 1)[0].strip() == str(args.seat) for text in args.bot or ()):
-            raise UsageError(f"--bot names seat {args.seat}, which is yours (--seat {args.seat})")
-        _bots(args.bot, players, args.seed)      # load any module:Class now, for a clean error
-        table = Table(game, args.file, players, args.seat, args.seed, opts, kinds, out=Output(color=color),
-                      save_default=args.save or "gamespec-save.json")
+        seed = _seed_or_new(args.seed)     # drawn here so that a save can name it
+        table = new_table(game, args.file, players, args.seat, seed, opts, args.bot, out=out,
+                          save_default=args.save or "gamespec-save.json")
     return table.run()
 
 

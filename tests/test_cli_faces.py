@@ -344,3 +344,30 @@ def test_check_file_reports_errors_and_with_strict_warnings(tmp_path):
     bad = authoring.check_file(str(path), strict=True, progress=Bar)
     assert not bad["ok"] and bad["warnings"] == [] and len(opened) == 1      # no lints over errors
     assert "unknown name 'dekc'" in bad["errors"][0]["text"]
+
+
+# ------------------------------------------------------------------------------ play (gamespec/table/play.py)
+def test_new_table_seats_the_person_and_the_bots_or_refuses(tmp_path):
+    import gamespec
+    from gamespec import UsageError
+    from gamespec.bots import GreedyBot
+    from gamespec.table.play import new_table, resume_file
+    game = gamespec.load(BACCHUS)
+    t = new_table(game, BACCHUS, 3, 1, 7, game.options, ["2=greedy"])
+    assert t.seat == 1 and t.seed == 7 and t.kinds == ["random", "random", "greedy"]
+    assert t.bots[1] is None and isinstance(t.bots[2], GreedyBot)
+    for seat, bots, message in [(3, [], r"--seat 3: no such seat \(seats are 0 to 2\)"),
+                                (1, ["1=greedy"], r"--bot names seat 1, which is yours \(--seat 1\)"),
+                                (0, ["2=no_such_module_here:Bot"], "cannot import module"),
+                                (0, ["7=greedy"], "no seat 7")]:
+        with pytest.raises(UsageError, match=message):
+            new_table(game, BACCHUS, 3, seat, 7, game.options, bots)
+    while t.state.current_player != t.seat:     # the bots play up to the person's turn
+        t.bot_turn()
+    t.apply(0)
+    save = tmp_path / "save.json"
+    t.save(str(save))
+    again = resume_file(str(save), bots=["0=greedy"])
+    assert again.state.to_json() == t.state.to_json() and again.kinds[0] == "greedy"
+    with pytest.raises(UsageError, match="no seat 5"):
+        resume_file(str(save), bots=["5=greedy"])
