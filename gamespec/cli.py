@@ -729,12 +729,9 @@ def _delay(text):
 
 
 def cmd_serve(args) -> int:
-    import os as _os
-    for path in args.files:
-        if not _os.path.isfile(path):
-            raise Fail(f"{path}: no such file", 2)
     from gamespec import web
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    web.check_files(args.files)
+    if not web.is_local(args.host):
         print(f"{PROG}: warning: listening on {args.host}: anyone who can reach it may open tables",
               file=sys.stderr)
     web.serve(args.files, host=args.host, port=args.port, bot_delay=args.bot_delay, watch=args.watch,

@@ -371,3 +371,15 @@ def test_new_table_seats_the_person_and_the_bots_or_refuses(tmp_path):
     assert again.state.to_json() == t.state.to_json() and again.kinds[0] == "greedy"
     with pytest.raises(UsageError, match="no seat 5"):
         resume_file(str(save), bots=["5=greedy"])
+
+
+# ------------------------------------------------------------------------------ serve (gamespec.web)
+def test_web_check_files_and_is_local(tmp_path):
+    from gamespec import UsageError, web
+    web.check_files([BACCHUS, KLINK])
+    with pytest.raises(UsageError, match=r"nope\.yaml: no such file"):
+        web.check_files([BACCHUS, str(tmp_path / "nope.yaml")])
+    with pytest.raises(UsageError, match="no such file"):
+        web.check_files([str(tmp_path)])                   # a folder is not a spec
+    assert web.is_local("127.0.0.1") and web.is_local("::1") and web.is_local("localhost")
+    assert not web.is_local("0.0.0.0") and not web.is_local("192.168.1.5")
