@@ -10,8 +10,10 @@ Exit codes: 0 success; 1 a spec error, a failed game, a divergent replay or an u
 2 a usage error (bad arguments, player count or option) or an internal error (a bug: the message
 says "internal error" and shows the traceback); 130 interrupted.
 
-Imports are lazy: `validate` loads neither the interpreter's simulation code, nor multiprocessing,
-nor matplotlib.
+Thin by rule: a command converts its arguments, calls the package that owns the capability
+(gamespec.validation, gamespec.table, gamespec.analysis, gamespec.authoring, gamespec.web,
+gamespec.draw, interpreter.replay) and prints what it returns, with the exit code. Imports are lazy:
+`validate` loads neither the interpreter's simulation code, nor multiprocessing, nor matplotlib.
 """
 from __future__ import annotations
 
@@ -76,6 +78,17 @@ def _seconds(text):
     return v
 
 
+def _delay(text):
+    """A pause or a polling interval of serve: 0 to 3600 seconds (0: none)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= v <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {text}")
+    return v
+
+
 def _option_pair(text):
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
@@ -120,11 +133,6 @@ def _players(game, players):
     return player_count(game, players)
 
 
-def _fmt_options(opts: dict) -> str:
-    from gamespec.config import format_options
-    return format_options(opts)
-
-
 def _print_json(obj) -> None:
     import json
     print(json.dumps(obj, indent=2, sort_keys=False))
@@ -149,6 +157,29 @@ def _write_jsonl(lines, path) -> None:
         write_jsonl(lines, path)
     except OSError as e:
         raise Fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write(path, data) -> None:
+    """Write text (UTF-8) or bytes to a file; a clean failure if it cannot be written."""
+    try:
+        with open(path, "wb") if isinstance(data, bytes) else open(path, "w", encoding="utf-8") as f:
+            f.write(data)
+    except OSError as e:
+        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_or_print(path, text: str) -> None:
+    if path:
+        _write(path, text)
+    else:
+        sys.stdout.write(text)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 # ------------------------------------------------------------------------------------------------
@@ -279,13 +310,6 @@ def cmd_compare(args) -> int:
 # ------------------------------------------------------------------------------------------------
 # graph
 
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 def cmd_graph(args) -> int:
     from .draw import format_for, render
 
@@ -302,22 +326,6 @@ def cmd_graph(args) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     return 0
-
-
-def _write(path, data) -> None:
-    """Write text (UTF-8) or bytes to a file; a clean failure if it cannot be written."""
-    try:
-        with open(path, "wb") if isinstance(data, bytes) else open(path, "w", encoding="utf-8") as f:
-            f.write(data)
-    except OSError as e:
-        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def _write_or_print(path, text: str) -> None:
-    if path:
-        _write(path, text)
-    else:
-        sys.stdout.write(text)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -716,17 +724,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 # ------------------------------------------------------------------------------------------------
 # serve: the table in the browser (gamespec.web; Starlette and uvicorn imported by this command only)
-
-def _delay(text):
-    """A pause or a polling interval of serve: 0 to 3600 seconds (0: none)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 <= v <= 3600:
-        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {text}")
-    return v
-
 
 def cmd_serve(args) -> int:
     from gamespec import web
