@@ -28,7 +28,7 @@ def log_seats(pairs, players: int) -> list:
 def play_game(game, players: int, seed: int, options: dict, bots=None, timeout=None, log=False,
               transcript=None):
     """Set up and play one game → (state, failure): failure is None, or the GameFailed to raise once
-    the caller has kept what it wants of the state (its log). A game that cannot even be set up
+    the caller has written what it wants of the state (its log). A game that cannot even be set up
     raises GameFailed. `bots`: one per seat (None: random bots); `transcript(text)` receives the
     live transcript, line by line (it needs the log: `log` is then on)."""
     from interpreter.simulate import play_out
