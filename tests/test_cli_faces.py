@@ -383,3 +383,21 @@ def test_web_check_files_and_is_local(tmp_path):
         web.check_files([str(tmp_path)])                   # a folder is not a spec
     assert web.is_local("127.0.0.1") and web.is_local("::1") and web.is_local("localhost")
     assert not web.is_local("0.0.0.0") and not web.is_local("192.168.1.5")
+
+
+def test_report_of_a_study_where_a_seat_never_wins(tmp_path):
+    """Wilson's lower bound at 0 wins is 0 up to rounding (5.6e-17): the error bar must not go
+    negative (matplotlib refused it: an internal error)."""
+    pytest.importorskip("matplotlib")
+    import json
+
+    from gamespec import analysis
+    rows = tmp_path / "r.jsonl"
+    base = {"game": "G", "spec_sha256": "0" * 64, "players": 3, "options": {}, "bots": ["random"] * 3,
+            "cooperative": False, "decisions": 10, "turns": 5, "phases": 1, "seconds": 0.01}
+    rows.write_text("".join(json.dumps({**base, "seed": s, "scores": [1, 5, 2], "winners": [1]}) + "\n"
+                            for s in range(3)))
+    [summary] = analysis.summarize(analysis.read_records(rows))
+    assert summary["seats"][0]["win_rate"] == 0
+    written = analysis.report_files([str(rows)], str(tmp_path / "r.html"))
+    assert written == [str(tmp_path / "r.html")] and "<svg" in (tmp_path / "r.html").read_text()
