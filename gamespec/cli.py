@@ -10,8 +10,10 @@ Exit codes: 0 success; 1 a spec error, a failed game, a divergent replay or an u
 2 a usage error (bad arguments, player count or option) or an internal error (a bug: the message
 says "internal error" and shows the traceback); 130 interrupted.
 
-Imports are lazy: `validate` loads neither the interpreter's simulation code, nor multiprocessing,
-nor matplotlib.
+Thin by rule: a command converts its arguments, calls the package that owns the capability
+(gamespec.validation, gamespec.table, gamespec.analysis, gamespec.authoring, gamespec.web,
+gamespec.draw, interpreter.replay) and prints what it returns, with the exit code. Imports are lazy:
+`validate` loads neither the interpreter's simulation code, nor multiprocessing, nor matplotlib.
 """
 from __future__ import annotations
 
@@ -76,6 +78,17 @@ def _seconds(text):
     return v
 
 
+def _delay(text):
+    """A pause or a polling interval of serve: 0 to 3600 seconds (0: none)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= v <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {text}")
+    return v
+
+
 def _option_pair(text):
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
@@ -110,45 +123,32 @@ def _load(path):
 
 def _options(game, pairs) -> dict:
     """--option NAME=VALUE pairs → the complete checked option dict (UsageError on a bad one)."""
-    from gamespec import UsageError
-    raw = {}
-    for name, value in pairs or ():
-        if name not in game.options:
-            import difflib
-            valid = ", ".join(f"{k} (default {_fmt_value(v)})" for k, v in game.options.items())
-            if not game.options:
-                raise UsageError(f"unknown option '{name}': {game.name} has no options")
-            close = difflib.get_close_matches(name, list(game.options), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise UsageError(f"unknown option '{name}'{hint} (options of {game.name}: {valid})")
-        raw[name] = value
-    return game.check_options(raw)
+    from gamespec.config import options_from_pairs
+    return options_from_pairs(game, pairs)
 
 
 def _players(game, players):
     """The player count (default: the smallest), checked (UsageError names the range)."""
-    from gamespec import UsageError
-    if players is None:
-        return game.min_players
-    if not game.min_players <= players <= game.max_players:
-        raise UsageError(f"{game.name} is for {game.min_players} to {game.max_players} players, "
-                         f"not {players}")
-    return players
-
-
-def _fmt_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
-def _fmt_options(opts: dict) -> str:
-    return ", ".join(f"{k}={_fmt_value(v)}" for k, v in opts.items()) if opts else "none"
+    from gamespec.config import player_count
+    return player_count(game, players)
 
 
 def _print_json(obj) -> None:
     import json
     print(json.dumps(obj, indent=2, sort_keys=False))
+
+
+def _print_lines(lines, file=None) -> None:
+    for line in lines:
+        print(line, file=file)
+
+
+def _seed_or_new(seed) -> int:
+    """The seed given, or 64 bits of OS entropy (printed by the command, so the run can be repeated)."""
+    if seed is None:
+        import secrets
+        seed = secrets.randbits(64)
+    return seed
 
 
 def _write_jsonl(lines, path) -> None:
@@ -159,27 +159,37 @@ def _write_jsonl(lines, path) -> None:
         raise Fail(f"cannot write {path}: {e.strerror or e}") from None
 
 
+def _write(path, data) -> None:
+    """Write text (UTF-8) or bytes to a file; a clean failure if it cannot be written."""
+    try:
+        with open(path, "wb") if isinstance(data, bytes) else open(path, "w", encoding="utf-8") as f:
+            f.write(data)
+    except OSError as e:
+        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_or_print(path, text: str) -> None:
+    if path:
+        _write(path, text)
+    else:
+        sys.stdout.write(text)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 # ------------------------------------------------------------------------------------------------
 # validate
 
 def cmd_validate(args) -> int:
-    import gamespec
+    from gamespec.validation import validate_file
     files = []
-    ok_all = True
     for path in args.files:
-        entry = {"file": path, "ok": True, "errors": []}
-        try:
-            game = gamespec.load(path)
-        except gamespec.SpecErrors as e:
-            entry["ok"] = False
-            entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
-                                "check": x.check, "text": str(x)} for x in e.errors]
-        else:
-            entry.update(game=game.name, players=[game.min_players, game.max_players],
-                         options=dict(game.options))
-            entry["errors"], entry["coverage"] = _compile_all(game, path)
-            entry["ok"] = not entry["errors"]
-        ok_all &= entry["ok"]
+        entry = validate_file(path)
         files.append(entry)
         if not args.json:
             cov = entry.get("coverage")
@@ -191,134 +201,43 @@ def cmd_validate(args) -> int:
             else:
                 for x in entry["errors"]:
                     print(x["text"], file=sys.stderr)
+    ok_all = all(entry["ok"] for entry in files)
     if args.json:
         _print_json({"ok": ok_all, "files": files})
     return 0 if ok_all else 1
-
-
-def _compile_all(game, path):
-    """Build the rules for every player count and option set (bounded, lazily): run-time rule
-    problems that show at compile time (a card's zone rule failing, ...) become errors too.
-    Returns (errors, coverage): coverage says how many combinations were compiled and which."""
-    import itertools
-    import re
-
-    from gamespec import GamespecError, SpecErrors
-    from gamespec.compile.ruleset import count_option_sets, each_option_alone, iter_option_sets
-    counts = range(game.min_players, game.max_players + 1)
-    total = count_option_sets(game.spec) * len(counts)
-    if total <= MAX_COMPILED:
-        sets, how = iter_option_sets(game.spec), "every player count and option combination"
-    else:   # too many: the defaults and each option changed alone (never all listed first)
-        sets, how = each_option_alone(game.spec), "the defaults and each option changed alone"
-    jobs = itertools.islice(((p, o) for o in sets for p in counts), MAX_COMPILED)
-    errors = []
-    seen = set()
-    compiled = 0
-    for players, opts in jobs:
-        compiled += 1
-        try:
-            game.ruleset(players, dict(opts))
-        except SpecErrors as e:
-            for x in e.errors:
-                if (x.filename, x.line, x.col, x.message) not in seen:
-                    seen.add((x.filename, x.line, x.col, x.message))
-                    errors.append({"file": x.filename, "line": x.line, "col": x.col,
-                                   "message": x.message, "check": x.check, "text": str(x)})
-        except GamespecError as e:
-            where = getattr(e, "where", "") or ""
-            msg = getattr(e, "message", str(e))
-            ctx = f"with {players} players" + (f", options {_fmt_options(opts)}" if opts else "")
-            m = re.match(r"^(.*):(\d+):(\d+) \((.*)\)$", where)
-            if m:
-                file, line, col, rule = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
-            else:
-                file, line, col, rule = path, 1, 1, where
-            text = f"{file}:{line}:{col}: error: {msg}" + (f" (in {rule}, {ctx})" if rule else f" ({ctx})")
-            if (file, line, col, msg) in seen:
-                continue
-            seen.add((file, line, col, msg))
-            errors.append({"file": file, "line": line, "col": col, "message": msg,
-                           "check": getattr(e, "check", "runtime"), "text": text})
-    coverage = {"compiled": compiled, "combinations": total, "which": how}
-    if compiled < total:
-        coverage["not_compiled"] = total - compiled
-        if compiled == MAX_COMPILED:
-            coverage["which"] += f" (the first {MAX_COMPILED})"
-    return errors, coverage
-
-
-MAX_COMPILED = 256   # validate compiles at most this many (player count, options) rule sets per file
 
 
 # ------------------------------------------------------------------------------------------------
 # run
 
 def cmd_run(args) -> int:
-    from gamespec import SpecRuntimeError, UsageError
-    from interpreter.simulate import play_out
+    from gamespec.bots import bots_from_args, kinds_from_args
+    from gamespec.table import run
 
     game = _load(args.file)
     opts = _options(game, args.option)
     players = _players(game, args.players)
-    log_for = []
-    for n, out in args.log_for or ():
-        try:
-            seat = int(n)
-        except ValueError:
-            raise UsageError(f"--log-for takes a seat number and a file, not {n!r}") from None
-        if not 0 <= seat < players:
-            raise UsageError(f"--log-for {seat}: no such seat (seats are 0 to {players - 1})")
-        log_for.append((seat, out))
+    log_for = run.log_seats(args.log_for, players)
     want_log = bool(args.log or log_for or args.verbose)
-    if args.seed is None:     # drawn here so that a failure can name it; never in a player's log
-        import secrets
-        args.seed = secrets.randbits(64)
-    bots = _bots(args.bot, players, args.seed)
-
-    try:
-        state = game.new_game(players=players, seed=args.seed, options=opts, log=want_log)
-    except SpecRuntimeError as e:
-        raise Fail(f"the game failed while setting up (seed {args.seed}): {e}") from None
-    failure = None
-    after = _live_transcript(state, sys.stderr if args.json else sys.stdout) if args.verbose else None
-    try:
-        play_out(state, bots, seed=args.seed, timeout=args.timeout, after=after)   # views only for bots that use them
-    except SpecRuntimeError as e:
-        failure = e
+    seed = _seed_or_new(args.seed)     # drawn here so that a failure can name it; never in a player's log
+    bots = bots_from_args(args.bot, players, seed)
+    stream = sys.stderr if args.json else sys.stdout
+    transcript = (lambda text: print(text, file=stream, flush=True)) if args.verbose else None
+    state, failure = run.play_game(game, players, seed, opts, bots, timeout=args.timeout, log=want_log,
+                                   transcript=transcript)
     if want_log:     # written even after a failure: the partial log shows how the game got there
         if args.log:
             _write_jsonl(state.log_lines(), args.log)
         for seat, out in log_for:
             _write_jsonl(state.log_for(seat), out)
     if failure is not None:
-        raise Fail(f"the game failed (seed {args.seed}, after {state.decisions} decision"
-                   f"{'' if state.decisions == 1 else 's'}): {failure}")
-
-    result = {"game": game.name, "spec": args.file, "players": players, "seed": args.seed,
-              "options": opts, "scores": list(state.scores), "winners": list(state.winners),
-              "decisions": state.decisions, "turns": state.turns}
-    if args.bot:
-        result["bots"] = _kinds(args.bot, players)
-    if args.log:
-        result["log"] = args.log
-    if log_for:
-        result["log_for"] = {str(seat): out for seat, out in log_for}
+        raise failure
+    kinds = kinds_from_args(args.bot, players) if args.bot else None
+    result = run.game_result(state, args.file, seed, opts, kinds, args.log, log_for)
     if args.json:
         _print_json(result)
-        return 0
-    print(f"{game.name}: {players} players, seed {args.seed}, options: {_fmt_options(opts)}")
-    width = max(len(str(s)) for s in state.scores)
-    for p, sc in enumerate(state.scores):
-        mark = "  winner" if p in state.winners else ""
-        print(f"  seat {p}: {sc:>{width}}{mark}")
-    kind = "winners (shared)" if len(state.winners) > 1 else "winner"
-    print(f"{kind}: {', '.join(f'seat {p}' for p in state.winners)}; "
-          f"{state.decisions} decisions, {state.turns} turns")
-    if args.log:
-        print(f"log: {args.log}")
-    for seat, out in log_for:
-        print(f"log for seat {seat}: {out}")
+    else:
+        _print_lines(run.outcome_lines(result, log_for))
     return 0
 
 
@@ -328,43 +247,16 @@ def cmd_run(args) -> int:
 def cmd_simulate(args) -> int:
     from gamespec import UsageError, analysis
 
-    # check the spec, options and player count here first, for clean messages
-    game = _load(args.file)
+    game = _load(args.file)    # the spec, options and player count are checked first, for clean messages
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address is for --backend ray")
-    sweep = analysis.parse_sweep(args.sweep)
-    if sweep:
-        configs = analysis.grid(game, sweep, args.players, dict(args.option))
-    else:
-        configs = [(_players(game, args.players), _options(game, args.option))]
-    if args.seed is None:     # the report names it, so the run can be repeated
-        import secrets
-        args.seed = secrets.randbits(64)
-    if args.bot:       # a bad kind or class fails here, once
-        for p, _ in configs:
-            _bots(args.bot, p, args.seed)
     show = not args.json and not args.no_progress
-    records = analysis.RecordWriter(args.records) if args.records else None
-    try:
-        with analysis.ProgressBar(sys.stderr, args.games * len(configs), enabled=show) as bar:
-            if sweep:
-                outs = analysis.run_sweep(args.file, sweep, games=args.games, players=args.players,
-                                          seed=args.seed, options=dict(args.option), workers=args.workers,
-                                          backend=args.backend, address=args.address, records=records,
-                                          progress=bar, game=game, timeout=args.timeout,
-                                          bots=(lambda p: _kinds(args.bot, p)) if args.bot else None)
-            else:
-                players, opts = configs[0]
-                outs = [analysis.run_study(args.file, games=args.games, players=players, seed=args.seed,
-                                           options=opts, workers=args.workers, backend=args.backend,
-                                           address=args.address, records=records, progress=bar, game=game, timeout=args.timeout,
-                                           bots=_kinds(args.bot, players) if args.bot else None)]
-    finally:
-        if records is not None:
-            records.close()
-    for r in outs:
-        if args.records:
-            r["records"] = args.records
+    study = analysis.simulate(game, args.file, games=args.games, players=args.players, seed=args.seed,
+                              options=args.option, sweep=args.sweep, workers=args.workers, bots=args.bot,
+                              backend=args.backend, address=args.address, records=args.records,
+                              progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show),
+                              timeout=args.timeout)
+    sweep, outs = study["sweep"], study["configs"]
     errors = [e for r in outs for e in r["errors"]]
     internal = [e for e in errors if e.get("internal")]
     if args.json:
@@ -373,11 +265,11 @@ def cmd_simulate(args) -> int:
         for i, r in enumerate(outs):
             if i:
                 print()
-            _print_simulation(r)
+            _print_lines(analysis.study_lines(r))
         if args.records:
             print(f"records: {args.records}")
-    if errors:
-        _print_errors(errors)
+    for line in analysis.failure_lines(errors):
+        print(f"{PROG}: {line}", file=sys.stderr)
     if internal:
         print(f"{PROG}: internal error in {len(internal)} game(s); first (seed {internal[0]['seed']}):",
               file=sys.stderr)
@@ -386,97 +278,17 @@ def cmd_simulate(args) -> int:
     return 1 if errors else 0
 
 
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _print_simulation(r) -> None:
-    def num(x, spec=""):
-        return "-" if x is None else format(x, spec)
-
-    def pct(x):
-        return "-" if x is None else f"{100 * x:.1f}%"
-
-    def ci(c, f):
-        return "-" if c is None or c[0] is None else f"{f(c[0])}-{f(c[1])}"
-
-    def dec(x):
-        return num(x, ".2f")
-
-    sm = r["summary"]
-    last = r["seed"] + r["games_requested"] - 1
-    seeds = {0: "no games", 1: f"seed {r['seed']}"}.get(r["games_requested"], f"seeds {r['seed']}..{last}")
-    print(f"{r['game']}: {r['games_requested']} games ({seeds}), {r['players']} players, "
-          f"options: {_fmt_options(r['options'])}")
-    if sm["cooperative"]:
-        sc, su = sm["team_score"], sm["success"]
-        q = sc["quantiles"]
-        print(f"  cooperative: success rate {pct(su['rate'])} (95% {ci(su['ci95'], pct)})")
-        print(f"  team score: mean {dec(sc['mean'])} (95% {ci(sc['ci95'], dec)}), sd {dec(sc['sd'])}, "
-              f"min {num(sc['min'])}, 5/25/50/75/95%: "
-              f"{'/'.join(num(q.get(k), 'g') for k in ('5%', '25%', '50%', '75%', '95%'))}, max {num(sc['max'])}")
-    else:
-        print(f"  {'seat':>4}  {'win rate':>8}  {'95% interval':>13}  {'score mean':>10}  {'95% interval':>13}"
-              f"  {'sd':>6}  {'min':>5}  {'median':>6}  {'max':>5}")
-        for x in sm["seats"]:
-            sc = x["score"]
-            print(f"  {x['seat']:>4}  {pct(x['win_rate']):>8}  {ci(x['ci95'], pct):>13}  {dec(sc['mean']):>10}"
-                  f"  {ci(sc['ci95'], dec):>13}  {dec(sc['sd']):>6}  {num(sc['min']):>5}"
-                  f"  {num(sc['quantiles'].get('50%'), 'g'):>6}  {num(sc['max']):>5}")
-        adv = sm["seat_advantage"]
-        if adv is not None:
-            note = " (shared wins counted fractionally)" if adv["fractional_wins"] else ""
-            print(f"  no seat advantage: chi-square {adv['statistic']:.2f} (df {adv['df']}), "
-                  f"p = {adv['p']:.3g}{note}")
-        t, m = sm["ties"], sm["margin"]
-        games = "game" if t["count"] == 1 else "games"
-        print(f"  shared wins: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "
-              f"{num(m['mean'], '.2f')}, median {num(m['quantiles'].get('50%'), 'g')}")
-    d, tu, ph = (sm["length"][k] for k in ("decisions", "turns", "phases"))
-    print(f"  decisions per game: mean {num(d['mean'], '.1f')} (sd {num(d['sd'], '.1f')}), "
-          f"min {num(d['min'])}, median {num(d['quantiles'].get('50%'), 'g')}, max {num(d['max'])}; "
-          f"turns mean {num(tu['mean'], '.1f')}; phases mean {num(ph['mean'], '.1f')}")
-    print(f"  {r['games_finished']} games finished in {r['seconds']:.2f} s: "
-          f"{num(r['games_per_second'], '.1f')} games/s with {r['workers']} worker(s)"
-          f"{' on Ray' if r.get('backend') == 'ray' else ''}")
-    print(f"  errors: {len(r['errors'])}")
-
-
-def _print_errors(errors) -> None:
-    """Failed games on stderr, grouped by message: 'N game(s) failed (seeds ...): error'."""
-    groups = {}
-    for e in errors:
-        groups.setdefault(e["error"], []).append(e["seed"])
-    for i, (msg, seeds) in enumerate(groups.items()):
-        if i == 10:
-            print(f"{PROG}: ... and {len(groups) - 10} more kinds of failure", file=sys.stderr)
-            break
-        shown = ", ".join(map(str, seeds[:8])) + (", ..." if len(seeds) > 8 else "")
-        what = f"game with seed {shown}" if len(seeds) == 1 else f"{len(seeds)} games (seeds {shown})"
-        print(f"{PROG}: {what} failed: {msg}", file=sys.stderr)
-
-
 # ------------------------------------------------------------------------------------------------
 # report, compare (balance studies from records files)
 
 def cmd_report(args) -> int:
     from gamespec import analysis
-    try:
-        __import__("matplotlib")   # a clear message if the extra is missing (drawing lives in analysis)
-    except ImportError:
-        raise Fail("the report needs matplotlib: pip install 'gamespec[report]'") from None
-    rows = analysis.RecordFiles(args.records)       # read again for each pass, never held whole
-    if next(iter(rows), None) is None:
-        raise Fail(f"no records in {', '.join(args.records)}")
-    written = analysis.write_report(rows, args.output, png=args.png, sources=args.records, title=args.title)
+    written = analysis.report_files(args.records, args.output, png=args.png, title=args.title)
     if args.json:
+        rows = analysis.RecordFiles(args.records)
         _print_json({"report": args.output, "files": written, "summary": analysis.summarize(rows)})
     else:
-        for path in written:
-            print(path)
+        _print_lines(written)
     return 0
 
 
@@ -490,39 +302,8 @@ def cmd_compare(args) -> int:
     r = {"a": args.a, "b": args.b, **r}
     if args.json:
         _print_json(r)
-        return 0
-    print(f"A: {args.a}\nB: {args.b}")
-
-    def val(f, x):
-        if x is None:
-            return "-"
-        return f"{100 * x:.1f}%" if f["kind"] == "rate" else f"{x:.2f}"
-
-    def diff(f):
-        if f["diff"] is None:
-            return "-"
-        return f"{100 * f['diff']:+.1f}%" if f["kind"] == "rate" else f"{f['diff']:+.2f}"
-
-    current = None
-    for f in r["figures"]:
-        if f["config"] != current:
-            current = f["config"]
-            print(f"{current}  (games: A {f['n_a']}, B {f['n_b']})")
-            print(f"  {'figure':<20} {'A':>9} {'B':>9} {'B-A':>9} {'p':>8} {'p (Holm)':>9}")
-        p = "-" if f["p"] is None else f"{f['p']:.3g}"
-        ph = "-" if f["p_holm"] is None else f"{f['p_holm']:.3g}"
-        mark = "  <- differs" if f["differs"] else ""
-        print(f"  {f['figure']:<20} {val(f, f['a']):>9} {val(f, f['b']):>9} {diff(f):>9} {p:>8} {ph:>9}{mark}")
-    by_config = {}
-    for f in r["figures"]:
-        if f["differs"]:
-            by_config.setdefault(f["config"], []).append(f["figure"])
-    if not by_config:
-        print("beyond noise: nothing")
-    for config, names in by_config.items():
-        where = f" ({config})" if len(r["pairs"]) > 1 else ""
-        print(f"beyond noise{where}: {', '.join(names)}")
-    print("note: " + r["note"])
+    else:
+        _print_lines(analysis.comparison_lines(r))
     return 0
 
 
@@ -540,39 +321,21 @@ def cmd_graph(args) -> int:
     if note:
         print(f"{PROG}: note: {note}", file=sys.stderr)
     if args.output:
-        _write_bytes(args.output, data)
+        _write(args.output, data)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     return 0
 
 
-def _write_bytes(path, data: bytes) -> None:
-    try:
-        with open(path, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
-
-
 # ------------------------------------------------------------------------------------------------
 # replay
 
 def cmd_replay(args) -> int:
-    from gamespec import StateFormatError
-    from interpreter.replay import read_header, replay_file
+    from interpreter.replay import find_spec, full_log_header, replay_file
 
-    try:
-        header = read_header(args.log)
-    except OSError as e:
-        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
-    except StateFormatError as e:
-        raise Fail(str(e)) from None
-    if "for_player" in header:
-        fp = header["for_player"]
-        seat = f"seat {fp}" if type(fp) is int and 0 <= fp < 1000 else "one seat"
-        raise Fail(f"{args.log} is the log as {seat} saw it (--log-for); replay needs the full log (--log)")
-    spec_path = args.spec or _find_spec(header, args.log)
+    header = full_log_header(args.log)
+    spec_path = args.spec or find_spec(header, args.log)
     game = _load(spec_path)
     try:
         result = replay_file(game, args.log, timeout=args.timeout)
@@ -593,50 +356,12 @@ def cmd_replay(args) -> int:
     return 0
 
 
-MAX_SPEC_CANDIDATES = 200   # spec files beside a log that replay may hash to find its spec
-
-
-def _find_spec(header, log_path) -> str:
-    """The spec beside the log whose SHA-256 is the header's. The header's own 'spec' path is
-    never opened: a log from a stranger could name any file."""
-    import hashlib
-    sha = header.get("spec_sha256")
-    if not isinstance(sha, str) or len(sha) != 64:
-        raise Fail(f"the header of {log_path} has no spec_sha256; give --spec FILE")
-    folder = os.path.dirname(os.path.abspath(log_path))
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
-    except OSError as e:
-        raise Fail(f"cannot list {folder}: {e.strerror or e}; give --spec FILE") from None
-    from gamespec.yamlsafe import DEFAULT_MAX_BYTES
-    for name in names[:MAX_SPEC_CANDIDATES]:
-        path = os.path.join(folder, name)
-        try:
-            if not os.path.isfile(path) or os.path.getsize(path) > DEFAULT_MAX_BYTES:
-                continue
-            with open(path, "rb") as f:
-                if hashlib.sha256(f.read(DEFAULT_MAX_BYTES + 1)).hexdigest() == sha:
-                    return path
-        except OSError:
-            continue
-    raise Fail(f"no spec file beside {log_path} has the log's SHA-256 ({sha[:12]}...); give --spec FILE")
-
-
 # ------------------------------------------------------------------------------------------------
 # authoring: schema, new, explain, check (gamespec/authoring)
 
 def cmd_schema(args) -> int:
     from gamespec import authoring
-    text = authoring.spec_schema_text() if args.format == "spec" else \
-        __import__("json").dumps(authoring.format_schema(args.format), indent=2) + "\n"
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise Fail(f"cannot write {args.output}: {e.strerror or e}") from None
-    else:
-        sys.stdout.write(text)
+    _write_or_print(args.output, authoring.schema_text(args.format))
     return 0
 
 
@@ -659,39 +384,18 @@ def cmd_explain(args) -> int:
     game = _load(args.file)
     opts = _options(game, args.option)
     players = _players(game, args.players)
-    text = authoring.explain(game, players=players, options=opts, fmt=args.format)
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise Fail(f"cannot write {args.output}: {e.strerror or e}") from None
-    else:
-        sys.stdout.write(text)
+    _write_or_print(args.output, authoring.explain(game, players=players, options=opts, fmt=args.format))
     return 0
 
 
 def cmd_check(args) -> int:
-    import gamespec
     from gamespec import authoring
-    report, ok_all, warned = [], True, False
+    from gamespec.analysis.progress import ProgressBar
+    report = []
     for path in args.files:
-        entry = {"file": path, "ok": True, "errors": [], "warnings": []}
-        try:
-            game = gamespec.load(path)
-            entry["errors"], _ = _compile_all(game, path)
-            if args.strict and not entry["errors"]:
-                # the deduction lint plays sample games: a progress bar on a terminal
-                from gamespec.analysis.progress import ProgressBar
-                with ProgressBar(sys.stderr, 0, enabled=not args.json, desc="sample games") as progress:
-                    found = authoring.lint(path, games=args.lint_games, progress=progress)
-                entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found]
-        except gamespec.SpecErrors as e:
-            entry["errors"] = [{"file": x.filename, "line": x.line, "col": x.col, "message": x.message,
-                                "check": x.check, "text": str(x)} for x in e.errors]
-        entry["ok"] = not entry["errors"]
-        ok_all &= entry["ok"]
-        warned |= bool(entry["warnings"])
+        entry = authoring.check_file(path, strict=args.strict, games=args.lint_games,
+                                     progress=lambda: ProgressBar(sys.stderr, 0, enabled=not args.json,
+                                                                  desc="sample games"))
         report.append(entry)
         if not args.json:
             for x in entry["errors"] + entry["warnings"]:
@@ -699,9 +403,10 @@ def cmd_check(args) -> int:
             if entry["ok"]:
                 n = len(entry["warnings"])
                 print(f"{path}: ok" + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else ""))
+    ok = all(e["ok"] for e in report) and not (args.strict and any(e["warnings"] for e in report))
     if args.json:
-        _print_json({"ok": ok_all and not (args.strict and warned), "files": report})
-    return 0 if ok_all and not (args.strict and warned) else 1
+        _print_json({"ok": ok, "files": report})
+    return 0 if ok else 1
 
 
 def _add_authoring_commands(sub) -> None:
@@ -764,110 +469,34 @@ def _add_authoring_commands(sub) -> None:
 # ------------------------------------------------------------------------------------------------
 # bots, play, show (the table: gamespec.bots and gamespec.table)
 
-def _kinds(specs, players) -> list:
-    """--bot SEAT=KIND texts → a bot kind per seat (default random); UsageError if one is bad."""
-    from gamespec import UsageError
-    from gamespec.bots import BotError, seat_kinds
-    try:
-        return seat_kinds(specs, players)
-    except BotError as e:
-        raise UsageError(str(e)) from None
-
-
-def _bots(specs, players, seed):
-    """The bots of --bot (None when no --bot was given: a random bot in every seat)."""
-    if not specs:
-        return None
-    from gamespec import UsageError
-    from gamespec.bots import BotError, make_bots
-    kinds = _kinds(specs, players)
-    try:
-        return make_bots(kinds, seed)
-    except BotError as e:
-        raise UsageError(str(e)) from None
-
-
-def _live_transcript(state, stream):
-    """`run --verbose`: print the transcript as the game goes (every card shown: the runner's view)."""
-    from gamespec.table import Labels, omniscient, render_line
-    labels = Labels(state.rs)
-    done = [0]
-
-    def after(s):
-        lines = omniscient(s, done[0])
-        done[0] = len(s.log)
-        for line in lines:
-            text = render_line(line, labels)
-            if text is not None:
-                print(text, file=stream, flush=True)
-
-    after(state)
-    return after
-
-
 def cmd_show(args) -> int:
-    from interpreter.replay import read_log
-
-    from gamespec.table import log_transcript
-    try:
-        lines = read_log(args.log)
-    except OSError as e:
-        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
-    header = lines[0]
-    game = None
-    if args.spec or "for_player" not in header:
-        game = _load(args.spec or _find_spec(header, args.log))
-    elif isinstance(header.get("spec"), str):
-        try:
-            game = _load(_find_spec(header, args.log))
-        except Fail:
-            game = None     # a seat's log reads without the spec (labels are plainer)
-    text = log_transcript(lines, game, args.for_seat)
+    from gamespec.table import show_log
+    text = show_log(args.log, args.spec, args.for_seat)
     if args.json:
         _print_json({"log": args.log, "for": args.for_seat, "lines": text})
     else:
-        for line in text:
-            print(line)
+        _print_lines(text)
     return 0
 
 
 def cmd_play(args) -> int:
     from gamespec import UsageError
     try:
-        from gamespec.table.play import Output, Table, read_save, resume, spec_of_save
+        from gamespec.table.play import Output, new_table, resume_file
     except ImportError as e:   # pragma: no cover - rich missing is handled inside
         raise Fail(f"gamespec play cannot start: {e}") from None
-    color = False if args.no_color else None
+    out = Output(color=False if args.no_color else None)
     if args.resume:
-        d = read_save(args.resume)
-        spec_path = args.file or spec_of_save(d, args.resume)
-        game = _load(spec_path)
-        override = []
-        for text in args.bot or ():
-            from gamespec.bots import BotError, parse_seat
-            try:
-                override.append(parse_seat(text, d["players"]))
-            except BotError as e:
-                raise UsageError(str(e)) from None
-        table = resume({"game": game, "spec_path": spec_path, "out": Output(color=color)}, d,
-                       args.resume, override)
+        table = resume_file(args.resume, args.file, args.bot, out=out)
     else:
         if not args.file:
             raise UsageError("play needs a SPEC file (or --resume FILE)")
         game = _load(args.file)
         opts = _options(game, args.option)
         players = _players(game, args.players)
-        if not 0 <= args.seat < players:
-            raise UsageError(f"--seat {args.seat}: no such seat (seats are 0 to {players - 1})")
-        if args.seed is None:     # drawn here so that a save can name it
-            import secrets
-            args.seed = secrets.randbits(64)
-        kinds = _kinds(args.bot, players)
-        if any(text.split("=", 1)[0].strip() == str(args.seat) for text in args.bot or ()):
-            raise UsageError(f"--bot names seat {args.seat}, which is yours (--seat {args.seat})")
-        _bots(args.bot, players, args.seed)      # load any module:Class now, for a clean error
-        table = Table(game, args.file, players, args.seat, args.seed, opts, kinds, out=Output(color=color),
-                      save_default=args.save or "gamespec-save.json")
+        seed = _seed_or_new(args.seed)     # drawn here so that a save can name it
+        table = new_table(game, args.file, players, args.seat, seed, opts, args.bot, out=out,
+                          save_default=args.save or "gamespec-save.json")
     return table.run()
 
 
@@ -1096,23 +725,10 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------------------------------------
 # serve: the table in the browser (gamespec.web; Starlette and uvicorn imported by this command only)
 
-def _seconds(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 <= v <= 3600:
-        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {text}")
-    return v
-
-
 def cmd_serve(args) -> int:
-    import os as _os
-    for path in args.files:
-        if not _os.path.isfile(path):
-            raise Fail(f"{path}: no such file", 2)
     from gamespec import web
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    web.check_files(args.files)
+    if not web.is_local(args.host):
         print(f"{PROG}: warning: listening on {args.host}: anyone who can reach it may open tables",
               file=sys.stderr)
     web.serve(args.files, host=args.host, port=args.port, bot_delay=args.bot_delay, watch=args.watch,
@@ -1134,9 +750,9 @@ def _add_serve_command(sub) -> None:
     sv.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this machine only)")
     sv.add_argument("--port", type=_int_at_least(0), default=8000, help="port (default 8000; 0: any free port)")
-    sv.add_argument("--bot-delay", type=_seconds, default=0.4, metavar="SECONDS",
+    sv.add_argument("--bot-delay", type=_delay, default=0.4, metavar="SECONDS",
                     help="pause before each bot move, so people can follow (default 0.4)")
-    sv.add_argument("--watch", type=_seconds, default=1.0, metavar="SECONDS",
+    sv.add_argument("--watch", type=_delay, default=1.0, metavar="SECONDS",
                     help="how often to check the spec files for changes (default 1; 0: never)")
     sv.add_argument("--max-tables", type=_int_at_least(1), default=100, metavar="N",
                     help="most tables open at once (default 100)")

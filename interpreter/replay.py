@@ -139,6 +139,54 @@ def read_header(path) -> dict:
     raise StateFormatError(f"{path}: the first line must be the header")
 
 
+def full_log_header(path) -> dict:
+    """The header of a full log (to replay it); StateFormatError if the file cannot be read, is not
+    a log, or is a seat's log (written by --log-for: it cannot be re-played)."""
+    try:
+        header = read_header(path)
+    except OSError as e:
+        raise StateFormatError(f"cannot read {path}: {e.strerror or e}") from None
+    if "for_player" in header:
+        fp = header["for_player"]
+        seat = f"seat {fp}" if type(fp) is int and 0 <= fp < 1000 else "one seat"
+        raise StateFormatError(f"{path} is the log as {seat} saw it (--log-for); replay needs the full log (--log)")
+    return header
+
+
+class SpecNotFound(GamespecError):
+    """No spec file beside a log has the log's SHA-256 (the caller may ask for the spec's path)."""
+
+
+MAX_SPEC_CANDIDATES = 200   # spec files beside a log that find_spec may hash
+
+
+def find_spec(header, log_path) -> str:
+    """The spec file beside the log whose SHA-256 is the header's (SpecNotFound otherwise). The
+    header's own 'spec' path is never opened: a log from a stranger could name any file."""
+    import hashlib
+
+    from gamespec.yamlsafe import DEFAULT_MAX_BYTES
+    sha = header.get("spec_sha256")
+    if not isinstance(sha, str) or len(sha) != 64:
+        raise SpecNotFound(f"the header of {log_path} has no spec_sha256; give --spec FILE")
+    folder = os.path.dirname(os.path.abspath(log_path))
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
+    except OSError as e:
+        raise SpecNotFound(f"cannot list {folder}: {e.strerror or e}; give --spec FILE") from None
+    for name in names[:MAX_SPEC_CANDIDATES]:
+        path = os.path.join(folder, name)
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > DEFAULT_MAX_BYTES:
+                continue
+            with open(path, "rb") as f:
+                if hashlib.sha256(f.read(DEFAULT_MAX_BYTES + 1)).hexdigest() == sha:
+                    return path
+        except OSError:
+            continue
+    raise SpecNotFound(f"no spec file beside {log_path} has the log's SHA-256 ({sha[:12]}...); give --spec FILE")
+
+
 class _Malformed(Exception):
     pass
 

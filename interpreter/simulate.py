@@ -114,6 +114,40 @@ def _play_safe(game, players, seed, options, bots=None, timeout=None) -> dict:
                 "traceback": traceback.format_exc()}
 
 
+class InOrder:
+    """Blocks of results finish in any order; hands each result to `acc` (and `on_result`) in seed order,
+    so a parallel run reports exactly what a serial one would."""
+
+    def __init__(self, blocks, acc, on_result=None):
+        self.order = [first for first, _ in blocks]
+        self.acc, self.on_result = acc, on_result
+        self.pending, self.next, self.done = {}, 0, 0   # first seed -> results waiting for earlier blocks
+
+    def add(self, first, results):
+        if isinstance(results, dict):                    # a worker's fatal error (see _run_block)
+            raise GamespecError(results["fatal"])
+        self.pending[first] = results
+        self.done += len(results)
+        while self.next < len(self.order) and self.order[self.next] in self.pending:
+            for r in self.pending.pop(self.order[self.next]):
+                self.acc.add(r)
+                if self.on_result is not None:
+                    self.on_result(r)
+            self.next += 1
+
+
+def summary(game, path, players, opts, seed, games, acc, seconds, workers) -> dict:
+    """The report of a simulation run (serial, process pool or Ray)."""
+    out = {"game": game.name, "spec": path, "players": players, "options": opts, "seed": seed,
+           "games_requested": games}
+    out.update(acc.report())
+    out["seconds"] = seconds
+    out["games_per_second"] = acc.n / seconds if seconds > 0 else None
+    out["decisions_per_second"] = acc.decisions / seconds if seconds > 0 else None
+    out["workers"] = workers
+    return out
+
+
 class Accumulator:
     """Per-game results (fed in seed order) → the report. Integer sums, so exact."""
 
@@ -266,9 +300,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         ctx = multiprocessing.get_context("spawn")
-        pending_results = {}       # first seed -> results, waiting for the blocks before it
-        order = [first for first, _ in blocks]
-        nxt = 0
+        collect = InOrder(blocks, acc, on_result)
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init) as ex:
             futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout)
                        for first, count in blocks}
@@ -276,19 +308,9 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                 while futures:
                     finished, futures = wait(futures, return_when=FIRST_COMPLETED)
                     for f in finished:
-                        first, results = f.result()
-                        if isinstance(results, dict):
-                            raise GamespecError(results["fatal"])
-                        pending_results[first] = results
-                        done += len(results)
-                    while nxt < len(order) and order[nxt] in pending_results:
-                        for r in pending_results.pop(order[nxt]):
-                            acc.add(r)
-                            if on_result is not None:
-                                on_result(r)
-                        nxt += 1
+                        collect.add(*f.result())
                     if progress is not None:
-                        progress(done, games)
+                        progress(collect.done, games)
             except BaseException:       # Ctrl-C, a fatal error: stop now, not after every block
                 procs = list((getattr(ex, "_processes", None) or {}).values())
                 ex.shutdown(wait=False, cancel_futures=True)
@@ -297,13 +319,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                 raise
     seconds = time.perf_counter() - t0
 
-    out = {"game": game.name, "spec": path, "players": players, "options": opts, "seed": seed,
-           "games_requested": games}
-    out.update(acc.report())
-    out["seconds"] = seconds
-    out["games_per_second"] = acc.n / seconds if seconds > 0 else None
-    out["decisions_per_second"] = acc.decisions / seconds if seconds > 0 else None
-    out["workers"] = used
+    out = summary(game, path, players, opts, seed, games, acc, seconds, used)
     if bots is not None:
         out["bots"] = list(bots)
     return out

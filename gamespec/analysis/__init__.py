@@ -10,17 +10,20 @@ matplotlib, Ray and tqdm are imported only by what needs them):
     analysis.summarize(rows)                        # one summary per configuration
     analysis.compare(rows_a, rows_b)                # which figures differ beyond noise
     analysis.write_report(rows, "report.html")      # self-contained HTML with plots
+    analysis.simulate(game, path, games=100, sweep=["players=3,4"])   # `gamespec simulate`'s request
+    analysis.study_lines(out)                       # a result as text (comparison_lines, failure_lines)
 """
 from __future__ import annotations
 
 _FACE = {
-    "run_study": "study", "run_sweep": "study", "BACKENDS": "study",
+    "run_study": "study", "run_sweep": "study", "simulate": "study", "BACKENDS": "study",
     "RecordWriter": "records", "read_records": "records", "iter_records": "records",
     "RecordFiles": "records", "make_record": "records", "RecordsError": "records",
     "summarize": "stats", "wilson": "stats", "chi_square_equal": "stats", "describe": "stats",
     "parse_sweep": "sweep", "grid": "sweep",
     "compare": "comparison",
-    "write_report": "report", "build_report": "report",
+    "write_report": "report", "build_report": "report", "report_files": "report", "ReportError": "report",
+    "study_lines": "text", "failure_lines": "text", "comparison_lines": "text",
     "ProgressBar": "progress",
 }
 __all__ = sorted(_FACE)

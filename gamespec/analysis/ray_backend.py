@@ -102,8 +102,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         task = _block_task()
         refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref, timeout): first
                 for first, count in blocks}
-        order = [first for first, _ in blocks]
-        pending, nxt, done = {}, 0, 0
+        collect = _sim.InOrder(blocks, acc, on_result)
         try:
             while refs:
                 ready, _ = ray.wait(list(refs), num_returns=1)
@@ -114,18 +113,9 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                     except ray.exceptions.RayError as e:
                         raise GamespecError(f"a Ray task failed (after {MAX_RETRIES} retries): "
                                             f"{type(e).__name__}: {e}") from None
-                    if isinstance(results, dict):
-                        raise GamespecError(results["fatal"])
-                    pending[first] = results
-                    done += len(results)
-                while nxt < len(order) and order[nxt] in pending:
-                    for r in pending.pop(order[nxt]):
-                        acc.add(r)
-                        if on_result is not None:
-                            on_result(r)
-                    nxt += 1
+                    collect.add(first, results)
                 if progress is not None:
-                    progress(done, games)
+                    progress(collect.done, games)
         except BaseException:
             for ref in refs:
                 try:
@@ -137,11 +127,4 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     finally:
         if started:
             ray.shutdown()
-    out = {"game": game.name, "spec": path, "players": players, "options": opts, "seed": seed,
-           "games_requested": games}
-    out.update(acc.report())
-    out["seconds"] = seconds
-    out["games_per_second"] = acc.n / seconds if seconds > 0 else None
-    out["decisions_per_second"] = acc.decisions / seconds if seconds > 0 else None
-    out["workers"] = cpus
-    return out
+    return _sim.summary(game, path, players, opts, seed, games, acc, seconds, cpus)

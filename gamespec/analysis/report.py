@@ -7,6 +7,8 @@ import html
 import io
 import os
 
+from gamespec.errors import GamespecError
+
 from .stats import config_key, config_label, samples, summarize
 
 FIGURES = ("winrates", "scores", "length")
@@ -42,8 +44,9 @@ def plot_winrates(summaries):
         for j, s in enumerate(comp):
             xs = [p + (j - (len(comp) - 1) / 2) * width for p in range(s["players"])]
             rates = [x["win_rate"] or 0.0 for x in s["seats"]]
-            lo = [r - (x["ci95"][0] if x["ci95"][0] is not None else r) for r, x in zip(rates, s["seats"])]
-            hi = [(x["ci95"][1] if x["ci95"][1] is not None else r) - r for r, x in zip(rates, s["seats"])]
+            # max(0, ...): at 0 or all wins Wilson's bound equals the rate only up to rounding
+            lo = [max(0.0, r - (x["ci95"][0] if x["ci95"][0] is not None else r)) for r, x in zip(rates, s["seats"])]
+            hi = [max(0.0, (x["ci95"][1] if x["ci95"][1] is not None else r) - r) for r, x in zip(rates, s["seats"])]
             ax.bar(xs, rates, width * 0.9, yerr=[lo, hi], capsize=3, color=_colour(j),
                    label=_short(s), error_kw={"elinewidth": 1})
             fair = 1 / s["players"]
@@ -56,8 +59,8 @@ def plot_winrates(summaries):
     if coop:
         ax = axes[i]
         rates = [s["success"]["rate"] or 0.0 for s in coop]
-        lo = [r - (s["success"]["ci95"][0] or 0.0) for r, s in zip(rates, coop)]
-        hi = [(s["success"]["ci95"][1] or 0.0) - r for r, s in zip(rates, coop)]
+        lo = [max(0.0, r - (s["success"]["ci95"][0] or 0.0)) for r, s in zip(rates, coop)]
+        hi = [max(0.0, (s["success"]["ci95"][1] or 0.0) - r) for r, s in zip(rates, coop)]
         ax.bar(range(len(coop)), rates, 0.6, yerr=[lo, hi], capsize=3,
                color=[_colour(j) for j in range(len(coop))])
         ax.set_xticks(range(len(coop)), [_short(s) for s in coop], rotation=20, fontsize=7, ha="right")
@@ -243,4 +246,22 @@ def write_report(records, out, png=False, sources=(), title=None) -> list:
     return written
 
 
-__all__ = ["build", "write_report", "config_key"]
+class ReportError(GamespecError):
+    """A report that cannot be made (matplotlib missing, no records)."""
+
+
+def report_files(paths, out, png=False, title=None) -> list:
+    """Records files → the report (write_report): read again for each pass, never held whole; returns
+    the files written. ReportError without matplotlib or without any record."""
+    from .records import RecordFiles
+    try:
+        __import__("matplotlib")   # a clear message if the extra is missing
+    except ImportError:
+        raise ReportError("the report needs matplotlib: pip install 'gamespec[report]'") from None
+    rows = RecordFiles(paths)
+    if next(iter(rows), None) is None:
+        raise ReportError(f"no records in {', '.join(map(os.fspath, paths))}")
+    return write_report(rows, out, png=png, sources=paths, title=title)
+
+
+__all__ = ["build", "write_report", "report_files", "ReportError", "config_key"]

@@ -102,3 +102,49 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
             import ray
             ray.shutdown()
     return outs
+
+
+def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(), workers=None, bots=(),
+             backend="local", address=None, records=None, progress=None, timeout=None) -> dict:
+    """A whole `gamespec simulate` request, from its texts: `options` as (NAME, VALUE) pairs, `sweep`
+    as NAME=V1,V2 texts, `bots` as SEAT=KIND texts, `records` a file path (.jsonl or .csv); `seed`
+    None draws 64 bits of OS entropy (the result names it). `progress(total)` gives the progress bar
+    (a context manager) for `total` games, or is None. Every bad request is a UsageError before any
+    game is played. Returns {"sweep": [(name, values)], "configs": [run_study's result, ...]}."""
+    import contextlib
+
+    from gamespec.bots import bots_from_args, kinds_from_args
+    from gamespec.config import options_from_pairs, player_count
+
+    from .sweep import grid, parse_sweep
+    axes = parse_sweep(sweep)
+    if axes:
+        configs = grid(game, axes, players, dict(options))
+    else:
+        configs = [(player_count(game, players), options_from_pairs(game, options))]
+    if seed is None:
+        import secrets
+        seed = secrets.randbits(64)
+    if bots:       # a bad kind or class fails here, once
+        for p, _ in configs:
+            bots_from_args(bots, p, seed)
+    writer = RecordWriter(records) if records else None
+    try:
+        bar = progress(games * len(configs)) if progress is not None else None
+        with bar if bar is not None else contextlib.nullcontext():
+            common = dict(games=games, seed=seed, workers=workers, backend=backend, address=address,
+                          records=writer, progress=bar, game=game, timeout=timeout)
+            if axes:
+                outs = run_sweep(path, axes, players=players, options=dict(options),
+                                 bots=(lambda p: kinds_from_args(bots, p)) if bots else None, **common)
+            else:
+                p, opts = configs[0]
+                outs = [run_study(path, players=p, options=opts,
+                                  bots=kinds_from_args(bots, p) if bots else None, **common)]
+    finally:
+        if writer is not None:
+            writer.close()
+    if records:
+        for r in outs:
+            r["records"] = records
+    return {"sweep": axes, "configs": outs}

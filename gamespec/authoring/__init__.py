@@ -6,6 +6,7 @@
     authoring.explain(game, players=3, options={}, fmt="md")
     authoring.lint("games/mygame.yaml")     # [Finding]
     authoring.format_schema("observation")  # JSON Schemas of the output formats
+    authoring.check_file("games/mygame.yaml", strict=True)   # validate + lints: a report entry
 
 Everything is imported lazily: importing this package costs nothing at `gamespec validate` time.
 """
@@ -28,6 +29,14 @@ def format_schema(name: str) -> dict:
     return json.loads(resources.files("gamespec.authoring").joinpath(f"schemas/{name}.json").read_text(encoding="utf-8"))
 
 
+def schema_text(name: str = "spec") -> str:
+    """The spec JSON Schema ("spec") or an output format's (see format_schema), as a file's text."""
+    if name == "spec":
+        return spec_schema_text()
+    import json
+    return json.dumps(format_schema(name), indent=2) + "\n"
+
+
 def write_new(name, template=None, force=False):
     from .starters import DEFAULT_TEMPLATE, write_new as _w
     return _w(name, template or DEFAULT_TEMPLATE, force)
@@ -46,3 +55,26 @@ def explain(game, players=None, options=None, fmt="md") -> str:
 def lint(path, games=None, progress=None):
     from .lints import SAMPLE_GAMES, lint as _l
     return _l(path, games=SAMPLE_GAMES if games is None else games, progress=progress)
+
+
+def check_file(path, strict=False, games=None, progress=None) -> dict:
+    """`gamespec check` for one file: validate's errors (every player count and option set compiled),
+    then with `strict` and no error the lints (`games` sample games each for the deduction lint).
+    Returns {file, ok, errors, warnings}, each a dict with its `text`. `progress()` gives a progress
+    bar (a context manager) for the sample games, or is None."""
+    import contextlib
+
+    import gamespec
+    from gamespec.validation import compile_all, error_entry
+    entry = {"file": path, "ok": True, "errors": [], "warnings": []}
+    try:
+        game = gamespec.load(path)
+        entry["errors"], _ = compile_all(game, path)
+        if strict and not entry["errors"]:
+            with progress() if progress is not None else contextlib.nullcontext() as bar:
+                found = lint(path, games=games, progress=bar)
+            entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found]
+    except gamespec.SpecErrors as e:
+        entry["errors"] = [error_entry(x) for x in e.errors]
+    entry["ok"] = not entry["errors"]
+    return entry

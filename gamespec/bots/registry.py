@@ -113,3 +113,26 @@ def make_bot(kind: str, seat: int, seed: int = 0):
 def make_bots(kinds, seed: int = 0) -> list:
     """One bot per seat from a list of kinds (see seat_kinds)."""
     return [make_bot(k, seat, seed) for seat, k in enumerate(kinds)]
+
+
+def kinds_from_args(specs, players: int) -> list:
+    """`--bot SEAT=KIND` texts → a kind per seat (default random); a bad text is a UsageError (the
+    request is wrong, not the game)."""
+    from gamespec.game import UsageError
+    try:
+        return seat_kinds(specs, players)
+    except BotError as e:
+        raise UsageError(str(e)) from None
+
+
+def bots_from_args(specs, players: int, seed: int):
+    """The bots of `--bot SEAT=KIND` texts, made now (a module:Class is imported here, so a bad one
+    fails at once, as a UsageError); None when there are no texts (a random bot in every seat)."""
+    if not specs:
+        return None
+    from gamespec.game import UsageError
+    kinds = kinds_from_args(specs, players)
+    try:
+        return make_bots(kinds, seed)
+    except BotError as e:
+        raise UsageError(str(e)) from None

@@ -344,6 +344,39 @@ def resume(table_args, d, path, bot_override=()):
     return t
 
 
+def new_table(game, spec_path, players, seat, seed, options, bots=(), out=None,
+              save_default="gamespec-save.json") -> Table:
+    """`gamespec play SPEC`: the person at `seat`, bots of `--bot SEAT=KIND` texts elsewhere (random
+    by default; a module:Class is loaded now, for a clean error). UsageError for a bad seat or bot."""
+    from gamespec.bots import bots_from_args, kinds_from_args
+    from gamespec.game import UsageError
+    if not 0 <= seat < players:
+        raise UsageError(f"--seat {seat}: no such seat (seats are 0 to {players - 1})")
+    kinds = kinds_from_args(bots, players)
+    if any(text.split("=", 1)[0].strip() == str(seat) for text in bots or ()):
+        raise UsageError(f"--bot names seat {seat}, which is yours (--seat {seat})")
+    bots_from_args(bots, players, seed)
+    return Table(game, spec_path, players, seat, seed, options, kinds, out=out, save_default=save_default)
+
+
+def resume_file(path, spec_path=None, bots=(), out=None) -> Table:
+    """`gamespec play --resume FILE`: the saved game rebuilt (see resume), its spec `spec_path` or the
+    one the save names; `--bot SEAT=KIND` texts replace saved bots (UsageError for a bad one)."""
+    import gamespec
+    from gamespec.bots import BotError, parse_seat
+    from gamespec.game import UsageError
+    d = read_save(path)
+    spec_path = spec_path or spec_of_save(d, path)
+    game = gamespec.load(spec_path)
+    override = []
+    for text in bots or ():
+        try:
+            override.append(parse_seat(text, d["players"]))
+        except BotError as e:
+            raise UsageError(str(e)) from None
+    return resume({"game": game, "spec_path": spec_path, "out": out}, d, path, override)
+
+
 def _face_order(face):
     """Numbers by value, then text: a set's cards read 3, 6, 10 rather than 10, 3, 6."""
     return [(k, (0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0, str(v)))

@@ -157,6 +157,24 @@ def transcript(lines, labels: Labels, reader=None) -> list:
     return out
 
 
+def live(state, emit):
+    """A transcript as the game goes (`run --verbose`; every card shown: the runner's view): emits
+    the lines so far at once, and returns `after(state)` for play_out, which emits the new ones."""
+    labels = Labels(state.rs)
+    done = [0]
+
+    def after(s):
+        lines = omniscient(s, done[0])
+        done[0] = len(s.log)
+        for line in lines:
+            text = render_line(line, labels)
+            if text is not None:
+                emit(text)
+
+    after(state)
+    return after
+
+
 def replayed_state(game, lines):
     """A full log → the final State, re-played with its log on (so it can be read for any seat).
 
@@ -205,6 +223,29 @@ def log_transcript(lines, game=None, reader=None) -> list:
     else:
         view = omniscient(state)
     return transcript(view, Labels(state.rs), reader)
+
+
+def show_log(path, spec=None, reader=None) -> list:
+    """A log file → its transcript lines (`gamespec show`), for `reader` (a seat) or for the runner.
+    The spec is the file `spec`, else the one beside the log with the log's SHA-256 (a full log needs
+    it; a seat's log reads without it, with plainer labels)."""
+    import gamespec
+    from gamespec.errors import StateFormatError
+    from interpreter.replay import SpecNotFound, find_spec, read_log
+    try:
+        lines = read_log(path)
+    except OSError as e:
+        raise StateFormatError(f"cannot read {path}: {e.strerror or e}") from None
+    header = lines[0]
+    game = None
+    if spec or "for_player" not in header:
+        game = gamespec.load(spec or find_spec(header, path))
+    elif isinstance(header.get("spec"), str):
+        try:
+            game = gamespec.load(find_spec(header, path))
+        except SpecNotFound:
+            game = None     # a seat's log reads without the spec (labels are plainer)
+    return log_transcript(lines, game, reader)
 
 
 def _checked_header(header, game):

@@ -9,9 +9,24 @@ from __future__ import annotations
 
 from .tables import PERSON, Registry, Table, WebError
 
-__all__ = ["create_app", "serve", "Registry", "Table", "WebError", "PERSON", "DEFAULT_HOST"]
+__all__ = ["create_app", "serve", "check_files", "is_local", "Registry", "Table", "WebError", "PERSON", "DEFAULT_HOST"]
 
 DEFAULT_HOST = "127.0.0.1"
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def check_files(paths) -> None:
+    """UsageError naming the first path that is not a file (serve refuses it before starting)."""
+    import os
+    from gamespec.game import UsageError
+    for path in paths:
+        if not os.path.isfile(path):
+            raise UsageError(f"{path}: no such file")
+
+
+def is_local(host) -> bool:
+    """True for the addresses only this machine can reach (others may open tables on any other)."""
+    return host in LOCAL_HOSTS
 
 
 def _need_extra():
@@ -36,7 +51,9 @@ def create_app(paths, bot_delay=0.3, watch=1.0, backend=None, max_tables=100, pa
 
 def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend=None, max_tables=100,
           log=print):
-    """Run the server until interrupted (Ctrl-C)."""
+    """Run the server until interrupted (Ctrl-C). UsageError if a path is not a file (a spec that is
+    there but wrong is shown in the page, for designer mode)."""
+    check_files(paths)
     app = create_app(paths, bot_delay=bot_delay, watch=watch, backend=backend, max_tables=max_tables)
     import socket
 

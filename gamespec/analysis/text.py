@@ -1,0 +1,119 @@
+"""Study results and comparisons → text lines, as `gamespec simulate` and `gamespec compare` print them
+(the same figures as their --json output, rounded for reading)."""
+from __future__ import annotations
+
+
+def _num(x, spec=""):
+    return "-" if x is None else format(x, spec)
+
+
+def _pct(x):
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _ci(c, f):
+    return "-" if c is None or c[0] is None else f"{f(c[0])}-{f(c[1])}"
+
+
+def _dec(x):
+    return _num(x, ".2f")
+
+
+def study_lines(r):
+    """One configuration's run_study result → its summary: per seat win rate and score with 95%
+    intervals (or the team's success and score), seat advantage, ties and margin, length, speed."""
+    from gamespec.config import format_options
+    num, pct, ci, dec = _num, _pct, _ci, _dec
+    sm = r["summary"]
+    last = r["seed"] + r["games_requested"] - 1
+    seeds = {0: "no games", 1: f"seed {r['seed']}"}.get(r["games_requested"], f"seeds {r['seed']}..{last}")
+    yield (f"{r['game']}: {r['games_requested']} games ({seeds}), {r['players']} players, "
+           f"options: {format_options(r['options'])}")
+    if sm["cooperative"]:
+        sc, su = sm["team_score"], sm["success"]
+        q = sc["quantiles"]
+        yield f"  cooperative: success rate {pct(su['rate'])} (95% {ci(su['ci95'], pct)})"
+        yield (f"  team score: mean {dec(sc['mean'])} (95% {ci(sc['ci95'], dec)}), sd {dec(sc['sd'])}, "
+               f"min {num(sc['min'])}, 5/25/50/75/95%: "
+               f"{'/'.join(num(q.get(k), 'g') for k in ('5%', '25%', '50%', '75%', '95%'))}, max {num(sc['max'])}")
+    else:
+        yield (f"  {'seat':>4}  {'win rate':>8}  {'95% interval':>13}  {'score mean':>10}  {'95% interval':>13}"
+               f"  {'sd':>6}  {'min':>5}  {'median':>6}  {'max':>5}")
+        for x in sm["seats"]:
+            sc = x["score"]
+            yield (f"  {x['seat']:>4}  {pct(x['win_rate']):>8}  {ci(x['ci95'], pct):>13}  {dec(sc['mean']):>10}"
+                   f"  {ci(sc['ci95'], dec):>13}  {dec(sc['sd']):>6}  {num(sc['min']):>5}"
+                   f"  {num(sc['quantiles'].get('50%'), 'g'):>6}  {num(sc['max']):>5}")
+        adv = sm["seat_advantage"]
+        if adv is not None:
+            note = " (shared wins counted fractionally)" if adv["fractional_wins"] else ""
+            yield (f"  no seat advantage: chi-square {adv['statistic']:.2f} (df {adv['df']}), "
+                   f"p = {adv['p']:.3g}{note}")
+        t, m = sm["ties"], sm["margin"]
+        games = "game" if t["count"] == 1 else "games"
+        yield (f"  shared wins: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "
+               f"{num(m['mean'], '.2f')}, median {num(m['quantiles'].get('50%'), 'g')}")
+    d, tu, ph = (sm["length"][k] for k in ("decisions", "turns", "phases"))
+    yield (f"  decisions per game: mean {num(d['mean'], '.1f')} (sd {num(d['sd'], '.1f')}), "
+           f"min {num(d['min'])}, median {num(d['quantiles'].get('50%'), 'g')}, max {num(d['max'])}; "
+           f"turns mean {num(tu['mean'], '.1f')}; phases mean {num(ph['mean'], '.1f')}")
+    yield (f"  {r['games_finished']} games finished in {r['seconds']:.2f} s: "
+           f"{num(r['games_per_second'], '.1f')} games/s with {r['workers']} worker(s)"
+           f"{' on Ray' if r.get('backend') == 'ray' else ''}")
+    yield f"  errors: {len(r['errors'])}"
+
+
+MAX_FAILURE_KINDS = 10     # kinds of failure listed; the rest are counted
+MAX_SEEDS_SHOWN = 8        # seeds listed per kind
+
+
+def failure_lines(errors):
+    """Failed games ({"seed", "error"} each), grouped by message: 'N games (seeds ...) failed: error'."""
+    groups = {}
+    for e in errors:
+        groups.setdefault(e["error"], []).append(e["seed"])
+    for i, (msg, seeds) in enumerate(groups.items()):
+        if i == MAX_FAILURE_KINDS:
+            yield f"... and {len(groups) - MAX_FAILURE_KINDS} more kinds of failure"
+            break
+        shown = ", ".join(map(str, seeds[:MAX_SEEDS_SHOWN])) + (", ..." if len(seeds) > MAX_SEEDS_SHOWN else "")
+        what = f"game with seed {shown}" if len(seeds) == 1 else f"{len(seeds)} games (seeds {shown})"
+        yield f"{what} failed: {msg}"
+
+
+def comparison_lines(r):
+    """A comparison (analysis.compare's result, with "a" and "b" naming the files) → a table per
+    configuration (A, B, B-A, p, Holm-adjusted p, what differs), then what differs beyond noise."""
+    yield f"A: {r['a']}"
+    yield f"B: {r['b']}"
+
+    def val(f, x):
+        if x is None:
+            return "-"
+        return f"{100 * x:.1f}%" if f["kind"] == "rate" else f"{x:.2f}"
+
+    def diff(f):
+        if f["diff"] is None:
+            return "-"
+        return f"{100 * f['diff']:+.1f}%" if f["kind"] == "rate" else f"{f['diff']:+.2f}"
+
+    current = None
+    for f in r["figures"]:
+        if f["config"] != current:
+            current = f["config"]
+            yield f"{current}  (games: A {f['n_a']}, B {f['n_b']})"
+            yield f"  {'figure':<20} {'A':>9} {'B':>9} {'B-A':>9} {'p':>8} {'p (Holm)':>9}"
+        p = "-" if f["p"] is None else f"{f['p']:.3g}"
+        ph = "-" if f["p_holm"] is None else f"{f['p_holm']:.3g}"
+        mark = "  <- differs" if f["differs"] else ""
+        yield f"  {f['figure']:<20} {val(f, f['a']):>9} {val(f, f['b']):>9} {diff(f):>9} {p:>8} {ph:>9}{mark}"
+    by_config = {}
+    for f in r["figures"]:
+        if f["differs"]:
+            by_config.setdefault(f["config"], []).append(f["figure"])
+    if not by_config:
+        yield "beyond noise: nothing"
+    for config, names in by_config.items():
+        where = f" ({config})" if len(r["pairs"]) > 1 else ""
+        yield f"beyond noise{where}: {', '.join(names)}"
+    yield "note: " + r["note"]
