@@ -358,7 +358,7 @@ def rulebook(game, players=None, options=None) -> Doc:
         mvis = {"zone": "whoever sees the card", "public": "everyone", "hidden": "nobody"}
         d.table(["mark", "starts at", "who sees it", "on a shuffle", "notes"],
                 [[m.name, str(m.initial).lower(), mvis.get(m.visibility, m.visibility),
-                  "back to its start" if m.reset_on_shuffle else "kept",
+                  "back to its start" if m.reset_on_shuffle else "unchanged",
                   str((raw.get("marks") or {}).get(m.name, {}).get("doc", ""))] for m in spec.marks.values()])
     score_rules = [r for r in [spec.score] + list(spec.tie_breakers) if r is not None]
     scoring_tables = [t for t in spec.tables if any(
