@@ -349,7 +349,7 @@ def _describe(line):
     t = line.get("type")
     if t == "decision":
         return f"decision {str(line.get('n'))[:20]}"
-    if t in ("chance", "look", "end", "header"):
+    if t in ("chance", "look", "end", "header", "reveal"):
         return f"a {t} line"
     return f"a line of unknown type {str(t)[:40]!r}"
 
