@@ -118,6 +118,8 @@ class Emitter:
             top, end = f"for{uid}", f"endfor{uid}"
             lkey = f"#list{uid}"
             self.emit("for_init", it=c.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
+            if st.simultaneous:         # each chooser a seat, once
+                self.emit("choosers", lkey=lkey, where=st.path)
             self.label(top)
             self.emit("for_next", lkey=lkey, key=key, end=end)
             self.steps(st.body, inner, scope, ctx)
@@ -537,6 +539,21 @@ def _make(rs, comp, pc, kind, a, labels, goto):
             s.fenv = {k: v for k, v in s.fenv.items() if k not in (lkey, key)}
             return nxt
         return for_done
+    if kind == "choosers":
+        lkey, nxt, where, P = a["lkey"], goto(pc + 1), a["where"], rs.P
+
+        def choosers(s):
+            seen = set()
+            for p in s.fenv[lkey][0]:
+                if p.__class__ is not int or not 0 <= p < P:
+                    raise SpecRuntimeError(f"a chooser of a simultaneous step is {p!r}; it must be a player "
+                                           f"(0 to {P - 1})", where, check="not-a-player")
+                if p in seen:
+                    raise SpecRuntimeError(f"player {p} is listed twice among the choosers of a "
+                                           "simultaneous step", where, check="simultaneous")
+                seen.add(p)
+            return nxt
+        return choosers
     if kind == "reveal":
         return make_reveal(rs, a["ch"], a["order"], goto(pc + 1), a["where"])
     if kind == "choose":
