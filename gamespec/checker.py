@@ -1651,7 +1651,7 @@ class Checker:
         inner = scope.child({self.SIM_VAR: "player"})
         who = Rule(A.Name(line, col, id=self.SIM_VAR), w + ".players", self.filename, line, col, self.SIM_VAR)
         self.check_rule(who, inner, expect="player")
-        ch = Step(kind="choose", path=w, actions=names, player=who, optional=st.get("optional"),
+        ch = Step(kind="choose", path=w + ".simultaneous", actions=names, player=who, optional=st.get("optional"),
                   if_none=st.get("if_none", "error"), simultaneous=True)
         if "order" in st:
             s.order = self.simultaneous_order(st, w, names)
