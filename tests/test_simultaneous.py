@@ -315,3 +315,55 @@ def test_the_choosers_can_be_some_players_only():
         seen.append(s.current_player)
         s.apply(0)
     assert seen == [1, 2, 1, 2]
+
+
+# -- agents: sequential with hidden moves (docs/agents.md) ---------------------------------------------
+@pytest.mark.filterwarnings("ignore:Observation")
+@pytest.mark.parametrize("path", [SEALED, SIXES])
+def test_pettingzoo_env_presents_the_choices_in_turn(path):
+    pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+    from pettingzoo.test import api_test
+
+    from gamespec.envs import pettingzoo_env
+    game = gamespec.load(path)
+    for players in (game.spec.min_players, game.spec.max_players):
+        api_test(pettingzoo_env(path, players=players, seed=1), num_cycles=200)
+
+
+def test_pettingzoo_observation_hides_a_pending_bid():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+    from gamespec.envs import pettingzoo_env
+    seen = []
+    for amount in (2, 11):
+        env = pettingzoo_env(SEALED, players=3, seed=4)
+        env.reset(seed=4)
+        assert env.agent_selection == env.agents[0]
+        mask = env.observe(env.agents[0])["action_mask"]
+        ids = [i for i, ok in enumerate(mask) if ok]
+        env.step(ids[amount])           # the amounts 0..12 in order
+        assert env.agent_selection == env.agents[1]
+        seen.append([env.observe(a) for a in env.agents[1:]])
+    for a, b in zip(*seen):
+        assert np.array_equal(a["observation"], b["observation"])
+        assert np.array_equal(a["action_mask"], b["action_mask"])
+
+
+def test_openspiel_game_resamples_the_others_pending_choices():
+    pytest.importorskip("pyspiel", reason="the rl extra is not installed")
+    import pyspiel
+
+    from gamespec.envs import openspiel
+    g = openspiel.load(SEALED, players=3)
+    pyspiel.random_sim_test(g, num_sims=2, serialize=False, verbose=False)
+    st = g.new_initial_state(seed=6)
+    st.apply_action(st.legal_actions()[9])      # player 0 bids 9
+    p = st.current_player()
+    assert p == 1 and '"amount": 9' not in st.information_state_string(p)
+    drawn = set()
+    for _ in range(30):
+        r = st.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0., 1.))
+        assert r.information_state_string(p) == st.information_state_string(p)
+        assert r.legal_actions() == st.legal_actions()
+        drawn.add(pending_choices(r.gamespec_state)[0][3])
+    assert len(drawn) > 3, "a resampled world keeps player 0's real bid"
