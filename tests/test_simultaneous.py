@@ -367,3 +367,33 @@ def test_openspiel_game_resamples_the_others_pending_choices():
         assert r.legal_actions() == st.legal_actions()
         drawn.add(pending_choices(r.gamespec_state)[0][3])
     assert len(drawn) > 3, "a resampled world keeps player 0's real bid"
+
+
+def test_a_pass_is_hidden_like_any_choice_and_resolves_last():
+    text = open(SEALED, encoding="utf-8").read().replace(
+        '          order: "-amount"\n', '          order: "-amount"\n          optional: "no bid"\n')
+    game = gamespec.load_text(text, "optional.yaml")
+    s = game.new_game(players=3, seed=2, log=True)
+    s.apply({"action": "skip"})
+    assert s.observation(1)["history"] == [{"player": 0, "event": "chose"}]
+    assert s.observation(0)["history"] == [{"player": 0, "action": "skip", "secret": True}]
+    bid(s, 3)
+    s.apply({"action": "skip"})
+    assert [(x["player"], x["action"]["action"]) for x in s.log_for(2) if x["type"] == "reveal"] == \
+        [(1, "bid"), (0, "skip"), (2, "skip")]
+    assert coins(s) == [12, 9, 12] and len(won(s, 1)) == 1
+    assert replay(game, json.loads(json.dumps(s.log_lines())))["ok"] is False   # unfinished: no end
+    while not s.is_terminal:
+        s.apply(0)
+    assert replay(game, json.loads(json.dumps(s.log_lines())))["ok"]
+
+
+def test_a_guard_skips_the_whole_step():
+    text = open(SEALED, encoding="utf-8").read().replace(
+        '        - simultaneous: [bid]\n', '        - simultaneous: [bid]\n          if: "size(prizes) % 2 == 0"\n')
+    game = gamespec.load_text(text, "guarded.yaml")
+    s = game.new_game(players=2, seed=2, log=True)
+    while not s.is_terminal:
+        s.apply(0)
+    assert s.decisions == 2 * 4         # 8 prizes: a round with bids every other turn
+    assert s.observation(0)["zones"]["lost"]["size"] == 8
