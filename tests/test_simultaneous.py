@@ -397,3 +397,34 @@ def test_a_guard_skips_the_whole_step():
         s.apply(0)
     assert s.decisions == 2 * 4         # 8 prizes: a round with bids every other turn
     assert s.observation(0)["zones"]["lost"]["size"] == 8
+
+
+# -- the web page and the terminal table ------------------------------------------------------------------
+def test_a_seats_web_message_holds_no_pending_choice_of_another(sealed):
+    from gamespec.web.messages import encode, seat_message
+    table = {"game": "Sealed", "seats": ["person"] * 3}
+    got = []
+    for amount in (1, 10):
+        s = sealed.new_game(players=3, seed=9)
+        bid(s, amount)
+        got.append([encode(seat_message(s, q, table)) for q in range(3)])
+        assert json.loads(got[-1][1])["transcript"] == ["1. seat 0: chose in secret"]
+        assert json.loads(got[-1][0])["transcript"] == [f"1. you: bid {amount} (in secret)"]
+    assert got[0][1:] == got[1][1:] and got[0][0] != got[1][0]
+
+
+def test_the_web_leak_property_on_a_simultaneous_game():
+    pytest.importorskip("starlette", reason="the web extra is not installed")
+    pytest.importorskip("httpx", reason="the web extra is not installed")
+    from test_web import _leak_games
+    _leak_games(SEALED, [(None, 3)])
+
+
+def test_the_transcript_shows_a_choice_in_secret_then_its_reveal(sealed):
+    from gamespec.table.transcript import Labels, transcript
+    s = sealed.new_game(players=2, seed=9, log=True)
+    bid(s, 4)
+    assert transcript(s.log_for(1), Labels(s.rs), 1)[-1] == "   1. seat 0: chooses in secret"
+    bid(s, 6)
+    lines = transcript(s.log_for(1), Labels(s.rs), 1)
+    assert lines[-2:] == ["      revealed: you: bid 6", "      revealed: seat 0: bid 4"]
