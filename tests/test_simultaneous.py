@@ -143,7 +143,7 @@ def channels(s, p, tmp_path):
     return every_channel(s, p, tmp_path, "x")
 
 
-@pytest.mark.parametrize("path,players", [(SEALED, 3), (SIXES, 4)])
+@pytest.mark.parametrize("path,players", [(SEALED, 3), (SIXES, 4)], ids=["sealed", "sixes"])
 def test_a_pending_choice_is_invisible_to_the_others_until_the_reveal(path, players, tmp_path):
     """Any two choices of player 0 leave every byte the others receive unchanged while the round is
     under way (card, face and non-card parameters alike); the chooser's own channels change, and
@@ -225,7 +225,7 @@ def test_a_determinization_redraws_a_pending_card_among_the_choosers_cards(sixes
 
 
 # -- replay, saved states, both backends ---------------------------------------------------------
-@pytest.mark.parametrize("path,players", [(SEALED, 4), (SIXES, 3)])
+@pytest.mark.parametrize("path,players", [(SEALED, 4), (SIXES, 3)], ids=["sealed", "sixes"])
 def test_the_full_log_replays_and_the_state_round_trips_through_json(path, players):
     game = gamespec.load(path)
     s = game.new_game(players=players, seed=11, log=True)
@@ -268,7 +268,7 @@ def test_a_changed_secret_choice_in_a_log_or_saved_state_is_caught(sealed):
         sealed.state_from_json(json.loads(json.dumps(d)))
 
 
-@pytest.mark.parametrize("path", [SEALED, SIXES])
+@pytest.mark.parametrize("path", [SEALED, SIXES], ids=["sealed", "sixes"])
 def test_both_backends_play_the_same_games(path):
     fast = gamespec.load(path)
     ref = gamespec.Game(fast.spec, backend="closures")
@@ -319,7 +319,7 @@ def test_the_choosers_can_be_some_players_only():
 
 # -- agents: sequential with hidden moves (docs/agents.md) ---------------------------------------------
 @pytest.mark.filterwarnings("ignore:Observation")
-@pytest.mark.parametrize("path", [SEALED, SIXES])
+@pytest.mark.parametrize("path", [SEALED, SIXES], ids=["sealed", "sixes"])
 def test_pettingzoo_env_presents_the_choices_in_turn(path):
     pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
     from pettingzoo.test import api_test
