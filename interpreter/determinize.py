@@ -141,6 +141,8 @@ def _redraw_pending(d, p, rng):
     drawn again, each uniformly among that player's legal actions in the determinized state (the
     state they chose in), in the history and in the log alike; p's own choice stays."""
     from gamespec.compile.flow import pending_choices
+
+    from .state import secret_choice
     evs = pending_choices(d)
     if not any(ev[1] != p for ev in evs):
         return
@@ -148,15 +150,12 @@ def _redraw_pending(d, p, rng):
     actor = d.actor
     new = []
     for ev in evs:
+        legal = None
         if ev[1] != p:
             d.actor = ev[1]
             legal = ch.enumerate(d)
-            a = legal[rng.randrange(len(legal))]
-            probe = d.clone()           # records the drawn choice as the engine would
-            probe.hist, probe.log = None, [] if d.log is not None else None
-            probe._store(a, a[4])
-            ev = probe.hist[0]
-            line = probe.log[0] if probe.log else None
+        if legal:       # (none: a legality that reads cards hidden from p; the choice stays as it was)
+            ev, line = secret_choice(ev[1], legal[rng.randrange(len(legal))], 0)   # as the engine records it
         else:
             line = None
         new.append((ev, line))

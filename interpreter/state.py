@@ -443,23 +443,11 @@ class State:
         return info
 
     def _store(self, a, rt):
-        """A simultaneous step's choice: recorded (history, log) but not applied. Only the chooser
-        sees its cards (those they could tell apart); the others see that they chose."""
-        me = 1 << self.actor
-        info = ()
-        if rt is not None and rt.card_params:
-            out = []
-            for i, single in rt.card_params:
-                b, f = a[2][i], a[3][i]
-                if single:
-                    out.append((i, (b,), (me if f is not None else 0,)))
-                else:
-                    out.append((i, tuple(b), tuple(me if x is not None else 0 for x in (f or (None,) * len(b)))))
-            info = tuple(out)
-        self.hist = (("s", self.actor, a[0], a[1], info), self.hist)
+        """A simultaneous step's choice: recorded (history, log) but not applied."""
+        ev, line = secret_choice(self.actor, a, self.decisions)
+        self.hist = (ev, self.hist)
         if self.log is not None:
-            self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
-                             "action": a.to_json(label=False), "_cards": info, "secret": True})
+            self.log.append(line)
 
     def _resolve(self, ch, p, a, nxt):
         """Reveal and apply one stored choice of a simultaneous step (a None: a pass), as a
@@ -553,6 +541,26 @@ class State:
         self._legal = None
         if self.log is not None:
             self.log.append({"type": "end", "scores": list(scores), "winners": list(self.winners)})
+
+
+def secret_choice(actor, a, n):
+    """A simultaneous step's choice as (history event, log line): only the chooser sees its cards
+    (those they could tell apart when choosing); the others see that they chose."""
+    me = 1 << actor
+    info = ()
+    rt = a[4]
+    if rt is not None and rt.card_params:
+        out = []
+        for i, single in rt.card_params:
+            b, f = a[2][i], a[3][i]
+            if single:
+                out.append((i, (b,), (me if f is not None else 0,)))
+            else:
+                out.append((i, tuple(b), tuple(me if x is not None else 0 for x in (f or (None,) * len(b)))))
+        info = tuple(out)
+    return (("s", actor, a[0], a[1], info),
+            {"type": "decision", "n": n, "player": actor, "action": a.to_json(label=False), "_cards": info,
+             "secret": True})
 
 
 def _in_use():
