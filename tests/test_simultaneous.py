@@ -428,3 +428,27 @@ def test_the_transcript_shows_a_choice_in_secret_then_its_reveal(sealed):
     bid(s, 6)
     lines = transcript(s.log_for(1), Labels(s.rs), 1)
     assert lines[-2:] == ["      revealed: you: bid 6", "      revealed: seat 0: bid 4"]
+
+
+@pytest.mark.parametrize("path", [SEALED, SIXES], ids=["sealed", "sixes"])
+def test_outputs_validate_against_the_format_schemas(path):
+    pytest.importorskip("jsonschema")
+    from test_formats import _play, _validator
+    obs, full, lfor, st = (_validator(n) for n in ("observation", "log", "log-for", "state"))
+    game = gamespec.load(path)
+    s, states = _play(game, 3, {}, seed=3)
+    for x in states + [s]:
+        for p in range(3):
+            obs.validate(x.observation(p))
+        st.validate(x.to_json())
+    assert any(x["type"] == "reveal" for x in s.log_lines())
+    for line in s.log_lines():
+        full.validate(line)
+    for p in range(3):
+        for line in s.log_for(p):
+            lfor.validate(line)
+    mid = game.new_game(players=3, seed=1, log=True)
+    mid.apply(0)
+    obs.validate(mid.observation(1))
+    for line in mid.log_for(1):
+        lfor.validate(line)
