@@ -452,3 +452,25 @@ def test_outputs_validate_against_the_format_schemas(path):
     obs.validate(mid.observation(1))
     for line in mid.log_for(1):
         lfor.validate(line)
+
+
+def test_an_end_during_the_reveal_drops_the_choices_not_yet_resolved():
+    text = open(SEALED, encoding="utf-8").read().replace(
+        "        taken = true\n", "        taken = true\n        end_turn()\n")
+    assert "end_turn()" in text
+    game = gamespec.load_text(text, "ends.yaml")
+    s = game.new_game(players=3, seed=1, log=True)
+    bid(s, 3)
+    bid(s, 5)
+    bid(s, 4)
+    assert [(x["player"], x["action"]["amount"]) for x in s.log_lines() if x["type"] == "reveal"] == [(1, 5)]
+    assert s.observation(0)["history"][-1] == {"player": 1, "action": "bid", "event": "reveal", "amount": 5}
+    assert coins(s) == [12, 7, 12] and s.current_player == 0 and not pending_choices(s)
+    bid(s, 1)       # the next round starts afresh: its reveal takes only its own choices
+    bid(s, 0)
+    bid(s, 0)
+    assert [x["action"]["amount"] for x in s.log_lines() if x["type"] == "reveal"] == [5, 1]
+    while not s.is_terminal:
+        s.apply(0)
+    assert replay(game, json.loads(json.dumps(s.log_lines())))["ok"]
+    assert game.state_from_json(json.loads(json.dumps(s.to_json()))) == s
