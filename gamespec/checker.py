@@ -695,6 +695,12 @@ class Checker:
         self.check_rule(r, scope)
         if len(self.errors) > n_errors:
             return
+        if self.params_only(r, scope, f"'{{{inner}}}': a label"):
+            exprs.append((inner, r))
+
+    def params_only(self, r, scope, what):
+        """A checked expression reads only the action's parameters, options, tables and num_players
+        (a label, a simultaneous step's order): True, or False after reporting the first other node."""
         cards = {n for n in scope.all() if scope.get(n) in ("card", "cards")}
         under_attr = {id(x.obj) for x in A.walk(r.ast) if isinstance(x, A.Attr)}
         under_size = {id(a) for x in A.walk(r.ast) if isinstance(x, A.Call) and x.func == "size" for a in x.args}
@@ -705,9 +711,13 @@ class Checker:
                 ok = ref is not None and (ref[0] == "option" or (ref[0] == "const" and x.id in ("num_players",))
                                           or (ref[0] == "local" and scope.get(x.id) is not None))
                 if ok and x.id in cards and id(x) not in under_attr and id(x) not in under_size:
-                    self.err(f"'{{{inner}}}': a card parameter shows as {{{x.id}}} or {{{x.id}.attr}} in a label",
-                             (x.line, x.col), "label")
-                    return
+                    if what.endswith("a label"):
+                        self.err(f"{what[:-len(': a label')]}: a card parameter shows as {{{x.id}}} or "
+                                 f"{{{x.id}.attr}} in a label", (x.line, x.col), "label")
+                    else:
+                        self.err(f"{what} reads a card parameter by an attribute ({x.id}.attr) or its "
+                                 f"size, not as a card", (x.line, x.col), "label")
+                    return False
             elif isinstance(x, A.Attr):
                 ok = isinstance(x.obj, A.Name) and x.obj.id in cards and scope.get(x.obj.id) == "card"
             elif isinstance(x, A.Index):
@@ -718,11 +728,11 @@ class Checker:
                 ok = x.func in self.LABEL_CALLS and not x.kwargs and not any(
                     isinstance(a, A.Comp) for a in x.args)
             if not ok and not (isinstance(x, A.Name) and id(x) in under_attr and ref is None):
-                self.err(f"'{{{inner}}}': a label is built from the action's parameters, options, tables and "
+                self.err(f"{what} is built from the action's parameters, options, tables and "
                          f"num_players only (never the game's state, which the chooser may not know)",
                          (x.line, x.col), "label")
-                return
-        exprs.append((inner, r))
+                return False
+        return True
 
     def global_names(self):
         self.globals = {}
@@ -1546,6 +1556,7 @@ class Checker:
                 continue
             cost.append((var, self.expr_rule(a["cost"], var, f"actions.{name}.cost.{var}", scope, expect="number")))
         effect = self.effects(a, "effect", f"actions.{name}.effect", scope)
+        self.__dict__.setdefault("action_params", {})[name] = (scope, [p.name for p in params])
         label_exprs = []
         if "label" in a:
             self.check_label(a, "label", [p.name for p in params], "a parameter of this action",
@@ -1596,13 +1607,16 @@ class Checker:
         return out
 
     def read_step(self, st, w, scope, parent, idx):
-        kinds = [k for k in ("do", "choose", "then", "repeat", "while", "for") if k in st]
+        kinds = [k for k in ("do", "choose", "simultaneous", "then", "repeat", "while", "for") if k in st]
         if "repeat" in st and isinstance(st["repeat"], bool):
             kinds.remove("repeat")  # 'repeat: true' qualifies a choose
         if len(kinds) != 1:
-            self.err("a step has exactly one of: do, choose, if/then, repeat/until, while/steps, for/in"
-                     + (f" (found {', '.join(kinds)})" if kinds else ""), self.mark(parent, idx))
+            self.err("a step has exactly one of: do, choose, simultaneous, if/then, repeat/until, "
+                     "while/steps, for/in" + (f" (found {', '.join(kinds)})" if kinds else ""),
+                     self.mark(parent, idx))
             return None
+        if kinds[0] == "simultaneous":
+            return self.read_simultaneous(st, w, scope)
         k = kinds[0]
         s = Step(kind=k if k != "then" else "if", path=w)
         allowed = {"do": {"do", "if", "doc"},
@@ -1652,6 +1666,78 @@ class Checker:
             et = elem_type(node, getattr(node, "t", "list"))
             s.body = self.read_steps(st, "steps", w + ".steps", scope.child({s.var: et}))
         return s
+
+
+    SIM_VAR = "chooser"     # the loop variable of a simultaneous step (the spec never sees it)
+
+    def read_simultaneous(self, st, w, scope):
+        """`simultaneous: [ACTION, ...]` → a `for` over `players` whose body is one secret choose
+        (docs/language.md, "Simultaneous choices"); `order` is checked against every listed action."""
+        for extra in st:
+            if extra not in ("simultaneous", "players", "order", "optional", "if_none", "if", "doc"):
+                why = {"player": "; the choosers are 'players' (a list)",
+                       "repeat": "; each listed player chooses once",
+                       "fallback": "; list every action in 'simultaneous'"}.get(extra, "")
+                self.err(f"'{extra}' does not belong in a 'simultaneous' step{why}", self.key_mark(st, extra))
+        names = list(st["simultaneous"])
+        for j, a in enumerate(names):
+            if a not in self.action_names:
+                self.err(f"unknown action '{a}'{self.hint(a, self.action_names)}", self.mark(st["simultaneous"], j))
+        s = Step(kind="for", path=w, var=self.SIM_VAR, simultaneous=True)
+        if "if" in st:
+            s.guard = self.expr_rule(st, "if", w + ".if", scope)
+        if "players" in st:
+            s.iter = self.expr_rule(st, "players", w + ".players", scope, expect="list")
+            node = getattr(s.iter, "ast", None)
+            if node is not None and elem_type(node, getattr(node, "t", "list")) not in ("player", "int", "any"):
+                self.err(f"'players' is the list of the players who choose, but it is "
+                         f"{self.described(node, node.t)}", (node.line, node.col), "type")
+        else:
+            line, col = self.key_mark(st, "simultaneous")
+            s.iter = Rule(A.Name(line, col, id="players"), w + ".players", self.filename, line, col, "players")
+            self.check_rule(s.iter, scope, expect="list")
+        line, col = self.key_mark(st, "simultaneous")
+        inner = scope.child({self.SIM_VAR: "player"})
+        who = Rule(A.Name(line, col, id=self.SIM_VAR), w + ".players", self.filename, line, col, self.SIM_VAR)
+        self.check_rule(who, inner, expect="player")
+        ch = Step(kind="choose", path=w + ".simultaneous", actions=names, player=who, optional=st.get("optional"),
+                  if_none=st.get("if_none", "error"), simultaneous=True)
+        if "order" in st:
+            s.order = self.simultaneous_order(st, w, names)
+        s.body = [ch]
+        return s
+
+    def simultaneous_order(self, st, w, names):
+        """The resolution key: a number built from parameters every listed action has (a label
+        expression: the same evaluator, whatever the backend), checked in each action's scope."""
+        r = self.rule(st, "order", w + ".order")
+        if r is None:
+            return None
+        params = {a: self.__dict__.get("action_params", {}).get(a) for a in names}
+        glob = set(self.globals) | set(CONSTANTS) | set(self.option_defaults)
+        read = []
+        for x in A.walk(r.ast):
+            if isinstance(x, A.Name) and x.id not in glob and x.id not in read:
+                read.append(x)
+        for x in read:
+            for a, ps in params.items():
+                if ps is not None and x.id not in ps[1]:
+                    self.err(f"order reads '{x.id}', which action '{a}' does not have: the order of a "
+                             f"simultaneous step reads only parameters every listed action has"
+                             + (f" ({', '.join(ps[1])})" if ps[1] else " (it has none)"),
+                             (x.line, x.col), "name")
+                    return None
+        checked = None
+        for a, ps in params.items():
+            if ps is None:
+                continue
+            n0 = len(self.errors)
+            one = self.rule(st, "order", w + ".order")      # parsed again: checking annotates the AST
+            self.check_rule(one, ps[0], expect="number")
+            if len(self.errors) > n0 or not self.params_only(one, ps[0], "the order of a simultaneous step"):
+                return None
+            checked = one
+        return checked
 
 
 def _size(node) -> int:

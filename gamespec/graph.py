@@ -111,7 +111,9 @@ def _steps(g, steps, exits):
 
 def _step_label(st):
     if st.kind == "choose":
-        return "choose: " + ", ".join(st.actions)
+        return ("choose in secret: " if st.simultaneous else "choose: ") + ", ".join(st.actions)
+    if st.kind == "for" and st.simultaneous:   # a loop over the choosers, then the reveal
+        return f"simultaneous: {', '.join(st.body[0].actions)} by {_src(st.iter)}, then reveal"
     if st.kind == "for":
         return f"for {st.var} in {_src(st.iter)}" if st.iter is not None else f"for {st.var}"
     if st.kind == "if":

@@ -135,6 +135,10 @@ class Step:
     var: str | None = None
     iter: Rule | None = None
     path: str = ""
+    # a `simultaneous` step is a `for` over the choosers whose body is one secret `choose`
+    # (both marked), followed at run time by the reveal; `order` is the resolution key
+    simultaneous: bool = False
+    order: Rule | None = None
 
 
 @dataclass

@@ -140,7 +140,50 @@ def relabel(s, m, p, rng):
     d.script = None
     d._legal = None
     d._index = None
+    if d.pending >= 0 and getattr(rs.chooses[d.pending], "secret", False):
+        _redraw_pending(d, p, rng)
     return d
+
+
+def _redraw_pending(d, p, rng):
+    """A simultaneous step under way: the other players' stored choices, which p cannot know, are
+    drawn again, each uniformly among that player's legal actions in the determinized state (the
+    state they chose in), in the history and in the log alike; p's own choice stays."""
+    from gamespec.compile.flow import pending_choices
+
+    from .state import secret_choice
+    evs = pending_choices(d)
+    if not any(ev[1] != p for ev in evs):
+        return
+    ch = d.rs.chooses[d.pending]
+    actor = d.actor
+    new = []
+    for ev in evs:
+        legal = None
+        if ev[1] != p:
+            d.actor = ev[1]
+            legal = ch.enumerate(d)
+        if legal:       # (none: a legality that reads cards hidden from p; the choice stays as it was)
+            ev, line = secret_choice(ev[1], legal[rng.randrange(len(legal))], 0)   # as the engine records it
+        else:
+            line = None
+        new.append((ev, line))
+    d.actor = actor
+    d._legal = None
+    h = d.hist
+    for _ in evs:
+        h = h[1]
+    for ev, _ in new:
+        h = (ev, h)
+    d.hist = h
+    if d.log is not None:       # the stored choices' lines are the last secret decision lines
+        k = len(d.log)
+        for ev, line in reversed(new):
+            k -= 1
+            while not (d.log[k].get("type") == "decision" and d.log[k].get("secret")):
+                k -= 1
+            if line is not None:
+                d.log[k] = dict(line, n=d.log[k]["n"])
 
 
 def _map_var(decl, v, m):
@@ -177,7 +220,7 @@ def _map_history(h, p, bit, unseen):
         h = h[1]
     out = None
     for ev in reversed(evs):
-        if ev[0] == "d":
+        if ev[0] in ("d", "s", "v"):
             ev = ev[:4] + (_map_info(ev[4], bit, unseen),)
         elif ev[0] == "r" and ev[1] != p:
             ev = ("r", ev[1], unseen(ev[2], [False] * len(ev[2])))
@@ -197,7 +240,7 @@ def _map_line(rs, line, p, bit, unseen):
         if line["player"] == p:
             return dict(line)
         return dict(line, cards=list(unseen(line["cards"], [False] * len(line["cards"]))))
-    if t == "decision":
+    if t in ("decision", "reveal"):
         return dict(line, _cards=_map_info(line["_cards"], bit, unseen))
     return dict(line)
 

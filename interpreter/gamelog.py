@@ -63,14 +63,21 @@ def log_for(s, player: int) -> list:
             else:
                 out.append({"type": "chance", "event": line["event"], "zone": line["zone"],
                             "size": len(line["order"])})
-        elif t == "decision":
+        elif t == "decision" and line.get("secret") and line["player"] != player:
+            # another's simultaneous choice: only that they chose, until the reveal line
+            out.append({"type": "decision", "n": line["n"], "player": line["player"], "secret": True})
+        elif t in ("decision", "reveal"):
             act = _copy(line["action"])
             rt = rs.actions.get(act["action"])
             for i, cs, masks in line.get("_cards", ()):
                 p = rt.params[i]
                 faces = [face(c) if m & bit else None for c, m in zip(cs, masks)]
                 act[p.name] = faces[0] if p.kind == "card" else faces
-            out.append({"type": "decision", "n": line["n"], "player": line["player"], "action": act})
+            if t == "reveal":
+                out.append({"type": "reveal", "player": line["player"], "action": act})
+            else:
+                out.append({"type": "decision", "n": line["n"], "player": line["player"], "action": act}
+                           | ({"secret": True} if line.get("secret") else {}))
         elif t == "look":
             if line["player"] == player:
                 out.append({"type": "look", "player": player, "cards": [face(c) for c in line["cards"]]})

@@ -20,6 +20,44 @@ class _Unknown(Exception):
 def compile_expr(rule, rs):
     """fn(values) -> text; values: parameter name -> number/player/key/choice, a card parameter's
     face dict (None if unseen), a subset's list of faces."""
+    ev = _evaluator(rs)
+
+    def show(values):
+        try:
+            v = ev(rule.ast, values)
+        except (_Unknown, ZeroDivisionError, KeyError, TypeError, ValueError, OverflowError):
+            return "?"
+        text = ("true" if v else "false") if isinstance(v, bool) else "none" if v is None else str(v)
+        return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
+    return show
+
+
+def compile_value(rule, rs):
+    """fn(action) -> the value of a checked parameter expression for one engine Action, its cards
+    by their real faces: for the engine's own use (a simultaneous step's resolution order), never
+    shown to a player. A value that cannot be computed is a SpecRuntimeError naming the rule."""
+    from gamespec.errors import SpecRuntimeError
+    ev = _evaluator(rs)
+    faces, face_of = rs.faces, rs.face_of
+
+    def value(a):
+        vals = {}
+        for p, v, b in zip(a[4].params, a[1], a[2]):
+            if p.kind == "card":
+                vals[p.name] = faces[face_of[b]]
+            elif p.kind == "subset":
+                vals[p.name] = [faces[face_of[c]] for c in b]
+            else:
+                vals[p.name] = list(v) if isinstance(v, tuple) else v
+        try:
+            return ev(rule.ast, vals)
+        except (_Unknown, ZeroDivisionError, KeyError, TypeError, ValueError, OverflowError) as e:
+            raise SpecRuntimeError(f"cannot compute it for {a[0]} ({type(e).__name__})", rule.origin,
+                                   check="simultaneous") from None
+    return value
+
+
+def _evaluator(rs):
     def ev(n, env):
         if isinstance(n, A.Const):
             return n.value
@@ -63,15 +101,7 @@ def compile_expr(rule, rs):
             pick = max if n.func == "max" else min
             return pick(vals[0]) if len(vals) == 1 else pick(vals)
         raise _Unknown
-
-    def show(values):
-        try:
-            v = ev(rule.ast, values)
-        except (_Unknown, ZeroDivisionError, KeyError, TypeError, ValueError, OverflowError):
-            return "?"
-        text = ("true" if v else "false") if isinstance(v, bool) else "none" if v is None else str(v)
-        return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
-    return show
+    return ev
 
 
 def expression_values(rt, args, seen):

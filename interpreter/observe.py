@@ -120,9 +120,16 @@ def render_event(s, ev, player):
     """One history event as `player` saw it."""
     rs = s.rs
     bit = 1 << player
-    if ev[0] == "d":
+    tag = ev[0]
+    if tag == "s" and ev[1] != player:      # another's pending simultaneous choice: only that they chose
+        return {"player": ev[1], "event": "chose"}
+    if tag in ("d", "s", "v"):
         _, actor, name, args, cards = ev
         d = {"player": actor, "action": name}
+        if tag == "s":
+            d["secret"] = True      # the player's own choice, hidden from the others until the reveal
+        elif tag == "v":
+            d["event"] = "reveal"
         rt = rs.actions.get(name)
         if rt is not None:
             hidden = {i: (cs, masks) for i, cs, masks in cards}

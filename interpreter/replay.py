@@ -397,6 +397,8 @@ def _describe(line):
     t = line.get("type")
     if t == "decision":
         return f"decision {str(line.get('n'))[:20]}"
+    if t == "reveal":       # a simultaneous step's choice, revealed: say whose and which
+        return f"the reveal of player {str(line.get('player'))[:20]}'s {json.dumps(line.get('action'))[:120]}"
     if t in ("chance", "look", "end", "header"):
         return f"a {t} line"
     return f"a line of unknown type {str(t)[:40]!r}"

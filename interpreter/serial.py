@@ -29,7 +29,9 @@ _KEYS = {"format", "game", "spec_sha256", "players", "options", "seed", "zones",
          "rng", "pc", "pending", "actor", "current", "phase", "flow", "turns", "decisions", "terminal",
          "scores", "winners", "history", "log"}
 _LOG_KEYS = {"chance": {"type", "event", "zone", "order"}, "look": {"type", "player", "cards"},
-             "decision": {"type", "n", "player", "action", "_cards"}, "end": {"type", "scores", "winners"}}
+             "decision": {"type", "n", "player", "action", "_cards"}, "end": {"type", "scores", "winners"},
+             "reveal": {"type", "player", "action", "_cards"}}
+_SECRET_KEYS = _LOG_KEYS["decision"] | {"secret"}    # a simultaneous step's choice (docs/language.md)
 _LIST_KEY = re.compile(r"#list([0-9]{1,9})\Z")
 _VAR_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_]*)#([0-9]{1,9})\Z")
 _DIGITS = re.compile(r"[0-9]{1,9}\Z")
@@ -134,7 +136,7 @@ def _verified(game, d):
     hist = _list(d["history"], "history")
     decisions = []
     for ev in hist:
-        if type(ev) is list and ev and ev[0] == "d":
+        if type(ev) is list and ev and ev[0] in ("d", "s"):   # "s": a simultaneous step's choice
             _need(len(decisions) < rs.max_decisions, "the history holds more decisions than the game allows")
             _need(len(ev) == 5 and _is_int(ev[1], 0, P), "bad history event")
             rt = _check_action(ev[2], ev[3], rs, "a history event")
@@ -274,7 +276,7 @@ def _from_json(game, d):
     ndec = 0
     for ev in hist:
         _check_event(ev, rs)
-        ndec += ev[0] == "d"
+        ndec += ev[0] in ("d", "s")
         h = (_tuples(ev), h)
     _need(ndec == s.decisions, "the history does not hold one entry per decision")
     s.hist = h
@@ -458,8 +460,8 @@ def _check_action(name, args, rs, what):
 
 
 def _check_event(ev, rs):
-    _need(type(ev) is list and ev and ev[0] in ("d", "r"), "bad history event")
-    if ev[0] == "d":
+    _need(type(ev) is list and ev and ev[0] in ("d", "r", "s", "v"), "bad history event")
+    if ev[0] != "r":    # a decision, a simultaneous step's stored choice or its reveal
         _need(len(ev) == 5 and _is_int(ev[1], 0, rs.P), "bad history event")
         rt = _check_action(ev[2], ev[3], rs, "a history event")
         _check_cards_info(ev[4], rt, rs, "a history event")
@@ -492,7 +494,9 @@ def _check_log(log, rs, s, d):
         _need(isinstance(line, dict) and isinstance(line.get("type"), str) and line["type"] in _LOG_KEYS,
               f"{what} is not a log line")
         t = line["type"]
-        _need(set(line) == _LOG_KEYS[t], f"{what} has unexpected or missing fields")
+        _need(set(line) == _LOG_KEYS[t] or (t == "decision" and set(line) == _SECRET_KEYS
+                                            and line["secret"] is True),
+              f"{what} has unexpected or missing fields")
         if t == "chance":
             _need(line["event"] == "shuffle" and isinstance(line["zone"], str) and line["zone"] in labels,
                   f"{what} is a bad chance event")
@@ -502,9 +506,10 @@ def _check_log(log, rs, s, d):
             _need(_is_int(line["player"], 0, rs.P), f"{what} names no player")
             _cards(line["cards"], rs, what)
             _need(len(line["cards"]) > 0, f"{what} shows no card")
-        elif t == "decision":
-            n += 1
-            _need(_is_int(line["n"]) and line["n"] == n, f"{what} is not decision {n}")
+        elif t in ("decision", "reveal"):
+            if t == "decision":
+                n += 1
+                _need(_is_int(line["n"]) and line["n"] == n, f"{what} is not decision {n}")
             _need(_is_int(line["player"], 0, rs.P), f"{what} names no player")
             act = line["action"]
             _need(isinstance(act, dict) and isinstance(act.get("action"), str), f"{what} has no action")

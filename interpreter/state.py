@@ -152,6 +152,14 @@ class State:
         self.decisions += 1
         ch = rs.chooses[self.pending]
         rt = a[4]           # None only for an optional step's skip
+        if ch.secret:       # a simultaneous step: stored, applied at the reveal (docs/language.md)
+            self._store(a, rt)
+            self.pending = -1
+            self._legal = None
+            self._index = None
+            self.budget = rs.max_steps
+            self._run(ch.next)
+            return
         if rt is not None and rt.card_params:
             # who sees which card was chosen is known once the effect has run: the event is
             # recorded then, before the events the effect recorded
@@ -436,7 +444,37 @@ class State:
                                      for c, f in zip(cs, seen[i] or (None,) * len(cs))]))
         return info
 
-    def _record(self, a, actor, cards, shuffled, h0, n0):
+    def _store(self, a, rt):
+        """A simultaneous step's choice: recorded (history, log) but not applied."""
+        ev, line = secret_choice(self.actor, a, self.decisions)
+        self.hist = (ev, self.hist)
+        if self.log is not None:
+            self.log.append(line)
+
+    def _resolve(self, ch, p, a, nxt):
+        """Reveal and apply one stored choice of a simultaneous step (a None: a pass), as a
+        decision would be applied: the next pc, or where an end (game, phase, turn) leads."""
+        self.actor = p
+        rt = a[4] if a is not None else None
+        if rt is None or not rt.card_params:
+            self.hist = (("v", p, a[0] if a is not None else "skip", a[1] if a is not None else (), ()), self.hist)
+            if self.log is not None:
+                self.log.append({"type": "reveal", "player": p,
+                                 "action": a.to_json(label=False) if a is not None else {"action": "skip"},
+                                 "_cards": ()})
+            if rt is None:
+                return nxt
+            return ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), nxt)
+        cards = self._cards_seen(a, rt)
+        shuffles = self.shuffles
+        h0 = self.hist
+        n0 = len(self.log) if self.log is not None else 0
+        try:
+            return ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), nxt)
+        finally:
+            self._record(a, p, cards, self.shuffles != shuffles, h0, n0, reveal=True)
+
+    def _record(self, a, actor, cards, shuffled, h0, n0, reveal=False):
         """After the effect: who sees each chosen card where it now lies saw where it went (unless
         the effect shuffled: then a card seen now need not be the one chosen). Records the decision
         in the history (under the events its effect recorded) and in the log (at line n0)."""
@@ -453,7 +491,7 @@ class State:
                 else:
                     out.append((i, cs, tuple([m | self._sight(c) for c, m in zip(cs, masks)])))
             info = tuple(out)
-        ev = ("d", actor, a[0], a[1], info)
+        ev = ("v" if reveal else "d", actor, a[0], a[1], info)
         if self.hist is h0:
             self.hist = (ev, h0)
         else:                           # under the events the effect recorded (reveals)
@@ -467,8 +505,10 @@ class State:
                 h = (e, h)
             self.hist = h
         if self.log is not None:
-            self.log.insert(n0, {"type": "decision", "n": self.decisions, "player": actor,
-                                 "action": a.to_json(label=False), "_cards": info})
+            self.log.insert(n0, {"type": "reveal", "player": actor, "action": a.to_json(label=False),
+                                 "_cards": info} if reveal else
+                            {"type": "decision", "n": self.decisions, "player": actor,
+                             "action": a.to_json(label=False), "_cards": info})
 
     def _sight(self, c):
         """Bit mask of the players who see card c where it lies (its face or zone; no memory)."""
@@ -503,6 +543,26 @@ class State:
         self._legal = None
         if self.log is not None:
             self.log.append({"type": "end", "scores": list(scores), "winners": list(self.winners)})
+
+
+def secret_choice(actor, a, n):
+    """A simultaneous step's choice as (history event, log line): only the chooser sees its cards
+    (those they could tell apart when choosing); the others see that they chose."""
+    me = 1 << actor
+    info = ()
+    rt = a[4]
+    if rt is not None and rt.card_params:
+        out = []
+        for i, single in rt.card_params:
+            b, f = a[2][i], a[3][i]
+            if single:
+                out.append((i, (b,), (me if f is not None else 0,)))
+            else:
+                out.append((i, tuple(b), tuple(me if x is not None else 0 for x in (f or (None,) * len(b)))))
+        info = tuple(out)
+    return (("s", actor, a[0], a[1], info),
+            {"type": "decision", "n": n, "player": actor, "action": a.to_json(label=False), "_cards": info,
+             "secret": True})
 
 
 def _in_use():

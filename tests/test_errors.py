@@ -176,6 +176,7 @@ define:
   high(c): "c.value > 3"
 """)
 STOP = 'effect: "stopped[actor] = 1"'
+SIM = "        - choose: [draw, stop]\n"
 
 # (what, text replaced in TYPED, replacement, where the error points (a needle; its column), message)
 BAD_SPECS = [
@@ -275,6 +276,24 @@ BAD_SPECS = [
      "'mark(...)' is a value, not an effect; use it inside a statement"),
     ("a bool as a number mark's initial value", "  hint: {initial: 0}", "  hint: {initial: true}", "true}",
      "initial value of an int mark is a whole number"),
+    # simultaneous choices (docs/language.md; tests/test_simultaneous.py)
+    ("a misspelt action in a simultaneous step", SIM, "        - simultaneous: [drwa, stop]\n", "drwa",
+     "unknown action 'drwa'; did you mean 'draw'?"),
+    ("one player in a simultaneous step", SIM, "        - simultaneous: [draw, stop]\n          player: \"0\"\n",
+     "player:", "'player' does not belong in a 'simultaneous' step; the choosers are 'players' (a list)"),
+    ("repeat in a simultaneous step", SIM, "        - simultaneous: [draw, stop]\n          repeat: true\n",
+     "repeat:", "'repeat' does not belong in a 'simultaneous' step; each listed player chooses once"),
+    ("a zone as the choosers", SIM, "        - simultaneous: [draw, stop]\n          players: \"deck\"\n", "deck\"",
+     "'players' is the list of the players who choose, but it is a zone"),
+    ("an order reading a parameter an action lacks", SIM,
+     "        - simultaneous: [draw, stop]\n          order: \"card.value\"\n", "card.value",
+     "order reads 'card', which action 'draw' does not have: the order of a simultaneous step reads only "
+     "parameters every listed action has (it has none)"),
+    ("an order reading the game state", SIM, "        - simultaneous: [draw, stop]\n          order: \"size(deck)\"\n",
+     "deck)", "the order of a simultaneous step is built from the action's parameters, options, tables and "
+     "num_players only (never the game's state, which the chooser may not know)"),
+    ("an order that is not a number", SIM, "        - simultaneous: [draw, stop]\n          order: \"1 == 1\"\n",
+     "1 == 1", "this should be a number, but it is true/false"),
 ]
 
 

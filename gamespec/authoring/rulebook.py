@@ -512,6 +512,17 @@ def _steps(w, steps, spec) -> list:
             out.append({"text": guard + f"Repeat, until {w.e(_reparse(st.cond, 'expr'))}:", "sub": _steps(w, st.body, spec)})
         elif st.kind == "while":
             out.append({"text": guard + f"As long as {w.e(_reparse(st.cond, 'expr'))}:", "sub": _steps(w, st.body, spec)})
+        elif st.kind == "for" and st.simultaneous:     # docs/language.md, "Simultaneous choices"
+            inner = st.body[0]
+            names = [_action_name(spec, a) for a in inner.actions]
+            s = (f"{guard}At the same time, {w.e(_reparse(st.iter, 'expr'))} each choose one action in secret: "
+                 f"{', '.join(names)}")
+            if inner.optional:
+                s += f", or pass (\"{inner.optional}\")"
+            s += "; when all have chosen, the choices are revealed and carried out"
+            s += (f" in ascending order of {w.e(_reparse(st.order, 'expr'))}" if st.order is not None
+                  else " in that order of players")
+            out.append(s + ".")
         elif st.kind == "for":
             out.append({"text": guard + f"For each {st.var} in {w.e(_reparse(st.iter, 'expr'))}:",
                         "sub": _steps(w, st.body, spec)})

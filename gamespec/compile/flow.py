@@ -83,6 +83,7 @@ class Emitter:
             ch.fallback = [self.rs.actions[a] for a in st.fallback]
             ch.scope = scope
             ch.names = names
+            ch.secret = st.simultaneous    # a simultaneous step's choice: stored, applied at the reveal
             self.chooses.append(ch)
             self.emit("choose", ch=ch)
         elif st.kind == "if":
@@ -117,12 +118,16 @@ class Emitter:
             top, end = f"for{uid}", f"endfor{uid}"
             lkey = f"#list{uid}"
             self.emit("for_init", it=c.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
+            if st.simultaneous:         # each chooser a seat, once
+                self.emit("choosers", lkey=lkey, where=st.path)
             self.label(top)
             self.emit("for_next", lkey=lkey, key=key, end=end)
             self.steps(st.body, inner, scope, ctx)
             self.emit("jump", target=top)
             self.label(end)
             self.emit("for_done", lkey=lkey, key=key)
+            if st.simultaneous:        # all have chosen: reveal and resolve (docs/language.md)
+                self.emit("reveal", ch=self.chooses[-1], order=st.order, where=st.path)
         if guard is not None and st.kind != "choose":
             self.label(skip_label)
 
@@ -534,6 +539,23 @@ def _make(rs, comp, pc, kind, a, labels, goto):
             s.fenv = {k: v for k, v in s.fenv.items() if k not in (lkey, key)}
             return nxt
         return for_done
+    if kind == "choosers":
+        lkey, nxt, where, P = a["lkey"], goto(pc + 1), a["where"], rs.P
+
+        def choosers(s):
+            seen = set()
+            for p in s.fenv[lkey][0]:
+                if p.__class__ is not int or not 0 <= p < P:
+                    raise SpecRuntimeError(f"a chooser of a simultaneous step is {p!r}; it must be a player "
+                                           f"(0 to {P - 1})", where, check="not-a-player")
+                if p in seen:
+                    raise SpecRuntimeError(f"player {p} is listed twice among the choosers of a "
+                                           "simultaneous step", where, check="simultaneous")
+                seen.add(p)
+            return nxt
+        return choosers
+    if kind == "reveal":
+        return make_reveal(rs, a["ch"], a["order"], goto(pc + 1), a["where"])
     if kind == "choose":
         ch = a["ch"]
         ch.pc = pc
@@ -545,3 +567,67 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         ch.enter = make_enter(rs, ch)
         return ch.enter
     raise AssertionError(kind)
+
+
+# -- simultaneous choices ------------------------------------------------------------------
+def pending_choices(s):
+    """The stored choices of the simultaneous step under way: the secret events on top of the
+    history, in the order they were made (a step's reveal always records something above them)."""
+    evs = []
+    h = s.hist
+    while h is not None and h[0][0] == "s":
+        evs.append(h[0])
+        h = h[1]
+    evs.reverse()
+    return evs
+
+
+def make_reveal(rs, ch, order, nxt, where):
+    """The reveal of a simultaneous step: each stored choice is found again among its player's
+    legal actions (the state is the one they chose in), sorted by `order` (a label expression over
+    its parameters; ties keep the choosing order; a pass last), then applied one by one as a
+    decision would be; an end (game, phase, turn) drops the choices not yet resolved."""
+    from gamespec.errors import SpecRuntimeError as _SRE
+    from interpreter.labels import compile_value
+    key = compile_value(order, rs) if order is not None else None
+
+    def reveal(s):
+        evs = pending_choices(s)
+        if not evs:
+            return nxt
+        chosen = []
+        for ev in evs:
+            if ev[2] == "skip":
+                chosen.append((ev[1], None))
+                continue
+            s.actor = ev[1]
+            s.pending = ch.idx
+            found = None
+            for a in ch.enumerate(s):
+                if a[0] == ev[2] and a[1] == ev[3]:
+                    found = a
+                    break
+            s.pending = -1
+            if found is None:
+                raise _SRE(f"the stored choice of player {ev[1]} is no longer legal", where,
+                           check="simultaneous")
+            chosen.append((ev[1], found))
+        if key is not None:
+            def sort_key(item):
+                a = item[1]
+                if a is None:
+                    return (1, 0)
+                v = key(a)
+                if v.__class__ is not int:
+                    raise _SRE(f"the order of a choice is {v!r}; it must be a number", order.origin,
+                               check="simultaneous")
+                return (0, v)
+            chosen.sort(key=sort_key)       # stable: ties keep the choosing order
+        else:
+            chosen.sort(key=lambda item: item[1] is None)
+        for p, a in chosen:
+            r = s._resolve(ch, p, a, nxt)
+            if r != nxt:
+                return r
+        return nxt
+    return reveal

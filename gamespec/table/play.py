@@ -247,8 +247,12 @@ class Table:
                 else:
                     n = ev.get("count", "?")
                     self.out.line(f"  {who} looked at {n} card{'s' if n != 1 else ''}")
+            elif ev.get("event") == "chose":        # a simultaneous choice, hidden until the reveal
+                self.out.line(f"  {who}: chose in secret")
+            elif ev.get("event") == "reveal":
+                self.out.line(f"  revealed: {who}: {self.labels.action(ev)}")
             elif "action" in ev:
-                self.out.line(f"  {who}: {self.labels.action(ev)}")
+                self.out.line(f"  {who}: {self.labels.action(ev)}" + (" (in secret)" if ev.get("secret") else ""))
 
     # -- save and resume ------------------------------------------------------------------------
     def save(self, path):

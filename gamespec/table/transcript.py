@@ -38,7 +38,7 @@ class Labels:
             if name == "skip":
                 return "skip"
             args = ", ".join(f"{k}={self._plain(v)}" for k, v in act.items()
-                             if k not in ("action", "player", "label"))
+                             if k not in ("action", "player", "label", "secret", "event"))
             return f"{name} {args}" if args else str(name)
         shown = {}
         for p in rt.params:
@@ -85,14 +85,18 @@ def omniscient(state, start=0) -> list:
             out.append({k: v for k, v in line.items() if k not in ("cards", "faces", "zones")})
         elif t == "chance":
             out.append(dict(line, order=[face(c) for c in line["order"]]))
-        elif t == "decision":
+        elif t in ("decision", "reveal"):
             act = dict(line["action"])
             rt = rs.actions.get(act["action"])
             for i, cs, _ in line.get("_cards", ()):
                 p = rt.params[i]
                 faces = [face(c) for c in cs]
                 act[p.name] = faces[0] if p.kind == "card" else faces
-            out.append({"type": "decision", "n": line["n"], "player": line["player"], "action": act})
+            if t == "reveal":
+                out.append({"type": "reveal", "player": line["player"], "action": act})
+            else:
+                out.append({"type": "decision", "n": line["n"], "player": line["player"], "action": act}
+                           | ({"secret": True} if line.get("secret") else {}))
         elif t == "look":
             out.append({"type": "look", "player": line["player"], "cards": [face(c) for c in line["cards"]]})
         else:
@@ -126,8 +130,15 @@ def render_line(line, labels: Labels, reader=None):
         return f"   ~ {zone} is shuffled ({n} card{'s' if n != 1 else ''}, unseen)"
     if t == "decision":
         p = line.get("player")
+        if line.get("secret") and not isinstance(line.get("action"), dict):
+            return f"{line.get('n', '?'):>4}. {seat_name(p, reader)}: chooses in secret"
         act = line.get("action") if isinstance(line.get("action"), dict) else {}
-        return f"{line.get('n', '?'):>4}. {seat_name(p, reader)}: {labels.action(act)}"
+        secret = " (in secret, until the reveal)" if line.get("secret") else ""
+        return f"{line.get('n', '?'):>4}. {seat_name(p, reader)}: {labels.action(act)}{secret}"
+    if t == "reveal":       # a simultaneous step's choice, revealed and resolved
+        p = line.get("player")
+        act = line.get("action") if isinstance(line.get("action"), dict) else {}
+        return f"      revealed: {seat_name(p, reader)}: {labels.action(act)}"
     if t == "look":
         p = line.get("player")
         if "cards" in line:

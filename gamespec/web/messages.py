@@ -59,9 +59,14 @@ def transcript_lines(history, labels, seat) -> list:
     for ev in history:
         who = ev.get("player")
         name = "you" if who == seat else f"seat {who}"
-        if "action" in ev:
+        if ev.get("event") == "chose":         # another's simultaneous choice, hidden until the reveal
             n += 1
-            out.append(f"{n}. {name}: {labels.action(ev)}")
+            out.append(f"{n}. {name}: chose in secret")
+        elif ev.get("event") == "reveal":
+            out.append(f"   revealed: {name}: {labels.action(ev)}")
+        elif "action" in ev:
+            n += 1
+            out.append(f"{n}. {name}: {labels.action(ev)}" + (" (in secret)" if ev.get("secret") else ""))
         elif ev.get("event") == "look":
             if "cards" in ev:
                 cards = ", ".join(labels.card(c) for c in ev["cards"]) or "nothing"
