@@ -26,8 +26,12 @@ def test_test_specs_play_to_the_end_with_invariants(name):
             for seed in range(6):
                 rnd = random.Random(seed)
                 s = g.new_game(players=players, seed=seed, options=opts)
+                step = 0
                 while not s.is_terminal:
-                    assert g.state_from_json(json.loads(json.dumps(s.to_json()))) == s
+                    # state_from_json re-plays the history (linear): every 8th step, the fields otherwise
+                    rebuild = g.state_from_json if step % 8 == 0 else g.arranged_state
+                    assert rebuild(json.loads(json.dumps(s.to_json()))) == s
+                    step += 1
                     acts = s.legal_actions()
                     s.apply(acts[rnd.randrange(len(acts))])
                 assert sorted(c for z in s.z for c in z) == list(range(s.rs.ncards))

@@ -1,7 +1,7 @@
 """Specs, saved states and logs from strangers (issue 5): every hostile input ends in a clear error.
 
 Each case runs under a guard: a forked child whose address space is limited to what this process
-uses plus 1 GiB, with a 10 s limit. The guard is generous on purpose: it catches hangs and memory
+uses plus 1 GiB, with a 30 s limit. The guard is generous on purpose: it catches hangs and memory
 bombs, it does not measure speed. Each case asserts WHICH check fired (so one cap cannot hide
 another) and, for specs, where. The worst time and memory to reject an input are printed at the end
 (`pytest -s tests/test_hostile.py`, or see the last test's output).
@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORPUS = os.path.join(HERE, "hostile")
 TINY = open(os.path.join(HERE, "specs", "tiny.yaml"), encoding="utf-8").read()
-GUARD_SECONDS = 10
+GUARD_SECONDS = 30   # wall time: generous, since the machines are shared (a case takes 1-3 s alone)
 GUARD_BYTES = 1 << 30
 MiB = 1 << 20
 RUN_OPEN = os.environ.get("GAMESPEC_OPEN_ISSUES") == "1"
