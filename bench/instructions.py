@@ -36,7 +36,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASEDIR = os.path.join(ROOT, "bench", "baselines")
 LOOPS = ("standard", "index", "playouts")
-WARMUP = 3
+WARMUP = 8     # games per loop before measuring: generated code made on first use is made by then
 
 
 # -- the loops (each returns the number of decisions it played) ------------------------------------

@@ -169,6 +169,15 @@ class State:
         self._legal = None
         self._index = None
         self.budget = rs.max_steps
+        fused = ch.fused
+        if fused is not None:       # effect, checks and flow to the next decision in one function
+            f = fused.get(a[0])
+            if f is not None:
+                pc = f(self, a[2]) if cards is None else f(self, a[2], a, cards, shuffles, h0, n0, actor)
+                if pc is not None:      # None: it could not be fused (nothing ran), the standard path
+                    if pc >= 0:
+                        self._run(pc)
+                    return
         if rt is None:
             pc = ch.next
         else:
