@@ -210,7 +210,12 @@ class State:
             legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
         if i.__class__ is not int or not -1 < i < len(legal):
             raise IllegalAction(f"no legal action {i!r} ({len(legal)} legal actions)")
-        self.apply(legal[i])
+        if not self._busy.acquire(False):      # as apply(legal[i]), one call less
+            _in_use()
+        try:
+            self._apply(legal[i])
+        finally:
+            self._busy.release()
 
     def playout(self, rng, in_place: bool = False) -> list:
         """Play uniformly random legal actions to the end (`rng.randrange(n)` picks each, as

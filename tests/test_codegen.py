@@ -61,6 +61,10 @@ CASES = [
     ("count([r for r in indices(row) if size(row[r]) == n]) == 0", {"n": 2}, "((0 + "),
     ("size([q for q in players if size(hand[q]) > n]) != 0", {"n": 3}, "((0 + "),
     ("size([top(row[r]) for r in indices(row) if top(row[r]).kind == 'rice']) > 0", {}, "((0 + "),
+    # a list comprehension with a condition over a short constant list: unrolled, in order
+    ("[top(row[r]) for r in indices(row) if size(row[r]) > 0 and top(row[r]).kind == k]", {"k": "rice"}, "*(("),
+    ("[top(row[r]).kind for r in indices(row) if size(row[r]) < n]", {"n": 2}, "*(("),
+    ("[q for q in players if size(hand[q]) > n]", {"n": 3}, "*(("),
 ]
 KLINK_CASES = [
     # `c.value > 3` fails on ability cards (no value): when one can be in the zone it is no table

@@ -613,6 +613,11 @@ class CodeGen:
             items = self._unrolled(n, names)
             if items is not None:
                 return "[" + ", ".join(items) + "]"
+            if n.cond is not None and not n.gen:
+                # with a condition: each item's condition, then its element if it holds, in order
+                pairs = self._unrolled(n, names, cond="both")
+                if pairs is not None:
+                    return "[" + ", ".join(f"*(({e},) if ({c}) else ())" for c, e in pairs) + "]"
             body = self.comp(n, names)
             return f"list({body[1:]})" if body.startswith("=") else f"[{body}]"
         if isinstance(n, A.Call):
@@ -622,8 +627,9 @@ class CodeGen:
     def _unrolled(self, n, names, cond=False):
         """The element sources of a comprehension over a short constant list (the players, a
         family's keys, a literal list of constants) with no condition: one source per item, or None.
-        With `cond`, the sources of its condition instead (which must then exist)."""
-        if (n.cond is not None) != cond:
+        With `cond`, the sources of its condition instead (which must then exist); with
+        cond="both", (condition, element) source pairs."""
+        if (n.cond is not None) != bool(cond):
             return None
         it = n.iter
         if isinstance(it, A.Name) and it.ref == ("const", "players"):
@@ -647,8 +653,12 @@ class CodeGen:
                 self.valid_players.add(src)      # a literal seat below P
             inner[n.var] = src
             self._lits[src] = v
-            e = self.ex(n.cond if cond else n.elt, inner)
-            size += len(e)
+            if cond == "both":
+                e = (self.ex(n.cond, inner), self.ex(n.elt, dict(inner)))
+                size += len(e[0]) + len(e[1])
+            else:
+                e = self.ex(n.cond if cond else n.elt, inner)
+                size += len(e)
             if size > UNROLL_CHARS:
                 return None
             out.append(e)
