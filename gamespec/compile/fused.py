@@ -89,6 +89,8 @@ class Fuser:
         self.goto = rs.flow_goto
         comp.ns.update({"_nobudget": _nobudget, "_nolegal": _nolegal, "_nap": flow.not_a_player})
         self.n = 0
+        self.cache = {}     # compiled rule -> its generated source (fn objects live as long as rs)
+        self._writes = {}
 
     # -- entry -------------------------------------------------------------------------
     def fuse(self, ch, rt):
@@ -159,13 +161,20 @@ class Fuser:
 
     def value(self, fn, var, ind):
         """`var = <the compiled expression fn, inline>`."""
-        return self.wrap(fn.rule, [f"{var} = {self.comp.ex(fn.rule.ast, {})}"], ind)
+        src = self.cache.get(id(fn))
+        if src is None:         # generated once per rule set (the same text in every function)
+            src = self.cache[id(fn)] = self.comp.ex(fn.rule.ast, {})
+        return self.wrap(fn.rule, [f"{var} = {src}"], ind)
 
     def effects(self, fn):
-        c = self.comp
-        env = {}
-        c._assigned = _assigned_names(fn.rule.ast)
-        return c._prologue(env) + c.block(fn.rule.ast, c._scope({}, env), 0)
+        lines = self.cache.get(("effects", id(fn)))
+        if lines is None:
+            c = self.comp
+            env = {}
+            c._assigned = _assigned_names(fn.rule.ast)
+            lines = c._prologue(env) + c.block(fn.rule.ast, c._scope({}, env), 0)
+            self.cache[("effects", id(fn))] = lines
+        return lines
 
     def action_body(self, rt, decl):
         c = self.comp
@@ -213,7 +222,9 @@ class Fuser:
     def block(self, fn, scope, where, first, ind, out):
         """A hook's block of effects and the checks after it (flow.make_block), inline."""
         body = self.wrap(fn.rule, self.effects(fn), "") if fn is not None else []
-        self.after(scope, flow.writes_of(self.rs, fn), first, "", body)
+        if id(fn) not in self._writes:
+            self._writes[id(fn)] = flow.writes_of(self.rs, fn)
+        self.after(scope, self._writes[id(fn)], first, "", body)
         out += self.enders(body, scope, where, first, ind)
 
     # -- the flow ------------------------------------------------------------------------
