@@ -24,7 +24,7 @@ other in a given game), so loading a game costs nothing more.
 """
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock
 
 from ..errors import SpecRuntimeError
 from . import flow
@@ -34,7 +34,7 @@ from .codegen import _assigned_names, _plus
 MAX_INLINE = 40
 CONTINUE = -3           # `after(s, CONTINUE)`: nothing fired
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 
 
 def install(rs, comp):
