@@ -119,3 +119,15 @@ actions:
         errors.append((str(e.value), e.value.check))
     assert errors[0] == errors[1]
     assert errors[0][1] == "budget"
+
+
+def test_generate_all_makes_every_fused_function_now():
+    """generate_all(rs) leaves nothing to first use (Bali: its flow-loop decision points get None)."""
+    from gamespec.compile.fused import generate_all
+    g = gamespec.Game(gamespec.load(os.path.join(ROOT, "games", "bali.yaml")).spec)
+    rs = g.ruleset(4, {})
+    generate_all(rs)
+    fns = [fn for ch in rs.chooses for fn in (ch.fused or {}).values()]
+    assert fns and not any(isinstance(fn, _Pending) for fn in fns)
+    assert any(fn is not None for fn in fns) and any(fn is None for fn in fns)
+    generate_all(gamespec.Game(g.spec, backend="closures").ruleset(4, {}))   # nothing to do there
