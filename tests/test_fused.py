@@ -131,3 +131,30 @@ def test_generate_all_makes_every_fused_function_now():
     assert fns and not any(isinstance(fn, _Pending) for fn in fns)
     assert any(fn is not None for fn in fns) and any(fn is None for fn in fns)
     generate_all(gamespec.Game(g.spec, backend="closures").ruleset(4, {}))   # nothing to do there
+
+
+def test_a_decision_point_of_a_kind_the_fuser_does_not_know_takes_the_standard_path():
+    """A construct added to the language later (here: a step field this module does not know, with a
+    value) is neither fused nor inlined into another decision's continuation; the game still plays
+    as the reference plays it."""
+    from gamespec.compile.fused import generate_all
+    path = os.path.join(ROOT, "games", "klink.yaml")
+    g = gamespec.Game(gamespec.load(path).spec)
+    rs = g.ruleset(4, {})
+    odd = rs.chooses[1]                 # keep or pass
+    odd.step = type(odd.step)(**{**vars(odd.step)})
+    odd.step.simultaneous = True        # as a later construct might add
+    generate_all(rs)
+    assert all(fn is None for fn in odd.fused.values())
+    look = rs.chooses[0].fused["look"]  # look is followed by keep-or-pass: not inlined, left to the flow
+    assert look is not None and "s.pending = 1" not in look.source
+    ref = gamespec.Game(g.spec, backend="closures")
+    logs = []
+    for game in (g, ref):
+        s = game.new_game(players=4, seed=5, log=True)
+        rnd = random.Random(5)
+        while not s.is_terminal:
+            acts = s.legal_actions()
+            s.apply(acts[rnd.randrange(len(acts))])
+        logs.append(s.log_lines())
+    assert logs[0] == logs[1]

@@ -11,9 +11,9 @@ leaves it), or the pc of an instruction the flow program runs from (`State._run`
 not fused here (phase begin and end, the game's end, flow `for` loops, anything reading flow
 variables, a loop back to an instruction already inlined on the path, anything past MAX_INLINE
 instructions) is left to the flow program, so a construct this module does not know keeps working
-through the standard path. A decision point or an action it cannot fuse at all (a dict environment,
-`end_*()` inside its effect, a backend without generated code) has no fused function: `apply` takes
-the standard path for it.
+through the standard path. A decision point or an action it cannot fuse at all (one inside a flow
+`for`, an action whose effect reads a dict env, a backend without generated code) has no fused
+function: `apply` takes the standard path for it.
 
 The step budget is charged exactly as the flow program charges it (one step per instruction entered
 after the first), so budget errors are the same; the reference closures backend never fuses and
@@ -79,6 +79,24 @@ class _Pending:
         return fn(*args)
 
 
+# What a decision point is made of, as this module knows it. A decision point with anything else (a
+# construct added to the language later: a new step field or decision-point attribute with a value,
+# another `enter`) is not fused and not inlined: the flow program and `State.apply` run it.
+_KNOWN_STEP = frozenset(("kind", "guard", "effect", "actions", "fallback", "player", "optional", "repeat",
+                         "if_none", "cond", "body", "orelse", "var", "iter", "path"))
+_KNOWN_CHOICE = frozenset(("actions", "blocks", "enter", "enumerate", "fallback", "fused", "guard", "idx",
+                           "names", "next", "path", "pc", "player", "resume", "scope", "step"))
+
+
+def _plain(ch):
+    """Is decision point ch of the kinds this module knows (see _KNOWN_STEP)?"""
+    empty = (None, False, 0, "", [], (), {})
+    return (all(k in _KNOWN_STEP or v in empty for k, v in vars(ch.step).items())
+            and all(k in _KNOWN_CHOICE or v in empty for k, v in vars(ch).items())
+            and ch.step.if_none in ("error", "skip")
+            and getattr(getattr(ch, "enter", None), "__qualname__", "") == "make_enter.<locals>.enter")
+
+
 def _nobudget(s, pc):
     raise SpecRuntimeError("step budget exhausted: the flow loops without asking anyone to decide",
                            s.rs.pc_names[pc], check="budget")
@@ -105,8 +123,8 @@ class Fuser:
     def fuse(self, ch, rt):
         """The fused function of action `rt` (None: the optional step's skip) at decision point `ch`,
         or None when it cannot be fused."""
-        if ch.names:
-            return None         # inside a flow `for`: the flow variables live in s.fenv
+        if ch.names or not _plain(ch):
+            return None         # inside a flow `for` (its variables live in s.fenv), or not known here
         self.n = 0
         self.path = []
         out = []
@@ -258,7 +276,7 @@ class Fuser:
         goto, L = self.goto, self.labels
         if kind == "choose":
             ch = a["ch"]
-            if ch.names:
+            if ch.names or not _plain(ch):
                 return False
             inner = ind
             if ch.guard is not None:
