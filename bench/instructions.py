@@ -6,7 +6,7 @@
     python bench/instructions.py --no-time              # instructions only (skip the interleaved timing)
 
 Instructions: one run per game under `valgrind --tool=callgrind`: every loop is warmed up (imports,
-compiling, lazy code), then per loop the counts are zeroed, `--games` games are played and the counts
+compiling, lazy code; the fused continuations not made yet are generated: compiling is left out), then per loop the counts are zeroed, `--games` games are played and the counts
 dumped (callgrind client requests, through a tiny C helper compiled on first use: needs `cc` and
 valgrind's headers). Instructions over decisions is the figure. Instruction counts do not depend on
 the machine's load, so a 2% change is visible on a busy machine. `PYTHONHASHSEED=0` makes runs repeatable.
@@ -36,7 +36,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASEDIR = os.path.join(ROOT, "bench", "baselines")
 LOOPS = ("standard", "index", "playouts")
-WARMUP = 3
+WARMUP = 8     # games per loop before measuring: generated code made on first use is made by then
 
 
 # -- the loops (each returns the number of decisions it played) ------------------------------------
@@ -110,12 +110,23 @@ def _helper():
     return ctypes.CDLL(so)
 
 
+def _generate_all(obj, players):
+    """Code generated on first use (fused continuations) generated now, as compiling is left out."""
+    try:
+        from gamespec.compile.fused import generate_all
+    except ImportError:         # a tree without it (a 'before' measurement)
+        return
+    if hasattr(obj, "ruleset"):
+        generate_all(obj.ruleset(players, {}))
+
+
 def child(stem, loops, players, games):
     """Run under callgrind: warm every loop up, then per loop zero the counts, play, dump them."""
     cg = _helper()
     setups = {lp: _setup(stem, lp) for lp in loops}
     for lp, (obj, fn) in setups.items():
         fn(obj, players, range(10_000, 10_000 + WARMUP))
+        _generate_all(obj, players)
     for lp, (obj, fn) in setups.items():
         cg.cg_zero()
         d = fn(obj, players, range(games))
@@ -151,6 +162,7 @@ def time_ratios(stem, loops, players, games, rounds):
     objs = {lp: _setup(stem, lp) for lp in loops + ("baseline",)}
     for lp, (obj, fn) in objs.items():
         fn(obj, players, range(10_000, 10_000 + WARMUP))
+        _generate_all(obj, players)
     per = {lp: [] for lp in objs}
     for r in range(rounds):
         seeds = range(r * games, (r + 1) * games)

@@ -60,9 +60,62 @@ def move_card(s, c, dst, face=0, bottom=False):
         s.kn[c] |= lost
 
 
+def move_public(s, c, dst):
+    """move_card(s, c, dst) onto a zone every player sees (face unchanged): nobody loses track of
+    c (they see where it lands) and nobody is left blind to which card left a set (they see it)."""
+    if s.face:
+        return move_card(s, c, dst)
+    s.budget -= 1
+    if s.budget < 0:
+        fault("step budget exhausted: cards keep moving", "budget")
+    loc = s.loc
+    z = s.z
+    src = loc[c]
+    cs = z[src]
+    if cs[-1] == c:
+        cs.pop()
+    else:
+        cs.remove(c)
+    z[dst].append(c)
+    loc[c] = dst
+    ps = s.poss
+    if ps[src] & ~ps[dst]:
+        s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
+
+
 def deal(s, src, dst, n, face=0):
     """Move n cards from the top of src; an empty src does what its zone declares (on_empty)."""
     z = s.z
+    cs = z[src]
+    if 0 < n <= len(cs) and n <= s.budget and not face and not s.face and src != dst:
+        # no refill, no face, the budget suffices: the n moves at once, the same outcome
+        s.budget -= n
+        tail = cs[-n:]
+        del cs[-n:]
+        tail.reverse()
+        z[dst] += tail
+        loc = s.loc
+        for c in tail:
+            loc[c] = dst
+        ps = s.poss
+        if ps[src] & ~ps[dst]:
+            s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
+        rs = s.rs
+        new = rs.zvis[dst]
+        blind = rs.set_blind[src] & ~new
+        kn = s.kn
+        if blind:       # as move_card: the moved cards and the ones left behind
+            keep = ~blind
+            for c in tail:
+                kn[c] &= keep
+            if any(map(kn.__getitem__, cs)):
+                for x in cs:
+                    kn[x] &= keep
+        lost = rs.zvis[src] & ~new
+        if lost:
+            for c in tail:
+                kn[c] |= lost
+        return
     for _ in range(n):
         if not z[src]:
             refill = s.rs.refill.get(src)

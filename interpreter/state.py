@@ -178,6 +178,15 @@ class State:
         self._legal = None
         self._index = None
         self.budget = rs.max_steps
+        fused = ch.fused
+        if fused is not None:       # effect, checks and flow to the next decision in one function
+            f = fused.get(a[0])
+            if f is not None:
+                pc = f(self, a[2]) if cards is None else f(self, a[2], a, cards, shuffles, h0, n0, actor)
+                if pc is not None:      # None: it could not be fused (nothing ran), the standard path
+                    if pc >= 0:
+                        self._run(pc)
+                    return
         if rt is None:
             pc = ch.next
         else:
@@ -210,7 +219,12 @@ class State:
             legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
         if i.__class__ is not int or not -1 < i < len(legal):
             raise IllegalAction(f"no legal action {i!r} ({len(legal)} legal actions)")
-        self.apply(legal[i])
+        if not self._busy.acquire(False):      # as apply(legal[i]), one call less
+            _in_use()
+        try:
+            self._apply(legal[i])
+        finally:
+            self._busy.release()
 
     def playout(self, rng, in_place: bool = False) -> list:
         """Play uniformly random legal actions to the end (`rng.randrange(n)` picks each, as

@@ -55,6 +55,16 @@ CASES = [
     ("[top(row[r]) for r in indices(row)] + [bottom(row[r]) for r in indices(row)]", {}, "[-1] if s.z["),
     ("top(row[0]) == bottom(row[0])", {}, "[0] if s.z["),
     ("[top(hand[q]) for q in players if size(hand[q]) > 0]", {}, "(not not "),
+    # `size([e for x in short list if c]) OP 0`: the c's counted, unrolled, no list built
+    ("size([top(row[r]) for r in indices(row) if size(row[r]) > 0 and top(row[r]).kind == 'rice']) > 0", {},
+     "((0 + "),
+    ("count([r for r in indices(row) if size(row[r]) == n]) == 0", {"n": 2}, "((0 + "),
+    ("size([q for q in players if size(hand[q]) > n]) != 0", {"n": 3}, "((0 + "),
+    ("size([top(row[r]) for r in indices(row) if top(row[r]).kind == 'rice']) > 0", {}, "((0 + "),
+    # a list comprehension with a condition over a short constant list: unrolled, in order
+    ("[top(row[r]) for r in indices(row) if size(row[r]) > 0 and top(row[r]).kind == k]", {"k": "rice"}, "*(("),
+    ("[top(row[r]).kind for r in indices(row) if size(row[r]) < n]", {"n": 2}, "*(("),
+    ("[q for q in players if size(hand[q]) > n]", {"n": 3}, "*(("),
 ]
 KLINK_CASES = [
     # `c.value > 3` fails on ability cards (no value): when one can be in the zone it is no table
@@ -64,6 +74,10 @@ KLINK_CASES = [
     ("count(c for c in faceup[2] if c.value == v)", {"v": 7}, ""),
     ("any(size(faceup[q]) > 2 for q in players)", {}, "len(s.z["),
     ("size(faceup[1]) > 0 and top(faceup[1]) == bottom(faceup[1])", {}, "(not not s.z["),
+    # a value repeats: no counting
+    ("any(k >= 2 for k in count_by([c.value for c in faceup[0]]))", {}, "_has_repeat("),
+    ("any(k > 1 for k in count_by([c.type for c in faceup[1]]))", {}, "_has_repeat("),
+    ("any(k >= 2 for k in count_by([c.value for c in number_deck]))", {}, "_has_repeat("),
 ]
 GAMES = {}
 
@@ -121,7 +135,7 @@ def test_the_optimised_form_is_generated(path, expr, bindings, shows):
     assert not ck.errors
     fn = CodeGen(s.rs, ops).expr(rule, {k: k for k in bindings})
     assert shows in fn.source
-    if shows.startswith(("len(s.z[", "(not s.z[", "(not not s.z[")) or shows == "(0 + ":
+    if shows.startswith(("len(s.z[", "(not s.z[", "(not not s.z[")) or shows in ("(0 + ", "((0 + "):
         assert " for " not in fn.source.split("try:", 1)[1].split("except", 1)[0]   # no loop left
 
 
@@ -141,3 +155,14 @@ def test_a_card_test_that_fails_on_a_card_is_not_tabled():
     with pytest.raises(SpecRuntimeError):
         g.evaluate(s, "count(c for c in faceup[0] if c.value > 3)")
     assert g.evaluate(s, "count(c for c in faceup[0] if c.type == 'number' and c.value > 3)") == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.integers(-3, 3), st.booleans(), st.sampled_from(["a", "b"]),
+                          st.lists(st.integers(0, 2), max_size=2)), max_size=8))
+def test_a_repeat_test_means_what_counting_means(values):
+    """`any(k >= 2 for k in count_by(X))` is generated as _has_repeat(X): the same answer on any
+    values, list values (attribute lists) and 1 == True included."""
+    from gamespec.compile.closures import count_by
+    from gamespec.compile.codegen import _has_repeat
+    assert _has_repeat(values) == any(k >= 2 for k in count_by(values))

@@ -161,7 +161,7 @@ class CodeGen:
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
-            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_deal": ops.deal,
+            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_move_pub": ops.move_public, "_has_repeat": _has_repeat, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
@@ -449,16 +449,19 @@ class CodeGen:
             what, dst = c.args
             d = self.ident()
             out = [f"{d} = {self.ex(dst, names)}"]
+            # onto a zone every player sees, face unchanged: nobody's knowledge changes (ops.move_public)
+            mv = "_move_pub(s, {x}, {d})" if not face and not bottom and self._public(dst) \
+                else "_move(s, {x}, {d}, {face}, {bottom})"
             if what.t == "card":
                 x = self.ident()
                 return out + [f"{x} = {self.ex(what, names)}",
                               f"if {x} is None: _fault('move: there is no card to move (none)')",
-                              f"_move(s, {x}, {d}, {face}, {bottom})"]
+                              mv.format(x=x, d=d, face=face, bottom=bottom)]
             x = self.ident()
             src = f"list(s.z[{self.ex(what, names)}])" if what.t == "zone" else f"list({self.ex(what, names)})"
-            return out + [f"for {x} in {src}:",
-                          f"    if {x} is None: _fault('move: there is no card to move (none)')",
-                          f"    _move(s, {x}, {d}, {face}, {bottom})"]
+            return out + [f"for {x} in {src}:"] + (
+                [] if what.t == "zone" else [f"    if {x} is None: _fault('move: there is no card to move (none)')"]) + [
+                "    " + mv.format(x=x, d=d, face=face, bottom=bottom)]
         if f == "deal":
             face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
             n = self.ex(c.args[2], names) if len(c.args) > 2 else "1"
@@ -491,6 +494,16 @@ class CodeGen:
         if f == "end_turn":
             return ["raise EndTurn()"]
         raise AssertionError(f)
+
+    def _public(self, node):
+        """Is `node` a zone of a family every player sees?"""
+        if isinstance(node, A.Name) and node.ref[0] == "zone":
+            z = self.L.spec.zones[node.id]
+        elif isinstance(node, A.Index) and node.ref[0] == "member":
+            z = node.ref[1]
+        else:
+            return False
+        return z.visibility == "public"
 
     # -- expressions ----------------------------------------------------------------------
     def name_ref(self, src, names):
@@ -572,6 +585,13 @@ class CodeGen:
                 return f"{self.const(checked_arith)}({n.op!r}, {a}, {b})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.Compare):
+            if n.op in _EMPTY_TEST and isinstance(n.right, A.Const) and n.right.value == 0 \
+                    and n.right.value is not False and _sized_comp(n.left):
+                # `size([e for x in short list if c]) > 0`: count the c's, unrolled (no list, no
+                # frame); e is not evaluated, which is safe as it cannot fail (_safe_elt)
+                items = self._unrolled(n.left.args[0], names, cond=True)
+                if items is not None:
+                    return f"((0 + {' + '.join(f'({x})' for x in items)}) {n.op} 0)"
             a = self.ex(n.left, names)
             if n.op in ("in", "not in"):
                 b = self._walk(n.right, self.as_list(n.right, names))
@@ -605,6 +625,11 @@ class CodeGen:
             items = self._unrolled(n, names)
             if items is not None:
                 return "[" + ", ".join(items) + "]"
+            if n.cond is not None and not n.gen:
+                # with a condition: each item's condition, then its element if it holds, in order
+                pairs = self._unrolled(n, names, cond="both")
+                if pairs is not None:
+                    return "[" + ", ".join(f"*(({e},) if ({c}) else ())" for c, e in pairs) + "]"
             body = self.comp(n, names)
             return f"list({body[1:]})" if body.startswith("=") else f"[{body}]"
         if isinstance(n, A.Call):
@@ -614,8 +639,9 @@ class CodeGen:
     def _unrolled(self, n, names, cond=False):
         """The element sources of a comprehension over a short constant list (the players, a
         family's keys, a literal list of constants) with no condition: one source per item, or None.
-        With `cond`, the sources of its condition instead (which must then exist)."""
-        if (n.cond is not None) != cond:
+        With `cond`, the sources of its condition instead (which must then exist); with
+        cond="both", (condition, element) source pairs."""
+        if (n.cond is not None) != bool(cond):
             return None
         it = n.iter
         if isinstance(it, A.Name) and it.ref == ("const", "players"):
@@ -639,8 +665,12 @@ class CodeGen:
                 self.valid_players.add(src)      # a literal seat below P
             inner[n.var] = src
             self._lits[src] = v
-            e = self.ex(n.cond if cond else n.elt, inner)
-            size += len(e)
+            if cond == "both":
+                e = (self.ex(n.cond, inner), self.ex(n.elt, dict(inner)))
+                size += len(e[0]) + len(e[1])
+            else:
+                e = self.ex(n.cond if cond else n.elt, inner)
+                size += len(e)
             if size > UNROLL_CHARS:
                 return None
             out.append(e)
@@ -947,6 +977,9 @@ class CodeGen:
             finally:
                 self._comp_depth -= 1
             return self._hoisted(f"len([1 for {py} in {it} if {cond}])")
+        if f == "any" and _repeat_test(c):     # any(k >= 2 for k in count_by(X)): a value repeats in X
+            x = c.iter.args[0]
+            return f"_has_repeat({self._walk(x, self.as_list(x, names))})"
         items = self._unrolled(c, names) if f in ("sum", "any", "all") else None
         if items is not None:
             if f == "sum":
@@ -1067,7 +1100,10 @@ class CodeGen:
                 values = self._param_values(p, names)
                 where = f" if {self.ex(p.where.ast, inner)}" if p.where is not None else ""
                 lines += [ind() + f"if {cand} is None: {cand} = [{py} for {py} in {values}{where}]",
-                          ind() + f"for {py} in _charge(s, {cand}):"]
+                          # charged as _charge does, without the call
+                          ind() + f"s.budget -= len({cand})",
+                          ind() + "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')",
+                          ind() + f"for {py} in {cand}:"]
                 depth += 1
                 hc["level"][py] = i
                 lines.append(("slot", i, ind()))
@@ -1178,6 +1214,46 @@ def _assigned_names(stmts):
             if isinstance(x, A.Assign) and x.target.ref[0] == "local":
                 out.add(x.target.id)
     return out
+
+
+def _has_repeat(values):
+    """any(k >= 2 for k in count_by(values)), without counting: does some value occur twice?"""
+    try:
+        return len(set(values)) < len(values)
+    except TypeError:           # list values (attribute lists): compared as tuples, as count_by does
+        return len(set(tuple(x) if x.__class__ is list else x for x in values)) < len(values)
+
+
+def _repeat_test(c):
+    """`k >= 2 for k in count_by(X)` (or `k > 1`, no condition)."""
+    e = c.elt
+    return (c.cond is None and isinstance(c.iter, A.Call) and c.iter.func == "count_by" and len(c.iter.args) == 1
+            and isinstance(e, A.Compare) and isinstance(e.left, A.Name) and e.left.ref[0] == "local"
+            and e.left.id == c.var and isinstance(e.right, A.Const) and e.right.value.__class__ is int
+            and (e.op, e.right.value) in ((">=", 2), (">", 1)))
+
+
+def _sized_comp(node):
+    """`size(...)` or `count(...)` of a list comprehension with a condition whose items cannot fail."""
+    if not (isinstance(node, A.Call) and node.func in ("size", "count") and len(node.args) == 1):
+        return False
+    c = node.args[0]
+    return isinstance(c, A.Comp) and not c.gen and c.cond is not None and c.cond.t == "bool" and _safe_elt(c)
+
+
+def _safe_elt(c):
+    """The item of comprehension c cannot fail: the loop variable, a constant, or the top/bottom
+    card (none if empty) of a member of the family the loop runs over the keys of."""
+    e = c.elt
+    if isinstance(e, A.Const) or (isinstance(e, A.Name) and e.ref[0] == "local" and e.id == c.var):
+        return True
+    if not (isinstance(e, A.Call) and e.func in ("top", "bottom") and len(e.args) == 1):
+        return False
+    z = e.args[0]
+    it = c.iter
+    return (isinstance(z, A.Index) and z.ref[0] == "member" and isinstance(z.index, A.Name)
+            and z.index.ref[0] == "local" and z.index.id == c.var
+            and isinstance(it, A.Call) and it.func == "indices" and it.args[0].ref[1] is z.ref[1])
 
 
 def _conjuncts(node):

@@ -44,6 +44,8 @@ class ChooseRT:
         self.fallback = []
         self.guard = None
         self.player = None
+        self.names = {}
+        self.fused = None       # action name -> fused function (compile/fused.py), generated code only
 
 
 class Emitter:
@@ -185,6 +187,7 @@ def build(rs, spec, comp):
         ph.labels = {k.split(":")[0]: v for k, v in labels.items() if k.endswith(":" + ph.name)}
     rs.GAME_END = labels["game_end"]
     code = em.code
+    rs.flow_code, rs.flow_labels = code, labels      # for compile/fused.py
 
     def goto(pc):
         """A jump's target, followed through chains of plain jumps (so no step is a bare jump)."""
@@ -194,6 +197,7 @@ def build(rs, spec, comp):
             pc = labels[code[pc][1]["target"]]
         return pc
 
+    rs.flow_goto = goto
     prog = []
     names = []
     for pc, (kind, args) in enumerate(code):

@@ -43,6 +43,9 @@ class Ruleset:
         self.max_decisions = spec.decisions_per_game
         self.max_game_steps = spec.steps_per_game     # all decisions' steps together
         self.prog, self.chooses, self.pc_names = flow.build(self, spec, comp)
+        if backend != "closures":
+            from .fused import install
+            install(self, comp)     # fused decision-point continuations, generated on first use
 
     # -- layout -------------------------------------------------------------------------
     def _layout_zones(self):

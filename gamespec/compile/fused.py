@@ -1,0 +1,351 @@
+"""Flow program + generated rules → fused decision-point continuations (the generated-code backend's apply).
+
+Per decision point and action, one generated function pays the cost and runs the effect inline, then
+the checks that follow it (triggers, the game's and the turn's end conditions), then the flow on to the
+next decision point: turn end and begin hooks, guards, skipped decision points, the next player, and
+the next listing of legal actions. `State.apply` calls it instead of running the effect as a block
+and then the flow program instruction by instruction.
+
+It returns -1 when it stopped at a decision point (the state is suspended there, as the flow program
+leaves it), or the pc of an instruction the flow program runs from (`State._run`): every instruction
+not fused here (phase begin and end, the game's end, flow `for` loops, anything reading flow
+variables, a loop back to an instruction already inlined on the path, anything past MAX_INLINE
+instructions) is left to the flow program, so a construct this module does not know keeps working
+through the standard path. A decision point or an action it cannot fuse at all (one inside a flow
+`for`, an action whose effect reads a dict env, a backend without generated code) has no fused
+function: `apply` takes the standard path for it.
+
+The step budget is charged exactly as the flow program charges it (one step per instruction entered
+after the first), so budget errors are the same; the reference closures backend never fuses and
+`tests/test_simulation.py::test_backends_agree` compares the two. Like codegen, the source holds only
+identifiers made here and in codegen (`v_<n>`, `K<n>`, ints); spec values are namespace constants.
+Each function is generated on first use (most pairs of decision point and action never follow each
+other in a given game), so loading a game costs nothing more.
+"""
+from __future__ import annotations
+
+from _thread import allocate_lock
+
+from ..errors import SpecRuntimeError
+from . import flow
+from .codegen import _assigned_names, _plus
+
+# Flow instructions inlined per fused function; a branch past this runs on in the flow program.
+MAX_INLINE = 40
+CONTINUE = -3           # `after(s, CONTINUE)`: nothing fired
+
+_lock = allocate_lock()
+
+
+def install(rs, comp):
+    """Give each decision point `ch.fused`: action name (and 'skip') -> fused function, made on first use."""
+    if getattr(rs, "codegen", None) is None or not hasattr(rs, "flow_code"):
+        return
+    fz = Fuser(rs, comp)
+    for ch in rs.chooses:
+        table = {}
+        for rt in ch.actions + ch.fallback:
+            table[rt.name] = _Pending(fz, ch, rt, table)
+        if ch.step.optional is not None:
+            table["skip"] = _Pending(fz, ch, None, table)
+        ch.fused = table
+
+
+def generate_all(rs):
+    """Generate every fused function of rule set `rs` now rather than on first use (for steady
+    figures in benchmarks, or a predictable first move); nothing to do under the closures backend."""
+    for ch in rs.chooses:
+        for name, fn in list((ch.fused or {}).items()):
+            if isinstance(fn, _Pending):
+                fn.table[name] = fn.fz.fuse(fn.ch, fn.rt)
+
+
+class _Pending:
+    """A fused function not generated yet: generates it (or finds it cannot), then stands aside."""
+    __slots__ = ("fz", "ch", "rt", "table")
+
+    def __init__(self, fz, ch, rt, table):
+        self.fz, self.ch, self.rt, self.table = fz, ch, rt, table
+
+    def __call__(self, *args):
+        name = self.rt.name if self.rt is not None else "skip"
+        with _lock:
+            fn = self.table.get(name)
+            if fn is self:
+                fn = self.fz.fuse(self.ch, self.rt)
+                self.table[name] = fn
+        if fn is None:
+            return None      # State.apply takes the standard path (and never asks again)
+        return fn(*args)
+
+
+# What a decision point is made of, as this module knows it. A decision point with anything else (a
+# construct added to the language later: a new step field or decision-point attribute with a value,
+# another `enter`) is not fused and not inlined: the flow program and `State.apply` run it.
+_KNOWN_STEP = frozenset(("kind", "guard", "effect", "actions", "fallback", "player", "optional", "repeat",
+                         "if_none", "cond", "body", "orelse", "var", "iter", "path"))
+_KNOWN_CHOICE = frozenset(("actions", "blocks", "enter", "enumerate", "fallback", "fused", "guard", "idx",
+                           "names", "next", "path", "pc", "player", "resume", "scope", "step"))
+
+
+def _plain(ch):
+    """Is decision point ch of the kinds this module knows (see _KNOWN_STEP)?"""
+    empty = (None, False, 0, "", [], (), {})
+    return (all(k in _KNOWN_STEP or v in empty for k, v in vars(ch.step).items())
+            and all(k in _KNOWN_CHOICE or v in empty for k, v in vars(ch).items())
+            and ch.step.if_none in ("error", "skip")
+            and getattr(getattr(ch, "enter", None), "__qualname__", "") == "make_enter.<locals>.enter")
+
+
+def _nobudget(s, pc):
+    raise SpecRuntimeError("step budget exhausted: the flow loops without asking anyone to decide",
+                           s.rs.pc_names[pc], check="budget")
+
+
+def _nolegal(p, path):
+    raise SpecRuntimeError(f"player {p} has no legal action here; add 'if_none: skip' to the "
+                           "step or a fallback action", path, check="no-legal-action")
+
+
+class Fuser:
+    def __init__(self, rs, comp):
+        self.rs = rs
+        self.comp = comp
+        self.code = rs.flow_code
+        self.labels = rs.flow_labels
+        self.goto = rs.flow_goto
+        comp.ns.update({"_nobudget": _nobudget, "_nolegal": _nolegal, "_nap": flow.not_a_player})
+        self.n = 0
+        self.cache = {}     # compiled rule -> its generated source (fn objects live as long as rs)
+        self._writes = {}
+
+    # -- entry -------------------------------------------------------------------------
+    def fuse(self, ch, rt):
+        """The fused function of action `rt` (None: the optional step's skip) at decision point `ch`,
+        or None when it cannot be fused."""
+        if ch.names or not _plain(ch):
+            return None         # inside a flow `for` (its variables live in s.fenv), or not known here
+        self.n = 0
+        self.path = []
+        out = []
+        if rt is None:
+            args = "s, e"
+            self.go(ch.next, True, "    ", out)
+        else:
+            decl = self.rs.spec.actions[rt.name]
+            if not rt.tuple_env:
+                return None
+            cards = bool(rt.card_params)
+            args = "s, e, _a, _cards, _sh, _h0, _n0, _actor" if cards else "s, e"
+            ind = "    "
+            if cards:   # the decision is recorded once the effect and its checks have run (State._record)
+                out.append("    try:")
+                ind = "        "
+            body = self.action_body(rt, decl)
+            self.after(ch.scope, flow.action_writes(self.rs, rt), True, "", body)
+            out += self.enders(body, ch.scope, ch.path, True, ind)
+            if cards:
+                out += ["    finally:",
+                        "        s._record(_a, _actor, _cards, s.shuffles != _sh, _h0, _n0)"]
+            self.go(ch.resume, True, "    ", out)
+        name = f"fused_{next(self.comp._uid)}"
+        src = "\n".join([f"def {name}({args}):"] + out) + "\n"
+        code = compile(src, f"<gamespec {ch.path} fused {rt.name if rt else 'skip'}>", "exec")
+        exec(code, self.comp.ns)    # generated from the checked AST only (see the module docstring)
+        fn = self.comp.ns.pop(name)
+        fn.source = src
+        return fn
+
+    # -- pieces ------------------------------------------------------------------------
+    def wrap(self, rule, lines, ind):
+        """`lines` run with a fault reported at `rule` (as the rule's own generated function does)."""
+        c = self.comp
+        origin = c.const(rule.origin if rule is not None else "<generated>")
+        return ([ind + "try:"] + [ind + "    " + ln for ln in (lines or ["pass"])] +
+                [ind + "except _CTRL:", ind + "    raise",
+                 ind + "except _FAULTS as ex:",
+                 ind + f"    raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
+                 ind + "except _RecursionError:",
+                 ind + f"    raise _SRE('rule nested too deeply', {origin}, check='rule-depth') from None"])
+
+    def enders(self, lines, scope, where, first, ind):
+        """`lines` with end_game(), end_phase() and end_turn() going on at their labels (flow.make_block)."""
+        if not lines:
+            return []
+        rs = self.rs
+        c = self.comp
+        out = [ind + "try:"] + [ind + "    " + ln for ln in lines] + [ind + "except EndGame:"]
+        self.jump(rs.GAME_END, first, ind + "    ", out)
+        for exc, label in (("EndPhase", "end"), ("EndTurn", "turnend")):
+            out.append(ind + f"except {exc}:")
+            ok = scope.phase is not None and (label == "end" or scope.turn)
+            if ok:
+                self.jump(scope.phase.labels[label], first, ind + "    ", out)
+            else:
+                what = "end_phase() outside a phase" if label == "end" else "end_turn() outside a turn"
+                out.append(ind + f"    raise _SRE({what!r}, {c.const(where)}) from None")
+        return out
+
+    def value(self, fn, var, ind):
+        """`var = <the compiled expression fn, inline>`."""
+        src = self.cache.get(id(fn))
+        if src is None:         # generated once per rule set (the same text in every function)
+            src = self.cache[id(fn)] = self.comp.ex(fn.rule.ast, {})
+        return self.wrap(fn.rule, [f"{var} = {src}"], ind)
+
+    def effects(self, fn):
+        lines = self.cache.get(("effects", id(fn)))
+        if lines is None:
+            c = self.comp
+            env = {}
+            c._assigned = _assigned_names(fn.rule.ast)
+            lines = c._prologue(env) + c.block(fn.rule.ast, c._scope({}, env), 0)
+            self.cache[("effects", id(fn))] = lines
+        return lines
+
+    def action_body(self, rt, decl):
+        c = self.comp
+        L = self.rs
+        env = {}
+        sc = c._scope({p.name: i for i, p in enumerate(decl.params)}, env,
+                      valid={p.name for p in decl.params if p.kind == "player"},
+                      nonnull={p.name for p in decl.params if p.kind == "card"})
+        body = []
+        for var, r in decl.cost:
+            body.append(f"s.v[{_plus(L.var_base[var], 's.actor')}] -= {c.ex(r.ast, sc)}")
+        if decl.effect is not None:
+            c._assigned = _assigned_names(decl.effect.ast)
+            body += c.block(decl.effect.ast, sc, 0)
+        if not body:
+            return []
+        return self.wrap(decl.effect, c._prologue(env) + body, "")
+
+    def jump(self, target, first, ind, out):
+        """Go on at a pc known only when running (`_r`)."""
+        if not first:
+            out += [ind + "s.budget -= 1", ind + f"if s.budget < 0: _nobudget(s, {target})"]
+        out.append(ind + f"return {target}")
+
+    def after(self, scope, writes, first, ind, out):
+        """The checks after a block of effects (flow.make_after), inline."""
+        rs = self.rs
+        after = flow.make_after(rs, scope, writes)
+        if after is None:
+            return
+        if rs.triggers:
+            out.append(ind + f"_r = {self.comp.const(after)}(s, {CONTINUE})")
+            out.append(ind + f"if _r != {CONTINUE}:")
+            self.jump("_r", first, ind + "    ", out)
+            return
+        if rs.game_end_if is not None:
+            out += self.value(rs.game_end_if, "_c", ind)
+            out.append(ind + "if _c:")
+            self.go(rs.GAME_END, first, ind + "    ", out)
+        if scope.turn and scope.phase.turn_end_if is not None:
+            out += self.value(scope.phase.turn_end_if, "_c", ind)
+            out.append(ind + "if _c:")
+            self.go(scope.phase.labels["turnend"], first, ind + "    ", out)
+
+    def block(self, fn, scope, where, first, ind, out):
+        """A hook's block of effects and the checks after it (flow.make_block), inline."""
+        body = self.wrap(fn.rule, self.effects(fn), "") if fn is not None else []
+        if id(fn) not in self._writes:
+            self._writes[id(fn)] = flow.writes_of(self.rs, fn)
+        self.after(scope, self._writes[id(fn)], first, "", body)
+        out += self.enders(body, scope, where, first, ind)
+
+    # -- the flow ------------------------------------------------------------------------
+    def go(self, pc, first, ind, out):
+        """Enter instruction pc (one budget step unless it is the first) and run it inline."""
+        if not first:
+            out += [ind + "s.budget -= 1", ind + f"if s.budget < 0: _nobudget(s, {pc})"]
+        self.n += 1
+        if self.n > MAX_INLINE or pc in self.path:     # a loop back: the flow program runs it
+            out.append(ind + f"return {pc}")
+            return
+        self.path.append(pc)
+        if not self.ins(pc, ind, out):
+            out.append(ind + f"return {pc}")
+        self.path.pop()
+
+    def ins(self, pc, ind, out):
+        """Instruction pc inline (every path ends in a return); False: left to the flow program."""
+        kind, a = self.code[pc]
+        rs = self.rs
+        c = self.comp
+        goto, L = self.goto, self.labels
+        if kind == "choose":
+            ch = a["ch"]
+            if ch.names or not _plain(ch):
+                return False
+            inner = ind
+            if ch.guard is not None:
+                out += self.value(ch.guard, "_c", ind)
+                out.append(ind + "if _c:")
+                inner = ind + "    "
+            if ch.player is not None:
+                out += self.value(ch.player, "_p", inner)
+                out += [inner + f"if _p.__class__ is not int or not 0 <= _p < {rs.P}:",
+                        inner + f"    raise _nap('the deciding player', _p, {c.const(ch.player)}, "
+                                f"{c.const(ch.path)}, {rs.P})",
+                        inner + "s.actor = _p"]
+            else:
+                out.append(inner + "s.actor = s.cur")
+            out += [inner + f"s.pc = {pc}", inner + f"s.pending = {ch.idx}",
+                    inner + f"_L = {c.const(ch.enumerate)}(s)",
+                    inner + "if _L and (len(_L) > 1 or _L[0][0] != 'skip'):",
+                    inner + "    s._legal = _L",
+                    inner + "    return -1",
+                    inner + "s.pending = -1"]
+            if not (ch.step.optional is not None or ch.step.if_none == "skip"):
+                out.append(inner + f"_nolegal(s.actor, {c.const(ch.path)})")
+                if ch.guard is None:
+                    return True         # that raised: nothing follows
+            self.go(ch.next, False, ind, out)
+            return True
+        if kind == "jump_unless":
+            if a["names"]:
+                return False
+            out += self.value(a["cond"], "_c", ind)
+            out.append(ind + "if _c:")
+            self.go(goto(pc + 1), False, ind + "    ", out)
+            self.go(goto(L[a["target"]]), False, ind, out)
+            return True
+        if kind == "phase_check":
+            if a["end_if"] is not None:
+                out += self.value(a["end_if"], "_c", ind)
+                out.append(ind + "if _c:")
+                self.go(goto(L[a["target"]]), False, ind + "    ", out)
+            self.go(goto(L[a["next"]]), False, ind, out)
+            return True
+        if kind == "turn_begin":
+            out += [ind + "s.actor = s.cur", ind + "s.turns += 1"]
+            self.block(a["fn"], a["scope"], a["where"], False, ind, out)
+            self.go(goto(L[a["next"]]), False, ind, out)
+            return True
+        if kind == "do":
+            if a["names"]:
+                return False
+            self.block(a["fn"], a["scope"], a["where"], False, ind, out)
+            self.go(goto(pc + 1), False, ind, out)
+            return True
+        if kind == "turn_end":
+            fn, end_if, nxt = a["fn"], a["end_if"], a["nxt"]
+            out.append(ind + "s.fenv = {}")
+            if fn is not None:
+                self.block(fn, a["scope"], a["where"], False, ind, out)
+            if end_if is not None:
+                out += self.value(end_if, "_c", ind)
+                out.append(ind + "if _c:")
+                self.go(goto(L[a["phase_end"]]), False, ind + "    ", out)
+            if nxt is None:
+                out.append(ind + f"s.cur = (s.cur + 1) % {rs.P}")
+            else:
+                out += self.value(nxt, "_p", ind)
+                out += [ind + f"if _p.__class__ is not int or not 0 <= _p < {rs.P}:",
+                        ind + f"    raise _nap('the next player', _p, {c.const(nxt)}, "
+                              f"{c.const(a['where'])}, {rs.P})",
+                        ind + "s.cur = _p"]
+            self.go(goto(L[a["again"]]), False, ind, out)
+            return True
+        return False
