@@ -1153,19 +1153,23 @@ class CodeGen:
         standalone = ["_out = e"] + [ln.replace("_EXIT_", "return") for ln in body]
         enum = _Lazy(lambda: self._function(origin_rule, standalone, args="s, e"))   # decision points
         # use choice(); this one is compiled only if something asks an action alone
-        # run: pay the cost, then the effect
+        env, body = self.run_body(decl)
+        run = self._function(decl.effect, self._prologue(env) + (body or ["pass"]))
+        return enum, run
+
+    def run_body(self, decl):
+        """An action's run, as (namespace env, lines): pay the cost, then the effect."""
         env = {}
         sc = self._scope({p.name: i for i, p in enumerate(decl.params)}, env,
                          valid={p.name for p in decl.params if p.kind == "player"},
                          nonnull={p.name for p in decl.params if p.kind == "card"})
         body = []
         for var, r in decl.cost:
-            body.append(f"s.v[{_plus(L.var_base[var], 's.actor')}] -= {self.ex(r.ast, sc)}")
+            body.append(f"s.v[{_plus(self.L.var_base[var], 's.actor')}] -= {self.ex(r.ast, sc)}")
         if decl.effect is not None:
             self._assigned = _assigned_names(decl.effect.ast)
             body += self.block(decl.effect.ast, sc, 0)
-        run = self._function(decl.effect, self._prologue(env) + (body or ["pass"]))
-        return enum, run
+        return env, body
 
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"

@@ -28,7 +28,7 @@ from _thread import allocate_lock
 
 from ..errors import SpecRuntimeError
 from . import flow
-from .codegen import _assigned_names, _plus
+from .codegen import _assigned_names
 
 # Flow instructions inlined per fused function; a branch past this runs on in the flow program.
 MAX_INLINE = 40
@@ -205,17 +205,7 @@ class Fuser:
 
     def action_body(self, rt, decl):
         c = self.comp
-        L = self.rs
-        env = {}
-        sc = c._scope({p.name: i for i, p in enumerate(decl.params)}, env,
-                      valid={p.name for p in decl.params if p.kind == "player"},
-                      nonnull={p.name for p in decl.params if p.kind == "card"})
-        body = []
-        for var, r in decl.cost:
-            body.append(f"s.v[{_plus(L.var_base[var], 's.actor')}] -= {c.ex(r.ast, sc)}")
-        if decl.effect is not None:
-            c._assigned = _assigned_names(decl.effect.ast)
-            body += c.block(decl.effect.ast, sc, 0)
+        env, body = c.run_body(decl)
         if not body:
             return []
         return self.wrap(decl.effect, c._prologue(env) + body, "")
