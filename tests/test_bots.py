@@ -260,23 +260,29 @@ def test_decision_does_not_change_when_hidden_cards_change(path, kind):
 
 
 def test_ismcts_searches_determinizations_not_the_real_state(monkeypatch):
-    """Every world ISMCTS plays in comes from view.determinize, never from the real state."""
+    """Every world ISMCTS plays in comes from its view's determinizer, never from the real state."""
     from interpreter import views
     g = load("bali")
     s = g.new_game(players=2, seed=4)
     while s.view(s.current_player).num_legal_actions < 2:
         s.apply(s.legal_actions()[0])
     calls = []
-    real = views.PlayerView.determinize
+    real = views.PlayerView.determinizer
 
-    def spy(self, rng):
-        w = real(self, rng)
-        calls.append(w)
-        return w
-    monkeypatch.setattr(views.PlayerView, "determinize", spy)
+    def spy(self):
+        draw = real(self)
+
+        def world(rng):
+            w = draw(rng)
+            calls.append(w)
+            return w
+        return world
+    monkeypatch.setattr(views.PlayerView, "determinizer", spy)
+    monkeypatch.setattr(views.PlayerView, "determinize", lambda self, rng: pytest.fail("not expected"))
     before = s.to_json()
     ISMCTSBot(seed=1, seat=s.current_player, iterations=15).choose(s.view(s.current_player))
     assert len(calls) == 15 and all(w is not s for w in calls)
+    assert len({id(w) for w in calls}) == 15
     assert s.to_json() == before
 
 
