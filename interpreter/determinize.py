@@ -97,20 +97,30 @@ def _drawer(s, hidden):
     for i, c in enumerate(hidden):
         groups.setdefault(origin[c], []).append(i)
 
+    origins = list(bucket0)
+    # per place in filling order: the buckets (origins) its card may come from, as positions
+    plan = [(i, [k for k, o in enumerate(origins) if allowed[i] >> o & 1]) for i in order]
+
     def constrained(rng):
         for _ in range(20):
-            buckets = {o: list(cs) for o, cs in bucket0.items()}
+            buckets = [list(cs) for cs in bucket0.values()]
             drawn = [None] * len(hidden)
-            for i in order:
-                mine = [cs for o, cs in buckets.items() if allowed[i] >> o & 1 and cs]
-                total = sum(len(cs) for cs in mine)
-                if not total:
-                    break
-                j = rng.randrange(total)
-                for cs in mine:
-                    if j < len(cs):
+            for i, ks in plan:
+                if len(ks) == 1:
+                    cs = buckets[ks[0]]
+                    if not cs:
                         break
-                    j -= len(cs)
+                    j = rng.randrange(len(cs))
+                else:
+                    mine = [buckets[k] for k in ks]
+                    total = sum(map(len, mine))
+                    if not total:
+                        break
+                    j = rng.randrange(total)
+                    for cs in mine:
+                        if j < len(cs):
+                            break
+                        j -= len(cs)
                 drawn[i] = cs[j]
                 cs[j] = cs[-1]
                 cs.pop()
