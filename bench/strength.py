@@ -16,7 +16,9 @@ Each game seats one ISMCTS bot and P-1 opponents of one kind; the ISMCTS seat ro
 number (so no seat has an edge) and every game has its own seed. A win shared by k players counts
 1/k. Printed per spec, iteration budget and opponent: games played, the ISMCTS win rate with a 95%
 Wilson interval, the rate a seat would get by chance (1/P), and the ISMCTS bot's mean milliseconds
-per decision (decisions with a single legal action are answered without search and not counted).
+per decision, CPU time of its process (what the search costs, little changed by other load) and wall
+time (what a player waits, on this machine at that moment); decisions with a single legal action are
+answered without search and not counted.
 
 The games of all configurations of a run are played interleaved (game 0 of every row, then game 1,
 ...), so a run stopped early leaves every row with about the same number of games. `--json` and
@@ -47,21 +49,22 @@ def one_game(path, players, iterations, opponent, seed, game_no):
     seat = game_no % players
     bots = [make_bot(f"ismcts:{iterations}" if p == seat else opponent, p, seed) for p in range(players)]
     s = game.new_game(players=players, seed=seed)
-    searched, spent = 0, 0.0
+    searched, spent, cpu = 0, 0.0, 0.0
     while not s.is_terminal:
         p = s.current_player
         v = s.view(p)
         if p == seat:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             i = resolve(v, bots[p].choose(v))
             if v.num_legal_actions > 1:
                 spent += time.perf_counter() - t
+                cpu += time.process_time() - c
                 searched += 1
         else:
             i = resolve(v, bots[p].choose(v))
         s.apply(s.legal_actions()[i])
     share = 1.0 / len(s.winners) if seat in s.winners else 0.0
-    return {"share": share, "searched": searched, "seconds": spent}
+    return {"share": share, "searched": searched, "seconds": spent, "cpu_seconds": cpu}
 
 
 _GAMES = {}
@@ -97,31 +100,36 @@ def speed(specs, players, iterations, bot_class, rounds):
     for path in specs:
         game = gamespec.load(path)
         positions = speed_positions(game, players)
-        best = floor = float("inf")
+        best = floor = best_cpu = floor_cpu = float("inf")
         choices = None
         for _ in range(rounds):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             picked = []
             for s in positions:
                 v = s.view(s.current_player)
                 bot = cls(seed=1, seat=s.current_player, iterations=iterations)
                 picked.append(resolve(v, bot.choose(v)))
             best = min(best, (time.perf_counter() - t) / len(positions))
+            best_cpu = min(best_cpu, (time.process_time() - c) / len(positions))
             choices = picked
             rng = random.Random(1)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             for s in positions:
                 v = s.view(s.current_player)
                 for _ in range(20):
                     v.determinize(rng).playout(rng, in_place=True)
             floor = min(floor, (time.perf_counter() - t) / (20 * len(positions)))
+            floor_cpu = min(floor_cpu, (time.process_time() - c) / (20 * len(positions)))
         rows.append({"spec": os.path.relpath(path, ROOT), "players": players, "iterations": iterations,
                      "bot": bot_class, "positions": len(positions), "ms_per_decision": 1000 * best,
                      "ms_per_iteration": 1000 * best / iterations, "floor_ms_per_iteration": 1000 * floor,
+                     "cpu_ms_per_decision": 1000 * best_cpu, "cpu_ms_per_iteration": 1000 * best_cpu / iterations,
+                     "cpu_floor_ms_per_iteration": 1000 * floor_cpu,
                      "choices": choices})
         r = rows[-1]
-        print(f"{os.path.basename(path)[:-5]:10} {iterations:5} it  {r['ms_per_decision']:8.1f} ms/decision  "
-              f"{r['ms_per_iteration']:6.3f} ms/iteration  (floor {r['floor_ms_per_iteration']:.3f})  "
+        print(f"{os.path.basename(path)[:-5]:10} {iterations:5} it  CPU {r['cpu_ms_per_decision']:7.1f} ms/decision "
+              f"{r['cpu_ms_per_iteration']:6.3f} ms/iteration (floor {r['cpu_floor_ms_per_iteration']:.3f})  "
+              f"wall {r['ms_per_decision']:7.1f} ms/decision (floor {r['floor_ms_per_iteration']:.3f}/it)  "
               f"choices {choices}", flush=True)
     return rows
 
@@ -144,10 +152,15 @@ def summarize(cfg, results, games):
     lo, hi = wilson(wins, n)
     searched = sum(r["searched"] for r in results)
     spent = sum(r["seconds"] for r in results)
+    timed = [r for r in results if "cpu_seconds" in r]     # games played before CPU time was kept have none
+    cpu_searched = sum(r["searched"] for r in timed)
+    cpu = sum(r["cpu_seconds"] for r in timed)
     return {"spec": os.path.relpath(path, ROOT), "players": players, "iterations": iterations,
             "opponent": opponent, "games": n, "games_requested": games, "wins": wins,
             "win_rate": wins / n if n else None, "ci95": [lo, hi], "chance": 1 / players,
             "ms_per_decision": 1000 * spent / searched if searched else None,
+            "cpu_ms_per_decision": 1000 * cpu / cpu_searched if cpu_searched else None,
+            "cpu_decisions": cpu_searched,
             "decisions": searched}
 
 
@@ -191,14 +204,16 @@ def fmt_row(r):
     wr = "-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}%"
     ci = "-" if r["ci95"][0] is None else f"[{100 * r['ci95'][0]:.1f}, {100 * r['ci95'][1]:.1f}]"
     ms = "-" if r["ms_per_decision"] is None else f"{r['ms_per_decision']:.0f}"
+    cpu = "-" if r.get("cpu_ms_per_decision") is None else f"{r['cpu_ms_per_decision']:.0f}"
     name = os.path.basename(r["spec"])[:-5]
     short = "" if r["games"] >= r["games_requested"] else f" (of {r['games_requested']})"
     return (f"| {name} | {r['players']} | {r['iterations']} | {r['opponent']} | {r['games']}{short} | "
-            f"{wr} | {ci} | {100 * r['chance']:.0f}% | {ms} |")
+            f"{wr} | {ci} | {100 * r['chance']:.0f}% | {cpu} | {ms} |")
 
 
-HEADER = ("| spec | P | iterations | opponents (x P-1) | games | ISMCTS win rate | 95% interval | chance | ms/decision |\n"
-          "|---|---|---|---|---|---|---|---|---|")
+HEADER = ("| spec | P | iterations | opponents (x P-1) | games | ISMCTS win rate | 95% interval | chance "
+          "| CPU ms/decision | wall ms/decision |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
 
 
 def write_markdown(path, rows, command):
