@@ -10,7 +10,9 @@
 players) and prints ms per decision, ms per iteration, and the floor an iteration cannot beat with
 this engine (one `view.determinize(rng)` plus one in-engine `playout(rng, in_place=True)` from the
 same positions). `--bot-class module:Class` times another ISMCTS class (same constructor) instead,
-e.g. an older version for a before/after comparison in one process.
+e.g. an older version for a before/after comparison in one process. `--speed --instructions` counts
+CPU instructions per decision under callgrind instead (exact and independent of the machine's load;
+~50x slower, so few positions and iterations), for each `--bot-class` given, on the same positions.
 
 Each game seats one ISMCTS bot and P-1 opponents of one kind; the ISMCTS seat rotates with the game
 number (so no seat has an edge) and every game has its own seed. A win shared by k players counts
@@ -144,6 +146,62 @@ def wilson(wins, n, z=1.96):
     return (max(0.0, c - h), min(1.0, c + h))
 
 
+def instr_child(specs, players, iterations, classes, per_spec):
+    """Under callgrind: per spec and class, zero the counts, decide on the fixed positions, dump."""
+    import importlib.util
+    import gamespec
+    from gamespec.bots import load_class
+    spec = importlib.util.spec_from_file_location("bench_instructions", os.path.join(ROOT, "bench", "instructions.py"))
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+    cg = helper._helper()
+    for path in specs:
+        game = gamespec.load(path)
+        positions = speed_positions(game, players, per_spec)
+        for k, name in enumerate(classes):
+            cls = load_class(name)
+            s = positions[0]                        # warm-up: lazy code, first-call caches
+            cls(seed=2, seat=s.current_player, iterations=5).choose(s.view(s.current_player))
+            cg.cg_zero()
+            for s in positions:
+                cls(seed=1, seat=s.current_player, iterations=iterations).choose(s.view(s.current_player))
+            cg.cg_dump(f"{os.path.basename(path)[:-5]}:{k}".encode())
+    print(f"POSITIONS {per_spec}", flush=True)
+
+
+def instructions(specs, players, iterations, classes, per_spec):
+    """CPU instructions per ISMCTS decision (callgrind: exact, not changed by the machine's load)."""
+    import re
+    import subprocess
+    import tempfile
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", "--dump-line=no",
+             sys.executable, os.path.abspath(__file__), "--instructions-child", json.dumps(
+                 [specs, players, iterations, classes, per_spec])], env=env, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"callgrind run failed:\n{out.stderr[-3000:]}")
+        counts = {}
+        for fn in os.listdir(tmp):
+            with open(os.path.join(tmp, fn)) as f:
+                text = f.read()
+            m = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.M)
+            if m:
+                counts[m.group(1)] = int(re.search(r"^summary:\s*(\d+)", text, re.M).group(1))
+    rows = []
+    for path in specs:
+        name = os.path.basename(path)[:-5]
+        for k, cls in enumerate(classes):
+            n = counts[f"{name}:{k}"]
+            rows.append({"spec": os.path.relpath(path, ROOT), "players": players, "iterations": iterations,
+                         "bot": cls, "positions": per_spec, "instructions_per_decision": n / per_spec,
+                         "instructions_per_iteration": n / per_spec / iterations})
+            print(f"{name:10} {iterations:5} it  {n / per_spec / 1e6:9.1f} M instructions/decision  "
+                  f"{n / per_spec / iterations / 1e6:7.3f} M/iteration  {cls}", flush=True)
+    return rows
+
+
 def summarize(cfg, results, games):
     """A table row from one configuration's finished games."""
     iterations, path, opponent, players = cfg
@@ -241,15 +299,29 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="smoke run: 6 games, 20 and 50 iterations")
     ap.add_argument("--speed", action="store_true",
                     help="time ISMCTS decisions on fixed positions instead of playing matches")
-    ap.add_argument("--bot-class", default="gamespec.bots.ismcts:ISMCTSBot",
-                    help="with --speed: the ISMCTS class to time (module:Class)")
+    ap.add_argument("--bot-class", nargs="+", default=["gamespec.bots.ismcts:ISMCTSBot"],
+                    help="with --speed: the ISMCTS class to time (module:Class; several with --instructions)")
+    ap.add_argument("--positions", type=int, default=3, help="with --instructions: positions per spec")
     ap.add_argument("--rounds", type=int, default=3, help="with --speed: passes over the positions (best kept)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="with --speed: CPU instructions per decision under callgrind (exact; slow: use few "
+                    "iterations), for every --bot-class given")
+    ap.add_argument("--instructions-child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.instructions_child:
+        instr_child(*json.loads(a.instructions_child))
+        return
     if a.quick:
         a.games, a.iterations = 6, [20, 50]
     specs = a.specs or sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
+    if a.speed and a.instructions:
+        rows = [r for it in a.iterations for r in instructions(specs, a.players, it, a.bot_class, a.positions)]
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"rows": rows}, f, indent=1)
+        return
     if a.speed:
-        rows = [r for it in a.iterations for r in speed(specs, a.players, it, a.bot_class, a.rounds)]
+        rows = [r for it in a.iterations for r in speed(specs, a.players, it, a.bot_class[0], a.rounds)]
         if a.json:
             with open(a.json, "w") as f:
                 json.dump({"machine_cpus": os.cpu_count(), "load_average": os.getloadavg(), "rows": rows},
