@@ -1,11 +1,13 @@
 """ISMCTSBot: single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
 
 One tree for the bot's information set. Each iteration draws a determinization of the bot's view
-(`view.determinize(rng)`: hidden cards resampled), walks the tree restricted to the actions legal in
-that world (UCB1 with availability counts: a child's exploration term counts the iterations in which
-it could have been chosen, not its parent's visits), expands one untried action, plays the world out
-at random, and backs the result up: each node is scored from the viewpoint of the player who made
-its move (1 for a win, 1/k for a win shared by k, 0 otherwise).
+(from one `view.determinizer()` per decision: the worlds of `view.determinize(rng)`, hidden cards
+resampled, without redoing the draw-independent work), walks the tree restricted to the actions
+legal in that world (UCB1 with availability counts: a child's exploration term counts the iterations
+in which it could have been chosen, not its parent's visits), expands one untried action, plays the
+world out at random in the engine (`playout(rng, in_place=True)`), and backs the result up: each
+node is scored from the viewpoint of the player who made its move (1 for a win, 1/k for a win shared
+by k, 0 otherwise).
 
 Edges are identified without hidden information: at the root by the position of the action in the
 bot's own legal list (a determinization keeps it), below by (player, action name, action arguments),
