@@ -25,35 +25,68 @@ from . import rng as _rng
 
 
 def determinize(s, p, rng):
+    return determinizer(s, p)(rng)
+
+
+def determinizer(s, p):
+    """State + player → a function rng → a determinization, the same as determinize(s, p, rng).
+
+    What does not depend on the draw is worked out once (which places are hidden and which cards may
+    lie there, the history and log as the player saw them, the flow's card loops), so a search bot
+    drawing many worlds of one view pays per world only for the draw and the cards it moves. The
+    function refuses to draw once `s` has moved on (UsageError)."""
     rs = s.rs
     if type(p) is not int or not 0 <= p < rs.P:
         from gamespec.game import UsageError
         raise UsageError(f"no player {p!r} (players are 0 to {rs.P - 1})")
     bit = 1 << p
-    n = rs.ncards
     # hidden places in zone order (not by real card id: the same view and rng give the same world)
-    hidden = [c for z in s.z for c in z if not s._vis(c) & bit]
-    m = list(range(n))               # real card -> the card that lies in its place instead
-    for c, x in zip(hidden, _draw(s, hidden, rng)):
-        m[c] = x
-    return relabel(s, m, p, rng)
+    places = [(zi, i) for zi, z in enumerate(s.z) for i, c in enumerate(z) if not s._vis(c) & bit]
+    hidden = [s.z[zi][i] for zi, i in places]
+    draw = _drawer(s, hidden)
+    hist = _map_history(s.hist, p, bit, _unseen(rs.ncards))
+    log = None if s.log is None else [_map_line(rs, line, p, bit, _unseen(rs.ncards)) for line in s.log]
+    card_vars = [i for i, decl in enumerate(rs.var_decl) if decl.type in ("card", "cards")]
+    flow = _flow_cards(s)
+    at = s.decisions
+
+    def world(rng):
+        if s.decisions != at:
+            from gamespec.game import UsageError
+            raise UsageError("this determinizer is of an earlier moment of the game; make a new one")
+        drawn = draw(rng)
+        d = s.clone()
+        m = list(range(rs.ncards))      # real card -> the card that lies in its place instead
+        z, loc, kn, kn0 = d.z, d.loc, d.kn, s.kn
+        for (zi, i), c, x in zip(places, hidden, drawn):
+            m[c] = x
+            z[zi][i] = x
+            loc[x] = zi
+            kn[x] = kn0[c]           # knowledge belongs to the place
+        _finish(d, s, m, p, card_vars, flow, hist, log, rng)
+        return d
+    return world
 
 
-def _draw(s, hidden, rng):
-    """A card for each hidden place (the place of hidden[i]), at random among the cards that may lie
-    there: a card that started in zone o may lie in zone z if o is in s.poss[z] (where the cards
-    of zone z may have come from, followed zone by zone: public facts). The most constrained
-    places are filled first, each with a card drawn uniformly from those left: exactly uniform when
-    these sets nest (the usual case: separate decks that mix into common zones); a dead end (sets
-    that overlap otherwise) draws again, and after a few tries the cards are drawn only among those
-    of the same origin, which is always possible."""
+def _drawer(s, hidden):
+    """A function rng → a card for each hidden place (the place of hidden[i]), at random among the
+    cards that may lie there: a card that started in zone o may lie in zone z if o is in s.poss[z]
+    (where the cards of zone z may have come from, followed zone by zone: public facts). The most
+    constrained places are filled first, each with a card drawn uniformly from those left: exactly
+    uniform when these sets nest (the usual case: separate decks that mix into common zones); a dead
+    end (sets that overlap otherwise) draws again, and after a few tries the cards are drawn only
+    among those of the same origin, which is always possible."""
     rs = s.rs
     origin = rs.init_zone
     allowed = [s.poss[s.loc[c]] for c in hidden]
     if len(set(allowed)) == 1 and all(allowed[0] >> origin[c] & 1 for c in hidden):
-        drawn = sorted(hidden)       # the usual case: any hidden card may lie in any hidden place
-        rng.shuffle(drawn)
-        return drawn
+        cards = sorted(hidden)       # the usual case: any hidden card may lie in any hidden place
+
+        def shuffled(rng):
+            drawn = list(cards)
+            rng.shuffle(drawn)
+            return drawn
+        return shuffled
     bucket0 = {}
     for c in sorted(hidden):
         bucket0.setdefault(origin[c], []).append(c)
@@ -61,66 +94,54 @@ def _draw(s, hidden, rng):
     for a in set(allowed):
         size[a] = sum(len(cs) for o, cs in bucket0.items() if a >> o & 1)
     order = sorted(range(len(hidden)), key=lambda i: size[allowed[i]])
-    for _ in range(20):
-        buckets = {o: list(cs) for o, cs in bucket0.items()}
-        drawn = [None] * len(hidden)
-        for i in order:
-            mine = [cs for o, cs in buckets.items() if allowed[i] >> o & 1 and cs]
-            total = sum(len(cs) for cs in mine)
-            if not total:
-                break
-            j = rng.randrange(total)
-            for cs in mine:
-                if j < len(cs):
-                    break
-                j -= len(cs)
-            drawn[i] = cs[j]
-            cs[j] = cs[-1]
-            cs.pop()
-        else:
-            return drawn
     groups = {}
     for i, c in enumerate(hidden):
         groups.setdefault(origin[c], []).append(i)
-    drawn = [None] * len(hidden)
-    for idx in groups.values():
-        cs = [hidden[i] for i in idx]
-        rng.shuffle(cs)
-        for i, c in zip(idx, cs):
-            drawn[i] = c
-    return drawn
+
+    origins = list(bucket0)
+    # per place in filling order: the buckets (origins) its card may come from, as positions
+    plan = [(i, [k for k, o in enumerate(origins) if allowed[i] >> o & 1]) for i in order]
+
+    def constrained(rng):
+        for _ in range(20):
+            buckets = [list(cs) for cs in bucket0.values()]
+            drawn = [None] * len(hidden)
+            for i, ks in plan:
+                if len(ks) == 1:
+                    cs = buckets[ks[0]]
+                    if not cs:
+                        break
+                    j = rng.randrange(len(cs))
+                else:
+                    mine = [buckets[k] for k in ks]
+                    total = sum(map(len, mine))
+                    if not total:
+                        break
+                    j = rng.randrange(total)
+                    for cs in mine:
+                        if j < len(cs):
+                            break
+                        j -= len(cs)
+                drawn[i] = cs[j]
+                cs[j] = cs[-1]
+                cs.pop()
+            else:
+                return drawn
+        drawn = [None] * len(hidden)
+        for idx in groups.values():
+            cs = [hidden[i] for i in idx]
+            rng.shuffle(cs)
+            for i, c in zip(idx, cs):
+                drawn[i] = c
+        return drawn
+    return constrained
 
 
-def relabel(s, m, p, rng):
-    """A copy of s with card m[c] wherever card c lies (m a permutation of the card ids), the
-    history and log as player p saw them, a fresh RNG state from rng and no seed."""
-    rs = s.rs
-    n = rs.ncards
-    bit = 1 << p
-    d = s.clone()
-    d.z = [[m[c] for c in z] for z in s.z]
-    loc = [0] * n
-    for zi, z in enumerate(d.z):
-        for c in z:
-            loc[c] = zi
-    d.loc = loc
-    kn = [0] * n
-    for c in range(n):               # knowledge and turned faces belong to the place
-        kn[m[c]] = s.kn[c]
-    d.kn = kn
-    if s.mk:                         # marks belong to the place too (docs/language.md, Per-card marks)
-        mk = []
-        for col in s.mk:
-            new = [None] * n
-            for c in range(n):
-                new[m[c]] = col[c]
-            mk.append(new)
-        d.mk = mk
-    d.face = {m[c]: f for c, f in s.face.items()}
-    d.v = [_map_var(decl, v, m) for decl, v in zip(rs.var_decl, s.v)]
-    if s.fenv:
-        d.fenv = _map_flow(s, m)
+def _draw(s, hidden, rng):
+    return _drawer(s, hidden)(rng)
 
+
+def _unseen(n):
     def unseen(cs, seen):
         """cs with the ids the player did not see replaced by the smallest ids not named (no trace
         of them: the same for every real card), all different, as a saved state requires."""
@@ -131,18 +152,46 @@ def relabel(s, m, p, rng):
             return tuple(cs)
         fresh = (x for x in range(n) if x not in named)
         return tuple(c if ok else next(fresh) for c, ok in zip(cs, seen))
+    return unseen
 
-    d.hist = _map_history(s.hist, p, bit, unseen)
-    if s.log is not None:
-        d.log = [_map_line(rs, line, p, bit, unseen) for line in s.log]
+
+def _finish(d, s, m, p, card_vars, flow, hist, log, rng):
+    """What follows the cards' places in d (a copy of s with its zones, places and knowledge
+    relabelled by m): turned faces, marks, card variables, the flow's card loops; then the history and
+    log as the player saw them, a fresh RNG state from rng and no seed; a simultaneous step's pending
+    choices of the others drawn again."""
+    d.face = {m[c]: f for c, f in s.face.items()} if s.face else {}
+    if s.mk:                         # marks belong to the place too (docs/language.md, Per-card marks)
+        mk = []
+        for col in s.mk:
+            new = [None] * len(col)
+            for c, x in enumerate(col):
+                new[m[c]] = x
+            mk.append(new)
+        d.mk = mk
+    if card_vars:
+        v = d.v
+        for i in card_vars:
+            x = v[i]
+            if isinstance(x, list):
+                v[i] = [m[c] for c in x]
+            elif x is not None:
+                v[i] = m[x]
+    if flow:
+        fenv = d.fenv = dict(s.fenv)
+        for k, num in flow:
+            fenv[k] = m[s.fenv[k]]
+            items, i = s.fenv[num]
+            fenv[num] = [[m[c] for c in items], i]
+    d.hist = hist
+    d.log = None if log is None else list(log)
     d.seed = None
     d.rng = _rng.seed_state(rng.getrandbits(64))
     d.script = None
     d._legal = None
     d._index = None
-    if d.pending >= 0 and getattr(rs.chooses[d.pending], "secret", False):
+    if d.pending >= 0 and getattr(s.rs.chooses[d.pending], "secret", False):
         _redraw_pending(d, p, rng)
-    return d
 
 
 def _redraw_pending(d, p, rng):
@@ -186,31 +235,46 @@ def _redraw_pending(d, p, rng):
                 d.log[k] = dict(line, n=d.log[k]["n"])
 
 
-def _map_var(decl, v, m):
-    if decl.type == "card":
-        return m[v] if v is not None else None
-    if decl.type == "cards":
-        return [m[c] for c in v]
-    return list(v) if isinstance(v, list) else v
+def relabel(s, m, p, rng):
+    """A copy of s with card m[c] wherever card c lies (m a permutation of the card ids), the
+    history and log as player p saw them, a fresh RNG state from rng and no seed."""
+    rs = s.rs
+    n = rs.ncards
+    bit = 1 << p
+    d = s.clone()
+    d.z = [[m[c] for c in z] for z in s.z]
+    loc = [0] * n
+    for zi, z in enumerate(d.z):
+        for c in z:
+            loc[c] = zi
+    d.loc = loc
+    kn = [0] * n
+    for c in range(n):               # knowledge and turned faces belong to the place
+        kn[m[c]] = s.kn[c]
+    d.kn = kn
+    unseen = _unseen(n)
+    hist = _map_history(s.hist, p, bit, unseen)
+    log = None if s.log is None else [_map_line(rs, line, p, bit, unseen) for line in s.log]
+    card_vars = [i for i, decl in enumerate(rs.var_decl) if decl.type in ("card", "cards")]
+    _finish(d, s, m, p, card_vars, _flow_cards(s), hist, log, rng)
+    return d
 
 
-def _map_flow(s, m):
-    """The `for` loops around the pending decision: a loop over cards follows the cards' places.
-    Flow keys are '#listN' ([items, next index]) and 'VAR#N' (the current item)."""
+def _flow_cards(s):
+    """The `for` loops over cards around the pending decision, whose current item and list follow
+    the cards' places: [(item key, list key)]. Flow keys are '#listN' ([items, next index]) and
+    'VAR#N' (the current item)."""
+    if not s.fenv or s.pending < 0:
+        return []
     from .serial import _layout
-    fenv = dict(s.fenv)
-    if s.pending < 0:
-        return fenv
     over_cards = {st.var for st in _layout(s.rs)[s.pending][1]
                   if getattr(getattr(st.iter, "ast", None), "t", "list") in ("zone", "cards")}
-    for k, v in s.fenv.items():
+    out = []
+    for k in s.fenv:
         if k.startswith("#") or k.split("#")[0] not in over_cards:
             continue
-        num = k.split("#")[1]
-        fenv[k] = m[v]
-        items, i = s.fenv[f"#list{num}"]
-        fenv[f"#list{num}"] = [[m[c] for c in items], i]
-    return fenv
+        out.append((k, f"#list{k.split('#')[1]}"))
+    return out
 
 
 def _map_history(h, p, bit, unseen):

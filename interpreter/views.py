@@ -105,6 +105,12 @@ class PlayerView:
         from .determinize import determinize
         return determinize(self._state(), self.player, rng)
 
+    def determinizer(self):
+        """A function rng → determinize(rng), for a search bot that draws many worlds of this view:
+        the part that does not depend on the draw is done once (see interpreter/determinize.py)."""
+        from .determinize import determinizer
+        return determinizer(self._state(), self.player)
+
     def to_json(self) -> dict:
         """The whole view as plain JSON (what a remote player or agent is sent)."""
         return {"player": self.player, "num_players": self.num_players, "to_move": self.to_move,

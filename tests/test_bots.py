@@ -211,6 +211,140 @@ def test_ismcts_finds_the_big_move():
     assert v.legal_actions[ISMCTSBot(seed=1, seat=0, iterations=200).choose(v)].name == "big"
 
 
+TRAP = textwrap.dedent("""
+    name: Trap
+    players: [2, 2]
+    cards:
+      c:
+        zone: deck
+        faces:
+          - {each: {value: [0]}, count: 3}
+          - {each: {value: [3]}, count: 2}
+    zones:
+      deck: {kind: pile, visibility: hidden}
+    variables:
+      pts: {per_player: true, initial: 0}
+      exposed: {initial: 0}
+      left: {initial: 2}
+    on_begin: "shuffle(deck)"
+    start: play
+    phases:
+      play:
+        turn:
+          steps:
+            - choose: [safe, risky, steal, wait]
+          on_end: "left -= 1"
+        end_if: "left <= 0"
+        next: end
+    actions:
+      safe:
+        if: "actor == 0"
+        effect: "pts[0] += top(deck).value"
+      risky:
+        if: "actor == 0"
+        effect: |
+          pts[0] += 3
+          exposed = 1
+      steal:
+        if: "actor == 1 and exposed == 1"
+        effect: "pts[1] += 10"
+      wait:
+        if: "actor == 1"
+        params:
+          n: {number: [1, 5]}
+    scoring:
+      score: "pts[p]"
+      winner: highest
+""")
+
+
+def test_ismcts_expects_the_opponent_to_answer_in_its_own_interest():
+    """Trap: seat 0 plays safe (a hidden card: 0 or 3 points; wins 60%, ties 40%) or risky (3 points,
+    but seat 1 may then steal 10). Random replies make risky look better (about 0.82 against 0.70);
+    against a seat 1 that takes its win, risky always loses. Each tree node is scored for the player
+    who moved there, so the search expects the steal and plays safe (scoring every node for the
+    searching seat would make it play risky); greedy, one step deep, plays risky."""
+    g = gamespec.load_text(TRAP, "trap.yaml")
+    for seed in range(3):
+        s = g.new_game(players=2, seed=seed)
+        v = s.view(0)
+        assert [a.name for a in v.legal_actions] == ["safe", "risky"]
+        assert v.legal_actions[ISMCTSBot(seed=seed, seat=0, iterations=300).choose(v)].name == "safe"
+
+
+PLAN = textwrap.dedent("""
+    name: Plan
+    players: [2, 2]
+    cards:
+      c:
+        zone: deck
+        faces:
+          - {each: {value: [1]}, count: 1}
+    zones:
+      deck: {kind: pile, visibility: hidden}
+    variables:
+      pts: {per_player: true, initial: 0}
+      charged: {initial: 0}
+      left: {initial: 4}
+    start: play
+    phases:
+      play:
+        turn:
+          steps:
+            - choose: [gain, charge, release, wait]
+          on_end: "left -= 1"
+        end_if: "left <= 0"
+        next: end
+    actions:
+      gain:
+        if: "actor == 0"
+        params:
+          n: {number: [1, 4]}
+        effect: "pts[0] += 1"
+      charge:
+        if: "actor == 0 and charged == 0"
+        effect: "charged = 1"
+      release:
+        if: "actor == 0 and charged == 1"
+        effect: |
+          pts[0] += 5
+          charged = 2
+      wait:
+        if: "actor == 1"
+        effect: "pts[1] += 1"
+    scoring:
+      score: "pts[p]"
+      winner: highest
+""")
+
+
+def test_ismcts_plans_two_moves_ahead():
+    """Plan: seat 0 moves twice (seat 1 scores 1 per turn). gain+gain ties, charge then release wins,
+    charge then gain loses: with random play afterwards charge is worth 0.2 and each gain 0.4, so
+    only a search that goes deeper than its own first move (the tree below the root) charges."""
+    g = gamespec.load_text(PLAN, "plan.yaml")
+    for seed in range(3):
+        s = g.new_game(players=2, seed=seed)
+        v = s.view(0)
+        assert v.legal_actions[ISMCTSBot(seed=seed, seat=0, iterations=1000).choose(v)].name == "charge"
+        assert v.legal_actions[GreedyBot(seed, 0).choose(v)].name == "gain"
+
+
+def test_ismcts_same_seed_same_choices_on_every_spec():
+    """The same seed, seat and view give the same decision (fresh bots), on positions of every game."""
+    for path in GAMES:
+        g = load(path)
+        checked = 0
+        for s in _states_with_hidden_cards(g, g.min_players, 1, every=9):
+            p = s.current_player
+            picks = {ISMCTSBot(seed=3, seat=p, iterations=25).choose(s.view(p)) for _ in range(2)}
+            assert len(picks) == 1
+            checked += 1
+            if checked == 3:
+                break
+        assert checked == 3
+
+
 def test_ismcts_time_budget_stops_early():
     g = load("bacchus")
     s = g.new_game(players=3, seed=2)
@@ -260,23 +394,29 @@ def test_decision_does_not_change_when_hidden_cards_change(path, kind):
 
 
 def test_ismcts_searches_determinizations_not_the_real_state(monkeypatch):
-    """Every world ISMCTS plays in comes from view.determinize, never from the real state."""
+    """Every world ISMCTS plays in comes from its view's determinizer, never from the real state."""
     from interpreter import views
     g = load("bali")
     s = g.new_game(players=2, seed=4)
     while s.view(s.current_player).num_legal_actions < 2:
         s.apply(s.legal_actions()[0])
     calls = []
-    real = views.PlayerView.determinize
+    real = views.PlayerView.determinizer
 
-    def spy(self, rng):
-        w = real(self, rng)
-        calls.append(w)
-        return w
-    monkeypatch.setattr(views.PlayerView, "determinize", spy)
+    def spy(self):
+        draw = real(self)
+
+        def world(rng):
+            w = draw(rng)
+            calls.append(w)
+            return w
+        return world
+    monkeypatch.setattr(views.PlayerView, "determinizer", spy)
+    monkeypatch.setattr(views.PlayerView, "determinize", lambda self, rng: pytest.fail("not expected"))
     before = s.to_json()
     ISMCTSBot(seed=1, seat=s.current_player, iterations=15).choose(s.view(s.current_player))
     assert len(calls) == 15 and all(w is not s for w in calls)
+    assert len({id(w) for w in calls}) == 15
     assert s.to_json() == before
 
 

@@ -201,3 +201,38 @@ def test_determinizations_are_valid_states(seed, depth, who):
     d = s.determinize(p, random.Random(seed))
     again = game.arranged_state(json.loads(json.dumps(d.to_json())))
     assert again.observation(p) == s.observation(p)
+
+
+# ------------------------------------------------------------------------------ determinizer
+
+@pytest.mark.parametrize("name", ["bacchus", "bali", "klink"])
+def test_a_determinizer_draws_what_determinize_draws(name):
+    """view.determinizer() does the draw-independent work once; each world it draws is the one
+    determinize draws from the same rng, and its worlds are independent copies."""
+    game = load(name)
+    for seed, n in [(1, 5), (2, 25), (3, 60)]:
+        s = _played(game, 4, seed, n, log=True)
+        before = json.dumps(s.to_json())
+        for p in range(4):
+            draw = s.view(p).determinizer()
+            worlds = [draw(random.Random(k)) for k in range(3)]
+            for k, w in enumerate(worlds):
+                assert w.to_json() == s.determinize(p, random.Random(k)).to_json()
+                assert w.view(p).to_json() == s.view(p).to_json()
+            a, b = worlds[0], worlds[1]
+            if not a.is_terminal:       # playing one world changes neither the other nor the real game
+                b0 = json.dumps(b.to_json())
+                a.playout(random.Random(4), in_place=True)
+                assert json.dumps(b.to_json()) == b0
+        assert json.dumps(s.to_json()) == before
+
+
+def test_a_determinizer_refuses_once_the_game_moved_on():
+    from gamespec.game import UsageError
+    game = load("bacchus")
+    s = _played(game, 3, 1, 10)
+    draw = s.view(0).determinizer()
+    draw(random.Random(1))
+    s.apply(s.legal_actions()[0])
+    with pytest.raises(UsageError, match="earlier moment"):
+        draw(random.Random(1))

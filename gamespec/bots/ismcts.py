@@ -1,11 +1,13 @@
 """ISMCTSBot: single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
 
 One tree for the bot's information set. Each iteration draws a determinization of the bot's view
-(`view.determinize(rng)`: hidden cards resampled), walks the tree restricted to the actions legal in
-that world (UCB1 with availability counts: a child's exploration term counts the iterations in which
-it could have been chosen, not its parent's visits), expands one untried action, plays the world out
-at random, and backs the result up: each node is scored from the viewpoint of the player who made
-its move (1 for a win, 1/k for a win shared by k, 0 otherwise).
+(from one `view.determinizer()` per decision: the worlds of `view.determinize(rng)`, hidden cards
+resampled, without redoing the draw-independent work), walks the tree restricted to the actions
+legal in that world (UCB1 with availability counts: a child's exploration term counts the iterations
+in which it could have been chosen, not its parent's visits), expands one untried action, plays the
+world out at random in the engine (`playout(rng, in_place=True)`), and backs the result up: each
+node is scored from the viewpoint of the player who made its move (1 for a win, 1/k for a win shared
+by k, 0 otherwise).
 
 Edges are identified without hidden information: at the root by the position of the action in the
 bot's own legal list (a determinization keeps it), below by (player, action name, action arguments),
@@ -54,18 +56,19 @@ class ISMCTSBot(Bot):
         return f"ISMCTSBot(seed={self.seed}, seat={self.seat}, iterations={self.iterations})"
 
     def choose(self, view):
-        n_legal = len(view.legal_actions)
+        n_legal = view.num_legal_actions
         if n_legal == 1:
             return 0
         rng = self.rng
         root = _Node(None)
+        world_of = view.determinizer()      # the draw-independent work once per decision
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         it = 0
         while it < self.iterations:
             if deadline is not None and it and time.perf_counter() >= deadline:
                 break
             it += 1
-            self._iterate(root, view.determinize(rng), rng, n_legal)
+            self._iterate(root, world_of(rng), rng, n_legal)
         self.last_iterations = it
         # the most visited root move (ties: the higher mean reward, then the lower position)
         best = max(root.children.items(),
@@ -74,20 +77,16 @@ class ISMCTSBot(Bot):
 
     def _iterate(self, root, world, rng, n_root):
         c = self.c
-        node = root
+        log, sqrt = math.log, math.sqrt
         path = [root]
-        at_root = True
+        # the root: edges are positions in the seat's own legal list (the index API, no actions built)
+        n = world.legal_action_count()
+        if n != n_root:
+            raise BotError(f"a determinization gave seat {world.current_player} {n} legal actions, its "
+                           f"view {n_root}: the determinizer does not keep the seat's choices")
+        node, actor, legal, keys = root, world.current_player, None, range(n)
         # selection and expansion
-        while not world.is_terminal:
-            legal = world.legal_actions()
-            actor = world.current_player
-            if at_root:
-                if len(legal) != n_root:
-                    raise BotError(f"a determinization gave seat {actor} {len(legal)} legal actions, its "
-                                   f"view {n_root}: the determinizer does not keep the seat's choices")
-                keys = range(len(legal))
-            else:
-                keys = [(actor, a.name, a.args) for a in legal]
+        while True:
             children = node.children
             untried = []
             for i, k in enumerate(keys):
@@ -98,30 +97,39 @@ class ISMCTSBot(Bot):
                     ch.avail += 1
             if untried:
                 i = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-                k = i if at_root else keys[i]
-                ch = children[k] = _Node(actor)
+                ch = children[keys[i]] = _Node(actor)
                 ch.avail = 1
-                world.apply(legal[i])
+                if legal is None:
+                    world.apply_index(i)
+                else:
+                    world.apply(legal[i])
                 path.append(ch)
                 break
             best_i, best_v = 0, -1.0
             for i, k in enumerate(keys):
                 ch = children[k]
-                v = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                v = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
                 if v > best_v:
                     best_i, best_v = i, v
-            node = children[best_i if at_root else keys[best_i]]
-            world.apply(legal[best_i])
+            node = children[keys[best_i]]
+            if legal is None:
+                world.apply_index(best_i)
+            else:
+                world.apply(legal[best_i])
             path.append(node)
-            at_root = False
-        # random playout
-        while not world.is_terminal:
+            if world.terminal:
+                break
+            # below the root: edges by (player, action name, arguments); a card argument is a
+            # position, so the same edge is found in every determinization
             legal = world.legal_actions()
-            world.apply(legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0])
+            actor = world.current_player
+            keys = [(actor, a[0], a[1]) for a in legal]
+        # random playout, in the engine
+        if not world.terminal:
+            world.playout(rng, in_place=True)
         winners = world.winners
-        share = 1.0 / len(winners)
-        won = set(winners)
+        share = 1.0 / len(winners) if winners else 0.0    # a cooperative game lost: nobody wins
         for nd in path:
             nd.visits += 1
-            if nd.player is not None and nd.player in won:
+            if nd.player is not None and nd.player in winners:
                 nd.reward += share
