@@ -1,6 +1,6 @@
 """The generic random-simulation test (OpenSpiel's random_sim_test) over every spec in games/.
 
-For every spec, player count and option set: 100 seeded games (GAMESPEC_SIM_GAMES) with uniformly
+For every spec, player count and option set: 60 seeded games (GAMESPEC_SIM_GAMES) with uniformly
 random actions. A clone and a JSON round trip equal the state at every step of a quarter of the games
 (every 8th step of the others); in that quarter both are played to the end from one step with the same
 actions and give the same log and scores; cards are conserved per type; legal actions are empty only
@@ -16,7 +16,7 @@ import pytest
 
 from helpers import GAMES, config_id, configs, load
 
-GAMES_PER_CONFIG = int(os.environ.get("GAMESPEC_SIM_GAMES", "100"))
+GAMES_PER_CONFIG = int(os.environ.get("GAMESPEC_SIM_GAMES", "60"))
 CONFIGS = configs()
 
 
