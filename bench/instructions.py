@@ -138,14 +138,23 @@ def instructions(stem, loops, players, games):
     """Instructions per decision of each loop, from one callgrind run."""
     import tempfile
     _helper()       # compiled outside valgrind
+    counts, stdout = callgrind_counts([os.path.abspath(__file__), "--child", stem, ",".join(loops), str(players),
+                                       str(games)], stem)
+    dec = {m.group(1): int(m.group(2)) for m in re.finditer(r"DECISIONS (\S+) (\d+)", stdout)}
+    return {lp: {"instructions_per_decision": counts[lp] / dec[lp], "decisions": dec[lp]} for lp in loops}
+
+
+def callgrind_counts(argv, what=""):
+    """Run `python ARGV` under callgrind; the instruction count of each dump the child asked for by
+    name (a client request), and the child's stdout."""
+    import tempfile
     env = dict(os.environ, PYTHONHASHSEED="0")
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", "--dump-line=no",
-             sys.executable, os.path.abspath(__file__), "--child", stem, ",".join(loops), str(players), str(games)],
-            env=env, capture_output=True, text=True)
+             sys.executable, *argv], env=env, capture_output=True, text=True)
         if out.returncode != 0:
-            raise SystemExit(f"callgrind run failed ({stem}):\n{out.stderr[-3000:]}")
+            raise SystemExit(f"callgrind run failed{f' ({what})' if what else ''}:\n{out.stderr[-3000:]}")
         counts = {}
         for fn in os.listdir(tmp):
             with open(os.path.join(tmp, fn)) as f:
@@ -153,8 +162,7 @@ def instructions(stem, loops, players, games):
             m = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.M)
             if m:
                 counts[m.group(1)] = int(re.search(r"^summary:\s*(\d+)", text, re.M).group(1))
-    dec = {m.group(1): int(m.group(2)) for m in re.finditer(r"DECISIONS (\S+) (\d+)", out.stdout)}
-    return {lp: {"instructions_per_decision": counts[lp] / dec[lp], "decisions": dec[lp]} for lp in loops}
+    return counts, out.stdout
 
 
 def time_ratios(stem, loops, players, games, rounds):

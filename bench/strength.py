@@ -171,24 +171,9 @@ def instr_child(specs, players, iterations, classes, per_spec):
 
 def instructions(specs, players, iterations, classes, per_spec):
     """CPU instructions per ISMCTS decision (callgrind: exact, not changed by the machine's load)."""
-    import re
-    import subprocess
-    import tempfile
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", "--dump-line=no",
-             sys.executable, os.path.abspath(__file__), "--instructions-child", json.dumps(
-                 [specs, players, iterations, classes, per_spec])], env=env, capture_output=True, text=True)
-        if out.returncode != 0:
-            raise SystemExit(f"callgrind run failed:\n{out.stderr[-3000:]}")
-        counts = {}
-        for fn in os.listdir(tmp):
-            with open(os.path.join(tmp, fn)) as f:
-                text = f.read()
-            m = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.M)
-            if m:
-                counts[m.group(1)] = int(re.search(r"^summary:\s*(\d+)", text, re.M).group(1))
+    from instructions import callgrind_counts   # bench/ is on sys.path when run as a script
+    counts, _ = callgrind_counts([os.path.abspath(__file__), "--instructions-child", json.dumps(
+        [specs, players, iterations, classes, per_spec])])
     rows = []
     for path in specs:
         name = os.path.basename(path)[:-5]
