@@ -126,20 +126,25 @@ class State:
         if not self._busy.acquire(False):
             _in_use()
         try:
-            self._apply(action)
+            legal = self._legal
+            if legal is not None and action.__class__ is Action and -1 < action[6] < len(legal) \
+                    and legal[action[6]] is action:
+                self._play(action)      # one of legal_actions(): found by its position
+            else:
+                self._apply(action)
         finally:
             self._busy.release()
 
     def _apply(self, action):
-        legal = self._legal
-        if legal is None:
+        """apply() of anything but one of legal_actions() itself: find the legal action it means."""
+        if self._legal is None:
             if self.terminal:
                 raise IllegalAction("the game is over; no action is legal")
-            legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
-        if action.__class__ is Action and -1 < action[6] < len(legal) and legal[action[6]] is action:
-            a = action      # one of legal_actions(): found by its position
-        else:
-            a = self._find(action)
+            self._legal = self.rs.chooses[self.pending].enumerate(self)
+        self._play(self._find(action))
+
+    def _play(self, a):
+        """Play a, one of self._legal (the caller holds the lock)."""
         rs = self.rs
         if self.decisions >= rs.max_decisions:   # checked first: the state stays loadable
             raise SpecRuntimeError(f"the game did not end after {rs.max_decisions} decisions",
@@ -219,10 +224,10 @@ class State:
             legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
         if i.__class__ is not int or not -1 < i < len(legal):
             raise IllegalAction(f"no legal action {i!r} ({len(legal)} legal actions)")
-        if not self._busy.acquire(False):      # as apply(legal[i]), one call less
+        if not self._busy.acquire(False):      # as apply(legal[i]), two calls less
             _in_use()
         try:
-            self._apply(legal[i])
+            self._play(legal[i])
         finally:
             self._busy.release()
 
@@ -237,12 +242,17 @@ class State:
             s.log = None        # nobody reads the playout's log
         rr = rng.randrange
         chooses = s.rs.chooses
-        apply = s.apply
-        while not s.terminal:
-            legal = s._legal
-            if legal is None:
-                legal = s._legal = chooses[s.pending].enumerate(s)
-            apply(legal[rr(len(legal))])
+        play = s._play
+        if not s._busy.acquire(False):     # held for the whole playout: as apply() each time
+            _in_use()
+        try:
+            while not s.terminal:
+                legal = s._legal
+                if legal is None:
+                    legal = s._legal = chooses[s.pending].enumerate(s)
+                play(legal[rr(len(legal))])
+        finally:
+            s._busy.release()
         return list(s.scores)
 
     def clone(self) -> "State":

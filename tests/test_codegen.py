@@ -166,3 +166,78 @@ def test_a_repeat_test_means_what_counting_means(values):
     from gamespec.compile.closures import count_by
     from gamespec.compile.codegen import _has_repeat
     assert _has_repeat(values) == any(k >= 2 for k in count_by(values))
+
+
+MEMBER_SPEC = """
+name: Member
+players: [2, 4]
+cards:
+  number:
+    zone: deck
+    faces:
+      - {each: {value: [1, 2, 3, 4, 5, 6]}, count: 3}
+zones:
+  deck: {kind: pile, visibility: hidden}
+  row: {kind: pile, per_player: true, visibility: public}
+  hand: {kind: set, per_player: true, visibility: owner}
+variables:
+  marked: {type: cards}
+  chosen: {type: list}
+on_begin: "shuffle(deck)"
+start: play
+phases:
+  play:
+    turn:
+      steps:
+        - choose: [mark, take, pick, pass]
+    end_if: "size(deck) == 0"
+    next: end
+actions:
+  mark:
+    params:
+      q: {player: true}
+    effect: "deal(deck, row[q]); marked = marked + [top(row[q])] + [top(hand[q]), top(hand[q])]"
+  take:
+    params:
+      q: {player: true, where: "top(row[q]) in marked and q not in chosen"}
+      c: {from: "hand[actor]", where: "c in marked or c.value > 5"}
+    effect: "move(c, row[q]); chosen = chosen + [q, q]"
+  pick:
+    params:
+      q: {player: true, where: "q in chosen"}
+    effect: "deal(deck, hand[actor]); chosen = [x for x in chosen if x != q]"
+  pass:
+    if: "size(hand[actor]) < 2"
+    effect: "deal(deck, hand[actor])"
+scoring:
+  score: "size(row[p]) + count(c for c in hand[p] if c in marked)"
+"""
+
+
+def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(tmp_path):
+    """`x in L` in an enumeration, L a list of cards or players (duplicates, none) that no parameter
+    below changes: a set made on first use per listing level. Same listings, logs and scores as the
+    reference closures; the set is really generated."""
+    spec = tmp_path / "member.yaml"
+    spec.write_text(MEMBER_SPEC)
+    fast = gamespec.load(str(spec))
+    ref = gamespec.Game(fast.spec, backend="closures")
+    src = fast.ruleset(4, {}).actions["take"]
+    played = 0
+    for players in (2, 4):
+        for seed in range(12):
+            runs = []
+            for game in (fast, ref):
+                rnd = random.Random(seed)
+                s = game.new_game(players=players, seed=seed, log=True)
+                listings = []
+                while not s.is_terminal:
+                    acts = s.legal_actions()
+                    listings.append([a.to_json(label=False) for a in acts])
+                    s.apply(acts[rnd.randrange(len(acts))])
+                runs.append((listings, s.log_lines(), s.scores))
+            assert runs[0] == runs[1], (players, seed)
+            played += sum(1 for lst in runs[0][0] if any(a["action"] == "take" for a in lst))
+    assert played > 20         # the membership tests were exercised with takes on offer
+    choice = fast.ruleset(4, {}).chooses[0].enumerate
+    assert "_mset(s, " in choice.source

@@ -61,6 +61,19 @@ def _tick(s, w=1):
         fault("step budget exhausted: this 'while' loop does not end", "budget")
 
 
+def _mset(s, xs, cell):
+    """A list of cards or players as a set, made (and charged) once for the membership tests of
+    one level of an enumeration: `cell` keeps it. Unhashable items: the list, charged each time."""
+    s.budget -= len(xs)
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+    try:
+        cell[0] = r = frozenset(xs)
+    except TypeError:
+        return xs
+    return r
+
+
 def _charge_w(s, xs, w):
     s.budget -= len(xs) * w
     if s.budget < 0:
@@ -157,7 +170,7 @@ class CodeGen:
         self._uid = itertools.count()
         self.ns = dict(_SAFE_BUILTINS)
         self.ns.update({
-            "__builtins__": {}, "_charge": _charge, "_charge_w": _charge_w, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
+            "__builtins__": {}, "_charge": _charge, "_mset": _mset, "_charge_w": _charge_w, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
@@ -594,7 +607,7 @@ class CodeGen:
                     return f"((0 + {' + '.join(f'({x})' for x in items)}) {n.op} 0)"
             a = self.ex(n.left, names)
             if n.op in ("in", "not in"):
-                b = self._walk(n.right, self.as_list(n.right, names))
+                b = self._member_set(n.right, names) or self._walk(n.right, self.as_list(n.right, names))
             else:
                 b = self.ex(n.right, names)
             if b == "0" and n.op in _EMPTY_TEST and _one_len_call(a):   # size truth test: no len() call
@@ -749,6 +762,29 @@ class CodeGen:
             name = hc["memo"][src] = self.ident()
             hc["slots"].setdefault(level, []).append(f"{name} = {src}")
         return name
+
+    def _member_set(self, node, names):
+        """Inside an enumeration: `x in L` for a list L of cards or players that depends on no
+        parameter bound below level i tests a set made once per iteration of level i, on first use
+        (charged once: the candidates' tests are then one step each), instead of walking L per
+        candidate. None: not such a case."""
+        hc = self._hc
+        if hc is None or node.t not in ("cards", "players") or self._small(node):
+            return None
+        src = self.as_list(node, names)
+        if _UNSAFE.search(src) or src in self.small_locals:
+            return None
+        used = set(_IDENT.findall(src)) - set(_BOUND.findall(src))
+        if any(u not in hc["level"] for u in used):
+            return None
+        key = ("member set", src)
+        cell = hc["memo"].get(key)
+        if cell is None:
+            level = max((hc["level"][u] for u in used), default=-1)
+            cell = hc["memo"][key] = self.ident()
+            hc["slots"].setdefault(level, []).append(f"{cell} = [None]")
+            hc["level"][cell] = level       # an expression using it may be hoisted to that level
+        return f"({cell}[0] if {cell}[0] is not None else _mset(s, {src}, {cell}))"
 
     def _masks_by_value(self, c, pick):
         """For `count(x for x in Z if <card tests> and x.attr == v)`: per value of the attribute, the
