@@ -216,8 +216,9 @@ scoring:
 
 def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(tmp_path):
     """`x in L` in an enumeration, L a list of cards or players (duplicates, none) that no parameter
-    below changes: a set made on first use per listing level. Same listings, logs and scores as the
-    reference closures; the set is really generated."""
+    below changes: a set made on first use per listing level, and a parameter whose `where` needs
+    `x in L` for a variable L is not looped over while L is empty. Same listings, logs and scores as
+    the reference closures; both forms are really generated."""
     spec = tmp_path / "member.yaml"
     spec.write_text(MEMBER_SPEC)
     fast = gamespec.load(str(spec))
@@ -241,3 +242,4 @@ def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(t
     assert played > 20         # the membership tests were exercised with takes on offer
     choice = fast.ruleset(4, {}).chooses[0].enumerate
     assert "_mset(s, " in choice.source
+    assert "for v_" in choice.source and " if s.v[" in choice.source     # an empty `marked`: no loop

@@ -763,6 +763,22 @@ class CodeGen:
             hc["slots"].setdefault(level, []).append(f"{name} = {src}")
         return name
 
+    def _empty_guard(self, p, names):
+        """Parameter p's `where` has a conjunct `x in L`, L a variable read (no call, nothing that can
+        fail) that no parameter from p on changes: when L is empty no candidate of p passes, so
+        the loop over p's candidates is skipped. The source of L, or None."""
+        if p.where is None or self._hc is None:
+            return None
+        for x in _conjuncts(p.where.ast):
+            r = x.right if isinstance(x, A.Compare) and x.op == "in" else None
+            if r is not None and r.t in ("cards", "players", "list") and (
+                    (isinstance(r, A.Name) and r.ref[0] == "var") or
+                    (isinstance(r, A.Index) and isinstance(r.obj, A.Name) and r.obj.ref[0] == "var")):
+                src = self.as_list(r, names)
+                if _PLAIN_READ.match(src):
+                    return src
+        return None
+
     def _member_set(self, node, names):
         """Inside an enumeration: `x in L` for a list L of cards or players that depends on no
         parameter bound below level i tests a set made once per iteration of level i, on first use
@@ -1099,6 +1115,9 @@ class CodeGen:
                 size = L.ncards if src.t == "zone" and self._small(src) else None
                 bound = bound * size if bound is not None and size is not None else None
                 it = lst if bound is not None and bound <= STATIC_STEPS else f"_charge(s, {lst})"
+                guard = self._empty_guard(p, names)
+                if guard is not None:
+                    it = f"({it} if {guard} else ())"
                 lines += [ind() + f"{seen} = set()", ind() + f"{bit} = 1 << s.actor",
                           ind() + f"for {pos}, {py} in enumerate({it}):"]
                 depth += 1
@@ -1153,6 +1172,9 @@ class CodeGen:
                 bound = bound * size if bound is not None and size is not None else None
                 if bound is None or bound > STATIC_STEPS:   # not small by construction: charge it
                     values = f"_charge(s, {values})"
+                guard = self._empty_guard(p, names)
+                if guard is not None:
+                    values = f"({values} if {guard} else ())"
                 lines.append(ind() + f"for {py} in {values}:")
                 depth += 1
                 seen_names.append("None")
@@ -1211,6 +1233,7 @@ class CodeGen:
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
                      r"_numbers|_unique|_bounded|_move|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
+_PLAIN_READ = re.compile(r"s\.v\[(\d+|\(\d+ \+ s\.(actor|cur)\))\]$")     # a variable, read as it is
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")
 
 
