@@ -302,6 +302,7 @@ def _from_json(game, d):
     s._busy = _lock()
     s._legal = None
     s._index = None
+    s._acts = None
 
     flow = d["flow"]
     _need(isinstance(flow, dict) and all(isinstance(k, str) for k in flow), "bad flow variables")

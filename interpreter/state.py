@@ -6,7 +6,7 @@ from gamespec.errors import IllegalAction, SpecRuntimeError
 from _thread import RLock as _lock   # re-entrant: apply() may list actions; another thread may not
 
 from . import rng as _rng
-from .actions import Action
+from .actions import Action, _tnew
 
 FORMAT = "gamespec-state/1"
 
@@ -19,7 +19,7 @@ class State:
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy", "mk")
+                 "script", "budget", "seed", "_legal", "_index", "_acts", "shuffles", "poss", "spent", "_busy", "mk")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -55,6 +55,7 @@ class State:
         s.script = script
         s._legal = None
         s._index = None
+        s._acts = None
         if s.log is not None:
             from .gamelog import header
             s.log.append(header(s))
@@ -102,18 +103,20 @@ class State:
 
     def legal_actions(self) -> list:
         """The legal actions of the deciding player (a fresh list; empty only at the end)."""
-        if self._legal is not None:     # nothing is computed: only a torn read to guard against
-            if not self._busy.acquire(False):
-                _in_use()
-            self._busy.release()
-            return list(self._legal)
-        if self.terminal:
+        if self._legal is None and self.terminal:
             return []
         if not self._busy.acquire(False):
             _in_use()
         try:
-            self._legal = self.rs.chooses[self.pending].enumerate(self)
-            return list(self._legal)
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
+            c = self._acts
+            if c is None or c[0] is not legal:
+                # the listing holds plain tuples (cheap for the index API and playouts); the Action
+                # objects are made once per listing, when asked for, so apply() finds them again
+                c = self._acts = (legal, [x if x.__class__ is Action else _tnew(Action, x) for x in legal])
+            return list(c[1])
         finally:
             self._busy.release()
 
@@ -126,10 +129,10 @@ class State:
         if not self._busy.acquire(False):
             _in_use()
         try:
-            legal = self._legal
-            if legal is not None and action.__class__ is Action and -1 < action[6] < len(legal) \
-                    and legal[action[6]] is action:
-                self._play(action)      # one of legal_actions(): found by its position
+            c = self._acts
+            if c is not None and action.__class__ is Action and c[0] is self._legal \
+                    and -1 < action[6] < len(c[0]) and c[1][action[6]] is action:
+                self._play(c[0][action[6]])     # one of legal_actions(): found by its position
             else:
                 self._apply(action)
         finally:
@@ -178,7 +181,7 @@ class State:
             self.hist = (("d", self.actor, a[0], a[1], ()), self.hist)
             if self.log is not None:
                 self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
-                                 "action": a.to_json(label=False), "_cards": ()})
+                                 "action": _ajson(a), "_cards": ()})
         self.pending = -1
         self._legal = None
         self._index = None
@@ -288,6 +291,7 @@ class State:
         s._busy = _lock()
         s._legal = self._legal
         s._index = None
+        s._acts = self._acts            # the same listing: the same Action objects
         return s
 
     def observation(self, player: int) -> dict:
@@ -432,12 +436,12 @@ class State:
             raise IllegalAction(f"an action is an Action, a PlayerAction, an index or a dict, "
                                 f"not {type(action).__name__}")
         if self._index is None:
-            self._index = {x.key(): x for x in self._legal}
+            self._index = {(x[0], x[1]): x for x in self._legal}
         try:
             a = self._index.get(key)
         except TypeError:
             a = None
-        if a is not None and _typed(key[1]) != _typed(a.args):   # 1 == True == 1.0 in Python: be strict
+        if a is not None and _typed(key[1]) != _typed(a[1]):   # 1 == True == 1.0 in Python: be strict
             a = None
         if a is None:
             shown = action.to_json(label=False) if isinstance(action, Action) else action
@@ -484,7 +488,7 @@ class State:
             self.hist = (("v", p, a[0] if a is not None else "skip", a[1] if a is not None else (), ()), self.hist)
             if self.log is not None:
                 self.log.append({"type": "reveal", "player": p,
-                                 "action": a.to_json(label=False) if a is not None else {"action": "skip"},
+                                 "action": _ajson(a) if a is not None else {"action": "skip"},
                                  "_cards": ()})
             if rt is None:
                 return nxt
@@ -529,10 +533,10 @@ class State:
                 h = (e, h)
             self.hist = h
         if self.log is not None:
-            self.log.insert(n0, {"type": "reveal", "player": actor, "action": a.to_json(label=False),
+            self.log.insert(n0, {"type": "reveal", "player": actor, "action": _ajson(a),
                                  "_cards": info} if reveal else
                             {"type": "decision", "n": self.decisions, "player": actor,
-                             "action": a.to_json(label=False), "_cards": info})
+                             "action": _ajson(a), "_cards": info})
 
     def _sight(self, c):
         """Bit mask of the players who see card c where it lies (its face or zone; no memory)."""
@@ -585,8 +589,13 @@ def secret_choice(actor, a, n):
                 out.append((i, tuple(b), tuple(me if x is not None else 0 for x in (f or (None,) * len(b)))))
         info = tuple(out)
     return (("s", actor, a[0], a[1], info),
-            {"type": "decision", "n": n, "player": actor, "action": a.to_json(label=False), "_cards": info,
+            {"type": "decision", "n": n, "player": actor, "action": _ajson(a), "_cards": info,
              "secret": True})
+
+
+def _ajson(a):
+    """The JSON of a legal action, a plain tuple of a listing or an Action (the same layout)."""
+    return Action.to_json(a, label=False)
 
 
 def _in_use():
