@@ -213,6 +213,8 @@ class ActionRT:
         self.keys = [p.key for p in self.params]
         self.card_params = [(i, p.kind == "card") for i, p in enumerate(self.params)
                             if p.kind in ("card", "subset")]
+        # the one card parameter, if that is all there is (the usual case: State._cards_seen's short way)
+        self.one_card = self.card_params[0][0] if len(self.card_params) == 1 and self.card_params[0][1] else None
         if gen is not None:   # the fast backend: one generated function each; run reads the tuple
             self.enumerate, self.run = gen
             self.tuple_env = True

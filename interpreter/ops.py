@@ -83,6 +83,43 @@ def move_public(s, c, dst):
         s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
 
 
+def move_plain(s, c, dst):
+    """move_card(s, c, dst) face unchanged, on top: the generated code's move when the zone it
+    lands on is not seen by every player (no face turned anywhere: the short way)."""
+    if s.face:
+        return move_card(s, c, dst)
+    s.budget -= 1
+    if s.budget < 0:
+        fault("step budget exhausted: cards keep moving", "budget")
+    loc = s.loc
+    z = s.z
+    src = loc[c]
+    cs = z[src]
+    if cs[-1] == c:
+        cs.pop()
+    else:
+        cs.remove(c)
+    z[dst].append(c)
+    loc[c] = dst
+    ps = s.poss
+    if ps[src] & ~ps[dst]:
+        s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
+    rs = s.rs
+    vis = rs.zvis
+    new = vis[dst]
+    blind = rs.set_blind[src] & ~new
+    if blind:           # as move_card
+        keep = ~blind
+        kn = s.kn
+        kn[c] &= keep
+        if any(map(kn.__getitem__, cs)):
+            for x in cs:
+                kn[x] &= keep
+    lost = vis[src] & ~new
+    if lost:
+        s.kn[c] |= lost
+
+
 def deal(s, src, dst, n, face=0):
     """Move n cards from the top of src; an empty src does what its zone declares (on_empty)."""
     z = s.z

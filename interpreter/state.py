@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from gamespec.errors import IllegalAction, SpecRuntimeError
 
+from functools import partial
 from _thread import RLock as _lock   # re-entrant: apply() may list actions; another thread may not
 
 from . import rng as _rng
@@ -115,7 +116,7 @@ class State:
             if c is None or c[0] is not legal:
                 # the listing holds plain tuples (cheap for the index API and playouts); the Action
                 # objects are made once per listing, when asked for, so apply() finds them again
-                c = self._acts = (legal, [x if x.__class__ is Action else _tnew(Action, x) for x in legal])
+                c = self._acts = (legal, list(map(_to_action, legal)))
             return list(c[1])
         finally:
             self._busy.release()
@@ -456,6 +457,10 @@ class State:
         it: a choice in a hand you cannot see is not shown, whatever you know of the hand), or where
         it lands (`_record`); the chooser also sees the cards they could tell apart when choosing.
         The masks are lists, completed once the effect has run."""
+        i = rt.one_card
+        if i is not None and not self.face:     # one card parameter, no card turned: the short way
+            c = a[2][i]
+            return [(i, (c,), [self.rs.zvis[self.loc[c]] | (1 << self.actor if a[3][i] is not None else 0)])]
         info = []
         bind = a[2]
         seen = a[3]
@@ -508,6 +513,9 @@ class State:
         in the history (under the events its effect recorded) and in the log (at line n0)."""
         if shuffled:
             info = tuple([(i, cs, tuple(masks)) for i, cs, masks in cards])
+        elif len(cards) == 1 and len(cards[0][1]) == 1 and not self.face:    # the usual case, short
+            i, cs, masks = cards[0]
+            info = ((i, cs, (masks[0] | self.rs.zvis[self.loc[cs[0]]],)),)
         else:
             face, zvis, loc, ALL = self.face, self.rs.zvis, self.loc, self.rs.ALL
             out = []
@@ -591,6 +599,9 @@ def secret_choice(actor, a, n):
     return (("s", actor, a[0], a[1], info),
             {"type": "decision", "n": n, "player": actor, "action": _ajson(a), "_cards": info,
              "secret": True})
+
+
+_to_action = partial(_tnew, Action)     # a listing's tuple (or an Action) -> an Action, in C
 
 
 def _ajson(a):

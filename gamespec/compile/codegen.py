@@ -174,7 +174,7 @@ class CodeGen:
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
-            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_move_pub": ops.move_public, "_has_repeat": _has_repeat, "_deal": ops.deal,
+            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_move_pub": ops.move_public, "_move_plain": ops.move_plain, "_has_repeat": _has_repeat, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
@@ -463,8 +463,8 @@ class CodeGen:
             d = self.ident()
             out = [f"{d} = {self.ex(dst, names)}"]
             # onto a zone every player sees, face unchanged: nobody's knowledge changes (ops.move_public)
-            mv = "_move_pub(s, {x}, {d})" if not face and not bottom and self._public(dst) \
-                else "_move(s, {x}, {d}, {face}, {bottom})"
+            mv = ("_move_pub(s, {x}, {d})" if self._public(dst) else "_move_plain(s, {x}, {d})") \
+                if not face and not bottom else "_move(s, {x}, {d}, {face}, {bottom})"
             if what.t == "card":
                 x = self.ident()
                 return out + [f"{x} = {self.ex(what, names)}",
@@ -1231,7 +1231,7 @@ class CodeGen:
 
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
-                     r"_numbers|_unique|_bounded|_move|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
+                     r"_numbers|_unique|_bounded|_move|_move_pub|_move_plain|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _PLAIN_READ = re.compile(r"s\.v\[(\d+|\(\d+ \+ s\.(actor|cur)\))\]$")     # a variable, read as it is
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")
