@@ -303,6 +303,7 @@ def _from_json(game, d):
     s._legal = None
     s._index = None
     s._acts = None
+    s.wants_actions = False
 
     flow = d["flow"]
     _need(isinstance(flow, dict) and all(isinstance(k, str) for k in flow), "bad flow variables")

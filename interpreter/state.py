@@ -20,7 +20,8 @@ class State:
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index", "_acts", "shuffles", "poss", "spent", "_busy", "mk")
+                 "script", "budget", "seed", "_legal", "_index", "_acts", "shuffles", "poss", "spent", "_busy", "mk",
+                 "wants_actions")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -57,6 +58,7 @@ class State:
         s._legal = None
         s._index = None
         s._acts = None
+        s.wants_actions = False
         if s.log is not None:
             from .gamelog import header
             s.log.append(header(s))
@@ -114,9 +116,12 @@ class State:
                 legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
             c = self._acts
             if c is None or c[0] is not legal:
-                # the listing holds plain tuples (cheap for the index API and playouts); the Action
-                # objects are made once per listing, when asked for, so apply() finds them again
-                c = self._acts = (legal, list(map(_to_action, legal)))
+                # a listing holds plain tuples until the state's legal_actions() are asked for
+                # (cheap for the index API and playouts), Action objects from then on (the generated
+                # listings read wants_actions); the Action list is kept with the listing it was
+                # made from, so apply() finds one of them again by its position
+                c = self._acts = (legal, legal if self.wants_actions else list(map(_to_action, legal)))
+                self.wants_actions = True
             return list(c[1])
         finally:
             self._busy.release()
@@ -293,6 +298,7 @@ class State:
         s._legal = self._legal
         s._index = None
         s._acts = self._acts            # the same listing: the same Action objects
+        s.wants_actions = self.wants_actions
         return s
 
     def observation(self, player: int) -> dict:

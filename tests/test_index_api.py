@@ -118,3 +118,28 @@ def test_playouts_reject_bad_requests():
                {"n": 2, "players": 9}, {"n": 2, "players": 4, "options": {"nope": True}}):
         with pytest.raises(UsageError):
             game.playouts(**kw)
+
+
+def test_listings_hold_plain_tuples_until_actions_are_asked_for_then_actions():
+    """Generated listings build no Action for a state played by index; once its legal_actions() are
+    asked for, the current listing is converted once and later listings are made of Actions, which
+    apply() finds again by position (and a clone keeps that). Mixing the two plays the same game."""
+    from interpreter.actions import Action
+    game = load(os.path.join(ROOT, "games", "bacchus.yaml"))
+    ref = _standard(game, 4, {}, 3, log=True)
+    rnd = random.Random(3)
+    s = game.new_game(players=4, seed=3, log=True)
+    for _ in range(6):                          # by index: plain tuples, no Action made
+        assert s.legal_action_count() > 0 and type(s._legal[0]) is tuple and not s.wants_actions
+        s.apply_index(rnd.randrange(s.legal_action_count()))
+    acts = s.legal_actions()                    # converted once: the same Actions on every call
+    assert all(type(a) is Action for a in acts) and s.legal_actions() == acts
+    assert all(x is y for x, y in zip(s.legal_actions(), acts))
+    s.apply(acts[rnd.randrange(len(acts))])
+    assert s.wants_actions and all(type(a) is Action for a in s._legal)    # listed as Actions now
+    c = s.clone()
+    assert c.wants_actions and c.legal_actions() == s.legal_actions()
+    while not s.is_terminal:
+        acts = s.legal_actions()
+        s.apply(acts[rnd.randrange(len(acts))])
+    assert s.log_lines() == ref.log_lines() and s.scores == ref.scores

@@ -318,7 +318,8 @@ class CodeGen:
             for rt in ch.fallback:
                 src += part(rt, "        ")
         if ch.step.optional is not None:
-            src.append(f"    _out.append(('skip', (), (), (), None, {self.const(ch.step.optional)}, len(_out)))")
+            entry = f"('skip', (), (), (), None, {self.const(ch.step.optional)}, len(_out))"
+            src.append(f"    _out.append(_tnew(_Action, {entry}) if s.wants_actions else {entry})")
         src.append("    return _out")
         code = compile("\n".join(src) + "\n", f"<gamespec {ch.path} (legal actions)>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
@@ -1197,7 +1198,9 @@ class CodeGen:
         seen = "(" + "".join(f"{x}, " for x in seen_names) + ")"
         if all(x == "None" for x in seen_names):
             seen = self.const(tuple(None for _ in seen_names))
-        lines.append(ind() + f"_out.append(({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None, len(_out)))")
+        entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None, len(_out))"
+        # an Action at once for a state whose legal_actions() are asked for, else a plain tuple
+        lines.append(ind() + f"_out.append(_tnew(_Action, {entry}) if s.wants_actions else {entry})")
         self._hc = None
         lines = [x for ln in lines for x in (
             [ln[2] + h for h in hc["slots"].get(ln[1], [])] if isinstance(ln, tuple) else [ln])]
