@@ -302,7 +302,6 @@ def _from_json(game, d):
     s._busy = _lock()
     s._legal = None
     s._index = None
-    s._acts = None
     s.wants_actions = False
 
     flow = d["flow"]

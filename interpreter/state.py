@@ -20,7 +20,7 @@ class State:
     """
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
-                 "script", "budget", "seed", "_legal", "_index", "_acts", "shuffles", "poss", "spent", "_busy", "mk",
+                 "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy", "mk",
                  "wants_actions")
 
     # -- creation -------------------------------------------------------------------------
@@ -57,7 +57,6 @@ class State:
         s.script = script
         s._legal = None
         s._index = None
-        s._acts = None
         s.wants_actions = False
         if s.log is not None:
             from .gamelog import header
@@ -106,6 +105,11 @@ class State:
 
     def legal_actions(self) -> list:
         """The legal actions of the deciding player (a fresh list; empty only at the end)."""
+        if self._legal is not None and self.wants_actions:  # nothing is computed: only a torn read to guard against
+            if not self._busy.acquire(False):
+                _in_use()
+            self._busy.release()
+            return list(self._legal)
         if self._legal is None and self.terminal:
             return []
         if not self._busy.acquire(False):
@@ -114,15 +118,14 @@ class State:
             legal = self._legal
             if legal is None:
                 legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
-            c = self._acts
-            if c is None or c[0] is not legal:
-                # a listing holds plain tuples until the state's legal_actions() are asked for
-                # (cheap for the index API and playouts), Action objects from then on (the generated
-                # listings read wants_actions); the Action list is kept with the listing it was
-                # made from, so apply() finds one of them again by its position
-                c = self._acts = (legal, legal if self.wants_actions else list(map(_to_action, legal)))
+            if not self.wants_actions:
+                # a generated listing holds plain tuples (cheap for the index API and playouts)
+                # until the state's legal_actions() are asked for: this one is converted (in C) and
+                # replaces it, and the listings read wants_actions and make Actions from now on
+                legal = self._legal = list(map(_to_action, legal))
+                self._index = None
                 self.wants_actions = True
-            return list(c[1])
+            return list(legal)
         finally:
             self._busy.release()
 
@@ -135,10 +138,10 @@ class State:
         if not self._busy.acquire(False):
             _in_use()
         try:
-            c = self._acts
-            if c is not None and action.__class__ is Action and c[0] is self._legal \
-                    and -1 < action[6] < len(c[0]) and c[1][action[6]] is action:
-                self._play(c[0][action[6]])     # one of legal_actions(): found by its position
+            legal = self._legal
+            if legal is not None and action.__class__ is Action and -1 < action[6] < len(legal) \
+                    and legal[action[6]] is action:
+                self._play(action)      # one of legal_actions(): found by its position
             else:
                 self._apply(action)
         finally:
@@ -297,8 +300,7 @@ class State:
         s._busy = _lock()
         s._legal = self._legal
         s._index = None
-        s._acts = self._acts            # the same listing: the same Action objects
-        s.wants_actions = self.wants_actions
+        s.wants_actions = self.wants_actions       # the listing is shared: made of Actions or not
         return s
 
     def observation(self, player: int) -> dict:
