@@ -189,7 +189,7 @@ phases:
   play:
     turn:
       steps:
-        - choose: [mark, take, pick, pass]
+        - choose: [mark, take, pick, pass, peek]
     end_if: "size(deck) == 0"
     next: end
 actions:
@@ -208,6 +208,12 @@ actions:
     effect: "deal(deck, hand[actor]); chosen = [x for x in chosen if x != q]"
   pass:
     if: "size(hand[actor]) < 2"
+    effect: "deal(deck, hand[actor])"
+  peek:
+    # an attribute read before the membership test could fault where the reference reads it: no
+    # loop is skipped for an empty `marked` here
+    params:
+      q: {player: true, where: "size(row[q]) > 0 and top(row[q]).value > 4 and top(row[q]) in marked"}
     effect: "deal(deck, hand[actor])"
 scoring:
   score: "size(row[p]) + count(c for c in hand[p] if c in marked)"
@@ -242,4 +248,7 @@ def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(t
     assert played > 20         # the membership tests were exercised with takes on offer
     choice = fast.ruleset(4, {}).chooses[0].enumerate
     assert "_mset(s, " in choice.source
-    assert "for v_" in choice.source and " if s.v[" in choice.source     # an empty `marked`: no loop
+    loops = [ln.strip() for ln in choice.source.splitlines() if ln.strip().startswith("for v_") and "range(4)" in ln]
+    # mark, take, pick, peek: take's and pick's loops are skipped while `marked` / `chosen` is empty,
+    # mark's (no where) and peek's (an attribute read comes first) are not
+    assert [" if s.v[" in ln for ln in loops] == [False, True, True, False], loops

@@ -772,12 +772,14 @@ class CodeGen:
             return None
         for x in _conjuncts(p.where.ast):
             r = x.right if isinstance(x, A.Compare) and x.op == "in" else None
-            if r is not None and r.t in ("cards", "players", "list") and (
+            if r is not None and r.t in ("cards", "players", "list") and _cannot_fail(x.left) and (
                     (isinstance(r, A.Name) and r.ref[0] == "var") or
                     (isinstance(r, A.Index) and isinstance(r.obj, A.Name) and r.obj.ref[0] == "var")):
                 src = self.as_list(r, names)
                 if _PLAIN_READ.match(src):
                     return src
+            if not _cannot_fail(x):     # a fault the reference would raise before the test: keep it
+                return None
         return None
 
     def _member_set(self, node, names):
@@ -1320,6 +1322,30 @@ def _safe_elt(c):
     return (isinstance(z, A.Index) and z.ref[0] == "member" and isinstance(z.index, A.Name)
             and z.index.ref[0] == "local" and z.index.id == c.var
             and isinstance(it, A.Call) and it.func == "indices" and it.args[0].ref[1] is z.ref[1])
+
+
+def _cannot_fail(n):
+    """Can evaluating n never fault? (A constant, a parameter, the size, top or bottom of a zone named
+    or picked by a constant or a parameter, an equality of those, an order of sizes and numbers.)
+    What a skipped loop would not evaluate must be of this kind (codegen._empty_guard)."""
+    if isinstance(n, A.Const):
+        return True
+    if isinstance(n, A.Name):
+        return n.ref[0] in ("local", "zone")
+    if isinstance(n, A.Index):
+        return getattr(n, "ref", ("",))[0] == "member" and _cannot_fail(n.index) and \
+            isinstance(n.index, (A.Const, A.Name))
+    if isinstance(n, A.Call):
+        return n.func in ("size", "top", "bottom") and len(n.args) == 1 and not n.kwargs \
+            and n.args[0].t == "zone" and _cannot_fail(n.args[0])
+    if isinstance(n, A.Compare):
+        if n.op in ("==", "!="):
+            return _cannot_fail(n.left) and _cannot_fail(n.right)
+        if n.op in ("<", "<=", ">", ">="):
+            return all(_cannot_fail(x) and (isinstance(x, A.Const) and type(x.value) is int or
+                                             isinstance(x, A.Call) and x.func == "size")
+                       for x in (n.left, n.right))
+    return False
 
 
 def _conjuncts(node):
