@@ -190,7 +190,7 @@ def _finish(d, s, m, p, card_vars, flow, hist, log, rng):
     d.script = None
     d._legal = None
     d._index = None
-    d.wants_actions = False
+    d._wants_actions = False
     if d.pending >= 0 and getattr(s.rs.chooses[d.pending], "secret", False):
         _redraw_pending(d, p, rng)
 

@@ -302,7 +302,7 @@ def _from_json(game, d):
     s._busy = _lock()
     s._legal = None
     s._index = None
-    s.wants_actions = False
+    s._wants_actions = False
 
     flow = d["flow"]
     _need(isinstance(flow, dict) and all(isinstance(k, str) for k in flow), "bad flow variables")

@@ -21,7 +21,7 @@ class State:
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
                  "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy", "mk",
-                 "wants_actions")
+                 "_wants_actions")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -57,7 +57,7 @@ class State:
         s.script = script
         s._legal = None
         s._index = None
-        s.wants_actions = False
+        s._wants_actions = False
         if s.log is not None:
             from .gamelog import header
             s.log.append(header(s))
@@ -105,7 +105,7 @@ class State:
 
     def legal_actions(self) -> list:
         """The legal actions of the deciding player (a fresh list; empty only at the end)."""
-        if self._legal is not None and self.wants_actions:  # nothing is computed: only a torn read to guard against
+        if self._legal is not None and self._wants_actions:   # nothing to compute: only a torn read to guard
             if not self._busy.acquire(False):
                 _in_use()
             self._busy.release()
@@ -118,13 +118,13 @@ class State:
             legal = self._legal
             if legal is None:
                 legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
-            if not self.wants_actions:
+            if not self._wants_actions:
                 # a generated listing holds plain tuples (cheap for the index API and playouts)
                 # until the state's legal_actions() are asked for: this one is converted (in C) and
-                # replaces it, and the listings read wants_actions and make Actions from now on
+                # replaces it, and the listings read _wants_actions and make Actions from now on
                 legal = self._legal = list(map(_to_action, legal))
                 self._index = None
-                self.wants_actions = True
+                self._wants_actions = True
             return list(legal)
         finally:
             self._busy.release()
@@ -300,7 +300,7 @@ class State:
         s._busy = _lock()
         s._legal = self._legal
         s._index = None
-        s.wants_actions = self.wants_actions       # the listing is shared: made of Actions or not
+        s._wants_actions = self._wants_actions       # the listing is shared: made of Actions or not
         return s
 
     def observation(self, player: int) -> dict:

@@ -130,15 +130,15 @@ def test_listings_hold_plain_tuples_until_actions_are_asked_for_then_actions():
     rnd = random.Random(3)
     s = game.new_game(players=4, seed=3, log=True)
     for _ in range(6):                          # by index: plain tuples, no Action made
-        assert s.legal_action_count() > 0 and type(s._legal[0]) is tuple and not s.wants_actions
+        assert s.legal_action_count() > 0 and type(s._legal[0]) is tuple and not s._wants_actions
         s.apply_index(rnd.randrange(s.legal_action_count()))
     acts = s.legal_actions()                    # converted once: the same Actions on every call
     assert all(type(a) is Action for a in acts) and s.legal_actions() == acts
     assert all(x is y for x, y in zip(s.legal_actions(), acts))
     s.apply(acts[rnd.randrange(len(acts))])
-    assert s.wants_actions and all(type(a) is Action for a in s._legal)    # listed as Actions now
+    assert s._wants_actions and all(type(a) is Action for a in s._legal)    # listed as Actions now
     c = s.clone()
-    assert c.wants_actions and c.legal_actions() == s.legal_actions()
+    assert c._wants_actions and c.legal_actions() == s.legal_actions()
     while not s.is_terminal:
         acts = s.legal_actions()
         s.apply(acts[rnd.randrange(len(acts))])

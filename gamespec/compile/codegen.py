@@ -319,7 +319,7 @@ class CodeGen:
                 src += part(rt, "        ")
         if ch.step.optional is not None:
             entry = f"('skip', (), (), (), None, {self.const(ch.step.optional)}, len(_out))"
-            src.append(f"    _out.append(_tnew(_Action, {entry}) if s.wants_actions else {entry})")
+            src.append(f"    _out.append(_tnew(_Action, {entry}) if s._wants_actions else {entry})")
         src.append("    return _out")
         code = compile("\n".join(src) + "\n", f"<gamespec {ch.path} (legal actions)>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
@@ -1202,7 +1202,7 @@ class CodeGen:
             seen = self.const(tuple(None for _ in seen_names))
         entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None, len(_out))"
         # an Action at once for a state whose legal_actions() are asked for, else a plain tuple
-        lines.append(ind() + f"_out.append(_tnew(_Action, {entry}) if s.wants_actions else {entry})")
+        lines.append(ind() + f"_out.append(_tnew(_Action, {entry}) if s._wants_actions else {entry})")
         self._hc = None
         lines = [x for ln in lines for x in (
             [ln[2] + h for h in hc["slots"].get(ln[1], [])] if isinstance(ln, tuple) else [ln])]
