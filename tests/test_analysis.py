@@ -218,7 +218,20 @@ def test_a_seat_advantage_is_detected():
 def test_simulate_text_shows_intervals_and_the_test(capsys):
     code, out, err = run(capsys, "simulate", BACCHUS, "--games", 8, "--workers", 1)
     assert code == 0 and err == ""
-    assert "95% interval" in out and "no seat advantage: chi-square" in out and "margin of victory" in out
+    assert "95% interval" in out and "seat advantage (chi-square test of equal shares):" in out \
+        and ("seats differ" in out or "no evidence" in out) and "margin of victory" in out
+
+
+def test_the_seat_advantage_line_states_its_verdict_at_five_percent(capsys):
+    """The chi-square line says what its p means, so a p of 0.046 is not read as 'no advantage'."""
+    import re
+    code, out, _ = run(capsys, "simulate", BACCHUS, "--games", 40, "--workers", 1, "--seed", 3)
+    assert code == 0
+    m = re.search(r"seat advantage \(chi-square test of equal shares\): [\d.]+ \(df \d+\), p = ([\d.e-]+): (.*?)(?: \(|$)",
+                  out, re.M)
+    assert m, out
+    expect = "seats differ at the 5% level" if float(m.group(1)) < 0.05 else "no evidence that seats differ"
+    assert m.group(2) == expect
 
 
 def test_simulate_json_has_the_summary_and_is_identical_for_one_and_two_workers(capsys, tmp_path):
