@@ -168,6 +168,15 @@ class State:
         self.spent = spent
         self.decisions += 1
         ch = rs.chooses[self.pending]
+        fused = ch.fused
+        if fused is not None:       # bookkeeping, effect, checks and flow to the next decision in one function
+            f = fused.get(a[0])
+            if f is not None:
+                pc = f(self, a)
+                if pc is not None:      # None: it could not be fused (nothing ran), the standard path
+                    if pc >= 0:
+                        self._run(pc)
+                    return
         rt = a[4]           # None only for an optional step's skip
         if ch.secret:       # a simultaneous step: stored, applied at the reveal (docs/language.md)
             self._store(a, rt)
@@ -189,21 +198,11 @@ class State:
             cards = None
             self.hist = (("d", self.actor, a[0], a[1], ()), self.hist)
             if self.log is not None:
-                self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
-                                 "action": _ajson(a), "_cards": ()})
+                self._log_plain(a)
         self.pending = -1
         self._legal = None
         self._index = None
         self.budget = rs.max_steps
-        fused = ch.fused
-        if fused is not None:       # effect, checks and flow to the next decision in one function
-            f = fused.get(a[0])
-            if f is not None:
-                pc = f(self, a[2]) if cards is None else f(self, a[2], a, cards, shuffles, h0, n0, actor)
-                if pc is not None:      # None: it could not be fused (nothing ran), the standard path
-                    if pc >= 0:
-                        self._run(pc)
-                    return
         if rt is None:
             pc = ch.next
         else:
@@ -457,6 +456,12 @@ class State:
             raise IllegalAction(f"not legal now for player {self.actor}: {shown!r} "
                                 f"({len(self._legal)} legal actions; see legal_actions())")
         return a
+
+    def _log_plain(self, a):
+        """The log line of decision a, one with no card parameter (the standard path and the fused
+        functions write it alike)."""
+        self.log.append({"type": "decision", "n": self.decisions, "player": self.actor,
+                         "action": _ajson(a), "_cards": ()})
 
     def _cards_seen(self, a, rt):
         """For the history: each card parameter's cards and who sees which card was chosen.

@@ -125,31 +125,66 @@ class Fuser:
         or None when it cannot be fused."""
         if ch.names or not _plain(ch):
             return None         # inside a flow `for` (its variables live in s.fenv), or not known here
+        if getattr(ch, "secret", False):
+            return None         # a simultaneous step's choice is stored, not run (State._play)
         self.n = 0
         self.path = []
+        c = self.comp
+        # State._play's bookkeeping for this decision, inline (it counted the decision and checked
+        # the game's budgets): the history entry, the state left the decision point, a fresh budget
+        reset = ["    s.pending = -1", "    s._legal = None", "    s._index = None",
+                 f"    s.budget = {int(self.rs.max_steps)}"]
         out = []
         if rt is None:
-            args = "s, e"
+            out += ["    s.hist = (('d', s.actor, _act[0], _act[1], ()), s.hist)",
+                    "    if s.log is not None: s._log_plain(_act)"] + reset
             self.go(ch.next, True, "    ", out)
         else:
             decl = self.rs.spec.actions[rt.name]
             if not rt.tuple_env:
                 return None
             cards = bool(rt.card_params)
-            args = "s, e, _a, _cards, _sh, _h0, _n0, _actor" if cards else "s, e"
             ind = "    "
+            one = rt.one_card
+            if not cards:
+                out += ["    s.hist = (('d', s.actor, _act[0], _act[1], ()), s.hist)",
+                        "    if s.log is not None: s._log_plain(_act)"]
+            elif one is not None:   # who saw the chosen card (State._cards_seen's short way, inline)
+                zvis = c.const(tuple(self.rs.zvis))
+                out += ["    _actor = s.actor", f"    _card = _act[2][{one}]",
+                        "    if not s.face:",
+                        f"        _seen = {zvis}[s.loc[_card]] | (1 << _actor if _act[3][{one}] is not None else 0)",
+                        "        _cards = None",
+                        "    else:",
+                        f"        _cards = s._cards_seen(_act, {c.const(rt)})",
+                        "    _sh = s.shuffles", "    _h0 = s.hist",
+                        "    _n0 = len(s.log) if s.log is not None else 0"]
+            else:
+                out += ["    _actor = s.actor", f"    _cards = s._cards_seen(_act, {c.const(rt)})",
+                        "    _sh = s.shuffles", "    _h0 = s.hist",
+                        "    _n0 = len(s.log) if s.log is not None else 0"]
+            out += reset + ["    e = _act[2]"]
             if cards:   # the decision is recorded once the effect and its checks have run (State._record)
                 out.append("    try:")
                 ind = "        "
             body = self.action_body(rt, decl)
             self.after(ch.scope, flow.action_writes(self.rs, rt), True, "", body)
             out += self.enders(body, ch.scope, ch.path, True, ind)
-            if cards:
+            if cards and one is not None:
+                out += ["    finally:",      # State._record's usual case, inline; the rest it does itself
+                        "        if _cards is None and s.hist is _h0 and s.shuffles == _sh and not s.face "
+                        "and s.log is None:",
+                        f"            s.hist = (('d', _actor, _act[0], _act[1], (({one}, (_card,), "
+                        f"(_seen | {zvis}[s.loc[_card]],)),)), _h0)",
+                        "        else:",
+                        f"            s._record(_act, _actor, _cards if _cards is not None else [({one}, (_card,), [_seen])], "
+                        "s.shuffles != _sh, _h0, _n0)"]
+            elif cards:
                 out += ["    finally:",
-                        "        s._record(_a, _actor, _cards, s.shuffles != _sh, _h0, _n0)"]
+                        "        s._record(_act, _actor, _cards, s.shuffles != _sh, _h0, _n0)"]
             self.go(ch.resume, True, "    ", out)
         name = f"fused_{next(self.comp._uid)}"
-        src = "\n".join([f"def {name}({args}):"] + out) + "\n"
+        src = "\n".join([f"def {name}(s, _act):"] + out) + "\n"
         code = compile(src, f"<gamespec {ch.path} fused {rt.name if rt else 'skip'}>", "exec")
         exec(code, self.comp.ns)    # generated from the checked AST only (see the module docstring)
         fn = self.comp.ns.pop(name)
