@@ -4,7 +4,10 @@ the real one, the cards hidden from them placed uniformly at random (docs/hidden
 What stays: every card the player sees or knows (the engine's knowledge masks, so also what they
 saw move and were shown), every zone's size, faces turned up or down, variables, the flow, the
 history and the log as the player saw them, per-card marks at their places (the card drawn for a
-place takes its marks, so no real face is tied to a mark the player cannot see). What is drawn:
+place takes its marks, so no real face is tied to a mark the player cannot see). A variable the
+player cannot see (`hidden`, or another player's `owner` one) takes its initial value: its real
+value is exactly what they do not know (cards and lists of cards excepted: they name the cards now
+in the same places). What is drawn:
 which hidden card lies in which hidden place, among the cards that may lie there (`state.poss`: the set-up zones whose cards may have
 reached that zone, from zone-level moves everyone sees) — uniform over the arrangements consistent
 with that when those sets nest (see `_draw`). Knowledge of the other players
@@ -16,8 +19,9 @@ determinization. (Another player's history in a determinization is therefore not
 
 Limits: it does not infer from other players' choices (a card they would surely have played), nor
 from facts the engine's knowledge masks do not hold (a player who lost track of a set's cards when
-one left unseen could still know the rest is one of two faces; a public or hidden variable computed
-from hidden cards stays as it is, not recomputed).
+one left unseen could still know the rest is one of two faces; a public variable computed from hidden
+cards stays as it is, not recomputed; a variable the player cannot see is not drawn from the values
+it could have, only reset).
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ def determinizer(s, p):
     hist = _map_history(s.hist, p, bit, _unseen(rs.ncards))
     log = None if s.log is None else [_map_line(rs, line, p, bit, _unseen(rs.ncards)) for line in s.log]
     card_vars = [i for i, decl in enumerate(rs.var_decl) if decl.type in ("card", "cards")]
+    secret = _secret_vars(rs, p)
     flow = _flow_cards(s)
     at = s.decisions
 
@@ -63,7 +68,7 @@ def determinizer(s, p):
             z[zi][i] = x
             loc[x] = zi
             kn[x] = kn0[c]           # knowledge belongs to the place
-        _finish(d, s, m, p, card_vars, flow, hist, log, rng)
+        _finish(d, s, m, p, card_vars, flow, hist, log, rng, secret)
         return d
     return world
 
@@ -155,7 +160,21 @@ def _unseen(n):
     return unseen
 
 
-def _finish(d, s, m, p, card_vars, flow, hist, log, rng):
+def _secret_vars(rs, p):
+    """[(index, initial value)] of the variables player p cannot see (`hidden`, or `owner` of another
+    player), cards and lists of cards excepted: their real values are what p does not know."""
+    out = []
+    for name, base in rs.var_base.items():
+        decl = rs.spec.variables[name]
+        if decl.type in ("card", "cards") or decl.visibility not in ("hidden", "owner"):
+            continue
+        for q in range(rs.P if decl.per_player else 1):
+            if decl.visibility == "hidden" or (decl.per_player and q != p):
+                out.append((base + q, rs.var_init[base + q]))
+    return out
+
+
+def _finish(d, s, m, p, card_vars, flow, hist, log, rng, secret=()):
     """What follows the cards' places in d (a copy of s with its zones, places and knowledge
     relabelled by m): turned faces, marks, card variables, the flow's card loops; then the history and
     log as the player saw them, a fresh RNG state from rng and no seed; a simultaneous step's pending
@@ -169,6 +188,8 @@ def _finish(d, s, m, p, card_vars, flow, hist, log, rng):
                 new[m[c]] = x
             mk.append(new)
         d.mk = mk
+    for i, init in secret:      # a variable p cannot see: its initial value, which the spec makes public
+        d.v[i] = list(init) if isinstance(init, list) else init
     if card_vars:
         v = d.v
         for i in card_vars:
@@ -257,7 +278,7 @@ def relabel(s, m, p, rng):
     hist = _map_history(s.hist, p, bit, unseen)
     log = None if s.log is None else [_map_line(rs, line, p, bit, unseen) for line in s.log]
     card_vars = [i for i, decl in enumerate(rs.var_decl) if decl.type in ("card", "cards")]
-    _finish(d, s, m, p, card_vars, _flow_cards(s), hist, log, rng)
+    _finish(d, s, m, p, card_vars, _flow_cards(s), hist, log, rng, _secret_vars(rs, p))
     return d
 
 

@@ -236,3 +236,50 @@ def test_a_determinizer_refuses_once_the_game_moved_on():
     s.apply(s.legal_actions()[0])
     with pytest.raises(UsageError, match="earlier moment"):
         draw(random.Random(1))
+
+
+SECRETS = os.path.join(ROOT, "tests", "specs", "secrets.yaml")
+
+
+def _var(s, name, q=0):
+    return s.v[s.rs.var_base[name] + q]
+
+
+def test_a_variable_the_player_cannot_see_takes_its_initial_value():
+    """Secrets: `luck` is an owner variable, `bonus` a hidden one. In p's determinization p's own luck
+    and the public `rounds` stay; the others' luck and the bonus are their initial 0, whatever the
+    real values (a chip's value, 1 to 9)."""
+    game = gamespec.load(SECRETS)
+    for seed in range(3):
+        s = _played(game, 3, seed, 2)
+        assert _var(s, "bonus") > 0 and all(_var(s, "luck", q) > 0 for q in range(3))
+        for p in range(3):
+            d = s.determinize(p, random.Random(seed))
+            assert _var(d, "luck", p) == _var(s, "luck", p)
+            assert [_var(d, "luck", q) for q in range(3) if q != p] == [0, 0]
+            assert _var(d, "bonus") == 0
+            assert _var(d, "rounds") == _var(s, "rounds") == 2
+            d.playout(random.Random(1), in_place=True)      # and it plays on to the end
+            assert d.is_terminal
+
+
+def test_determinizations_do_not_depend_on_variables_the_player_cannot_see():
+    """Two states that differ only in variables p cannot see (the bonus, another player's luck) give p
+    the same observation and, from the same rng, the same determinization: a bot searching it cannot
+    learn them. Changing p's own luck changes both (so the comparison can fail)."""
+    game = gamespec.load(SECRETS)
+    s = _played(game, 3, 4, 1)
+    for p in range(3):
+        t = s.clone()
+        t.v[t.rs.var_base["bonus"]] += 1
+        for q in range(3):
+            if q != p:
+                t.v[t.rs.var_base["luck"] + q] += 1
+        assert t.observation(p) == s.observation(p)
+        one = json.dumps(s.determinize(p, random.Random(9)).to_json(), sort_keys=True)
+        two = json.dumps(t.determinize(p, random.Random(9)).to_json(), sort_keys=True)
+        assert one == two
+        u = s.clone()
+        u.v[u.rs.var_base["luck"] + p] += 1
+        assert u.observation(p) != s.observation(p)
+        assert json.dumps(u.determinize(p, random.Random(9)).to_json(), sort_keys=True) != one
