@@ -454,14 +454,15 @@ def _add_authoring_commands(sub) -> None:
     ck = sub.add_parser(
         "check", formatter_class=_Formatter, help="validate; with --strict, lint beyond errors",
         description="Validate like 'validate'; --strict adds lints (unused variables, defines, zones;\n"
-                    "actions never offered; options with no effect; hidden cards deducible from public\n"
-                    "counts, found by playing sample games) as FILE:LINE:COL: warning: ... [lint], and\n"
+                    "actions never offered; options with no effect; and, found by playing sample games,\n"
+                    "hidden cards deducible from public counts and legal actions that depend on what\n"
+                    "the chooser cannot see) as FILE:LINE:COL: warning: ... [lint], and\n"
                     "exits 1 when there is any warning. See docs/authoring.md#lints.",
         epilog="examples:\n  gamespec check --strict games/*.yaml\n  gamespec check --strict --json games/mygame.yaml")
     ck.add_argument("files", nargs="+", metavar="FILE", help="spec files")
     ck.add_argument("--strict", action="store_true", help="run the lints; warnings make the exit code 1")
     ck.add_argument("--lint-games", type=_int_at_least(0), default=3, metavar="N",
-                    help="sample games per player count and option set for the deduction lint (default 3)")
+                    help="sample games per player count and option set for the sampled lints (default 3)")
     ck.add_argument("--json", action="store_true", help="print a JSON report")
     ck.set_defaults(func=cmd_check)
 

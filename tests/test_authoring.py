@@ -240,6 +240,53 @@ def test_deducible_hidden_stays_quiet_when_two_hidden_zones_may_hold_the_cards(t
     assert not [m for c, m in found if c == "deducible-hidden"], found
 
 
+PEEK = """\
+name: Peek
+players: [2, 2]
+cards:
+  n: {zone: deck, faces: [{each: {rank: [1, 2, 3, 4, 5, 6]}, count: 2}]}
+zones:
+  deck: {kind: pile, visibility: hidden}
+  hand: {kind: set, per_player: true, visibility: owner}
+  pile: {kind: pile, visibility: public}
+variables:
+  pot: {initial: 0, visibility: hidden}
+on_begin: "shuffle(deck); for p in players { deal(deck, hand[p], 3) }; pot = top(deck).rank"
+end_if: "all(size(hand[q]) == 0 for q in players)"
+phases:
+  play:
+    turn: {steps: [{choose: [take, play, bet]}]}
+actions:
+  take:
+    params: {card: {from: "hand[next_player(actor)]"}}
+    effect: "move(card, pile)"
+  play:
+    params: {card: {from: "hand[actor]"}}
+    effect: "move(card, pile)"
+  bet:
+    if: "size(deck) > 5"
+    effect: "deal(deck, pile, 1)"
+scoring: {score: "size(hand[p]) + pot"}
+"""
+
+
+def test_choice_reveals_hidden_is_quiet_when_conditions_read_only_what_the_chooser_sees(tmp_path):
+    found = _lint_text(tmp_path, PEEK)
+    assert not [m for c, m in found if c == "choice-reveals-hidden"], found
+
+
+@pytest.mark.parametrize("change, action", [
+    # a parameter's where reads the face of a card in another player's hidden hand
+    (('{from: "hand[next_player(actor)]"}', '{from: "hand[next_player(actor)]", where: "card.rank > 3"}'), "take"),
+    # an action's if reads a hidden variable
+    (('if: "size(deck) > 5"', 'if: "pot > 3"'), "bet"),
+])
+def test_choice_reveals_hidden_finds_a_condition_reading_what_the_chooser_cannot_see(tmp_path, change, action):
+    found = _lint_text(tmp_path, PEEK.replace(*change))
+    msgs = [m for c, m in found if c == "choice-reveals-hidden"]
+    assert len(msgs) == 1 and f"'{action}'" in msgs[0] and "witness: 2 players, seed" in msgs[0], found
+
+
 def test_zone_classes_over_approximate_the_moves():
     game = gamespec.load(os.path.join(ROOT, "games", "bali.yaml"))
     may = lints.zone_classes(game.spec)

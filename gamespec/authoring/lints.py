@@ -172,8 +172,8 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
             add("action-never-offered", f"action '{name}' is never offered: no step of a reachable phase "
                                         "lists it in 'choose' or 'fallback'", "actions", name)
 
-    for zone, msg in deducible_hidden(game, games=games, progress=progress):
-        add("deducible-hidden", msg, "zones", zone)
+    for check, name, msg in sampled_lints(game, games=games, progress=progress):
+        add(check, msg, "zones" if check == "deducible-hidden" else "actions", name)
     out.sort(key=lambda x: (x.line, x.col, x.check))
     return out
 
@@ -319,20 +319,15 @@ def shuffled_piles(spec) -> set:
     return out
 
 
-def deducible_hidden(game, games=SAMPLE_GAMES, progress=None):
-    """Play sample games with random bots; at every decision look for a zone whose cards not seen by
-    everyone can be named from public information: the spec's totals minus every card all players
-    see or remember, when no other zone with such cards may hold cards of those classes.
-    Yields (zone name, message) once per zone, with a witness (players, options, seed, decision)."""
+def sampled_states(game, games=SAMPLE_GAMES, progress=None):
+    """The states of sample games played with random moves: (state, witness) at every decision and
+    at the end, for each player count and option set (at most MAX_CONFIGS), seeds 0..games-1. The
+    witness says how to reach the state ("3 players, fast=true, seed 1, before decision 7")."""
     import random
 
-    from interpreter.observe import card_view
     spec = game.spec
-    may_hold = zone_classes(spec)
-    skip = shuffled_piles(spec)
     configs = [(n, o) for n in range(spec.min_players, spec.max_players + 1) for o in game.option_sets()]
     configs = configs[:MAX_CONFIGS]
-    reported = set()
     for ci, (players, opts) in enumerate(configs):
         for seed in range(games):
             if progress:
@@ -342,20 +337,87 @@ def deducible_hidden(game, games=SAMPLE_GAMES, progress=None):
             except Exception:     # a failing game is `validate`'s and `simulate`'s business
                 break
             rng = random.Random(seed)
+            o = ", ".join(f"{k}={str(v).lower()}" for k, v in opts.items() if v != spec.options[k])
             while True:
-                if True:
-                    for zone, msg in _deductions(s, may_hold, skip, card_view):
-                        if zone not in reported:
-                            reported.add(zone)
-                            o = ", ".join(f"{k}={str(v).lower()}" for k, v in opts.items() if v != spec.options[k])
-                            yield zone, (f"{msg} (witness: {players} players{', ' + o if o else ''}, seed "
-                                         f"{seed}, {'before decision ' + str(s.decisions + 1) if not s.is_terminal else 'at the end'})")
+                yield s, (f"{players} players{', ' + o if o else ''}, seed {seed}, "
+                          f"{'before decision ' + str(s.decisions + 1) if not s.is_terminal else 'at the end'}")
                 if s.is_terminal:
                     break
                 try:
                     s.apply(rng.choice(s.legal_actions()))
                 except Exception:
                     break
+
+
+def deducible_hidden(game, games=SAMPLE_GAMES, progress=None):
+    """Play sample games with random bots; at every decision look for a zone whose cards not seen by
+    everyone can be named from public information: the spec's totals minus every card all players
+    see or remember, when no other zone with such cards may hold cards of those classes.
+    Yields (zone name, message) once per zone, with a witness (players, options, seed, decision)."""
+    for check, name, msg in sampled_lints(game, games, progress, ("deducible-hidden",)):
+        yield name, msg
+
+
+def sampled_lints(game, games=SAMPLE_GAMES, progress=None, checks=("deducible-hidden", "choice-reveals-hidden")):
+    """(check, zone or action name, message) of the lints found by playing sample games, each name
+    once per check, with a witness."""
+    import random
+
+    from interpreter.observe import card_view
+    may_hold = zone_classes(game.spec)
+    skip = shuffled_piles(game.spec)
+    reported = set()
+    draw = random.Random(0)
+    for s, witness in sampled_states(game, games, progress):
+        if "deducible-hidden" in checks:
+            for zone, msg in _deductions(s, may_hold, skip, card_view):
+                if ("deducible-hidden", zone) not in reported:
+                    reported.add(("deducible-hidden", zone))
+                    yield "deducible-hidden", zone, f"{msg} (witness: {witness})"
+        if "choice-reveals-hidden" in checks and not s.is_terminal:
+            found = _revealing_choice(s, draw)
+            if found and ("choice-reveals-hidden", found[0]) not in reported:
+                reported.add(("choice-reveals-hidden", found[0]))
+                yield "choice-reveals-hidden", found[0], f"{found[1]} (witness: {witness})"
+
+
+def _revealing_choice(s, rng):
+    """(action name, message) when the legal actions of the player to move, as they see them, differ
+    in a determinization for them (a game they cannot tell from this one): the choices they are
+    offered then tell them something they cannot see. None otherwise."""
+    p = s.current_player
+    if p is None:
+        return None
+    try:
+        mine = s.view(p).legal_actions
+        world = s.view(p).determinize(rng)
+        other = world.view(p).legal_actions
+    except Exception:       # a spec that fails in a determinization is `simulate`'s business
+        return None
+    here, there = _by_name(mine), _by_name(other)
+    for name in s.rs.spec.actions:      # in declaration order: the first action whose choices differ
+        a, b = here.get(name, []), there.get(name, [])
+        if a != b:
+            how = (f"{len(a)} here, {len(b)} in a game they cannot tell from this one" if len(a) != len(b)
+                   else f"as many, but not the same ones ({_shown(a, b)} here)")
+            return name, (f"the legal actions of '{name}' tell player {p} about what they cannot see: "
+                          f"offered {how}; a condition of the action (its 'if', or a parameter's 'where') "
+                          "reads a card, mark or variable hidden from the player who chooses")
+    return None
+
+
+def _by_name(actions):
+    import json
+    out = {}
+    for a in actions:
+        j = a.to_json(label=False)
+        out.setdefault(j.get("action"), []).append(json.dumps(j, sort_keys=True))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def _shown(a, b):
+    only = [x for x in a if x not in b]
+    return only[0] if only else a[0]
 
 
 def _deductions(s, may_hold, skip, card_view):
