@@ -287,6 +287,17 @@ def test_choice_reveals_hidden_finds_a_condition_reading_what_the_chooser_cannot
     assert len(msgs) == 1 and f"'{action}'" in msgs[0] and "witness: 2 players, seed" in msgs[0], found
 
 
+def test_choice_reveals_hidden_finds_a_condition_reading_a_hidden_mark(tmp_path):
+    """Determinizations keep marks at their places, so this case is found from the rules themselves."""
+    text = PEEK.replace("variables:", "marks:\n  sealed: {type: bool, visibility: hidden}\nvariables:").replace(
+        '{from: "hand[actor]"}', '{from: "hand[actor]", where: "not mark(card, \'sealed\')"}')
+    found = _lint_text(tmp_path, text)
+    msgs = [m for c, m in found if c == "choice-reveals-hidden"]
+    assert len(msgs) == 1 and "'play'" in msgs[0] and "hidden mark 'sealed'" in msgs[0], found
+    quiet = text.replace("sealed: {type: bool, visibility: hidden}", "sealed: {type: bool, visibility: public}")
+    assert not [m for c, m in _lint_text(tmp_path, quiet) if c == "choice-reveals-hidden"]
+
+
 def test_zone_classes_over_approximate_the_moves():
     game = gamespec.load(os.path.join(ROOT, "games", "bali.yaml"))
     may = lints.zone_classes(game.spec)

@@ -172,7 +172,20 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
             add("action-never-offered", f"action '{name}' is never offered: no step of a reachable phase "
                                         "lists it in 'choose' or 'fallback'", "actions", name)
 
+    revealing = set()
+    for a in spec.actions.values():     # a condition reading a hidden mark (determinizations keep marks)
+        conds = [a.cond] + [p.where for p in a.params]
+        hidden = sorted({n.mark.name for r in conds if r is not None for n in nodes(r)
+                         if isinstance(n, A.Call) and n.func == "mark" and getattr(n, "mark", None) is not None
+                         and n.mark.visibility == "hidden"})
+        if hidden:
+            revealing.add(a.name)
+            add("choice-reveals-hidden", f"the legal actions of '{a.name}' depend on the hidden mark "
+                f"'{hidden[0]}' (its 'if' or a parameter's 'where' reads it): the choices offered tell the "
+                "player who chooses about a mark nobody sees", "actions", a.name)
     for check, name, msg in sampled_lints(game, games=games, progress=progress):
+        if check == "choice-reveals-hidden" and name in revealing:
+            continue
         add(check, msg, "zones" if check == "deducible-hidden" else "actions", name)
     out.sort(key=lambda x: (x.line, x.col, x.check))
     return out
