@@ -5,9 +5,9 @@ What stays: every card the player sees or knows (the engine's knowledge masks, s
 saw move and were shown), every zone's size, faces turned up or down, variables, the flow, the
 history and the log as the player saw them, per-card marks at their places (the card drawn for a
 place takes its marks, so no real face is tied to a mark the player cannot see). A variable the
-player cannot see (`hidden`, or another player's `owner` one) takes its initial value: its real
-value is exactly what they do not know (cards and lists of cards excepted: they name the cards now
-in the same places). What is drawn:
+player cannot see (`hidden`, or another player's `owner` one) and a mark they cannot see (`hidden`,
+or `zone` on a card they do not see where it lies) take their initial values: the real values are
+exactly what they do not know (card variables excepted: they name the cards now in the same places). What is drawn:
 which hidden card lies in which hidden place, among the cards that may lie there (`state.poss`: the set-up zones whose cards may have
 reached that zone, from zone-level moves everyone sees) — uniform over the arrangements consistent
 with that when those sets nest (see `_draw`). Knowledge of the other players
@@ -182,10 +182,19 @@ def _finish(d, s, m, p, card_vars, flow, hist, log, rng, secret=()):
     d.face = {m[c]: f for c, f in s.face.items()} if s.face else {}
     if s.mk:                         # marks belong to the place too (docs/language.md, Per-card marks)
         mk = []
-        for col in s.mk:
+        bit = 1 << p
+        rs = s.rs
+        for col, decl, init in zip(s.mk, rs.mark_decl, rs.mark_init):
             new = [None] * len(col)
             for c, x in enumerate(col):
                 new[m[c]] = x
+            # a mark p cannot see takes its initial value: its real value is what p does not know
+            if decl.visibility == "hidden":
+                new = [init] * len(col)
+            elif decl.visibility == "zone":
+                for c in range(len(new)):
+                    if not d._sight(c) & bit:
+                        new[c] = init
             mk.append(new)
         d.mk = mk
     for i, init in secret:      # a variable p cannot see: its initial value, which the spec makes public

@@ -288,7 +288,7 @@ def test_choice_reveals_hidden_finds_a_condition_reading_what_the_chooser_cannot
 
 
 def test_choice_reveals_hidden_finds_a_condition_reading_a_hidden_mark(tmp_path):
-    """Determinizations keep marks at their places, so this case is found from the rules themselves."""
+    """A hidden mark read by a condition is found from the rules alone (no sampled game needed)."""
     text = PEEK.replace("variables:", "marks:\n  sealed: {type: bool, visibility: hidden}\nvariables:").replace(
         '{from: "hand[actor]"}', '{from: "hand[actor]", where: "not mark(card, \'sealed\')"}')
     found = _lint_text(tmp_path, text)

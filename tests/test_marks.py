@@ -404,22 +404,28 @@ def test_changing_a_mark_the_player_sees_changes_what_they_receive(which, player
     assert seen_changed and (unseen_same or which == "signals")     # signals: public marks only
 
 
-def test_a_hidden_mark_is_not_tied_to_the_real_face_in_a_determinization(tokens):
-    """Marks belong to the place: the card drawn for a hidden place takes that place's marks, so a
-    determinization does not tell which real face carries a mark the player cannot see."""
+def test_a_mark_the_player_cannot_see_takes_its_initial_value_in_a_determinization(tokens):
+    """Marks belong to the place, and a mark the player cannot see there (a hidden one anywhere, a
+    zone one on a card they do not see) takes its initial value: its real value is what they do not
+    know, and a search bot's playouts would read it. Two games that differ only in such marks give
+    the same determinization; a mark they see stays at its place."""
     s = tokens.new_game(players=2, seed=4)
+    seal, tok = s.rs.mark_index["seal"], s.rs.mark_index["tokens"]
     deck = s.z[zi(s, "deck")]
-    sealed = deck[0]
-    set_mk(s, "seal", sealed, True)
-    rng = random.Random(1)
-    faces = set()
-    for _ in range(40):
-        d = s.determinize(0, rng)
-        at_place = d.z[zi(d, "deck")][0]
-        assert d.mk[d.rs.mark_index["seal"]][at_place] is True          # the mark stays at its place
-        assert sum(d.mk[d.rs.mark_index["seal"]]) == 1
-        faces.add(d.rs.face_of[at_place])
-    assert len(faces) > 1
+    mine, theirs = hand_of(s, 0)[0], hand_of(s, 1)[0]
+    t = s.clone()
+    set_mk(t, "seal", deck[0], True)            # hidden: nobody sees it
+    set_mk(t, "tokens", theirs, 3)              # on a card in player 1's hand: player 0 does not see it
+    set_mk(t, "tokens", mine, 2)                # on player 0's own card: they see it
+    set_mk(s, "tokens", mine, 2)
+    for _ in range(5):
+        seed = random.randrange(10 ** 6)
+        d, e = s.determinize(0, random.Random(seed)), t.determinize(0, random.Random(seed))
+        assert json.dumps(d.to_json(), sort_keys=True) == json.dumps(e.to_json(), sort_keys=True)
+        assert not any(e.mk[seal]) and e.mk[tok][mine] == 2 and sum(e.mk[tok]) == 2
+    # player 1 sees their own hand: the tokens on their card stay (the seal is still nobody's)
+    f = t.determinize(1, random.Random(1))
+    assert f.mk[tok][hand_of(f, 1)[0]] == 3 and not any(f.mk[seal])
 
 
 def test_exchanging_two_hidden_cards_changes_nothing_a_player_receives(signals):

@@ -173,7 +173,7 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
                                         "lists it in 'choose' or 'fallback'", "actions", name)
 
     revealing = set()
-    for a in spec.actions.values():     # a condition reading a hidden mark (determinizations keep marks)
+    for a in spec.actions.values():     # a condition reading a hidden mark: found without sampling luck
         conds = [a.cond] + [p.where for p in a.params]
         hidden = sorted({n.mark.name for r in conds if r is not None for n in nodes(r)
                          if isinstance(n, A.Call) and n.func == "mark" and getattr(n, "mark", None) is not None
