@@ -26,6 +26,7 @@ it could have, only reset).
 from __future__ import annotations
 
 from . import rng as _rng
+from .observe import sees_variable
 
 
 def determinize(s, p, rng):
@@ -166,10 +167,10 @@ def _secret_vars(rs, p):
     out = []
     for name, base in rs.var_base.items():
         decl = rs.spec.variables[name]
-        if decl.type in ("card", "cards") or decl.visibility not in ("hidden", "owner"):
+        if decl.type in ("card", "cards"):
             continue
         for q in range(rs.P if decl.per_player else 1):
-            if decl.visibility == "hidden" or (decl.per_player and q != p):
+            if not sees_variable(decl, 1 << p, q if decl.per_player else None):
                 out.append((base + q, rs.var_init[base + q]))
     return out
 
@@ -181,20 +182,22 @@ def _finish(d, s, m, p, card_vars, flow, hist, log, rng, secret=()):
     choices of the others drawn again."""
     d.face = {m[c]: f for c, f in s.face.items()} if s.face else {}
     if s.mk:                         # marks belong to the place too (docs/language.md, Per-card marks)
+        # a mark p cannot see takes its initial value: its real value is what p does not know
         mk = []
-        bit = 1 << p
-        rs = s.rs
-        for col, decl, init in zip(s.mk, rs.mark_decl, rs.mark_init):
+        blind = None                 # the places p does not see (by the card now there), if needed
+        for col, decl, init in zip(s.mk, s.rs.mark_decl, s.rs.mark_init):
+            if decl.visibility == "hidden":
+                mk.append([init] * len(col))
+                continue
             new = [None] * len(col)
             for c, x in enumerate(col):
                 new[m[c]] = x
-            # a mark p cannot see takes its initial value: its real value is what p does not know
-            if decl.visibility == "hidden":
-                new = [init] * len(col)
-            elif decl.visibility == "zone":
-                for c in range(len(new)):
-                    if not d._sight(c) & bit:
-                        new[c] = init
+            if decl.visibility == "zone":
+                if blind is None:
+                    bit = 1 << p
+                    blind = [m[c] for c in range(len(col)) if not s._sight(c) & bit]
+                for c in blind:
+                    new[c] = init
             mk.append(new)
         d.mk = mk
     for i, init in secret:      # a variable p cannot see: its initial value, which the spec makes public

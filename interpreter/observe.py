@@ -65,9 +65,15 @@ def _sort_key(face):
     return sorted((k, str(v)) for k, v in face.items())
 
 
+def sees_variable(decl, bit, owner) -> bool:
+    """Does the player with bit mask `bit` see variable decl (owner: the player of a per-player
+    variable's entry, None otherwise)?"""
+    return not (decl.visibility == "hidden" or (decl.visibility == "owner" and owner is not None
+                                                and not (bit >> owner) & 1))
+
+
 def value_view(s, decl, value, bit, owner):
-    if decl.visibility == "hidden" or (decl.visibility == "owner" and owner is not None
-                                       and not (bit >> owner) & 1):
+    if not sees_variable(decl, bit, owner):
         return None
     if decl.type == "card":
         return card_view(s, value, bit)

@@ -6,6 +6,7 @@ Sampled: hidden contents deducible from public counts. See docs/authoring.md#lin
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 
 from gamespec import ast as A
@@ -420,7 +421,6 @@ def _revealing_choice(s, rng):
 
 
 def _by_name(actions):
-    import json
     out = {}
     for a in actions:
         j = a.to_json(label=False)
