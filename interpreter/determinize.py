@@ -245,7 +245,7 @@ def _redraw_pending(d, p, rng):
         legal = None
         if ev[1] != p:
             d.actor = ev[1]
-            legal = ch.enumerate(d)
+            legal = d._enumerate(ch)
         if legal:       # (none: a legality that reads cards hidden from p; the choice stays as it was)
             ev, line = secret_choice(ev[1], legal[rng.randrange(len(legal))], 0)   # as the engine records it
         else:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gamespec.errors import IllegalAction, SpecRuntimeError
 
-from functools import partial
+from itertools import count as _count
 from _thread import RLock as _lock   # re-entrant: apply() may list actions; another thread may not
 
 from . import rng as _rng
@@ -117,12 +117,12 @@ class State:
         try:
             legal = self._legal
             if legal is None:
-                legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
+                legal = self._legal = self._enumerate(self.rs.chooses[self.pending])
             if not self._wants_actions:
                 # a generated listing holds plain tuples (cheap for the index API and playouts)
                 # until the state's legal_actions() are asked for: this one is converted (in C) and
                 # replaces it, and the listings read _wants_actions and make Actions from now on
-                legal = self._legal = list(map(_to_action, legal))
+                legal = self._legal = list(map(_to_action, legal, _count()))
                 self._index = None
                 self._wants_actions = True
             return list(legal)
@@ -152,7 +152,7 @@ class State:
         if self._legal is None:
             if self.terminal:
                 raise IllegalAction("the game is over; no action is legal")
-            self._legal = self.rs.chooses[self.pending].enumerate(self)
+            self._legal = self._enumerate(self.rs.chooses[self.pending])
         self._play(self._find(action))
 
     def _play(self, a):
@@ -222,7 +222,7 @@ class State:
         if legal is None:
             if self.terminal:
                 return 0
-            legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
+            legal = self._legal = self._enumerate(self.rs.chooses[self.pending])
         return len(legal)
 
     def apply_index(self, i: int) -> None:
@@ -232,7 +232,7 @@ class State:
         if legal is None:
             if self.terminal:
                 raise IllegalAction("the game is over; no action is legal")
-            legal = self._legal = self.rs.chooses[self.pending].enumerate(self)
+            legal = self._legal = self._enumerate(self.rs.chooses[self.pending])
         if i.__class__ is not int or not -1 < i < len(legal):
             raise IllegalAction(f"no legal action {i!r} ({len(legal)} legal actions)")
         if not self._busy.acquire(False):      # as apply(legal[i]), two calls less
@@ -260,7 +260,7 @@ class State:
             while not s.terminal:
                 legal = s._legal
                 if legal is None:
-                    legal = s._legal = chooses[s.pending].enumerate(s)
+                    legal = s._legal = s._enumerate(chooses[s.pending])
                 play(legal[rr(len(legal))])
         finally:
             s._busy.release()
@@ -410,7 +410,12 @@ class State:
                     self.rs.pc_names[pc], check="budget")
 
     def _enumerate(self, ch):
-        return ch.enumerate(self)
+        """The legal actions at decision point ch. A generated listing leaves a lone skip out (the
+        flow skips such a step); a state stopped there anyway (determinized, loaded) lists it."""
+        legal = ch.enumerate(self)
+        if not legal and ch.step.optional is not None:
+            legal = [lone_skip(ch, self._wants_actions)]
+        return legal
 
     def _find(self, action):
         if isinstance(action, Action):
@@ -614,7 +619,15 @@ def secret_choice(actor, a, n):
              "secret": True})
 
 
-_to_action = partial(_tnew, Action)     # a listing's tuple (or an Action) -> an Action, in C
+def lone_skip(ch, as_action=True):
+    """The skip of optional decision point ch as its only legal action (an Action or a tuple)."""
+    t = ("skip", (), (), (), None, ch.step.optional)
+    return _tnew(Action, t + (0,)) if as_action else t
+
+
+def _to_action(t, i):
+    """A listing's entry (a plain tuple without its position, or an Action) -> the Action at i."""
+    return _tnew(Action, (t[0], t[1], t[2], t[3], t[4], t[5], i))
 
 
 def _ajson(a):

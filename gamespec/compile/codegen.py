@@ -288,7 +288,8 @@ class CodeGen:
         inline (a fault still names that action's rule), the fallback if none, then the skip."""
         from interpreter.actions import Action
         self.ns["_Action"] = Action
-        src = ["def choice(s):", "    _out = []"]
+        # _ap appends an entry; _w: the state's legal_actions() were asked for (Actions, not tuples)
+        src = ["def choice(s):", "    _out = []", "    _ap = _out.append", "    _w = s._wants_actions"]
 
         def part(rt, ind):
             gen = getattr(rt, "enum_source", None)
@@ -318,8 +319,11 @@ class CodeGen:
             for rt in ch.fallback:
                 src += part(rt, "        ")
         if ch.step.optional is not None:
-            entry = f"('skip', (), (), (), None, {self.const(ch.step.optional)}, len(_out))"
-            src.append(f"    _out.append(_tnew(_Action, {entry}) if s._wants_actions else {entry})")
+            # only when something else is listed: an empty listing is what the flow skips
+            label = self.const(ch.step.optional)
+            src.append("    if _out:")
+            src.append(f"        _ap(_tnew(_Action, ('skip', (), (), (), None, {label}, len(_out))) if _w "
+                       f"else ('skip', (), (), (), None, {label}))")
         src.append("    return _out")
         code = compile("\n".join(src) + "\n", f"<gamespec {ch.path} (legal actions)>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
@@ -1200,9 +1204,10 @@ class CodeGen:
         seen = "(" + "".join(f"{x}, " for x in seen_names) + ")"
         if all(x == "None" for x in seen_names):
             seen = self.const(tuple(None for _ in seen_names))
-        entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None, len(_out))"
-        # an Action at once for a state whose legal_actions() are asked for, else a plain tuple
-        lines.append(ind() + f"_out.append(_tnew(_Action, {entry}) if s._wants_actions else {entry})")
+        entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None"
+        # an Action at once (with its position) for a state whose legal_actions() are asked for,
+        # else a plain tuple without the position (State.legal_actions() numbers them if asked)
+        lines.append(ind() + f"_ap(_tnew(_Action, {entry}, len(_out))) if _w else {entry}))")
         self._hc = None
         lines = [x for ln in lines for x in (
             [ln[2] + h for h in hc["slots"].get(ln[1], [])] if isinstance(ln, tuple) else [ln])]
@@ -1213,7 +1218,7 @@ class CodeGen:
         origin_rule = decl.effect or decl.cond or (decl.params[0].where if decl.params else None)
         body = [f"_rt = {rt_name}"] + [f"{h} = None" for h in hoisted] + lines
         rt.enum_source = (origin_rule, body)     # for the decision points' enumerations (choice())
-        standalone = ["_out = e"] + [ln.replace("_EXIT_", "return") for ln in body]
+        standalone = ["_out = e", "_ap = e.append", "_w = s._wants_actions"] + [ln.replace("_EXIT_", "return") for ln in body]
         enum = _Lazy(lambda: self._function(origin_rule, standalone, args="s, e"))   # decision points
         # use choice(); this one is compiled only if something asks an action alone
         env, body = self.run_body(decl)

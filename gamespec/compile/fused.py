@@ -318,7 +318,7 @@ class Fuser:
                 out.append(inner + "s.actor = s.cur")
             out += [inner + f"s.pc = {pc}", inner + f"s.pending = {ch.idx}",
                     inner + f"_L = {c.const(ch.enumerate)}(s)",
-                    inner + "if _L and (len(_L) > 1 or _L[0][0] != 'skip'):",
+                    inner + "if _L:",       # a generated listing is empty when only the skip is left
                     inner + "    s._legal = _L",
                     inner + "    return -1",
                     inner + "s.pending = -1"]
