@@ -194,7 +194,10 @@ class CodeGen:
         self._getter_seq = {}
         self._keep = []              # sequences whose bound __getitem__ is a constant
         self._hc = None              # hoisting context while generating an enumeration
-        self._lits = {}              # source of a constant -> its value (for folding)         # `for`/`while` statements around the code being generated
+        self._lits = {}              # source of a constant -> its value (for folding)
+        self._truth = {}             # id of a `size(Z) > 0` node -> Z's cards source, as just generated
+        self._known = set()          # cards sources known non-empty where code is being generated
+        self._keymaps = {}           # family name -> {key: zone index}         # `for`/`while` statements around the code being generated
 
     # -- naming -------------------------------------------------------------------------
     def fresh(self, name):
@@ -616,6 +619,8 @@ class CodeGen:
             else:
                 b = self.ex(n.right, names)
             if b == "0" and n.op in _EMPTY_TEST and _one_len_call(a):   # size truth test: no len() call
+                if not _EMPTY_TEST[n.op]:
+                    self._truth[id(n)] = a[4:-1]
                 return f"(not {a[4:-1]})" if _EMPTY_TEST[n.op] else f"(not not {a[4:-1]})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.BoolOp):
@@ -624,12 +629,20 @@ class CodeGen:
                 if (a == "False") == (n.op == "and"):
                     return a
                 return self.ex(n.right, names)
-            return f"({a} {n.op} {self.ex(n.right, names)})"
+            if n.op == "and":
+                b = self._guarded(n.left, n.right, names)
+                if b == "True" and n.left.t == "bool":      # `x and true` is x
+                    return a
+            else:
+                b = self.ex(n.right, names)
+                if b == "False" and n.left.t == "bool":     # `x or false` is x
+                    return a
+            return f"({a} {n.op} {b})"
         if isinstance(n, A.IfExp):
             c = self.ex(n.cond, names)
             if c in ("True", "False"):      # an option or a constant decides: fold it
                 return self.ex(n.body if c == "True" else n.orelse, names)
-            return f"({self.ex(n.body, names)} if {c} else {self.ex(n.orelse, names)})"
+            return f"({self._guarded(n.cond, n.body, names)} if {c} else {self.ex(n.orelse, names)})"
         if isinstance(n, A.Unary):
             a = self.ex(n.operand, names)
             if n.op == "not" and a in ("True", "False"):
@@ -653,6 +666,20 @@ class CodeGen:
         if isinstance(n, A.Call):
             return self.call(n, names)
         raise AssertionError(n)
+
+    def _guarded(self, cond, n, names):
+        """The source of n, evaluated only where cond (a node or a list of conjuncts, just
+        generated) holds: the zones cond tests non-empty (`size(Z) > 0` conjuncts) need no
+        emptiness test in n (`top(Z)` is `Z[-1]`)."""
+        terms = [y for x in cond for y in _conjuncts(x)] if isinstance(cond, list) else _conjuncts(cond)
+        new = {self._truth[id(x)] for x in terms if id(x) in self._truth} - self._known
+        if not new:
+            return self.ex(n, names)
+        self._known |= new
+        try:
+            return self.ex(n, names)
+        finally:
+            self._known -= new
 
     def _unrolled(self, n, names, cond=False):
         """The element sources of a comprehension over a short constant list (the players, a
@@ -684,7 +711,8 @@ class CodeGen:
             inner[n.var] = src
             self._lits[src] = v
             if cond == "both":
-                e = (self.ex(n.cond, inner), self.ex(n.elt, dict(inner)))
+                c = self.ex(n.cond, inner)
+                e = (c, self._guarded(n.cond, n.elt, dict(inner)))
                 size += len(e[0]) + len(e[1])
             else:
                 e = self.ex(n.cond if cond else n.elt, inner)
@@ -709,7 +737,7 @@ class CodeGen:
         self._comp_depth += 1
         try:
             cond = f" if {self._conj(rest, inner)}" if rest else ""
-            elt = self.ex(n.elt, inner)
+            elt = self._guarded(rest, n.elt, inner)     # the item is evaluated where the condition holds
         finally:
             self._comp_depth -= 1
         return f"{elt} for {py} in {it}{cond}"
@@ -756,8 +784,8 @@ class CodeGen:
         no parameter bound below level i is computed once per iteration of level i (and shared by
         equal expressions) instead of once per candidate."""
         hc = self._hc
-        if hc is None or _UNSAFE.search(src):
-            return src
+        if hc is None or _UNSAFE.search(src) or any(k + "[" in src for k in self._known):
+            return src      # (a read only its guard makes safe stays behind the guard)
         used = set(_IDENT.findall(src)) - set(_BOUND.findall(src))
         if any(u not in hc["level"] for u in used):
             return src
@@ -795,7 +823,7 @@ class CodeGen:
         if hc is None or node.t not in ("cards", "players") or self._small(node):
             return None
         src = self.as_list(node, names)
-        if _UNSAFE.search(src) or src in self.small_locals:
+        if _UNSAFE.search(src) or src in self.small_locals or any(k + "[" in src for k in self._known):
             return None
         used = set(_IDENT.findall(src)) - set(_BOUND.findall(src))
         if any(u not in hc["level"] for u in used):
@@ -908,7 +936,9 @@ class CodeGen:
             base = L.zone_base[z.name]
             if z.per_player:
                 return f"({_plus(base, self.pidx(n.index, names))})"
-            keymap = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
+            keymap = self._keymaps.get(z.name)
+            if keymap is None:      # one per family: the same member reads the same source
+                keymap = self._keymaps[z.name] = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
             if isinstance(n.index, A.Const):
                 return str(keymap[n.index.value])
             idx = self.ex(n.index, names)
@@ -936,6 +966,8 @@ class CodeGen:
                 return f"list({cs})"
             if len(n.args) == 1:
                 if _PURE_INDEX.fullmatch(z) and not _PURE_CALL.search(z):    # inline: evaluating the index twice is cheaper than a call
+                    if cs in self._known:       # tested non-empty just before (_guarded)
+                        return f"{cs}[{'-1' if f == 'top' else '0'}]"
                     return f"({cs}[{'-1' if f == 'top' else '0'}] if {cs} else None)"
                 return f"_last({cs})" if f == "top" else f"_first({cs})"
             m = self.ex(n.args[1], names)
