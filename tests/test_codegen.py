@@ -333,3 +333,17 @@ def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(t
     # mark, take, pick, peek: take's and pick's loops are skipped while `marked` / `chosen` is empty,
     # mark's (no where) and peek's (an attribute read comes first) are not
     assert [" if s.v[" in ln for ln in loops] == [False, True, True, False], loops
+
+
+def test_zone_and_variable_lists_are_read_through_locals():
+    """A generated function reading s.z / s.v more than once is compiled reading them through locals
+    (`localize`); one read stays as it is; other attributes and look-alike names are untouched."""
+    from gamespec.compile.codegen import localize
+    src = localize(["def f(s, e):", "    s.v[0] = len(s.z[1]) + s.v[2] + len(s.z[3]) + xs.z[0] + s.zz[1]"])
+    assert src.splitlines()[1:3] == ["    _v = s.v", "    _z = s.z"]
+    assert src.splitlines()[3] == "    _v[0] = len(_z[1]) + _v[2] + len(_z[3]) + xs.z[0] + s.zz[1]"
+    one = ["def f(s, e):", "    return len(s.z[1]) + s.v[2]"]
+    assert localize(one) == "\n".join(one) + "\n"
+    g, s = fresh("codegen", 3, 0)
+    choice = s.rs.chooses[0].enumerate
+    assert "_z" in choice.__code__.co_varnames + choice.__code__.co_cellvars

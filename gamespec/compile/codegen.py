@@ -280,7 +280,7 @@ class CodeGen:
             if fn is not None:
                 src += test(fn.rule, "_c") + [f"    if _c: return {target}"]
         src.append("    return nxt")
-        code = compile("\n".join(src) + "\n", "<gamespec after a block of effects>", "exec")
+        code = compile(localize(src), "<gamespec after a block of effects>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
         fn = self.ns.pop("after")
         fn.source = "\n".join(src)
@@ -328,7 +328,7 @@ class CodeGen:
             src.append(f"        _ap(_tnew(_Action, ('skip', (), (), (), None, {label}, len(_out))) if _w "
                        f"else ('skip', (), (), (), None, {label}))")
         src.append("    return _out")
-        code = compile("\n".join(src) + "\n", f"<gamespec {ch.path} (legal actions)>", "exec")
+        code = compile(localize(src), f"<gamespec {ch.path} (legal actions)>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
         fn = self.ns.pop("choice")
         fn.source = "\n".join(src)
@@ -344,7 +344,7 @@ class CodeGen:
                 f"        raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
                 "    except _RecursionError:",
                 f"        raise _SRE('rule nested too deeply', {origin}, check='rule-depth') from None"]
-        code = compile("\n".join(src) + "\n", f"<gamespec {rule.origin if rule else fname}>", "exec")
+        code = compile(localize(src), f"<gamespec {rule.origin if rule else fname}>", "exec")
         exec(code, self.ns)  # the source holds only identifiers generated here (see module docstring)
         fn = self.ns.pop(fname)
         fn.rule = rule
@@ -1284,6 +1284,23 @@ _PURE_INDEX = re.compile(r"[\w.\s+\-*%()\[\]]*")
 _PURE_CALL = re.compile(r"\w\s*\(")
 # `len(x) OP 0` as a truth test of x: True when the op means "empty"
 _EMPTY_TEST = {"==": True, "<=": True, ">": False, "!=": False}
+
+
+_STATE_LIST = re.compile(r"(?<![\w.])s\.(z|v)\[")
+
+
+def localize(lines):
+    """A generated function's source (its lines, `def f(s, ...):` first) with the state's zone and
+    variable lists read through locals when read more than once (never reassigned while a game
+    runs: one attribute load each instead of one per read)."""
+    body = "\n".join(lines[1:])
+    found = _STATE_LIST.findall(body)
+    names = sorted(x for x in set(found) if found.count(x) > 1)
+    if not names:
+        return "\n".join(lines) + "\n"
+    head = [f"    _{x} = s.{x}" for x in names]
+    body = _STATE_LIST.sub(lambda m: f"_{m.group(1)}[" if m.group(1) in names else m.group(0), body)
+    return "\n".join([lines[0]] + head + [body]) + "\n"
 
 
 def _one_len_call(a):

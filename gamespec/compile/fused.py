@@ -28,7 +28,7 @@ from _thread import allocate_lock
 
 from ..errors import SpecRuntimeError
 from . import flow
-from .codegen import _assigned_names
+from .codegen import localize, _assigned_names
 
 # Flow instructions inlined per fused function; a branch past this runs on in the flow program.
 MAX_INLINE = 40
@@ -184,8 +184,9 @@ class Fuser:
                         "        s._record(_act, _actor, _cards, s.shuffles != _sh, _h0, _n0)"]
             self.go(ch.resume, True, "    ", out)
         name = f"fused_{next(self.comp._uid)}"
-        src = "\n".join([f"def {name}(s, _act):"] + out) + "\n"
-        code = compile(src, f"<gamespec {ch.path} fused {rt.name if rt else 'skip'}>", "exec")
+        lines = [f"def {name}(s, _act):"] + out
+        src = "\n".join(lines) + "\n"
+        code = compile(localize(lines), f"<gamespec {ch.path} fused {rt.name if rt else 'skip'}>", "exec")
         exec(code, self.comp.ns)    # generated from the checked AST only (see the module docstring)
         fn = self.comp.ns.pop(name)
         fn.source = src
