@@ -30,6 +30,13 @@ CASES = [
     ("count(c for c in tableau[1] if c.type == 'farmer' and c.kind == k)", {"k": "banana"}, ".get("),
     ("count(c for c in tableau[1] if c.kind == k)", {"k": "pepper"}, ".get("),
     ("count(c for c in tableau[1] if k == c.kind and c.type == 'farmer')", {"k": "nothing"}, ".get("),
+    # ... or an item of a constant list, read once (and only for a non-empty zone: it can fail)
+    ("[count(c for c in stock[q] if c.kind == ['rice', 'pepper', 'banana'][n]) for q in players]", {"n": 1},
+     " else 0)"),
+    ("sum(count(c for c in altar if c.kind == ['rice', 'pepper'][i]) * (i + 1) for i in range(n))", {"n": 2},
+     " else 0)"),
+    ("count(c for c in altar if ['rice', 'pepper', 'banana'][n] == c.kind)", {"n": 2}, ".get("),
+    ("count(c for c in deck if c.kind == ['rice', 'pepper'][n])", {"n": 5}, " else 0)"),
     # a card test plus a test on something else: filtered, then tested per item
     ("count(c for c in deck if c.type == 'farmer' and size(hand[0]) > n)", {"n": 1}, "filter("),
     ("[c.kind for c in deck if c.type == 'farmer' and c.kind != k]", {"k": "rice"}, "filter("),

@@ -840,7 +840,7 @@ class CodeGen:
     def _masks_by_value(self, c, pick):
         """For `count(x for x in Z if <card tests> and x.attr == v)`: per value of the attribute, the
         getter of the 0/1 table of (card tests and attr == value); with the getter of all zeros."""
-        attr_getter, _ = pick
+        attr_getter = pick[0]
         key = ("by_value", _dump(c.cond), c.var)
         if key in self._masks:
             return self._masks[key]
@@ -891,7 +891,8 @@ class CodeGen:
         return m
 
     def _attr_eq(self, x, var, names):
-        """`c.attr == v` (either side) with v a name or constant: (attribute table, v's source)."""
+        """`c.attr == v` (either side) with v a name or constant, another loop's card attribute, or
+        an item of a constant list at a name: (attribute table, v's source, v cannot fail)."""
         if not (isinstance(x, A.Compare) and x.op == "=="):
             return None
         for a, b in ((x.left, x.right), (x.right, x.left)):
@@ -899,7 +900,15 @@ class CodeGen:
                     and a.obj.ref[0] == "local" and (isinstance(b, A.Const) or (
                         isinstance(b, A.Name) and not (b.ref[0] == "local" and b.id == var))
                         or self._card_attr_of_other(b, var, names)):
-                return self._getter(self.L.attr[a.name]), self.ex(b, names)
+                return self._getter(self.L.attr[a.name]), self.ex(b, names), True
+            if isinstance(a, A.Attr) and isinstance(a.obj, A.Name) and a.obj.id == var \
+                    and a.obj.ref[0] == "local" and isinstance(b, A.Index) \
+                    and isinstance(b.obj, A.ListLit) and all(isinstance(y, A.Const) for y in b.obj.items) \
+                    and (isinstance(b.index, A.Const) or (isinstance(b.index, A.Name) and b.index.ref[0] == "local"
+                                                           and b.index.id != var)):
+                # `kinds[i]`: read once, not per card; it can fail (a bad index), so only where the
+                # reference reads it too (a non-empty zone: see aggregate)
+                return self._getter(self.L.attr[a.name]), self.ex(b, names), False
         return None
 
     def _card_attr_of_other(self, b, var, names):
@@ -1052,12 +1061,17 @@ class CodeGen:
                 self.nonnull.add(py)
             base_it = self._charged(c.iter, self.as_list(c.iter, names), comp_weight(c))
             it, rest, pick = self._prefilter(c, base_it, names, eq=True)
+            raw = self.as_list(c.iter, names)
+            if pick is not None and not pick[2] and (_PURE_CALL.search(raw) or not _PURE_INDEX.fullmatch(raw)):
+                it, rest = self._prefilter(c, base_it, names)       # v can fail: tested per card
+                pick = None
+            guard = (lambda src: f"({src} if {raw} else 0)") if pick is not None and not pick[2] else (lambda src: src)
             if not rest:
                 by_value = self._masks_by_value(c, pick) if pick is not None and self._hc is None else None
                 if by_value is not None:   # one 0/1 table per value of the attribute: a C-level count
-                    return f"sum(map({by_value[0]}.get({pick[1]}, {by_value[1]}), {base_it}))"
+                    return guard(f"sum(map({by_value[0]}.get({pick[1]}, {by_value[1]}), {base_it}))")
                 if pick is not None:
-                    return f"{self._hoisted(f'list(map({pick[0]}, {it}))')}.count({pick[1]})"
+                    return guard(f"{self._hoisted(f'list(map({pick[0]}, {it}))')}.count({pick[1]})")
                 if it.startswith("filter("):
                     return self._hoisted(f"sum(map({it[7:]})")   # filter(T, xs) -> sum(map(T, xs)): T is 0/1
             if pick is not None:     # other tests remain: the attribute test goes back among them
