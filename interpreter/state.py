@@ -156,27 +156,44 @@ class State:
         self._play(self._find(action))
 
     def _play(self, a):
-        """Play a, one of self._legal (the caller holds the lock)."""
-        rs = self.rs
-        if self.decisions >= rs.max_decisions:   # checked first: the state stays loadable
-            raise SpecRuntimeError(f"the game did not end after {rs.max_decisions} decisions",
-                                   rs.pc_names[self.pc], check="game-budget")
-        spent = self.spent + rs.max_steps - self.budget     # what the game's runs so far used
-        if spent > rs.max_game_steps:
-            raise SpecRuntimeError(f"the game did not end within {rs.max_game_steps} steps "
-                                   "(limits.steps_per_game)", rs.pc_names[self.pc], check="game-steps")
-        self.spent = spent
-        self.decisions += 1
-        ch = rs.chooses[self.pending]
+        """Play a, one of self._legal (the caller holds the lock). apply_index() and playout()
+        make the same dispatch inline (one call less per decision)."""
+        ch = self.rs.chooses[self.pending]
         fused = ch.fused
-        if fused is not None:       # bookkeeping, effect, checks and flow to the next decision in one function
+        if fused is not None:
             f = fused.get(a[0])
-            if f is not None:
+            if f is not None:   # counting, bookkeeping, effect, checks and flow to the next decision
                 pc = f(self, a)
                 if pc is not None:      # None: it could not be fused (nothing ran), the standard path
                     if pc >= 0:
                         self._run(pc)
                     return
+        self._play_standard(a, ch)
+
+    def _count_decision(self):
+        """Count a decision about to be played, the game's budgets checked first (a state that
+        fails here stays loadable). Fused functions do the same inline, with the limits as constants."""
+        rs = self.rs
+        if self.decisions >= rs.max_decisions:
+            self._too_long("decisions")
+        spent = self.spent + rs.max_steps - self.budget     # what the game's runs so far used
+        if spent > rs.max_game_steps:
+            self._too_long("steps")
+        self.spent = spent
+        self.decisions += 1
+
+    def _too_long(self, what):
+        rs = self.rs
+        if what == "decisions":
+            raise SpecRuntimeError(f"the game did not end after {rs.max_decisions} decisions",
+                                   rs.pc_names[self.pc], check="game-budget")
+        raise SpecRuntimeError(f"the game did not end within {rs.max_game_steps} steps "
+                               "(limits.steps_per_game)", rs.pc_names[self.pc], check="game-steps")
+
+    def _play_standard(self, a, ch):
+        """Play a at decision point ch without a fused function."""
+        self._count_decision()
+        rs = self.rs
         rt = a[4]           # None only for an optional step's skip
         if ch.secret:       # a simultaneous step: stored, applied at the reveal (docs/language.md)
             self._store(a, rt)
@@ -235,10 +252,21 @@ class State:
             legal = self._legal = self._enumerate(self.rs.chooses[self.pending])
         if i.__class__ is not int or not -1 < i < len(legal):
             raise IllegalAction(f"no legal action {i!r} ({len(legal)} legal actions)")
-        if not self._busy.acquire(False):      # as apply(legal[i]), two calls less
+        if not self._busy.acquire(False):      # as apply(legal[i]), three calls less
             _in_use()
         try:
-            self._play(legal[i])
+            a = legal[i]
+            ch = self.rs.chooses[self.pending]      # as _play, inline
+            fused = ch.fused
+            if fused is not None:
+                f = fused.get(a[0])
+                if f is not None:
+                    pc = f(self, a)
+                    if pc is not None:
+                        if pc >= 0:
+                            self._run(pc)
+                        return
+            self._play_standard(a, ch)
         finally:
             self._busy.release()
 
@@ -253,15 +281,26 @@ class State:
             s.log = None        # nobody reads the playout's log
         rr = rng.randrange
         chooses = s.rs.chooses
-        play = s._play
+        run = s._run
         if not s._busy.acquire(False):     # held for the whole playout: as apply() each time
             _in_use()
         try:
             while not s.terminal:
+                ch = chooses[s.pending]
                 legal = s._legal
                 if legal is None:
-                    legal = s._legal = s._enumerate(chooses[s.pending])
-                play(legal[rr(len(legal))])
+                    legal = s._legal = s._enumerate(ch)
+                a = legal[rr(len(legal))]
+                fused = ch.fused            # as _play, inline
+                if fused is not None:
+                    f = fused.get(a[0])
+                    if f is not None:
+                        pc = f(s, a)
+                        if pc is not None:
+                            if pc >= 0:
+                                run(pc)
+                            continue
+                s._play_standard(a, ch)
         finally:
             s._busy.release()
         return list(s.scores)

@@ -575,8 +575,9 @@ def _stderr_on_a_terminal(argv):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal test")
 def test_progress_bar_on_a_real_terminal_and_not_with_json():
-    code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "400", "--workers", "1"])
-    assert code == 0 and "games:" in err and "/400" in err and "game/s" in err
+    # enough games to outlast the bar's half-second delay on a fast machine (~2000 games/s)
+    code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "3000", "--workers", "1"])
+    assert code == 0 and "games:" in err and "/3000" in err and "game/s" in err
     code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "400", "--workers", "1", "--json"])
     assert code == 0 and err == ""
 

@@ -80,6 +80,10 @@ CASES = [
      {"n": 1}, "][-1]] for "),
     ("size(row[n]) > 0 and size(row[n]) > 0 and true", {"n": 0}, "(not not "),
     ("size(hand[n]) == 0 or false", {"n": 3}, "(not s.z["),
+    # ... and what `x != none` guards reads x's attributes without testing for none again
+    ("revealed != none and revealed.type == 'farmer'", {}, "!= None) and (K"),
+    ("(revealed.kind if revealed != none else 'nothing') == 'rice'", {}, "] if (s.v["),
+    ("revealed.type == 'farmer'", {}, " is not None else "),
 ]
 KLINK_CASES = [
     # `c.value > 3` fails on ability cards (no value): when one can be in the zone it is no table
@@ -89,6 +93,12 @@ KLINK_CASES = [
     ("count(c for c in faceup[2] if c.value == v)", {"v": 7}, ""),
     ("any(size(faceup[q]) > 2 for q in players)", {}, "len(s.z["),
     ("size(faceup[1]) > 0 and top(faceup[1]) == bottom(faceup[1])", {}, "(not not s.z["),
+    # a zone's attribute values: the table read in C (cards without a value stay what they are)
+    ("[c.value for c in faceup[0]]", {}, "list(map("),
+    ("sum(c.value for c in faceup[1])", {}, "sum(map("),
+    ("any(c.value for c in faceup[2])", {}, "any(map("),
+    ("sorted(c.type for c in faceup[3])", {}, "sorted(map("),
+    ("first(c.value for c in faceup[0]) == last(c.value for c in faceup[0])", {}, "next(map("),
     # a value repeats: no counting
     ("any(k >= 2 for k in count_by([c.value for c in faceup[0]]))", {}, "_has_repeat("),
     ("any(k > 1 for k in count_by([c.type for c in faceup[1]]))", {}, "_has_repeat("),

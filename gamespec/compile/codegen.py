@@ -195,8 +195,9 @@ class CodeGen:
         self._keep = []              # sequences whose bound __getitem__ is a constant
         self._hc = None              # hoisting context while generating an enumeration
         self._lits = {}              # source of a constant -> its value (for folding)
-        self._truth = {}             # id of a `size(Z) > 0` node -> Z's cards source, as just generated
+        self._truth = {}             # id of a `size(Z) > 0` node -> (it, Z's cards source), as just generated
         self._known = set()          # cards sources known non-empty where code is being generated
+        self._known_nn = set()       # card sources known not none there (an `x != none` guard)
         self._keymaps = {}           # family name -> {key: zone index}         # `for`/`while` statements around the code being generated
 
     # -- naming -------------------------------------------------------------------------
@@ -498,16 +499,18 @@ class CodeGen:
             what, who = c.args
             p = self.ident()
             x = self.ident()
+            src = self.ex(what, names)
             if what.t == "card":
-                cards = f"[{x}]"
+                # a card parameter or loop variable always holds a card; anything else may be none
+                cards = f"[{x}]" if src in self.nonnull else f"([{x}] if {x} is not None else [])"
             elif what.t == "zone":
-                cards = f"list(s.z[{x}])"
+                cards = f"list(s.z[{x}])"      # cards, never none
             else:
-                cards = f"list({x})"
+                cards = f"[c for c in {x} if c is not None]"
             return [f"{p} = {self.ex(who, names)}",
                     f"if not (0 <= {p} < {self.L.P}): _fault('reveal: no player %r' % ({p},))",
-                    f"{x} = {self.ex(what, names)}",
-                    f"_reveal(s, [c for c in {cards} if c is not None], {p})"]
+                    f"{x} = {src}",
+                    f"_reveal(s, {cards}, {p})"]
         if f == "end_game":
             return ["raise EndGame()"]
         if f == "end_phase":
@@ -613,14 +616,19 @@ class CodeGen:
                 items = self._unrolled(n.left.args[0], names, cond=True)
                 if items is not None:
                     return f"((0 + {' + '.join(f'({x})' for x in items)}) {n.op} 0)"
+            self._truth.pop(id(n), None)        # recorded below only if this generation is a guard
             a = self.ex(n.left, names)
+            if n.op == "!=" and isinstance(n.right, A.Const) and n.right.value is None \
+                    and isinstance(n.left, A.Name) and n.left.t == "card" \
+                    and (a.startswith("v_") or _PLAIN_READ.match(a)):
+                self._truth[id(n)] = (n, ("nn", a))      # `x != none`: x holds a card where this holds
             if n.op in ("in", "not in"):
                 b = self._member_set(n.right, names) or self._walk(n.right, self.as_list(n.right, names))
             else:
                 b = self.ex(n.right, names)
             if b == "0" and n.op in _EMPTY_TEST and _one_len_call(a):   # size truth test: no len() call
                 if not _EMPTY_TEST[n.op]:
-                    self._truth[id(n)] = a[4:-1]
+                    self._truth[id(n)] = (n, a[4:-1])   # (the node kept: its id is not reused)
                 return f"(not {a[4:-1]})" if _EMPTY_TEST[n.op] else f"(not not {a[4:-1]})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.BoolOp):
@@ -672,14 +680,20 @@ class CodeGen:
         generated) holds: the zones cond tests non-empty (`size(Z) > 0` conjuncts) need no
         emptiness test in n (`top(Z)` is `Z[-1]`)."""
         terms = [y for x in cond for y in _conjuncts(x)] if isinstance(cond, list) else _conjuncts(cond)
-        new = {self._truth[id(x)] for x in terms if id(x) in self._truth} - self._known
-        if not new:
+        found = [self._truth[id(x)][1] for x in terms if self._truth.get(id(x), (None,))[0] is x]
+        new = {x for x in found if isinstance(x, str)} - self._known
+        nn = {x[1] for x in found if isinstance(x, tuple)} - self.nonnull
+        if not new and not nn:
             return self.ex(n, names)
         self._known |= new
+        self.nonnull |= nn
+        self._known_nn |= nn
         try:
             return self.ex(n, names)
         finally:
             self._known -= new
+            self.nonnull -= nn
+            self._known_nn -= nn
 
     def _unrolled(self, n, names, cond=False):
         """The element sources of a comprehension over a short constant list (the players, a
@@ -734,6 +748,10 @@ class CodeGen:
         it, rest = self._prefilter(n, it, names)
         if not rest and it.startswith("filter(") and isinstance(n.elt, A.Name) and n.elt.id == n.var:
             return "=" + it      # the comprehension is a filter: callers use it as it is
+        if not rest and n.iter.t == "zone" and isinstance(n.elt, A.Attr) and isinstance(n.elt.obj, A.Name) \
+                and n.elt.obj.id == n.var and n.elt.obj.ref[0] == "local" and n.elt.name in self.L.attr:
+            # `[c.attr for c in Z]`: the cards' attribute table read in C (a card, never none)
+            return "=" + f"map({self._getter(self.L.attr[n.elt.name])}, {it})"
         self._comp_depth += 1
         try:
             cond = f" if {self._conj(rest, inner)}" if rest else ""
@@ -784,7 +802,8 @@ class CodeGen:
         no parameter bound below level i is computed once per iteration of level i (and shared by
         equal expressions) instead of once per candidate."""
         hc = self._hc
-        if hc is None or _UNSAFE.search(src) or any(k + "[" in src for k in self._known):
+        if hc is None or _UNSAFE.search(src) or any(k + "[" in src for k in self._known) \
+                or any(k in src for k in self._known_nn):
             return src      # (a read only its guard makes safe stays behind the guard)
         used = set(_IDENT.findall(src)) - set(_BOUND.findall(src))
         if any(u not in hc["level"] for u in used):
@@ -823,7 +842,8 @@ class CodeGen:
         if hc is None or node.t not in ("cards", "players") or self._small(node):
             return None
         src = self.as_list(node, names)
-        if _UNSAFE.search(src) or src in self.small_locals or any(k + "[" in src for k in self._known):
+        if _UNSAFE.search(src) or src in self.small_locals or any(k + "[" in src for k in self._known) \
+                or any(k in src for k in self._known_nn):
             return None
         used = set(_IDENT.findall(src)) - set(_BOUND.findall(src))
         if any(u not in hc["level"] for u in used):
@@ -1061,11 +1081,14 @@ class CodeGen:
                 self.nonnull.add(py)
             base_it = self._charged(c.iter, self.as_list(c.iter, names), comp_weight(c))
             it, rest, pick = self._prefilter(c, base_it, names, eq=True)
-            raw = self.as_list(c.iter, names)
-            if pick is not None and not pick[2] and (_PURE_CALL.search(raw) or not _PURE_INDEX.fullmatch(raw)):
-                it, rest = self._prefilter(c, base_it, names)       # v can fail: tested per card
-                pick = None
-            guard = (lambda src: f"({src} if {raw} else 0)") if pick is not None and not pick[2] else (lambda src: src)
+            guard = _same
+            if pick is not None and not pick[2]:        # (the iterable generated once more: only here)
+                raw = self.as_list(c.iter, names)
+                if _PURE_CALL.search(raw) or not _PURE_INDEX.fullmatch(raw):
+                    it, rest = self._prefilter(c, base_it, names)       # v can fail: tested per card
+                    pick = None
+                else:
+                    guard = lambda src: f"({src} if {raw} else 0)"      # noqa: E731
             if not rest:
                 by_value = self._masks_by_value(c, pick) if pick is not None and self._hc is None else None
                 if by_value is not None:   # one 0/1 table per value of the attribute: a C-level count
@@ -1096,6 +1119,8 @@ class CodeGen:
         if body.startswith("="):
             if f == "first":
                 return f"next({body[1:]}, None)"
+            if f in ("sum", "any", "all", "sorted"):      # an iterator made in C: no list between
+                return self._hoisted(f"{f}({body[1:]})")
             body = f"_x for _x in {body[1:]}"
         if f in ("sum", "any", "all", "sorted"):
             return self._hoisted(f"{f}([{body}])")
@@ -1315,6 +1340,10 @@ def localize(lines):
     head = [f"    _{x} = s.{x}" for x in names]
     body = _STATE_LIST.sub(lambda m: f"_{m.group(1)}[" if m.group(1) in names else m.group(0), body)
     return "\n".join([lines[0]] + head + [body]) + "\n"
+
+
+def _same(src):
+    return src
 
 
 def _one_len_call(a):

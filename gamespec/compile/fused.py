@@ -130,11 +130,16 @@ class Fuser:
         self.n = 0
         self.path = []
         c = self.comp
-        # State._play's bookkeeping for this decision, inline (it counted the decision and checked
-        # the game's budgets): the history entry, the state left the decision point, a fresh budget
+        # State._play_standard's bookkeeping for this decision, inline: the history entry, the
+        # state left the decision point, a fresh budget
         reset = ["    s.pending = -1", "    s._legal = None", "    s._index = None",
                  f"    s.budget = {int(self.rs.max_steps)}"]
-        out = []
+        rs = self.rs
+        # State._count_decision, inline: the game's budgets checked before anything changes
+        out = [f"    if s.decisions >= {int(rs.max_decisions)}: s._too_long('decisions')",
+               f"    _sp = s.spent + {int(rs.max_steps)} - s.budget",
+               f"    if _sp > {int(rs.max_game_steps)}: s._too_long('steps')",
+               "    s.spent = _sp", "    s.decisions += 1"]
         if rt is None:
             out += ["    s.hist = (('d', s.actor, _act[0], _act[1], ()), s.hist)",
                     "    if s.log is not None: s._log_plain(_act)"] + reset
@@ -171,11 +176,15 @@ class Fuser:
             self.after(ch.scope, flow.action_writes(self.rs, rt), True, "", body)
             out += self.enders(body, ch.scope, ch.path, True, ind)
             if cards and one is not None:
-                out += ["    finally:",      # State._record's usual case, inline; the rest it does itself
-                        "        if _cards is None and s.hist is _h0 and s.shuffles == _sh and not s.face "
-                        "and s.log is None:",
-                        f"            s.hist = (('d', _actor, _act[0], _act[1], (({one}, (_card,), "
-                        f"(_seen | {zvis}[s.loc[_card]],)),)), _h0)",
+                # State._record's usual cases, inline: no event recorded by the effect, or one (a
+                # reveal), which stays above the decision; the rest it does itself
+                out += ["    finally:",
+                        "        _h = s.hist",
+                        "        if _cards is None and (_h is _h0 or _h[1] is _h0) and s.shuffles == _sh "
+                        "and not s.face and s.log is None:",
+                        f"            _ev = ('d', _actor, _act[0], _act[1], (({one}, (_card,), "
+                        f"(_seen | {zvis}[s.loc[_card]],)),))",
+                        "            s.hist = (_ev, _h0) if _h is _h0 else (_h[0], (_ev, _h0))",
                         "        else:",
                         f"            s._record(_act, _actor, _cards if _cards is not None else [({one}, (_card,), [_seen])], "
                         "s.shuffles != _sh, _h0, _n0)"]
