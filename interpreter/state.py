@@ -140,8 +140,18 @@ class State:
         try:
             legal = self._legal
             if legal is not None and action.__class__ is Action and -1 < action[6] < len(legal) \
-                    and legal[action[6]] is action:
-                self._play(action)      # one of legal_actions(): found by its position
+                    and legal[action[6]] is action:     # one of legal_actions(): found by its position
+                ch = self.rs.chooses[self.pending]      # as _play, inline
+                fused = ch.fused
+                if fused is not None:
+                    f = fused.get(action[0])
+                    if f is not None:
+                        pc = f(self, action)
+                        if pc is not None:
+                            if pc >= 0:
+                                self._run(pc)
+                            return
+                self._play_standard(action, ch)
             else:
                 self._apply(action)
         finally:
@@ -156,8 +166,8 @@ class State:
         self._play(self._find(action))
 
     def _play(self, a):
-        """Play a, one of self._legal (the caller holds the lock). apply_index() and playout()
-        make the same dispatch inline (one call less per decision)."""
+        """Play a, one of self._legal (the caller holds the lock). apply(), apply_index() and
+        playout() make the same dispatch inline (one call less per decision)."""
         ch = self.rs.chooses[self.pending]
         fused = ch.fused
         if fused is not None:

@@ -212,7 +212,7 @@ phases:
   play:
     turn:
       steps:
-        - choose: [lay, match, beat, draw]
+        - choose: [lay, match, beat, give, draw]
     end_if: "size(deck) == 0"
     next: end
 actions:
@@ -229,6 +229,12 @@ actions:
     params:
       q: {player: true, where: "size(row[q]) > 0 and top(row[q]).value >= 4 and bottom(row[q]).value < 6"}
     effect: "move(bottom(row[q]), deck)"
+  give:
+    # q does not depend on c: its candidates are filtered once per listing, player by player
+    params:
+      c: {from: "hand[actor]", where: "c.value < 3"}
+      q: {player: true, where: "q != actor and size(row[q]) > 0 and top(row[q]).value > 2"}
+    effect: "move(c, row[q])"
   draw:
     effect: "deal(deck, hand[actor])"
 scoring:
@@ -244,7 +250,7 @@ def test_a_guarded_top_stays_behind_its_guard(tmp_path):
     spec.write_text(GUARD_SPEC)
     fast = gamespec.load(str(spec))
     ref = gamespec.Game(fast.spec, backend="closures")
-    offered = 0
+    offered = given = 0
     for players in (2, 4):
         for seed in range(10):
             runs = []
@@ -259,9 +265,11 @@ def test_a_guarded_top_stays_behind_its_guard(tmp_path):
                 runs.append((listings, s.log_lines(), s.scores))
             assert runs[0] == runs[1], (players, seed)
             offered += sum(1 for lst in runs[0][0] if any(a["action"] in ("match", "beat") for a in lst))
-    assert offered > 20
+            given += sum(1 for lst in runs[0][0] if any(a["action"] == "give" for a in lst))
+    assert offered > 20 and given > 10
     src = fast.ruleset(4, {}).chooses[0].enumerate.source
     assert "][-1]]" in src and "][0]]" in src      # guarded reads, no emptiness test
+    assert "is None: v_" in src and "*((3,) if " in src     # give's players, one by one
     line = next(ln for ln in src.splitlines() if "len([1 for" in ln)   # match's count: not hoisted
     assert line.lstrip().startswith("if not") and line.index("(not not s.z[") < line.index("len([1 for")
 

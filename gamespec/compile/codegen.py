@@ -405,8 +405,15 @@ class CodeGen:
                 head = [f"for {py} in list({it}):"]
             else:
                 w = loop_weight(st)
-                charge = f"_charge(s, {items})" if w == 1 else f"_charge_w(s, {items}, {w})"
-                head = [f"{items} = list({it})", charge, f"for {py} in {items}:"]
+                # a range is a fresh list already: no copy; the charge inline, as _charge makes it
+                fresh = it.startswith("_range(s, ") and _one_call(it)
+                head = [f"{items} = {it}" if fresh else f"{items} = list({it})"]
+                if w == 1:
+                    head += [f"s.budget -= len({items})",
+                             "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')"]
+                else:
+                    head.append(f"_charge_w(s, {items}, {w})")
+                head.append(f"for {py} in {items}:")
             return head + ["    " + ln for ln in body]
         if isinstance(st, A.While):
             cond = self.ex(st.cond, names)
@@ -628,7 +635,7 @@ class CodeGen:
                 b = self.ex(n.right, names)
             if b == "0" and n.op in _EMPTY_TEST and _one_len_call(a):   # size truth test: no len() call
                 if not _EMPTY_TEST[n.op]:
-                    self._truth[id(n)] = (n, a[4:-1])   # (the node kept: its id is not reused)
+                    self._truth[id(n)] = (n, a[4:-1])   # (held here, so its id stays its own)
                 return f"(not {a[4:-1]})" if _EMPTY_TEST[n.op] else f"(not not {a[4:-1]})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.BoolOp):
@@ -1152,6 +1159,31 @@ class CodeGen:
             return self.const(list(dict.fromkeys(p.choices)))
         return f"_unique({self.as_list(p.source.ast, names)})"
 
+    def _unrolled_candidates(self, p, names):
+        """A zone or player parameter's candidates filtered by its `where`, over at most UNROLL
+        values, written out value by value (each folded into the zones it selects), in order; None
+        if not such a case."""
+        if p.where is None or p.kind not in ("zone", "player"):
+            return None
+        L = self.L
+        keys = list(L.zone_keys[L.spec.zones[p.family].name]) if p.kind == "zone" else list(range(L.P))
+        if not 0 < len(keys) <= UNROLL:
+            return None
+        parts, size = [], 0
+        for v in keys:
+            src = self.lit(v)
+            self._lits[src] = v
+            if p.kind == "player":
+                self.valid_players.add(src)
+            inner = dict(names)
+            inner[p.name] = src
+            part = f"*(({src},) if {self.ex(p.where.ast, inner)} else ())"
+            size += len(part)
+            if size > UNROLL_CHARS:
+                return None
+            parts.append(part)
+        return "[" + ", ".join(parts) + "]"
+
     def action(self, rt, decl):
         """Generate `enumerate(s, out)` and `run(s, e)` for one action (None if not supported)."""
         if any(p.kind == "subset" for p in decl.params):
@@ -1231,8 +1263,11 @@ class CodeGen:
                 inner = dict(names)
                 inner[p.name] = py
                 values = self._param_values(p, names)
-                where = f" if {self.ex(p.where.ast, inner)}" if p.where is not None else ""
-                lines += [ind() + f"if {cand} is None: {cand} = [{py} for {py} in {values}{where}]",
+                made = self._unrolled_candidates(p, names)
+                if made is None:
+                    where = f" if {self.ex(p.where.ast, inner)}" if p.where is not None else ""
+                    made = f"[{py} for {py} in {values}{where}]"
+                lines += [ind() + f"if {cand} is None: {cand} = {made}",
                           # charged as _charge does, without the call
                           ind() + f"s.budget -= len({cand})",
                           ind() + "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')",
@@ -1344,6 +1379,20 @@ def localize(lines):
 
 def _same(src):
     return src
+
+
+def _one_call(a):
+    """Is the generated expression `a` exactly one call `f(...)` (its closing parenthesis last)?"""
+    i = a.find("(")
+    if i <= 0 or not a.endswith(")"):
+        return False
+    depth = 0
+    for j, ch in enumerate(a[i:], i):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return j == len(a) - 1
+    return False
 
 
 def _one_len_call(a):
