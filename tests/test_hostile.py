@@ -334,6 +334,8 @@ RUN_CASES = {
                       "budget", ("actions.stop.effect", "stop"), ""),
     "int_doubling": (with_stop_effect("let x = 1; for i in range(200) { x = x + x }; stopped[actor] = 1"),
                      play_choosing("stop"), "int-size", ("actions.stop.effect", "stop"), ""),
+    "variable_add_assign_growth": (with_stop_effect("for i in range(70) { stopped[actor] += stopped[actor] + 1 }"),
+                                   play_choosing("stop"), "int-size", ("actions.stop.effect", "stop"), ""),
     "next_player_nesting": (with_score("next_player(" * 40 + "p" + ")" * 40), play_choosing("stop"),
                             None, None, ""),
     "count_nesting": (with_score("count(x for x in range(" * 29 + "3" + ") if true)" * 29), play_choosing("stop"),

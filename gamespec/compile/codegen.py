@@ -449,11 +449,11 @@ class CodeGen:
             slot = f"s.v[{_plus(base, self.pidx(tgt.index, names))}]"
             if op != "=":
                 tmp = self.ident()
-                return [f"{tmp} = {_plus(base, self.pidx(tgt.index, names))}",
-                        self._update(f"s.v[{tmp}]", v, op, val)]
+                return [f"{tmp} = {_plus(base, self.pidx(tgt.index, names))}"] + \
+                    self._update(f"s.v[{tmp}]", v, op, val)
         if op == "=":
             return [f"{slot} = {val}"]
-        return [self._update(slot, v, op, val)]
+        return self._update(slot, v, op, val)
 
     def _set_mark(self, c, names):
         """`set_mark(x, 'NAME', v)`: the cards first, then the value (as the closures do)."""
@@ -465,9 +465,13 @@ class CodeGen:
                 f"_setmark(s, {x}, {self.L.mark_index[c.mark.name]}, {self.ex(c.args[2], names)})"]
 
     def _update(self, slot, v, op, val):
-        if v.type in ("int", "player"):
-            return f"{slot} = _bounded({slot} {op[0]} {val})"
-        return f"{slot} = _add(s, {slot}, {val}, {1 if op == '+=' else -1})"
+        if v.type in ("int", "player"):     # _bounded, inline
+            tmp = self.ident()
+            return [f"{tmp} = {slot} {op[0]} {val}",
+                    f"if {tmp}.__class__ is int and not {-INT_LIMIT} < {tmp} < {INT_LIMIT}: "
+                    "_fault('integer too large (beyond 2**63)', 'int-size')",
+                    f"{slot} = {tmp}"]
+        return [f"{slot} = _add(s, {slot}, {val}, {1 if op == '+=' else -1})"]
 
     def call_stmt(self, c, names):
         f = c.func
@@ -507,17 +511,23 @@ class CodeGen:
             p = self.ident()
             x = self.ident()
             src = self.ex(what, names)
+            psrc = self.ex(who, names)
+            out = [f"{p} = {psrc}"]
+            if not (psrc in ("s.actor", "s.cur") or psrc in self.valid_players):    # those are seats
+                out.append(f"if not (0 <= {p} < {self.L.P}): _fault('reveal: no player %r' % ({p},))")
+            out.append(f"{x} = {src}")
+            if what.t == "card" and src in self.nonnull:
+                # one card (a parameter or loop variable: never none): ops.reveal's work, inline
+                return out + [f"s.kn[{x}] |= 1 << {p}",
+                              f"s.hist = (('r', {p}, ({x},)), s.hist)",
+                              f"if s.log is not None: s.log.append({{'type': 'look', 'player': {p}, 'cards': [{x}]}})"]
             if what.t == "card":
-                # a card parameter or loop variable always holds a card; anything else may be none
-                cards = f"[{x}]" if src in self.nonnull else f"([{x}] if {x} is not None else [])"
+                cards = f"([{x}] if {x} is not None else [])"
             elif what.t == "zone":
                 cards = f"list(s.z[{x}])"      # cards, never none
             else:
                 cards = f"[c for c in {x} if c is not None]"
-            return [f"{p} = {self.ex(who, names)}",
-                    f"if not (0 <= {p} < {self.L.P}): _fault('reveal: no player %r' % ({p},))",
-                    f"{x} = {src}",
-                    f"_reveal(s, {cards}, {p})"]
+            return out + [f"_reveal(s, {cards}, {p})"]
         if f == "end_game":
             return ["raise EndGame()"]
         if f == "end_phase":
