@@ -143,3 +143,34 @@ def test_listings_hold_plain_tuples_until_actions_are_asked_for_then_actions():
         acts = s.legal_actions()
         s.apply(acts[rnd.randrange(len(acts))])
     assert s.log_lines() == ref.log_lines() and s.scores == ref.scores
+
+
+def test_a_parameterless_action_is_made_once_per_position_and_plays_anywhere():
+    """Generated listings hand out one Action per (parameterless action or skip, position), made
+    when the rules are compiled: listings of different decisions and states share it, apply()
+    finds it by position in any of them, and the games are those of the reference closures."""
+    import gamespec
+    game = load(os.path.join(ROOT, "games", "bacchus.yaml"))
+    ref = gamespec.Game(game.spec, backend="closures")
+    for seed in SEEDS:
+        made, shared = {}, 0
+        rnd = random.Random(seed)
+        s = game.new_game(players=4, seed=seed, log=True)
+        first = True        # (the first listing was made before Actions were asked for: converted)
+        while not s.is_terminal:
+            acts = s.legal_actions()
+            for a in acts if not first else ():
+                if not a.args:
+                    shared += (a.name, a[6]) in made
+                    assert made.setdefault((a.name, a[6]), a) is a
+            first = False
+            a = acts[rnd.randrange(len(acts))]
+            if not a.args:              # played from another state's listing (a clone's)
+                c = s.clone()
+                c.apply(a)
+                s.apply(a)
+                assert c.log_lines() == s.log_lines()
+            else:
+                s.apply(a)
+        assert s.log_lines() == _standard(ref, 4, {}, seed, log=True).log_lines()
+        assert shared > 40

@@ -46,6 +46,7 @@ WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_
 # need not be charged: every evaluation of a rule is itself charged (flow steps, loop iterations,
 # candidates), which bounds the total work per decision.
 SMALL_DECK = 500
+MADE_ACTIONS = 32     # positions for which a parameterless action's Action is made once (_made_actions)
 
 
 def _charge(s, xs):
@@ -326,7 +327,9 @@ class CodeGen:
             # only when something else is listed: an empty listing is what the flow skips
             label = self.const(ch.step.optional)
             src.append("    if _out:")
-            src.append(f"        _ap(_tnew(_Action, ('skip', (), (), (), None, {label}, len(_out))) if _w "
+            made = self._made_actions(("skip", (), (), (), None, ch.step.optional))
+            src.append(f"        _ap(({made}[len(_out)] if len(_out) < {len(self.ns[made])} else "
+                       f"_tnew(_Action, ('skip', (), (), (), None, {label}, len(_out)))) if _w "
                        f"else ('skip', (), (), (), None, {label}))")
         src.append("    return _out")
         code = compile(localize(src), f"<gamespec {ch.path} (legal actions)>", "exec")
@@ -1169,6 +1172,14 @@ class CodeGen:
             return self.const(list(dict.fromkeys(p.choices)))
         return f"_unique({self.as_list(p.source.ast, names)})"
 
+    def _made_actions(self, entry):
+        """A constant: the Action of listing entry `entry` (all but its position fixed) at each of
+        the first MADE_ACTIONS positions. Making a tuple subclass costs ten times a plain tuple;
+        sharing these is safe: an Action equal in every field, position included, is the same
+        legal action in any listing."""
+        from interpreter.actions import Action, _tnew
+        return self.const([_tnew(Action, entry + (i,)) for i in range(MADE_ACTIONS)])
+
     def _unrolled_candidates(self, p, names):
         """A zone or player parameter's candidates filtered by its `where`, over at most UNROLL
         values, written out value by value (each folded into the zones it selects), in order; None
@@ -1323,7 +1334,12 @@ class CodeGen:
         entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None"
         # an Action at once (with its position) for a state whose legal_actions() are asked for,
         # else a plain tuple without the position (State.legal_actions() numbers them if asked)
-        lines.append(ind() + f"_ap(_tnew(_Action, {entry}, len(_out))) if _w else {entry}))")
+        if pys:
+            lines.append(ind() + f"_ap(_tnew(_Action, {entry}, len(_out))) if _w else {entry}))")
+        else:   # no parameter: the same Action at each position, made once
+            made = self._made_actions((rt.name, (), (), self.ns[seen], rt, None))
+            lines.append(ind() + f"_ap(({made}[len(_out)] if len(_out) < {len(self.ns[made])} else "
+                                 f"_tnew(_Action, {entry}, len(_out)))) if _w else {entry}))")
         self._hc = None
         lines = [x for ln in lines for x in (
             [ln[2] + h for h in hc["slots"].get(ln[1], [])] if isinstance(ln, tuple) else [ln])]
