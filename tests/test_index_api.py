@@ -145,13 +145,19 @@ def test_listings_hold_plain_tuples_until_actions_are_asked_for_then_actions():
     assert s.log_lines() == ref.log_lines() and s.scores == ref.scores
 
 
-def test_a_parameterless_action_is_made_once_per_position_and_plays_anywhere():
-    """Generated listings hand out one Action per (parameterless action or skip, position), made
-    when the rules are compiled: listings of different decisions and states share it, apply()
-    finds it by position in any of them, and the games are those of the reference closures."""
+@pytest.mark.parametrize("name", ["bacchus", "klink"])
+def test_a_parameterless_action_is_made_once_per_position_and_plays_anywhere(name):
+    """Generated listings hand out one Action per (parameterless action or skip, position), and per
+    (action with one player parameter, seat, position), made when the rules are compiled: listings
+    of different decisions and states share it, apply() finds it by position in any of them, and
+    the games are those of the reference closures."""
     import gamespec
-    game = load(os.path.join(ROOT, "games", "bacchus.yaml"))
+    game = load(os.path.join(ROOT, "games", name + ".yaml"))
     ref = gamespec.Game(game.spec, backend="closures")
+
+    def made_once(a):
+        ps = a[4].params if a[4] is not None else ()
+        return not a.args or (len(ps) == 1 and ps[0].kind == "player")
     for seed in SEEDS:
         made, shared = {}, 0
         rnd = random.Random(seed)
@@ -160,12 +166,12 @@ def test_a_parameterless_action_is_made_once_per_position_and_plays_anywhere():
         while not s.is_terminal:
             acts = s.legal_actions()
             for a in acts if not first else ():
-                if not a.args:
-                    shared += (a.name, a[6]) in made
-                    assert made.setdefault((a.name, a[6]), a) is a
+                if made_once(a):
+                    shared += (a.name, a.args, a[6]) in made
+                    assert made.setdefault((a.name, a.args, a[6]), a) is a
             first = False
             a = acts[rnd.randrange(len(acts))]
-            if not a.args:              # played from another state's listing (a clone's)
+            if made_once(a):            # played from another state's listing (a clone's)
                 c = s.clone()
                 c.apply(a)
                 s.apply(a)

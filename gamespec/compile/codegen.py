@@ -1174,10 +1174,12 @@ class CodeGen:
 
     def _made_actions(self, entry):
         """A constant: the Action of listing entry `entry` (all but its position fixed) at each of
-        the first MADE_ACTIONS positions. Making a tuple subclass costs ten times a plain tuple;
+        the first MADE_ACTIONS positions (for a list of entries, one such list per entry). Making a tuple subclass costs ten times a plain tuple;
         sharing these is safe: an Action equal in every field, position included, is the same
         legal action in any listing."""
         from interpreter.actions import Action, _tnew
+        if isinstance(entry, list):     # one table per entry
+            return self.const([[_tnew(Action, x + (i,)) for i in range(MADE_ACTIONS)] for x in entry])
         return self.const([_tnew(Action, entry + (i,)) for i in range(MADE_ACTIONS)])
 
     def _unrolled_candidates(self, p, names):
@@ -1334,7 +1336,13 @@ class CodeGen:
         entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None"
         # an Action at once (with its position) for a state whose legal_actions() are asked for,
         # else a plain tuple without the position (State.legal_actions() numbers them if asked)
-        if pys:
+        if len(pys) == 1 and pys[0][0].kind == "player" and args == "_a":
+            # one player parameter: the Action of each seat at each position, made once
+            py = pys[0][1]
+            made = self._made_actions([(rt.name, (q,), (q,), self.ns[seen], rt, None) for q in range(L.P)])
+            lines.append(ind() + f"_ap(({made}[{py}][len(_out)] if len(_out) < {MADE_ACTIONS} else "
+                                 f"_tnew(_Action, {entry}, len(_out)))) if _w else {entry}))")
+        elif pys:
             lines.append(ind() + f"_ap(_tnew(_Action, {entry}, len(_out))) if _w else {entry}))")
         else:   # no parameter: the same Action at each position, made once
             made = self._made_actions((rt.name, (), (), self.ns[seen], rt, None))
