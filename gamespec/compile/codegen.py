@@ -1174,13 +1174,29 @@ class CodeGen:
 
     def _made_actions(self, entry):
         """A constant: the Action of listing entry `entry` (all but its position fixed) at each of
-        the first MADE_ACTIONS positions (for a list of entries, one such list per entry). Making a tuple subclass costs ten times a plain tuple;
+        the first MADE_ACTIONS positions (for a dict value -> entry, one such list per value). Making a tuple subclass costs ten times a plain tuple;
         sharing these is safe: an Action equal in every field, position included, is the same
         legal action in any listing."""
         from interpreter.actions import Action, _tnew
-        if isinstance(entry, list):     # one table per entry
-            return self.const([[_tnew(Action, x + (i,)) for i in range(MADE_ACTIONS)] for x in entry])
+        if isinstance(entry, dict):     # one list per value
+            return self.const({v: [_tnew(Action, x + (i,)) for i in range(MADE_ACTIONS)] for v, x in entry.items()})
         return self.const([_tnew(Action, entry + (i,)) for i in range(MADE_ACTIONS)])
+
+    def _domain(self, p):
+        """The values parameter p can take, when known now and few (seats, a family's keys, the
+        choices, a constant number range); else None."""
+        L = self.L
+        if p.kind == "player":
+            values = list(range(L.P))
+        elif p.kind == "zone":
+            values = list(L.zone_keys[L.spec.zones[p.family].name])
+        elif p.kind == "choice" and p.choices is not None:
+            values = list(dict.fromkeys(p.choices))
+        elif p.kind == "number" and isinstance(p.lo.ast, A.Const) and isinstance(p.hi.ast, A.Const):
+            values = list(range(p.lo.ast.value, p.hi.ast.value + 1))
+        else:
+            return None
+        return values if len(values) <= 16 else None
 
     def _unrolled_candidates(self, p, names):
         """A zone or player parameter's candidates filtered by its `where`, over at most UNROLL
@@ -1336,10 +1352,12 @@ class CodeGen:
         entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None"
         # an Action at once (with its position) for a state whose legal_actions() are asked for,
         # else a plain tuple without the position (State.legal_actions() numbers them if asked)
-        if len(pys) == 1 and pys[0][0].kind == "player" and args == "_a":
-            # one player parameter: the Action of each seat at each position, made once
+        domain = self._domain(pys[0][0]) if len(pys) == 1 and args == "_a" else None
+        if domain is not None:
+            # one parameter with few values known now (a seat, a family key, a choice): the Action
+            # of each value at each position, made once
             py = pys[0][1]
-            made = self._made_actions([(rt.name, (q,), (q,), self.ns[seen], rt, None) for q in range(L.P)])
+            made = self._made_actions({v: (rt.name, (v,), (v,), self.ns[seen], rt, None) for v in domain})
             lines.append(ind() + f"_ap(({made}[{py}][len(_out)] if len(_out) < {MADE_ACTIONS} else "
                                  f"_tnew(_Action, {entry}, len(_out)))) if _w else {entry}))")
         elif pys:
