@@ -148,8 +148,8 @@ def test_listings_hold_plain_tuples_until_actions_are_asked_for_then_actions():
 @pytest.mark.parametrize("name", ["bacchus", "klink", "bali"])
 def test_a_parameterless_action_is_made_once_per_position_and_plays_anywhere(name):
     """Generated listings hand out one Action per (parameterless action or skip, position), and per
-    (action with one seat, family-key or choice parameter, value, position), made when the rules
-    are compiled: listings
+    (action whose parameters are seats, family keys or choices, their values, position), made when
+    the rules are compiled: listings
     of different decisions and states share it, apply() finds it by position in any of them, and
     the games are those of the reference closures."""
     import gamespec
@@ -158,7 +158,7 @@ def test_a_parameterless_action_is_made_once_per_position_and_plays_anywhere(nam
 
     def made_once(a):
         ps = a[4].params if a[4] is not None else ()
-        return not a.args or (len(ps) == 1 and ps[0].kind in ("player", "zone", "choice"))
+        return not a.args or all(p.kind in ("player", "zone", "choice") for p in ps)
     for seed in SEEDS:
         made, shared = {}, 0
         rnd = random.Random(seed)

@@ -11,6 +11,7 @@ as text), and the namespace's builtins are a short allow-list. No text from a sp
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 from .. import ast as A
@@ -1353,7 +1354,15 @@ class CodeGen:
         # an Action at once (with its position) for a state whose legal_actions() are asked for,
         # else a plain tuple without the position (State.legal_actions() numbers them if asked)
         domain = self._domain(pys[0][0]) if len(pys) == 1 and args == "_a" else None
-        if domain is not None:
+        domains = [self._domain(p) for p, _, _ in pys] if len(pys) > 1 and args == "_a" else None
+        if domains and all(d is not None for d in domains) and math.prod(map(len, domains)) <= 256:
+            # a few parameters with few values each: the Action of each combination (the args
+            # tuple) at each position, made once
+            made = self._made_actions({vs: (rt.name, vs, vs, self.ns[seen], rt, None)
+                                       for vs in itertools.product(*domains)})
+            lines.append(ind() + f"_ap(({made}[_a][len(_out)] if len(_out) < {MADE_ACTIONS} else "
+                                 f"_tnew(_Action, {entry}, len(_out)))) if _w else {entry}))")
+        elif domain is not None:
             # one parameter with few values known now (a seat, a family key, a choice): the Action
             # of each value at each position, made once
             py = pys[0][1]
