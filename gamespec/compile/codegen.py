@@ -1063,6 +1063,11 @@ class CodeGen:
             return f"_range(s, 0, {args[0]})"
         if f in ("is_max", "is_sole_max"):
             mn = self.ex(n.kwargs["min"], names) if "min" in n.kwargs else "1"
+            if re.fullmatch(r"v_\d+", args[0]) and re.fullmatch(r"v_\d+|\d+", args[1]) and re.fullmatch(r"-?\d+", mn):
+                # a local list, a name or number, a number: _majority inline (no call)
+                v = f"{args[0]}[{args[1]}]"
+                sole = f" and {args[0]}.count({v}) == 1" if f == "is_sole_max" else ""
+                return f"({v} >= {mn} and {v} >= max({args[0]}){sole})"
             return f"_majority({args[0]}, {args[1]}, {mn}, {f == 'is_sole_max'})"
         if f == "dense_rank":
             return f"_dense_rank({args[0]}, {args[1]})"
