@@ -189,6 +189,7 @@ class CodeGen:
         self.small_locals = set()    # generated names of short lists (see st: Let)
         self._assigned = set()       # source names some statement of the rule being generated assigns
         self._comp_depth = 0
+        self._short_level = False    # inside an outermost comprehension over a few constant items
         self._loop_depth = 0
         self._masks = {}
         self._mask_work = 0
@@ -773,13 +774,36 @@ class CodeGen:
                 and n.elt.obj.id == n.var and n.elt.obj.ref[0] == "local" and n.elt.name in self.L.attr:
             # `[c.attr for c in Z]`: the cards' attribute table read in C (a card, never none)
             return "=" + f"map({self._getter(self.L.attr[n.elt.name])}, {it})"
-        self._comp_depth += 1
+        # an outermost comprehension over a few constant items: what it nests is bounded work each
+        # time (a few walks of a small deck's zone), so the walks inside need no charge either
+        short = self._comp_depth == 0 and not self._short_level and self._few(n.iter)
+        if short:
+            self._short_level = True
+        else:
+            self._comp_depth += 1
         try:
             cond = f" if {self._conj(rest, inner)}" if rest else ""
             elt = self._guarded(rest, n.elt, inner)     # the item is evaluated where the condition holds
         finally:
-            self._comp_depth -= 1
+            if short:
+                self._short_level = False
+            else:
+                self._comp_depth -= 1
         return f"{elt} for {py} in {it}{cond}"
+
+    def _few(self, node):
+        """A list of at most UNROLL constant items: the players, a family's keys, a literal list of
+        constants, a range with constant bounds."""
+        if isinstance(node, A.Name) and node.ref == ("const", "players"):
+            return self.L.P <= UNROLL
+        if isinstance(node, A.Call) and node.func == "indices":
+            return len(self.L.zone_keys[node.args[0].ref[1].name]) <= UNROLL
+        if isinstance(node, A.ListLit):
+            return len(node.items) <= UNROLL and all(isinstance(x, A.Const) for x in node.items)
+        if isinstance(node, A.Call) and node.func == "range" and all(isinstance(a, A.Const) for a in node.args):
+            lo, hi = (0, node.args[0].value) if len(node.args) == 1 else (node.args[0].value, node.args[1].value)
+            return hi - lo <= UNROLL
+        return False
 
     def _conj(self, terms, names):
         return " and ".join(f"({self.ex(x, names)})" for x in terms)
