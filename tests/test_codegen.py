@@ -72,6 +72,8 @@ CASES = [
     ("[top(row[r]) for r in indices(row) if size(row[r]) > 0 and top(row[r]).kind == k]", {"k": "rice"}, "*(("),
     ("[top(row[r]).kind for r in indices(row) if size(row[r]) < n]", {"n": 2}, "*(("),
     ("[q for q in players if size(hand[q]) > n]", {"n": 3}, "*(("),
+    ("first(r for r in indices(row) if size(row[r]) == n)", {"n": 0}, " else None)"),
+    ("first(top(row[r]) for r in indices(row) if size(row[r]) > n)", {"n": 1}, "][-1] if "),
     # what `size(Z) > 0` guards reads top(Z) / bottom(Z) without testing Z again
     ("size(row[n]) > 0 and top(row[n]).kind == 'rice'", {"n": 2}, "][-1]] == "),
     ("(bottom(row[1]) if size(row[1]) != 0 else none) == bottom(row[1])", {}, "][0] if (not not s.z["),

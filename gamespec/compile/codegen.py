@@ -1165,6 +1165,13 @@ class CodeGen:
             join = " or " if f == "any" else " and "
             src = "(" + join.join(f"({x})" for x in items) + ")"
             return src if c.elt.t == "bool" else f"bool{src}"
+        if f == "first" and c.cond is not None:
+            pairs = self._unrolled(c, names, cond="both")
+            if pairs is not None:       # the first item whose condition holds, tested in order
+                src = "None"
+                for cond, elt in reversed(pairs):
+                    src = f"({elt} if ({cond}) else {src})"
+                return src
         body = self.comp(c, names)
         if body.startswith("="):
             if f == "first":
