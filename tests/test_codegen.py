@@ -30,6 +30,9 @@ CASES = [
     ("count(c for c in tableau[1] if c.type == 'farmer' and c.kind == k)", {"k": "banana"}, ".get("),
     ("count(c for c in tableau[1] if c.kind == k)", {"k": "pepper"}, ".get("),
     ("count(c for c in tableau[1] if k == c.kind and c.type == 'farmer')", {"k": "nothing"}, ".get("),
+    ("[c for c in hand[1] if c.type == 'farmer' and c.kind == k]", {"k": "rice"}, "list(filter(K"),
+    ("first(c for c in stock[2] if c.kind == k)", {"k": "pepper"}, "next(filter(K"),
+    ("[size(hand[q]) for q in others(current)] + players_from(actor)", {}, "(s.cur + 1) % 4"),
     # ... or an item of a constant list, read once (and only for a non-empty zone: it can fail)
     ("[count(c for c in stock[q] if c.kind == ['rice', 'pepper', 'banana'][n]) for q in players]", {"n": 1},
      " else 0)"),

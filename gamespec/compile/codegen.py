@@ -767,7 +767,15 @@ class CodeGen:
             self.valid_players.add(py)
         if n.iter.t == "zone":
             self.nonnull.add(py)
-        it, rest = self._prefilter(n, it, names)
+        base_it = it
+        it, rest, pick = self._prefilter(n, it, names, eq=True)
+        if not rest and pick is not None and pick[2] and self._hc is None \
+                and isinstance(n.elt, A.Name) and n.elt.id == n.var:
+            by_value = self._masks_by_value(n, pick)
+            if by_value is not None:    # `c.attr == v` with card tests: one 0/1 table per value
+                return "=" + f"filter({by_value[0]}.get({pick[1]}, {by_value[1]}), {base_it})"
+        if pick is not None:            # the attribute test goes back among the others
+            it, rest = self._prefilter(n, base_it, names)
         if not rest and it.startswith("filter(") and isinstance(n.elt, A.Name) and n.elt.id == n.var:
             return "=" + it      # the comprehension is a filter: callers use it as it is
         if not rest and n.iter.t == "zone" and isinstance(n.elt, A.Attr) and isinstance(n.elt.obj, A.Name) \
@@ -1047,10 +1055,12 @@ class CodeGen:
             m = self.ex(n.args[1], names)
             return f"_topn({cs}, {m})" if f == "top" else f"{cs}[:max(0, {m})]"
         P = L.P
-        if f == "others":
-            return f"[({self.pidx(n.args[0], names)} + _i) % {P} for _i in range(1, {P})]"
-        if f == "players_from":
-            return f"[({self.pidx(n.args[0], names)} + _i) % {P} for _i in range({P})]"
+        if f in ("others", "players_from"):
+            q = self.pidx(n.args[0], names)
+            first = 1 if f == "others" else 0
+            if re.fullmatch(r"s\.(cur|actor)|v_\d+|\d+", q) and P <= UNROLL:     # a plain seat: listed out
+                return "[" + ", ".join(f"({q} + {i}) % {P}" for i in range(first, P)) + "]"
+            return f"[({q} + _i) % {P} for _i in range({first}, {P})]"
         if f == "next_player":
             return f"(({self.pidx(n.args[0], names)} + 1) % {P})"
         if f == "prev_player":
