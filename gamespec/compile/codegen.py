@@ -1401,7 +1401,7 @@ class CodeGen:
         # else a plain tuple without the position (State.legal_actions() numbers them if asked)
         domain = self._domain(pys[0][0]) if len(pys) == 1 and args == "_a" else None
         domains = [self._domain(p) for p, _, _ in pys] if len(pys) > 1 and args == "_a" else None
-        if domains and all(d is not None for d in domains) and math.prod(map(len, domains)) <= 256:
+        if domains and all(d is not None for d in domains) and math.prod(map(len, domains)) <= 64:
             # a few parameters with few values each: the Action of each combination (the args
             # tuple) at each position, made once
             made = self._made_actions({vs: (rt.name, vs, vs, self.ns[seen], rt, None)
