@@ -199,6 +199,25 @@ def test_a_repeat_test_means_what_counting_means(values):
     assert _has_repeat(values) == any(k >= 2 for k in count_by(values))
 
 
+def listings_agree(fast, ref, seeds):
+    """Play each seed at 2 and 4 players under both games (random legal actions), assert the same
+    listings, logs and scores; yield each game's listings (as JSON)."""
+    for players in (2, 4):
+        for seed in seeds:
+            runs = []
+            for game in (fast, ref):
+                rnd = random.Random(seed)
+                s = game.new_game(players=players, seed=seed, log=True)
+                listings = []
+                while not s.is_terminal:
+                    acts = s.legal_actions()
+                    listings.append([a.to_json(label=False) for a in acts])
+                    s.apply(acts[rnd.randrange(len(acts))])
+                runs.append((listings, s.log_lines(), s.scores))
+            assert runs[0] == runs[1], (players, seed)
+            yield runs[0][0]
+
+
 GUARD_SPEC = """
 name: Guard
 players: [2, 4]
@@ -256,21 +275,9 @@ def test_a_guarded_top_stays_behind_its_guard(tmp_path):
     fast = gamespec.load(str(spec))
     ref = gamespec.Game(fast.spec, backend="closures")
     offered = given = 0
-    for players in (2, 4):
-        for seed in range(10):
-            runs = []
-            for game in (fast, ref):
-                rnd = random.Random(seed)
-                s = game.new_game(players=players, seed=seed, log=True)
-                listings = []
-                while not s.is_terminal:
-                    acts = s.legal_actions()
-                    listings.append([a.to_json(label=False) for a in acts])
-                    s.apply(acts[rnd.randrange(len(acts))])
-                runs.append((listings, s.log_lines(), s.scores))
-            assert runs[0] == runs[1], (players, seed)
-            offered += sum(1 for lst in runs[0][0] if any(a["action"] in ("match", "beat") for a in lst))
-            given += sum(1 for lst in runs[0][0] if any(a["action"] == "give" for a in lst))
+    for listings in listings_agree(fast, ref, range(10)):
+        offered += sum(1 for lst in listings if any(a["action"] in ("match", "beat") for a in lst))
+        given += sum(1 for lst in listings if any(a["action"] == "give" for a in lst))
     assert offered > 20 and given > 10
     src = fast.ruleset(4, {}).chooses[0].enumerate.source
     assert "][-1]]" in src and "][0]]" in src      # guarded reads, no emptiness test
@@ -342,20 +349,8 @@ def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(t
     ref = gamespec.Game(fast.spec, backend="closures")
     src = fast.ruleset(4, {}).actions["take"]
     played = 0
-    for players in (2, 4):
-        for seed in range(12):
-            runs = []
-            for game in (fast, ref):
-                rnd = random.Random(seed)
-                s = game.new_game(players=players, seed=seed, log=True)
-                listings = []
-                while not s.is_terminal:
-                    acts = s.legal_actions()
-                    listings.append([a.to_json(label=False) for a in acts])
-                    s.apply(acts[rnd.randrange(len(acts))])
-                runs.append((listings, s.log_lines(), s.scores))
-            assert runs[0] == runs[1], (players, seed)
-            played += sum(1 for lst in runs[0][0] if any(a["action"] == "take" for a in lst))
+    for listings in listings_agree(fast, ref, range(12)):
+        played += sum(1 for lst in listings if any(a["action"] == "take" for a in lst))
     assert played > 20         # the membership tests were exercised with takes on offer
     choice = fast.ruleset(4, {}).chooses[0].enumerate
     assert "_mset(s, " in choice.source
