@@ -46,79 +46,23 @@ def move_card(s, c, dst, face=0, bottom=False):
         new = vis[dst]
         blind = rs.set_blind[src] & ~new
     if blind:
-        # taken out of an unordered zone these players cannot see: they cannot tell which card
-        # left, so they can follow neither it nor the ones that stay (no inference by elimination);
-        # a player who sees the card land knows which card left: the rest stay known to them
-        keep = ~blind
-        kn = s.kn
-        kn[c] &= keep
-        if any(map(kn.__getitem__, cs)):     # usually nobody knows any of them: a C-level check
-            for x in cs:
-                kn[x] &= keep
+        lose_track(s, c, cs, blind)
     lost = old & ~new
     if lost:
         s.kn[c] |= lost
 
 
-def move_public(s, c, dst):
-    """move_card(s, c, dst) onto a zone every player sees (face unchanged): nobody loses track of
-    c (they see where it lands) and nobody is left blind to which card left a set (they see it)."""
-    if s.face:
-        return move_card(s, c, dst)
-    s.budget -= 1
-    if s.budget < 0:
-        fault("step budget exhausted: cards keep moving", "budget")
-    loc = s.loc
-    z = s.z
-    src = loc[c]
-    cs = z[src]
-    if cs[-1] == c:
-        cs.pop()
-    else:
-        cs.remove(c)
-    z[dst].append(c)
-    loc[c] = dst
-    ps = s.poss
-    if ps[src] & ~ps[dst]:
-        s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
-
-
-def move_plain(s, c, dst):
-    """move_card(s, c, dst) face unchanged, on top: the generated code's move when the zone it
-    lands on is not seen by every player (no face turned anywhere: the short way). Its first half is
-    move_public's on purpose: a call between them costs more than the branches this saves."""
-    if s.face:
-        return move_card(s, c, dst)
-    s.budget -= 1
-    if s.budget < 0:
-        fault("step budget exhausted: cards keep moving", "budget")
-    loc = s.loc
-    z = s.z
-    src = loc[c]
-    cs = z[src]
-    if cs[-1] == c:
-        cs.pop()
-    else:
-        cs.remove(c)
-    z[dst].append(c)
-    loc[c] = dst
-    ps = s.poss
-    if ps[src] & ~ps[dst]:
-        s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
-    rs = s.rs
-    vis = rs.zvis
-    new = vis[dst]
-    blind = rs.set_blind[src] & ~new
-    if blind:           # as move_card
-        keep = ~blind
-        kn = s.kn
-        kn[c] &= keep
-        if any(map(kn.__getitem__, cs)):
-            for x in cs:
-                kn[x] &= keep
-    lost = vis[src] & ~new
-    if lost:
-        s.kn[c] |= lost
+def lose_track(s, c, cs, blind):
+    """Card c was taken out of an unordered zone, now holding cs, that the players in `blind` cannot
+    see and do not see it land: they cannot tell which card left, so they can follow neither it nor
+    the ones that stay (no inference by elimination); a player who sees the card land knows which
+    card left: the rest stay known to them."""
+    keep = ~blind
+    kn = s.kn
+    kn[c] &= keep
+    if any(map(kn.__getitem__, cs)):     # usually nobody knows any of them: a C-level check
+        for x in cs:
+            kn[x] &= keep
 
 
 def deal(s, src, dst, n, face=0):

@@ -176,7 +176,7 @@ class CodeGen:
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
-            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_move_pub": ops.move_public, "_move_plain": ops.move_plain, "_has_repeat": _has_repeat, "_deal": ops.deal,
+            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_lose_track": ops.lose_track, "_has_repeat": _has_repeat, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
@@ -195,6 +195,7 @@ class CodeGen:
         self._mask_work = 0
         self._getters = {}
         self._getter_seq = {}
+        self._getter_list = {}
         self._keep = []              # sequences whose bound __getitem__ is a constant
         self._hc = None              # hoisting context while generating an enumeration
         self._lits = {}              # source of a constant -> its value (for folding)
@@ -487,19 +488,18 @@ class CodeGen:
             what, dst = c.args
             d = self.ident()
             out = [f"{d} = {self.ex(dst, names)}"]
-            # onto a zone every player sees, face unchanged: nobody's knowledge changes (ops.move_public)
-            mv = ("_move_pub(s, {x}, {d})" if self._public(dst) else "_move_plain(s, {x}, {d})") \
-                if not face and not bottom else "_move(s, {x}, {d}, {face}, {bottom})"
-            if what.t == "card":
-                x = self.ident()
-                return out + [f"{x} = {self.ex(what, names)}",
-                              f"if {x} is None: _fault('move: there is no card to move (none)')",
-                              mv.format(x=x, d=d, face=face, bottom=bottom)]
             x = self.ident()
+            if not face and not bottom:
+                mv = self._inline_move(x, d, self._public(dst))
+            else:
+                mv = [f"_move(s, {x}, {d}, {face}, {bottom})"]
+            if what.t == "card":
+                return out + [f"{x} = {self.ex(what, names)}",
+                              f"if {x} is None: _fault('move: there is no card to move (none)')"] + mv
             src = f"list(s.z[{self.ex(what, names)}])" if what.t == "zone" else f"list({self.ex(what, names)})"
             return out + [f"for {x} in {src}:"] + (
                 [] if what.t == "zone" else [f"    if {x} is None: _fault('move: there is no card to move (none)')"]) + [
-                "    " + mv.format(x=x, d=d, face=face, bottom=bottom)]
+                "    " + ln for ln in mv]
         if f == "deal":
             face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
             n = self.ex(c.args[2], names) if len(c.args) > 2 else "1"
@@ -540,6 +540,33 @@ class CodeGen:
         if f == "end_turn":
             return ["raise EndTurn()"]
         raise AssertionError(f)
+
+    def _inline_move(self, x, d, public):
+        """Card x onto the top of zone d, face unchanged: ops.move_plain (ops.move_public when every
+        player sees d: nobody's knowledge changes), inline, with the zone tables as constants."""
+        src, cs, ps = self.ident(), self.ident(), self.ident()
+        out = [f"if s.face: _move(s, {x}, {d}, 0, False)",       # a turned card anywhere: the full way
+               "else:",
+               "    s.budget -= 1",
+               "    if s.budget < 0: _fault('step budget exhausted: cards keep moving', 'budget')",
+               f"    {src} = s.loc[{x}]",
+               f"    {cs} = s.z[{src}]",
+               f"    if {cs}[-1] == {x}: {cs}.pop()",
+               f"    else: {cs}.remove({x})",
+               f"    s.z[{d}].append({x})",
+               f"    s.loc[{x}] = {d}",
+               f"    {ps} = s.poss",
+               f"    if {ps}[{src}] & ~{ps}[{d}]: s.poss = {ps}[:{d}] + ({ps}[{d}] | {ps}[{src}],) + {ps}[{d} + 1:]"]
+        if public:
+            return out
+        vis = self.const(self.L.zvis)
+        if any(self.L.set_blind):       # taken out of a set some player cannot see (ops.move_plain)
+            blind = self.ident()
+            out += [f"    {blind} = {self.const(self.L.set_blind)}[{src}] & ~{vis}[{d}]",
+                    f"    if {blind}: _lose_track(s, {x}, {cs}, {blind})"]
+        lost = self.ident()
+        return out + [f"    {lost} = {vis}[{src}] & ~{vis}[{d}]",
+                      f"    if {lost}: s.kn[{x}] |= {lost}"]
 
     def _public(self, node):
         """Is `node` a zone of a family every player sees?"""
@@ -845,10 +872,19 @@ class CodeGen:
         """A constant holding `seq.__getitem__` (one per sequence, so equal sources stay equal)."""
         name = self._getters.get(id(seq))
         if name is None:
-            name = self._getters[id(seq)] = self.const(seq.__getitem__)
+            # a list's bound __getitem__ is a fast builtin method; a tuple's or bytes' is a slot
+            # wrapper that builds an argument tuple per call (about 40% dearer inside map/filter/sum)
+            fast = seq if seq.__class__ in (list, dict) else list(seq)
+            name = self._getters[id(seq)] = self.const(fast.__getitem__)
             self._getter_seq[name] = seq
+            self._getter_list[name] = fast
             self._keep.append(seq)
+            self._keep.append(fast)
         return name
+
+    def _table(self, seq):
+        """A constant holding `seq` as a list, for `K[i]` (a subscript beats calling its getter)."""
+        return self.const(self._getter_list[self._getter(seq)])
 
     def _hoisted(self, src):
         """Inside an action's enumeration (which changes nothing): a pure expression that depends on
@@ -937,9 +973,9 @@ class CodeGen:
                 table = {}
                 for u in distinct:
                     m = bytes(1 if values[i] == u and (base is None or base[i]) else 0 for i in range(n))
-                    table.setdefault(u, m.__getitem__)
+                    table.setdefault(u, list(m).__getitem__)     # (a list's: see _getter)
                 self._keep.append(table)
-                zero = bytes(n)
+                zero = [0] * n
                 self._keep.append(zero)
                 out = (self.const(table), self.const(zero.__getitem__))
         self._masks[key] = out
@@ -1321,7 +1357,7 @@ class CodeGen:
                 # (identical cards pass or fail it alike, so it may come before the de-duplication)
                 mask = self._mask(p.where.ast, p.name) if p.where is not None and _card_only(p.where.ast, p.name) \
                     and hasattr(L, "ncards") else None
-                test = [ind() + f"if not {self._getter(mask)}({py}): continue"] if mask is not None else []
+                test = [ind() + f"if not {self._table(mask)}[{py}]: continue"] if mask is not None else []
                 if src.t == "zone":     # a zone holds cards only; an owner sees them all unless turned
                     lines += test + [ind() + f"if ({zv} & {bit} and not s.face) or ({visexpr} | s.kn[{py}]) & {bit}:"]
                 else:
@@ -1454,7 +1490,7 @@ class CodeGen:
 
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
-                     r"_numbers|_unique|_bounded|_move|_move_pub|_move_plain|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
+                     r"_numbers|_unique|_bounded|_move|_lose_track|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _PLAIN_READ = re.compile(r"s\.v\[(\d+|\(\d+ \+ s\.(actor|cur)\))\]$")     # a variable, read as it is
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")
