@@ -29,9 +29,7 @@ class State:
         s = cls.__new__(cls)
         s.rs = rs
         s.game = game
-        s.z = [[] for _ in range(rs.nzones)]
-        for c, zi in enumerate(rs.init_zone):
-            s.z[zi].append(c)
+        s.z = [x[:] for x in rs.init_z]
         s.loc = list(rs.init_zone)
         s.poss = rs.init_poss
         s.shuffles = 0

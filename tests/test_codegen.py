@@ -64,7 +64,11 @@ CASES = [
     ("size(stock[n]) > 0", {"n": 2}, "(not not "),
     ("[top(row[r]) for r in indices(row)] + [bottom(row[r]) for r in indices(row)]", {}, "[-1] if s.z["),
     ("top(row[0]) == bottom(row[0])", {}, "[0] if s.z["),
-    ("[top(hand[q]) for q in players if size(hand[q]) > 0]", {}, "(not not "),
+    ("[top(hand[q]) for q in players if size(hand[q]) > 0]", {}, "if ((s.z["),   # a test: no `not not`
+    # where only the truth counts, a count of unrolled conditions compared with 0 is an `or` of them
+    ("1 if size([r for r in indices(row) if size(row[r]) > n]) > 0 else 2", {"n": 2}, ") or ("),
+    ("[q for q in players if count(r for r in indices(row) if size(row[r]) == q) == 0]", {}, "(not (("),
+    ("not (size(hand[0]) > 0 and size([r for r in indices(row) if size(row[r]) > 1]) != 0)", {}, ") or ("),
     # `size([e for x in short list if c]) OP 0`: the c's counted, unrolled, no list built
     ("size([top(row[r]) for r in indices(row) if size(row[r]) > 0 and top(row[r]).kind == 'rice']) > 0", {},
      "((0 + "),
@@ -79,7 +83,7 @@ CASES = [
     ("first(top(row[r]) for r in indices(row) if size(row[r]) > n)", {"n": 1}, "][-1] if "),
     # what `size(Z) > 0` guards reads top(Z) / bottom(Z) without testing Z again
     ("size(row[n]) > 0 and top(row[n]).kind == 'rice'", {"n": 2}, "][-1]] == "),
-    ("(bottom(row[1]) if size(row[1]) != 0 else none) == bottom(row[1])", {}, "][0] if (not not s.z["),
+    ("(bottom(row[1]) if size(row[1]) != 0 else none) == bottom(row[1])", {}, "][0] if (s.z["),
     ("[top(row[r]) for r in indices(row) if size(row[r]) > 0]", {}, "][-1],) if"),
     ("[top(hand[q]).kind for q in others(n) if size(hand[q]) > 0 and top(hand[q]).type == 'farmer']",
      {"n": 1}, "][-1]] for "),
@@ -283,7 +287,7 @@ def test_a_guarded_top_stays_behind_its_guard(tmp_path):
     assert "][-1]]" in src and "][0]]" in src      # guarded reads, no emptiness test
     assert "is None: v_" in src and "*((3,) if " in src     # give's players, one by one
     line = next(ln for ln in src.splitlines() if "len([1 for" in ln)   # match's count: not hoisted
-    assert line.lstrip().startswith("if not") and line.index("(not not s.z[") < line.index("len([1 for")
+    assert line.lstrip().startswith("if not") and line.index("(s.z[") < line.index("len([1 for")
 
 
 MEMBER_SPEC = """

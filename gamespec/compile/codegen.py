@@ -10,6 +10,7 @@ as text), and the namespace's builtins are a short allow-list. No text from a sp
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import re
@@ -196,6 +197,7 @@ class CodeGen:
         self._getters = {}
         self._getter_seq = {}
         self._getter_list = {}
+        self._tests = set()          # ids of the nodes generated where only their truth counts
         self._keep = []              # sequences whose bound __getitem__ is a constant
         self._hc = None              # hoisting context while generating an enumeration
         self._lits = {}              # source of a constant -> its value (for folding)
@@ -261,7 +263,7 @@ class CodeGen:
 
         def test(rule, var):
             origin = self.const(rule.origin)
-            return ["    try:", f"        {var} = {self.ex(rule.ast, {})}",
+            return ["    try:", f"        {var} = {self.test(rule.ast, {})}",
                     "    except _CTRL:", "        raise",
                     "    except _FAULTS as ex:",
                     f"        raise _SRE(_describe(ex), {origin}, check=_check_of(ex)) from None",
@@ -383,7 +385,7 @@ class CodeGen:
         if isinstance(st, A.If):
             out = []
             for i, (c, body) in enumerate(st.branches):
-                out.append(f"{'if' if i == 0 else 'elif'} {self.ex(c, names)}:")
+                out.append(f"{'if' if i == 0 else 'elif'} {self.test(c, names)}:")
                 out += ["    " + ln for ln in self.block(body, dict(names), 0)]
             if st.orelse:
                 out.append("else:")
@@ -422,7 +424,7 @@ class CodeGen:
                 head.append(f"for {py} in {items}:")
             return head + ["    " + ln for ln in body]
         if isinstance(st, A.While):
-            cond = self.ex(st.cond, names)
+            cond = self.test(st.cond, names)
             self._loop_depth += 1
             try:
                 body = self.block(st.body, dict(names), 0)
@@ -616,6 +618,27 @@ class CodeGen:
         x = self.ex(node, names)
         return f"s.z[{x}]" if node.t == "zone" else x
 
+    def test(self, n, names):
+        """The source of n where only its truth counts (an `if`, a `while`, a `where`, a
+        comprehension's condition, an end test): `size(Z) > 0` is `Z`, not `not not Z`, and a count
+        of unrolled conditions compared with 0 is an `or` of them, stopping at the first that holds."""
+        with self._as_test(n):
+            return self.ex(n, names)
+
+    @contextlib.contextmanager
+    def _as_test(self, n, really=True):
+        """While generating n: only its truth counts (marked by id, unmarked after: the same node
+        may be generated again where its value counts)."""
+        key = id(n)
+        mark = really and key not in self._tests
+        if mark:
+            self._tests.add(key)
+        try:
+            yield
+        finally:
+            if mark:
+                self._tests.discard(key)
+
     def ex(self, n, names):
         L = self.L
         if isinstance(n, A.Const):
@@ -662,8 +685,12 @@ class CodeGen:
                     and n.right.value is not False and _sized_comp(n.left):
                 # `size([e for x in short list if c]) > 0`: count the c's, unrolled (no list, no
                 # frame); e is not evaluated, which is safe as it cannot fail (_safe_elt)
-                items = self._unrolled(n.left.args[0], names, cond=True)
+                t = id(n) in self._tests
+                items = self._unrolled(n.left.args[0], names, cond=True, tests=t)
                 if items is not None:
+                    if t:
+                        chain = " or ".join(f"({x})" for x in items)
+                        return f"(not ({chain}))" if _EMPTY_TEST[n.op] else f"({chain})"
                     return f"((0 + {' + '.join(f'({x})' for x in items)}) {n.op} 0)"
             self._truth.pop(id(n), None)        # recorded below only if this generation is a guard
             a = self.ex(n.left, names)
@@ -678,30 +705,37 @@ class CodeGen:
             if b == "0" and n.op in _EMPTY_TEST and _one_len_call(a):   # size truth test: no len() call
                 if not _EMPTY_TEST[n.op]:
                     self._truth[id(n)] = (n, a[4:-1])   # (held here, so its id stays its own)
-                return f"(not {a[4:-1]})" if _EMPTY_TEST[n.op] else f"(not not {a[4:-1]})"
+                if _EMPTY_TEST[n.op]:
+                    return f"(not {a[4:-1]})"
+                return f"({a[4:-1]})" if id(n) in self._tests else f"(not not {a[4:-1]})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.BoolOp):
-            a = self.ex(n.left, names)
+            t = id(n) in self._tests        # a test's operands are only truth-tested too
+            with self._as_test(n.left, t):
+                a = self.ex(n.left, names)
             if a in ("True", "False"):      # an option or a constant decides: fold it
                 if (a == "False") == (n.op == "and"):
                     return a
-                return self.ex(n.right, names)
+                with self._as_test(n.right, t):
+                    return self.ex(n.right, names)
             if n.op == "and":
-                b = self._guarded(n.left, n.right, names)
+                with self._as_test(n.right, t):
+                    b = self._guarded(n.left, n.right, names)
                 if b == "True" and n.left.t == "bool":      # `x and true` is x
                     return a
             else:
-                b = self.ex(n.right, names)
+                with self._as_test(n.right, t):
+                    b = self.ex(n.right, names)
                 if b == "False" and n.left.t == "bool":     # `x or false` is x
                     return a
             return f"({a} {n.op} {b})"
         if isinstance(n, A.IfExp):
-            c = self.ex(n.cond, names)
+            c = self.test(n.cond, names)
             if c in ("True", "False"):      # an option or a constant decides: fold it
                 return self.ex(n.body if c == "True" else n.orelse, names)
             return f"({self._guarded(n.cond, n.body, names)} if {c} else {self.ex(n.orelse, names)})"
         if isinstance(n, A.Unary):
-            a = self.ex(n.operand, names)
+            a = self.test(n.operand, names) if n.op == "not" else self.ex(n.operand, names)
             if n.op == "not" and a in ("True", "False"):
                 return "False" if a == "True" else "True"
             return f"({'not ' if n.op == 'not' else '-'}{a})"
@@ -744,7 +778,7 @@ class CodeGen:
             self.nonnull -= nn
             self._known_nn -= nn
 
-    def _unrolled(self, n, names, cond=False):
+    def _unrolled(self, n, names, cond=False, tests=False):
         """The element sources of a comprehension over a short constant list (the players, a
         family's keys, a literal list of constants) with no condition: one source per item, or None.
         With `cond`, the sources of its condition instead (which must then exist); with
@@ -774,11 +808,11 @@ class CodeGen:
             inner[n.var] = src
             self._lits[src] = v
             if cond == "both":
-                c = self.ex(n.cond, inner)
+                c = self.test(n.cond, inner)
                 e = (c, self._guarded(n.cond, n.elt, dict(inner)))
                 size += len(e[0]) + len(e[1])
             else:
-                e = self.ex(n.cond if cond else n.elt, inner)
+                e = self.test(n.cond, inner) if cond and tests else self.ex(n.cond if cond else n.elt, inner)
                 size += len(e)
             if size > UNROLL_CHARS:
                 return None
@@ -841,7 +875,7 @@ class CodeGen:
         return False
 
     def _conj(self, terms, names):
-        return " and ".join(f"({self.ex(x, names)})" for x in terms)
+        return " and ".join(f"({self.test(x, names)})" for x in terms)
 
     # -- card predicates precomputed per card -------------------------------------------------
     def _prefilter(self, c, it, names, eq=False):
@@ -1283,8 +1317,8 @@ class CodeGen:
 
     def _unrolled_candidates(self, p, names):
         """A zone or player parameter's candidates filtered by its `where`, over at most UNROLL
-        values, written out value by value (each folded into the zones it selects), in order; None
-        if not such a case."""
+        values, written out value by value (each folded into the zones it selects), in order, and how
+        many values there are; None if not such a case."""
         if p.where is None or p.kind not in ("zone", "player"):
             return None
         L = self.L
@@ -1299,12 +1333,12 @@ class CodeGen:
                 self.valid_players.add(src)
             inner = dict(names)
             inner[p.name] = src
-            part = f"*(({src},) if {self.ex(p.where.ast, inner)} else ())"
+            part = f"*(({src},) if {self.test(p.where.ast, inner)} else ())"
             size += len(part)
             if size > UNROLL_CHARS:
                 return None
             parts.append(part)
-        return "[" + ", ".join(parts) + "]"
+        return "[" + ", ".join(parts) + "]", len(keys)
 
     def action(self, rt, decl):
         """Generate `enumerate(s, out)` and `run(s, e)` for one action (None if not supported)."""
@@ -1317,7 +1351,7 @@ class CodeGen:
         depth = 0
         ind = lambda: "    " * depth
         if decl.cond is not None and not _uses_params(decl.cond, decl.params):
-            lines.append(f"if not {self.ex(decl.cond.ast, names)}: _EXIT_")
+            lines.append(f"if not {self.test(decl.cond.ast, names)}: _EXIT_")
             cond_first = True
         else:
             cond_first = False
@@ -1375,25 +1409,28 @@ class CodeGen:
                 names[p.name] = py
                 pys.append((p, py, pos))
                 if p.where is not None and mask is None:
-                    lines.append(ind() + f"if not {self.ex(p.where.ast, names)}: continue")
+                    lines.append(ind() + f"if not {self.test(p.where.ast, names)}: continue")
                 continue
             elif p.kind in ("zone", "player", "number", "choice") and i > 0 and not _depends(p, decl.params[:i]):
                 # independent of the parameters before it: filter its values once, on first use
                 cand = self.ident()
                 hoisted.append(cand)
-                bound = None
                 inner = dict(names)
                 inner[p.name] = py
                 values = self._param_values(p, names)
                 made = self._unrolled_candidates(p, names)
-                if made is None:
-                    where = f" if {self.ex(p.where.ast, inner)}" if p.where is not None else ""
+                if made is not None:
+                    made, size = made
+                else:
+                    where = f" if {self.test(p.where.ast, inner)}" if p.where is not None else ""
                     made = f"[{py} for {py} in {values}{where}]"
-                lines += [ind() + f"if {cand} is None: {cand} = {made}",
-                          # charged as _charge does, without the call
-                          ind() + f"s.budget -= len({cand})",
-                          ind() + "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')",
-                          ind() + f"for {py} in {cand}:"]
+                    size = _static_len(values, self.ns)
+                bound = bound * size if bound is not None and size is not None else None
+                lines.append(ind() + f"if {cand} is None: {cand} = {made}")
+                if bound is None or bound > STATIC_STEPS:   # not small by construction: charge it
+                    lines += [ind() + f"s.budget -= len({cand})",     # as _charge does, without the call
+                              ind() + "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')"]
+                lines.append(ind() + f"for {py} in {cand}:")
                 depth += 1
                 hc["level"][py] = i
                 lines.append(("slot", i, ind()))
@@ -1418,9 +1455,9 @@ class CodeGen:
             names[p.name] = py
             pys.append((p, py, pos))
             if p.where is not None:
-                lines.append(ind() + f"if not {self.ex(p.where.ast, names)}: continue")
+                lines.append(ind() + f"if not {self.test(p.where.ast, names)}: continue")
         if decl.cond is not None and not cond_first:
-            lines.append(ind() + f"if not {self.ex(decl.cond.ast, names)}: " + ("continue" if pys else "_EXIT_"))
+            lines.append(ind() + f"if not {self.test(decl.cond.ast, names)}: " + ("continue" if pys else "_EXIT_"))
         for var, r in decl.cost:
             lines.append(ind() + f"if s.v[{_plus(L.var_base[var], 's.actor')}] < {self.ex(r.ast, names)}: "
                          + ("continue" if pys else "_EXIT_"))
@@ -1591,11 +1628,14 @@ def _repeat_test(c):
 
 
 def _sized_comp(node):
-    """`size(...)` or `count(...)` of a list comprehension with a condition whose items cannot fail."""
+    """`size(...)` or `count(...)` of a list comprehension with a condition whose items cannot fail,
+    or `count(x for x in ... if c)` (which counts the c's without making the items)."""
     if not (isinstance(node, A.Call) and node.func in ("size", "count") and len(node.args) == 1):
         return False
     c = node.args[0]
-    return isinstance(c, A.Comp) and not c.gen and c.cond is not None and c.cond.t == "bool" and _safe_elt(c)
+    if not (isinstance(c, A.Comp) and c.cond is not None and c.cond.t == "bool"):
+        return False
+    return node.func == "count" and c.gen or not c.gen and _safe_elt(c)
 
 
 def _safe_elt(c):

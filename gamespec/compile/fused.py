@@ -231,11 +231,12 @@ class Fuser:
                 out.append(ind + f"    raise _SRE({what!r}, {c.const(where)}) from None")
         return out
 
-    def value(self, fn, var, ind):
-        """`var = <the compiled expression fn, inline>`."""
-        src = self.cache.get(id(fn))
+    def value(self, fn, var, ind, test=False):
+        """`var = <the compiled expression fn, inline>`; with `test`, var is only truth-tested."""
+        key = (id(fn), test)
+        src = self.cache.get(key)
         if src is None:         # generated once per rule set (the same text in every function)
-            src = self.cache[id(fn)] = self.comp.ex(fn.rule.ast, {})
+            src = self.cache[key] = (self.comp.test if test else self.comp.ex)(fn.rule.ast, {})
         return self.wrap(fn.rule, [f"{var} = {src}"], ind)
 
     def effects(self, fn):
@@ -273,11 +274,11 @@ class Fuser:
             self.jump("_r", first, ind + "    ", out)
             return
         if rs.game_end_if is not None:
-            out += self.value(rs.game_end_if, "_c", ind)
+            out += self.value(rs.game_end_if, "_c", ind, test=True)
             out.append(ind + "if _c:")
             self.go(rs.GAME_END, first, ind + "    ", out)
         if scope.turn and scope.phase.turn_end_if is not None:
-            out += self.value(scope.phase.turn_end_if, "_c", ind)
+            out += self.value(scope.phase.turn_end_if, "_c", ind, test=True)
             out.append(ind + "if _c:")
             self.go(scope.phase.labels["turnend"], first, ind + "    ", out)
 
@@ -315,7 +316,7 @@ class Fuser:
                 return False
             inner = ind
             if ch.guard is not None:
-                out += self.value(ch.guard, "_c", ind)
+                out += self.value(ch.guard, "_c", ind, test=True)
                 out.append(ind + "if _c:")
                 inner = ind + "    "
             if ch.player is not None:
@@ -341,14 +342,14 @@ class Fuser:
         if kind == "jump_unless":
             if a["names"]:
                 return False
-            out += self.value(a["cond"], "_c", ind)
+            out += self.value(a["cond"], "_c", ind, test=True)
             out.append(ind + "if _c:")
             self.go(goto(pc + 1), False, ind + "    ", out)
             self.go(goto(L[a["target"]]), False, ind, out)
             return True
         if kind == "phase_check":
             if a["end_if"] is not None:
-                out += self.value(a["end_if"], "_c", ind)
+                out += self.value(a["end_if"], "_c", ind, test=True)
                 out.append(ind + "if _c:")
                 self.go(goto(L[a["target"]]), False, ind + "    ", out)
             self.go(goto(L[a["next"]]), False, ind, out)
@@ -370,7 +371,7 @@ class Fuser:
             if fn is not None:
                 self.block(fn, a["scope"], a["where"], False, ind, out)
             if end_if is not None:
-                out += self.value(end_if, "_c", ind)
+                out += self.value(end_if, "_c", ind, test=True)
                 out.append(ind + "if _c:")
                 self.go(goto(L[a["phase_end"]]), False, ind + "    ", out)
             if nxt is None:

@@ -153,6 +153,9 @@ class Ruleset:
                 init_zone.append(zi)
         self.ncards = len(self.face_of)
         self.init_zone = init_zone
+        self.init_z = [[] for _ in range(self.nzones)]      # each zone's cards at the start (copied)
+        for c, zi in enumerate(init_zone):
+            self.init_z[zi].append(c)
         # per zone, the set-up zones whose cards may lie there (bit zi: cards that started in zone
         # zi); moves widen it zone by zone, public facts only (see ops.move_card, determinize)
         poss = [0] * self.nzones
