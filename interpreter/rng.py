@@ -18,17 +18,23 @@ def seed_state(seed: int) -> int:
 
 def shuffle(state: int, items: list) -> int:
     """Fisher-Yates in place; returns the new RNG state."""
-    x = state
+    if len(items) > 1 << 32:
+        raise ValueError("shuffle: more than 2**32 items")
+    return _shuffle(state, items)
+
+
+def _shuffle(x, items, M=MASK, C=0x2545F4914F6CDD1D, HIGH=MASK - (1 << 32), LOW39=(1 << 39) - 1):
+    # constants as locals; (x & LOW39) << 25 is (x << 25) & M on a smaller number
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
         while True:
             x ^= x >> 12
-            x ^= (x << 25) & MASK
+            x ^= (x & LOW39) << 25
             x ^= x >> 27
-            r = (x * 0x2545F4914F6CDD1D) & MASK
-            # reject the biased tail above MASK - (MASK + 1) % n; that bound is at least MASK - n + 1,
-            # so the exact one is needed only for the rare r above MASK - n
-            if r <= MASK - n or r <= MASK - (MASK + 1) % n:
+            r = x * C & M
+            # reject the biased tail above M - (M + 1) % n; that bound is at least M - n + 1 (and
+            # HIGH is below M - n for n <= 2**32), so the exact one is needed only for r above M - n
+            if r <= HIGH or r <= M - n or r <= M - (M + 1) % n:
                 break
         j = r % n
         items[i], items[j] = items[j], items[i]

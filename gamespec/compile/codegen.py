@@ -570,6 +570,11 @@ class CodeGen:
         return out + [f"    {lost} = {vis}[{src}] & ~{vis}[{d}]",
                       f"    if {lost}: s.kn[{x}] |= {lost}"]
 
+    def _own_zone(self, node):
+        """Is `node` the deciding player's member of a family its owner sees (`hand[actor]`)?"""
+        return isinstance(node, A.Index) and node.ref[0] == "member" and node.ref[1].visibility == "owner" \
+            and isinstance(node.index, A.Name) and node.index.ref == ("const", "actor")
+
     def _public(self, node):
         """Is `node` a zone of a family every player sees?"""
         if isinstance(node, A.Name) and node.ref[0] == "zone":
@@ -691,7 +696,7 @@ class CodeGen:
                     if t:
                         chain = " or ".join(f"({x})" for x in items)
                         return f"(not ({chain}))" if _EMPTY_TEST[n.op] else f"({chain})"
-                    return f"((0 + {' + '.join(f'({x})' for x in items)}) {n.op} 0)"
+                    return f"(({' + '.join(f'({x})' for x in items)}) {n.op} 0)"      # compared: no 0 needed
             self._truth.pop(id(n), None)        # recorded below only if this generation is a guard
             a = self.ex(n.left, names)
             if n.op == "!=" and isinstance(n.right, A.Const) and n.right.value is None \
@@ -1201,7 +1206,8 @@ class CodeGen:
                 return f"len({self.as_list(c.iter, names)})"
             items = self._unrolled(c, names, cond=True) if c.cond.t == "bool" else None
             if items is not None:
-                return "(0 + " + " + ".join(f"({x})" for x in items) + ")"
+                # two or more truth values add up to an int; one needs the 0 to be a number
+                return ("(" if len(items) > 1 else "(0 + ") + " + ".join(f"({x})" for x in items) + ")"
             inner = dict(names)
             py = self.ident()
             inner[c.var] = py
@@ -1356,6 +1362,7 @@ class CodeGen:
         else:
             cond_first = False
         seen_names = []
+        seen_tuple = None        # the seen tuple made once per card, above loops that do not change it
         hoisted = []
         hc = self._hc = {"level": {}, "slots": {}, "memo": {}}
         bound = 1        # candidates the loops so far can visit at most (None: not known here)
@@ -1392,7 +1399,9 @@ class CodeGen:
                 mask = self._mask(p.where.ast, p.name) if p.where is not None and _card_only(p.where.ast, p.name) \
                     and hasattr(L, "ncards") else None
                 test = [ind() + f"if not {self._table(mask)}[{py}]: continue"] if mask is not None else []
-                if src.t == "zone":     # a zone holds cards only; an owner sees them all unless turned
+                if src.t == "zone" and self._own_zone(src):     # the actor sees all of it unless turned
+                    lines += test + [ind() + f"if not s.face or ({visexpr} | s.kn[{py}]) & {bit}:"]
+                elif src.t == "zone":   # a zone holds cards only; an owner sees them all unless turned
                     lines += test + [ind() + f"if ({zv} & {bit} and not s.face) or ({visexpr} | s.kn[{py}]) & {bit}:"]
                 else:
                     lines += [ind() + f"if {py} is None: continue"] + test + [
@@ -1410,6 +1419,11 @@ class CodeGen:
                 pys.append((p, py, pos))
                 if p.where is not None and mask is None:
                     lines.append(ind() + f"if not {self.test(p.where.ast, names)}: continue")
+                if i < len(decl.params) - 1 and all(q.kind != "card" for q in decl.params[i + 1:]):
+                    # the last card parameter, more below: what the chooser sees is one tuple per card
+                    seen_tuple = self.ident()
+                    rest = ["None"] * (len(decl.params) - i - 1)
+                    lines.append(ind() + f"{seen_tuple} = (" + "".join(f"{x}, " for x in seen_names + rest) + ")")
                 continue
             elif p.kind in ("zone", "player", "number", "choice") and i > 0 and not _depends(p, decl.params[:i]):
                 # independent of the parameters before it: filter its values once, on first use
@@ -1466,7 +1480,7 @@ class CodeGen:
         if bind == args:
             lines.append(ind() + f"_a = {args}")     # no card parameter: the same values, one tuple
             args = bind = "_a"
-        seen = "(" + "".join(f"{x}, " for x in seen_names) + ")"
+        seen = seen_tuple or "(" + "".join(f"{x}, " for x in seen_names) + ")"
         if all(x == "None" for x in seen_names):
             seen = self.const(tuple(None for _ in seen_names))
         entry = f"({self.const(rt.name)}, {args}, {bind}, {seen}, _rt, None"
