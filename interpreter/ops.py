@@ -128,8 +128,9 @@ def shuffle(s, zi):
         s.rng = rng.shuffle(s.rng, cs)
     s.shuffles += 1       # apply() checks whether a decision's effect shuffled
     kn = s.kn
-    for c in cs:   # nobody can follow a card through a shuffle
-        kn[c] = 0
+    if any(map(kn.__getitem__, cs)):    # nobody can follow a card through a shuffle (often nobody did)
+        for c in cs:
+            kn[c] = 0
     if s.rs.mark_reset:   # marks declared reset_on_shuffle go back to their initial value
         for m, init in s.rs.mark_reset:
             col = s.mk[m]
