@@ -4,7 +4,6 @@ form really generated."""
 from __future__ import annotations
 
 import os
-import collections
 import random
 
 import pytest
@@ -363,64 +362,6 @@ def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(t
     # mark, take, pick, peek: take's and pick's loops are skipped while `marked` / `chosen` is empty,
     # mark's (no where) and peek's (an attribute read comes first) are not
     assert [" if s.v[" in ln for ln in loops] == [False, True, True, False], loops
-
-
-SPLIT_SPEC = """
-name: Split
-players: [2, 4]
-cards:
-  number:
-    zone: deck
-    faces:
-      - {each: {value: [1, 2, 3, 4, 5, 6]}, count: 4}
-zones:
-  deck: {kind: pile, visibility: hidden}
-  row: {kind: pile, keys: [a, b, c, d, e], visibility: public}
-  seat: {kind: pile, per_player: true, visibility: public}
-on_begin: "shuffle(deck); for r in indices(row) { deal(deck, row[r], 2) }"
-start: play
-phases:
-  play:
-    turn:
-      steps:
-        - choose: [shift, hand_over, draw]
-    end_if: "size(deck) == 0"
-    next: end
-actions:
-  shift:
-    params:
-      src: {zone: row, where: "size(row[src]) > 0"}
-      dst: {zone: row, where: "dst != src and size(row[dst]) > 0 and size(row[dst]) < 4"}
-    effect: "move(top(row[src]), row[dst])"
-  hand_over:
-    params:
-      r: {zone: row, where: "size(row[r]) > 1"}
-      q: {player: true, where: "q != actor and size(seat[q]) < 3 and top(row[r]) != top(seat[q])"}
-    effect: "move(top(row[r]), seat[q])"
-  draw:
-    effect: "deal(deck, row['a']); deal(deck, seat[actor])"
-scoring:
-  score: "size(seat[p])"
-"""
-
-
-def test_a_where_with_conjuncts_on_earlier_parameters_filters_by_the_others_once(tmp_path):
-    """A parameter whose `where` mixes conjuncts on earlier parameters with conjuncts on its own
-    (none can fail): its candidates are filtered by the second kind once per listing, the first kind
-    tested per candidate. Same listings, logs and scores as the reference closures."""
-    spec = tmp_path / "split.yaml"
-    spec.write_text(SPLIT_SPEC)
-    fast = gamespec.load(str(spec))
-    ref = gamespec.Game(fast.spec, backend="closures")
-    counts = collections.Counter()
-    for listings in listings_agree(fast, ref, range(8)):
-        for lst in listings:
-            counts.update(a["action"] for a in lst)
-    assert counts["shift"] > 50 and counts["hand_over"] > 20
-    src = fast.ruleset(4, {}).chooses[0].enumerate.source
-    # shift's dst and hand_over's q: one hoisted list each, the earlier parameter tested per candidate
-    assert src.count(" is None: v_") == 2, src
-    assert "if not (((v_" in src
 
 
 def test_zone_and_variable_lists_are_read_through_locals():

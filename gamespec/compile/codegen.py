@@ -1321,7 +1321,7 @@ class CodeGen:
             return None
         return values if len(values) <= 16 else None
 
-    def _unrolled_candidates(self, p, names, terms=None):
+    def _unrolled_candidates(self, p, names):
         """A zone or player parameter's candidates filtered by its `where`, over at most UNROLL
         values, written out value by value (each folded into the zones it selects), in order, and how
         many values there are; None if not such a case."""
@@ -1339,8 +1339,7 @@ class CodeGen:
                 self.valid_players.add(src)
             inner = dict(names)
             inner[p.name] = src
-            test = self._conj(terms, inner) if terms is not None else self.test(p.where.ast, inner)
-            part = f"*(({src},) if {test} else ())"
+            part = f"*(({src},) if {self.test(p.where.ast, inner)} else ())"
             size += len(part)
             if size > UNROLL_CHARS:
                 return None
@@ -1426,23 +1425,18 @@ class CodeGen:
                     rest = ["None"] * (len(decl.params) - i - 1)
                     lines.append(ind() + f"{seen_tuple} = (" + "".join(f"{x}, " for x in seen_names + rest) + ")")
                 continue
-            elif p.kind in ("zone", "player", "number", "choice") and i > 0 and (
-                    not _depends(p, decl.params[:i]) or _split_where(p, decl.params[:i])):
-                # independent of the parameters before it: filter its values once, on first use;
-                # or its `where` has conjuncts that are (and none can fail): filter by those once,
-                # test the others per candidate
-                split = _split_where(p, decl.params[:i]) if _depends(p, decl.params[:i]) else None
+            elif p.kind in ("zone", "player", "number", "choice") and i > 0 and not _depends(p, decl.params[:i]):
+                # independent of the parameters before it: filter its values once, on first use
                 cand = self.ident()
                 hoisted.append(cand)
                 inner = dict(names)
                 inner[p.name] = py
                 values = self._param_values(p, names)
-                made = self._unrolled_candidates(p, names, split[0] if split else None)
+                made = self._unrolled_candidates(p, names)
                 if made is not None:
                     made, size = made
                 else:
-                    where = (f" if {self._conj(split[0], inner)}" if split else
-                             f" if {self.test(p.where.ast, inner)}" if p.where is not None else "")
+                    where = f" if {self.test(p.where.ast, inner)}" if p.where is not None else ""
                     made = f"[{py} for {py} in {values}{where}]"
                     size = _static_len(values, self.ns)
                 bound = bound * size if bound is not None and size is not None else None
@@ -1457,8 +1451,6 @@ class CodeGen:
                 seen_names.append("None")
                 names[p.name] = py
                 pys.append((p, py, pos))
-                if split:
-                    lines.append(ind() + f"if not ({self._conj(split[1], names)}): continue")
                 continue
             elif p.kind in ("zone", "player", "number", "choice"):
                 values = self._param_values(p, names)
@@ -1682,7 +1674,7 @@ def _cannot_fail(n):
     if isinstance(n, A.Const):
         return True
     if isinstance(n, A.Name):
-        return n.ref[0] in ("local", "zone", "const")     # (const: actor, current, players, ...)
+        return n.ref[0] in ("local", "zone")
     if isinstance(n, A.Index):
         return getattr(n, "ref", ("",))[0] == "member" and _cannot_fail(n.index) and \
             isinstance(n.index, (A.Const, A.Name))
@@ -1754,23 +1746,6 @@ def _depends(p, earlier):
     rules = [r for r in (p.where, p.source, p.lo, p.hi) if r is not None]
     return any(isinstance(x, A.Name) and x.id in names and getattr(x, "ref", ("",))[0] == "local"
                for r in rules for x in A.walk(r.ast))
-
-
-def _split_where(p, earlier):
-    """Parameter p's `where` as (conjuncts using none of the earlier parameters, the others) when
-    both kinds exist, none can fail and p's candidates do not depend on the earlier parameters
-    (so the first kind can filter the candidates once); else None."""
-    if p.where is None or p.kind not in ("zone", "player") or p.source is not None:
-        return None
-    names = {q.name for q in earlier}
-    terms = _conjuncts(p.where.ast)
-    if not all(_cannot_fail(t) for t in terms):
-        return None
-    uses = [any(isinstance(x, A.Name) and x.id in names and getattr(x, "ref", ("",))[0] == "local"
-                for x in A.walk(t)) for t in terms]
-    if all(uses) or not any(uses):
-        return None
-    return [t for t, u in zip(terms, uses) if not u], [t for t, u in zip(terms, uses) if u]
 
 
 def _uses_params(rule, params):
