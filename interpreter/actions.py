@@ -13,9 +13,6 @@ from .labels import compile_expr as compile_label_expr, fill_expressions
 MAX_CHOICES = 10_000   # a parameter with more candidates than this is a spec error, not a hang
 
 
-_tnew = tuple.__new__
-
-
 class Action(tuple):
     """One legal action: (name, args, bind, seen, rt, label, pos) in a tuple, cheap to make by the dozen.
 
@@ -31,8 +28,8 @@ class Action(tuple):
     seen = property(itemgetter(3))
     _rt = property(itemgetter(4))
 
-    def __new__(cls, name, args, bind=None, seen=(), rt=None, label=None, pos=-1):
-        return _tnew(cls, (name, args, bind, seen, rt, label, pos))
+    # made from one 7-tuple, Action((name, args, bind, seen, rt, label, pos)): tuple's own
+    # constructor, in C (a Python __new__ would cost a frame per action made)
 
     def key(self):
         return (self[0], self[1])
@@ -75,7 +72,7 @@ class Action(tuple):
 
 
 def _from_json_only(name, args):
-    return Action(name, args)
+    return Action((name, args, None, (), None, None, -1))
 
 
 def action_key(obj):
@@ -233,7 +230,7 @@ class ActionRT:
             return
         if not self.params:
             if self._ok(s, e):
-                out.append(Action(self.name, (), (), (), self, None, len(out)))
+                out.append(Action((self.name, (), (), (), self, None, len(out))))
             return
         self._rec(s, e, 0, [], [], out)
 
@@ -258,8 +255,8 @@ class ActionRT:
             seen.append(face)
             if last:
                 if self._ok(s, e):
-                    out.append(Action(self.name, tuple(_freeze(a) for a in args), tuple(e[k] for k in self.keys),
-                                      tuple(seen), self, None, len(out)))
+                    out.append(Action((self.name, tuple(_freeze(a) for a in args), tuple(e[k] for k in self.keys),
+                                       tuple(seen), self, None, len(out))))
             else:
                 self._rec(s, e, i + 1, args, seen, out)
             args.pop()

@@ -7,7 +7,7 @@ from itertools import count as _count
 from _thread import RLock as _lock   # re-entrant: apply() may list actions; another thread may not
 
 from . import rng as _rng
-from .actions import Action, _tnew
+from .actions import Action
 
 FORMAT = "gamespec-state/1"
 
@@ -669,12 +669,12 @@ def secret_choice(actor, a, n):
 def lone_skip(ch, as_action=True):
     """The skip of optional decision point ch as its only legal action (an Action or a tuple)."""
     t = ("skip", (), (), (), None, ch.step.optional)
-    return _tnew(Action, t + (0,)) if as_action else t
+    return Action(t + (0,)) if as_action else t
 
 
 def _to_action(t, i):
     """A listing's entry (a plain tuple without its position, or an Action) -> the Action at i."""
-    return _tnew(Action, (t[0], t[1], t[2], t[3], t[4], t[5], i))
+    return Action((t[0], t[1], t[2], t[3], t[4], t[5], i))
 
 
 def _ajson(a):

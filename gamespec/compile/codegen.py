@@ -334,7 +334,7 @@ class CodeGen:
             src.append("    if _out:")
             made = self._made_actions(("skip", (), (), (), None, ch.step.optional))
             src.append(f"        _ap(({made}[len(_out)] if len(_out) < {len(self.ns[made])} else "
-                       f"_tnew(_Action, ('skip', (), (), (), None, {label}, len(_out)))) if _w "
+                       f"_Action(('skip', (), (), (), None, {label}, len(_out)))) if _w "
                        f"else ('skip', (), (), (), None, {label}))")
         src.append("    return _out")
         code = compile(localize(src), f"<gamespec {ch.path} (legal actions)>", "exec")
@@ -1300,10 +1300,10 @@ class CodeGen:
         the first MADE_ACTIONS positions (for a dict value -> entry, one such list per value). Making a tuple subclass costs ten times a plain tuple;
         sharing these is safe: an Action equal in every field, position included, is the same
         legal action in any listing."""
-        from interpreter.actions import Action, _tnew
+        from interpreter.actions import Action
         if isinstance(entry, dict):     # one list per value
-            return self.const({v: [_tnew(Action, x + (i,)) for i in range(MADE_ACTIONS)] for v, x in entry.items()})
-        return self.const([_tnew(Action, entry + (i,)) for i in range(MADE_ACTIONS)])
+            return self.const({v: [Action(x + (i,)) for i in range(MADE_ACTIONS)] for v, x in entry.items()})
+        return self.const([Action(entry + (i,)) for i in range(MADE_ACTIONS)])
 
     def _domain(self, p):
         """The values parameter p can take, when known now and few (seats, a family's keys, the
@@ -1494,26 +1494,25 @@ class CodeGen:
             made = self._made_actions({vs: (rt.name, vs, vs, self.ns[seen], rt, None)
                                        for vs in itertools.product(*domains)})
             lines.append(ind() + f"_ap(({made}[_a][len(_out)] if len(_out) < {MADE_ACTIONS} else "
-                                 f"_tnew(_Action, {entry}, len(_out)))) if _w else {entry}))")
+                                 f"_Action({entry}, len(_out)))) if _w else {entry}))")
         elif domain is not None:
             # one parameter with few values known now (a seat, a family key, a choice): the Action
             # of each value at each position, made once
             py = pys[0][1]
             made = self._made_actions({v: (rt.name, (v,), (v,), self.ns[seen], rt, None) for v in domain})
             lines.append(ind() + f"_ap(({made}[{py}][len(_out)] if len(_out) < {MADE_ACTIONS} else "
-                                 f"_tnew(_Action, {entry}, len(_out)))) if _w else {entry}))")
+                                 f"_Action({entry}, len(_out)))) if _w else {entry}))")
         elif pys:
-            lines.append(ind() + f"_ap(_tnew(_Action, {entry}, len(_out))) if _w else {entry}))")
+            lines.append(ind() + f"_ap(_Action({entry}, len(_out))) if _w else {entry}))")
         else:   # no parameter: the same Action at each position, made once
             made = self._made_actions((rt.name, (), (), self.ns[seen], rt, None))
             lines.append(ind() + f"_ap(({made}[len(_out)] if len(_out) < {len(self.ns[made])} else "
-                                 f"_tnew(_Action, {entry}, len(_out)))) if _w else {entry}))")
+                                 f"_Action({entry}, len(_out)))) if _w else {entry}))")
         self._hc = None
         lines = [x for ln in lines for x in (
             [ln[2] + h for h in hc["slots"].get(ln[1], [])] if isinstance(ln, tuple) else [ln])]
-        from interpreter.actions import Action, _tnew
+        from interpreter.actions import Action
         self.ns["_Action"] = Action
-        self.ns["_tnew"] = _tnew
         rt_name = self.const(rt)
         origin_rule = decl.effect or decl.cond or (decl.params[0].where if decl.params else None)
         body = [f"_rt = {rt_name}"] + [f"{h} = None" for h in hoisted] + lines

@@ -362,7 +362,7 @@ def make_enumerator(ch):
             for en in fallback:
                 en(s, out)
         if optional is not None:
-            out.append(Action("skip", (), (), (), None, optional, len(out)))
+            out.append(Action(("skip", (), (), (), None, optional, len(out))))
         return out
     return enumerate_all
 
