@@ -82,7 +82,11 @@ CASES = [
     ("first(r for r in indices(row) if size(row[r]) == n)", {"n": 0}, " else None)"),
     ("first(top(row[r]) for r in indices(row) if size(row[r]) > n)", {"n": 1}, "][-1] if "),
     # what `size(Z) > 0` guards reads top(Z) / bottom(Z) without testing Z again
-    ("size(row[n]) > 0 and top(row[n]).kind == 'rice'", {"n": 2}, "][-1]] == "),
+    ("size(row[n]) > 0 and top(row[n]).kind == 'rice'", {"n": 2}, "][-1]])"),
+    # `x.attr == constant` for a card that cannot be none: a table of booleans read by card id
+    ("size(row[n]) > 0 and top(row[n]).kind != 'rice'", {"n": 1}, "][-1]])"),
+    ("[c.kind == 'rice' for c in row[n]]", {"n": 0}, "[v_"),
+    ("[c.kind == n for c in row[0]]", {"n": "rice"}, " == "),    # not a constant: compared
     ("(bottom(row[1]) if size(row[1]) != 0 else none) == bottom(row[1])", {}, "][0] if (s.z["),
     ("[top(row[r]) for r in indices(row) if size(row[r]) > 0]", {}, "][-1],) if"),
     ("[top(hand[q]).kind for q in others(n) if size(hand[q]) > 0 and top(hand[q]).type == 'farmer']",
@@ -90,7 +94,7 @@ CASES = [
     ("size(row[n]) > 0 and size(row[n]) > 0 and true", {"n": 0}, "(not not "),
     ("size(hand[n]) == 0 or false", {"n": 3}, "(not s.z["),
     # ... and what `x != none` guards reads x's attributes without testing for none again
-    ("revealed != none and revealed.type == 'farmer'", {}, "!= None) and (K"),
+    ("revealed != none and revealed.type == 'farmer'", {}, "!= None) and K"),
     ("(revealed.kind if revealed != none else 'nothing') == 'rice'", {}, "] if (s.v["),
     ("revealed.type == 'farmer'", {}, " is not None else "),
 ]

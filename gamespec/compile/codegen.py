@@ -197,6 +197,7 @@ class CodeGen:
         self._getters = {}
         self._getter_seq = {}
         self._getter_list = {}
+        self._eq_tables = {}
         self._tests = set()          # ids of the nodes generated where only their truth counts
         self._keep = []              # sequences whose bound __getitem__ is a constant
         self._hc = None              # hoisting context while generating an enumeration
@@ -686,6 +687,9 @@ class CodeGen:
                 return f"{self.const(checked_arith)}({n.op!r}, {a}, {b})"
             return f"({a} {n.op} {b})"
         if isinstance(n, A.Compare):
+            eq = self._attr_equals(n, names)
+            if eq is not None:
+                return eq
             if n.op in _EMPTY_TEST and isinstance(n.right, A.Const) and n.right.value == 0 \
                     and n.right.value is not False and _sized_comp(n.left):
                 # `size([e for x in short list if c]) > 0`: count the c's, unrolled (no list, no
@@ -762,6 +766,24 @@ class CodeGen:
         if isinstance(n, A.Call):
             return self.call(n, names)
         raise AssertionError(n)
+
+    def _attr_equals(self, n, names):
+        """`x.attr == v` (or `!=`), v a constant and x a card that cannot be none here: one table
+        of booleans per card id (`T[x]`), instead of reading the attribute and comparing."""
+        if n.op not in ("==", "!=") or not hasattr(self.L, "ncards"):
+            return None
+        at, cv = (n.left, n.right) if isinstance(n.left, A.Attr) else (n.right, n.left)
+        if not (isinstance(at, A.Attr) and isinstance(cv, A.Const) and at.name in self.L.attr):
+            return None
+        obj = self.ex(at.obj, names)
+        if isinstance(at.obj, A.Name) and obj not in self.nonnull:
+            return None         # it may be none: the plain form names the fault
+        key = (at.name, type(cv.value).__name__, repr(cv.value), n.op)
+        table = self._eq_tables.get(key)
+        if table is None:
+            want = n.op == "=="
+            table = self._eq_tables[key] = self.const([(v == cv.value) is want for v in self.L.attr[at.name]])
+        return f"{table}[{obj}]"
 
     def _guarded(self, cond, n, names):
         """The source of n, evaluated only where cond (a node or a list of conjuncts, just
