@@ -695,12 +695,12 @@ class CodeGen:
                 # `size([e for x in short list if c]) > 0`: count the c's, unrolled (no list, no
                 # frame); e is not evaluated, which is safe as it cannot fail (_safe_elt)
                 t = id(n) in self._tests
-                items = self._unrolled(n.left.args[0], names, cond=True, tests=t)
+                items = self._unrolled(n.left.args[0], names, cond=True, tests=True)
                 if items is not None:
                     if t:
                         chain = " or ".join(f"({x})" for x in items)
                         return f"(not ({chain}))" if _EMPTY_TEST[n.op] else f"({chain})"
-                    return f"(({' + '.join(f'({x})' for x in items)}) {n.op} 0)"      # compared: no 0 needed
+                    return f"(({' + '.join(f'(1 if {x} else 0)' for x in items)}) {n.op} 0)"
             self._truth.pop(id(n), None)        # recorded below only if this generation is a guard
             a = self.ex(n.left, names)
             if n.op == "!=" and isinstance(n.right, A.Const) and n.right.value is None \
@@ -1226,10 +1226,10 @@ class CodeGen:
         if f == "count":
             if c.cond is None:
                 return f"len({self.as_list(c.iter, names)})"
-            items = self._unrolled(c, names, cond=True) if c.cond.t == "bool" else None
+            items = self._unrolled(c, names, cond=True, tests=True) if c.cond.t == "bool" else None
             if items is not None:
-                # two or more truth values add up to an int; one needs the 0 to be a number
-                return ("(" if len(items) > 1 else "(0 + ") + " + ".join(f"({x})" for x in items) + ")"
+                # ints, not truth values, added up: an int + int is a specialised, cheap add
+                return "(" + " + ".join(f"(1 if {x} else 0)" for x in items) + ")"
             inner = dict(names)
             py = self.ident()
             inner[c.var] = py
