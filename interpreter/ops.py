@@ -65,6 +65,69 @@ def lose_track(s, c, cs, blind):
             kn[x] &= keep
 
 
+def move_public(s, c, dst):
+    """move_card(s, c, dst) onto a zone every player sees (face unchanged): nobody loses track of
+    c (they see where it lands) and nobody is left blind to which card left a set (they see it).
+    (Fused functions write moves out inline, CodeGen._inline_move; the rule functions call these.)"""
+    if s.face:
+        return move_card(s, c, dst)
+    s.budget -= 1
+    if s.budget < 0:
+        fault("step budget exhausted: cards keep moving", "budget")
+    loc = s.loc
+    z = s.z
+    src = loc[c]
+    cs = z[src]
+    if cs[-1] == c:
+        cs.pop()
+    else:
+        cs.remove(c)
+    z[dst].append(c)
+    loc[c] = dst
+    ps = s.poss
+    if ps[src] & ~ps[dst]:
+        widen(s, src, dst)
+
+
+def move_plain(s, c, dst):
+    """move_card(s, c, dst) face unchanged, on top, onto a zone not every player sees (no face
+    turned anywhere: the short way). Its first half is move_public's on purpose: a call between them
+    costs more than the branches this saves."""
+    if s.face:
+        return move_card(s, c, dst)
+    s.budget -= 1
+    if s.budget < 0:
+        fault("step budget exhausted: cards keep moving", "budget")
+    loc = s.loc
+    z = s.z
+    src = loc[c]
+    cs = z[src]
+    if cs[-1] == c:
+        cs.pop()
+    else:
+        cs.remove(c)
+    z[dst].append(c)
+    loc[c] = dst
+    ps = s.poss
+    if ps[src] & ~ps[dst]:
+        widen(s, src, dst)
+    rs = s.rs
+    vis = rs.zvis
+    new = vis[dst]
+    blind = rs.set_blind[src] & ~new
+    if blind:
+        lose_track(s, c, cs, blind)
+    lost = vis[src] & ~new
+    if lost:
+        s.kn[c] |= lost
+
+
+def widen(s, src, dst):
+    """Zone dst may now hold cards from where src's came from (the possibility sets, see move_card)."""
+    ps = s.poss
+    s.poss = ps[:dst] + (ps[dst] | ps[src],) + ps[dst + 1:]
+
+
 def deal(s, src, dst, n, face=0):
     """Move n cards from the top of src; an empty src does what its zone declares (on_empty)."""
     z = s.z

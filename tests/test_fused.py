@@ -69,6 +69,13 @@ def test_fused_functions_are_made_and_used(name):
             if fn is not None and not isinstance(fn, _Pending)]
     assert len(made) >= 3
     assert all("def fused_" in fn.source for fn in made)
+    # moves are written out inline in the fused functions (the hot path), called elsewhere (the rule
+    # functions of the standard path stay short to compile)
+    fused_src = "\n".join(fn.source for fn in made)
+    assert "_move_plain(" not in fused_src and "_move_pub(" not in fused_src
+    assert "].append(" in fused_src and "s.loc[" in fused_src
+    plain = [rt.run.source for rt in rs.actions.values() if getattr(rt.run, "source", None)]
+    assert any("_move_plain(" in src or "_move_pub(" in src for src in plain)
 
 
 def test_a_decision_point_inside_a_flow_loop_takes_the_standard_path():

@@ -177,7 +177,7 @@ class CodeGen:
             "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
             "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
             "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
-            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_lose_track": ops.lose_track, "_has_repeat": _has_repeat, "_deal": ops.deal,
+            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_lose_track": ops.lose_track, "_widen": ops.widen, "_move_pub": ops.move_public, "_move_plain": ops.move_plain, "_has_repeat": _has_repeat, "_deal": ops.deal,
             "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
             "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
             "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
@@ -198,6 +198,8 @@ class CodeGen:
         self._getter_seq = {}
         self._getter_list = {}
         self._eq_tables = {}
+        self.inline_moves = False    # moves written out inline: only in fused functions (the hot
+        #                              path); elsewhere a call keeps the source, and compiling, short
         self._tests = set()          # ids of the nodes generated where only their truth counts
         self._keep = []              # sequences whose bound __getitem__ is a constant
         self._hc = None              # hoisting context while generating an enumeration
@@ -492,8 +494,10 @@ class CodeGen:
             d = self.ident()
             out = [f"{d} = {self.ex(dst, names)}"]
             x = self.ident()
-            if not face and not bottom:
+            if not face and not bottom and self.inline_moves:
                 mv = self._inline_move(x, d, self._public(dst))
+            elif not face and not bottom:       # onto a zone all see: nobody's knowledge changes
+                mv = [f"_move_pub(s, {x}, {d})" if self._public(dst) else f"_move_plain(s, {x}, {d})"]
             else:
                 mv = [f"_move(s, {x}, {d}, {face}, {bottom})"]
             if what.t == "card":
@@ -548,6 +552,7 @@ class CodeGen:
         """Card x onto the top of zone d, face unchanged: ops.move_plain (ops.move_public when every
         player sees d: nobody's knowledge changes), inline, with the zone tables as constants."""
         src, cs, ps = self.ident(), self.ident(), self.ident()
+        # (short: every move of every rule is written out, and compiling costs by the size)
         out = [f"if s.face: _move(s, {x}, {d}, 0, False)",       # a turned card anywhere: the full way
                "else:",
                "    s.budget -= 1",
@@ -559,17 +564,14 @@ class CodeGen:
                f"    s.z[{d}].append({x})",
                f"    s.loc[{x}] = {d}",
                f"    {ps} = s.poss",
-               f"    if {ps}[{src}] & ~{ps}[{d}]: s.poss = {ps}[:{d}] + ({ps}[{d}] | {ps}[{src}],) + {ps}[{d} + 1:]"]
+               f"    if {ps}[{src}] & ~{ps}[{d}]: _widen(s, {src}, {d})"]
         if public:
             return out
         vis = self.const(self.L.zvis)
         if any(self.L.set_blind):       # taken out of a set some player cannot see (ops.move_plain)
-            blind = self.ident()
-            out += [f"    {blind} = {self.const(self.L.set_blind)}[{src}] & ~{vis}[{d}]",
-                    f"    if {blind}: _lose_track(s, {x}, {cs}, {blind})"]
-        lost = self.ident()
-        return out + [f"    {lost} = {vis}[{src}] & ~{vis}[{d}]",
-                      f"    if {lost}: s.kn[{x}] |= {lost}"]
+            blind = self.const(self.L.set_blind)
+            out.append(f"    if {blind}[{src}] & ~{vis}[{d}]: _lose_track(s, {x}, {cs}, {blind}[{src}] & ~{vis}[{d}])")
+        return out + [f"    s.kn[{x}] |= {vis}[{src}] & ~{vis}[{d}]"]      # who saw it and no longer sees it
 
     def _own_zone(self, node):
         """Is `node` the deciding player's member of a family its owner sees (`hand[actor]`)?"""
@@ -1562,7 +1564,7 @@ class CodeGen:
 
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
-                     r"_numbers|_unique|_bounded|_move|_lose_track|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
+                     r"_numbers|_unique|_bounded|_move|_move_pub|_move_plain|_lose_track|_widen|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _PLAIN_READ = re.compile(r"s\.v\[(\d+|\(\d+ \+ s\.(actor|cur)\))\]$")     # a variable, read as it is
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")

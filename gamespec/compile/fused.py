@@ -245,13 +245,21 @@ class Fuser:
             c = self.comp
             env = {}
             c._assigned = _assigned_names(fn.rule.ast)
-            lines = c._prologue(env) + c.block(fn.rule.ast, c._scope({}, env), 0)
+            c.inline_moves = True
+            try:
+                lines = c._prologue(env) + c.block(fn.rule.ast, c._scope({}, env), 0)
+            finally:
+                c.inline_moves = False
             self.cache[("effects", id(fn))] = lines
         return lines
 
     def action_body(self, rt, decl):
         c = self.comp
-        env, body = c.run_body(decl)
+        c.inline_moves = True
+        try:
+            env, body = c.run_body(decl)
+        finally:
+            c.inline_moves = False
         if not body:
             return []
         return self.wrap(decl.effect, c._prologue(env) + body, "")
