@@ -368,6 +368,19 @@ def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(t
     assert [" if s.v[" in ln for ln in loops] == [False, True, True, False], loops
 
 
+def test_a_card_parameter_over_the_actors_own_hand_skips_the_zone_visibility_test():
+    """Listing `c: {from: hand[actor]}` (an owner-seen family): the actor sees every card there unless
+    one is turned, so only `s.face` is tested before the card's identity is used; with a parameter
+    below it, what the chooser sees is one tuple made per card, not per entry."""
+    g = gamespec.load(os.path.join(HERE, "..", "games", "bacchus.yaml"))
+    src = "\n".join(ch.enumerate.source for ch in g.ruleset(4, {}).chooses)
+    assert "if not s.face or (" in src
+    seen = [ln.strip() for ln in src.splitlines() if ln.strip().endswith(", None, )") and " = (" in ln]
+    assert seen, src
+    name = seen[0].split(" = ")[0]
+    assert f"), {name}, _rt, None" in src       # the entries share it
+
+
 def test_zone_and_variable_lists_are_read_through_locals():
     """A generated function reading s.z / s.v more than once is compiled reading them through locals
     (`localize`); one read stays as it is; other attributes and look-alike names are untouched."""
