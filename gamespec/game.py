@@ -83,11 +83,12 @@ class Game:
         return rs
 
     def new_game(self, players: int | None = None, seed: int | None = None, options: dict | None = None,
-                 log: bool = False):
+                 log: bool = False, generator: str | None = None):
         """A new game, set up and advanced to its first decision.
 
         Without a seed, 64 bits of the operating system's entropy (`state.seed` holds it, for the
-        full log and the operator; no player channel shows it)."""
+        full log and the operator; no player channel shows it). `generator` names the shuffles'
+        generator: this version's by default, "xorshift64*" to deal a seed as gamespec 0.1 did."""
         from interpreter.state import State
         players = self.spec.min_players if players is None else players
         if seed is None:
@@ -96,8 +97,16 @@ class Game:
         check_seed(seed)
         if not isinstance(log, bool):
             raise UsageError(f"log is true or false, not {str(log)[:40]}")
+        if generator is None:
+            from interpreter.rng import ALGORITHM as generator
+        else:
+            from interpreter.rng import check_generator
+            try:
+                check_generator(generator)
+            except ValueError as e:
+                raise UsageError(str(e)) from None
         rs = self.ruleset(players, self.check_options(options))
-        return State.new(self, rs, seed, log=log)
+        return State.new(self, rs, seed, log=log, generator=generator)
 
     def playouts(self, n: int, seed: int = 0, players: int | None = None, options: dict | None = None) -> list:
         """`n` uniformly random games, in the engine (no Action list copied, no log): a list of Playout.

@@ -11,7 +11,7 @@ from .observe import face_dict
 def header(s) -> dict:
     rs = s.rs
     return {"type": "header", "format": "gamespec-log/1", "game": rs.spec.name,
-            "spec": rs.spec.filename, "spec_sha256": rs.spec.sha256, "seed": s.seed,
+            "spec": rs.spec.filename, "spec_sha256": rs.spec.sha256, "seed": s.seed, "generator": s.gen,
             "players": rs.P, "options": dict(rs.options),
             "cards": [rs.face_label[f] for f in rs.face_of],
             "faces": [face_dict(rs, f) for f in rs.face_of],
@@ -54,7 +54,7 @@ def log_for(s, player: int) -> list:
                     zones[label] = [face(c) for c in cards]
                 else:
                     zones[label] = {"size": len(cards)}
-            out.append({k: _copy(v) for k, v in line.items() if k not in ("cards", "faces", "zones", "seed")}
+            out.append({k: _copy(v) for k, v in line.items() if k not in ("cards", "faces", "zones", "seed", "generator")}
                        | {"zones": zones, "for_player": player})
         elif t == "chance":
             zi = rs.zone_label.index(line["zone"])

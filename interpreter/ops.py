@@ -188,7 +188,7 @@ def shuffle(s, zi):
         order = s.script.next_shuffle(s, zi)
         cs[:] = order
     else:
-        s.rng = rng.shuffle(s.rng, cs)
+        s.rng = rng.SHUFFLES[s.gen](s.rng, cs)
     s.shuffles += 1       # apply() checks whether a decision's effect shuffled
     kn = s.kn
     if any(map(kn.__getitem__, cs)):    # nobody can follow a card through a shuffle (often nobody did)

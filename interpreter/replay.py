@@ -23,8 +23,9 @@ class Script:
     With the seed known, each logged order must also be the one the seed gives: a log whose shuffles
     were altered is caught at the first altered one."""
 
-    def __init__(self, events, seed=None):
-        """`events`: a list of chance lines, or a function giving the next one (None: no more)."""
+    def __init__(self, events, seed=None, generator=_rng.ALGORITHM):
+        """`events`: a list of chance lines, or a function giving the next one (None: no more);
+        `generator`: the one the seed shuffles with (the log header's)."""
         if callable(events):
             self.take = events
         else:
@@ -33,6 +34,7 @@ class Script:
         self.i = 0
         self.seed = seed
         self.rng = _rng.seed_state(seed) if seed is not None else None
+        self.shuffle = _rng.SHUFFLES[_rng.check_generator(generator)]
 
     def next_shuffle(self, s, zi):
         label = s.rs.zone_label[zi]
@@ -49,7 +51,7 @@ class Script:
                                    "shuffle of its cards")
         if self.rng is not None:
             expected = list(s.z[zi])
-            self.rng = _rng.shuffle(self.rng, expected)
+            self.rng = self.shuffle(self.rng, expected)
             if expected != order:
                 raise ReplayDivergence(f"chance event {self.i}: the logged order of '{label}' is not the "
                                        f"shuffle seed {self.seed} gives (the log was altered)")
@@ -207,6 +209,14 @@ def _header(h, game):
     return P, game.check_options(opts), seed
 
 
+def generator_of(h) -> str:
+    """The generator a log header names; a log written before shuffles were named used xorshift64*."""
+    try:
+        return _rng.check_generator(h.get("generator", _rng.XORSHIFT))
+    except ValueError as e:
+        raise _Malformed(f"the header names an {e}") from None
+
+
 SEED_LIMIT = 1 << 64
 CHANCE_VERIFIED = "verified: every shuffle is the one the header's seed gives"
 CHANCE_TRUSTED = "taken on trust: the log has no seed, so its shuffles were replayed as written, not checked"
@@ -288,6 +298,7 @@ def replay(game, lines, timeout=None) -> dict:
             return fail("the log was written by another version of the spec" if "spec_sha256" in h
                         else "malformed log: the header has no spec_sha256")
         P, opts, seed = _header(h, game)
+        gen = generator_of(h)
         chance = CHANCE_VERIFIED if seed is not None else CHANCE_TRUSTED
         rs = game.ruleset(P, opts)
         if "zones" in h:
@@ -298,13 +309,14 @@ def replay(game, lines, timeout=None) -> dict:
                 return fail("the initial arrangement in the header is not this spec's")
         feed = _Feed(lines)
         script = Script(feed.next_chance) if seed is None else None
-        s = State.new(game, rs, seed, log=True, script=script)
+        s = State.new(game, rs, seed, log=True, script=script, generator=gen)
         want = plain(_strip(s.log[0]))
         got = dict(h)
         if not isinstance(got.get("spec"), str):
             return fail("malformed log: the header names no spec")
         got["spec"] = want["spec"]      # where the spec was loaded from is not part of the game
         got.setdefault("seed", None)    # a seedless log: no seed, or a null one
+        got.setdefault("generator", _rng.XORSHIFT)   # a log from before shuffles were named
         for key in sorted(set(want) | set(got)):
             if not _same(want.get(key, _MISSING), got.get(key, _MISSING)):
                 return fail(f"line {n}: the header's {str(key)[:40]!r} is not this game's")

@@ -1,10 +1,20 @@
-"""A small seeded PRNG stored as one integer in the state (xorshift64*), and an unbiased shuffle.
+"""A seeded RNG stored as one 64-bit integer in the state, and an unbiased shuffle.
 
-Python's `random.shuffle` may change between versions; this one never does, so logs stay replayable.
+A shuffle hashes the state into a byte stream (SHAKE128, a standard extendable-output function) and
+runs Fisher-Yates on it: the first 8 bytes are the next state, then one little-endian 32-bit draw per
+position. Python's `random.shuffle` may change between versions; SHAKE128 never does, so logs stay
+replayable on every platform. The generator is named in every log (`ALGORITHM`); the earlier one
+(xorshift64*, `XORSHIFT`) stays, so that logs written by earlier versions still check against their seed.
 """
 from __future__ import annotations
 
+import struct
+from hashlib import shake_128 as _shake
+from operator import mod as _mod
+
 MASK = (1 << 64) - 1
+ALGORITHM = "shake128"        # the generator of this version, named in log headers
+XORSHIFT = "xorshift64*"      # the generator of logs whose header names none
 
 
 def seed_state(seed: int) -> int:
@@ -17,13 +27,70 @@ def seed_state(seed: int) -> int:
 
 
 def shuffle(state: int, items: list) -> int:
-    """Fisher-Yates in place; returns the new RNG state."""
+    """Fisher-Yates in place on the SHAKE128 stream of `state`; returns the new RNG state."""
+    n = len(items)
+    if n < 2:
+        return state
+    plan = _PLANS.get(n) or _plan(n)
+    buf = _shake(state.to_bytes(8, "little")).digest(plan[0])
+    draws = plan[1].unpack_from(buf, 8)
+    if max(draws) < plan[4]:
+        # no draw is in any position's rejected tail (every tail lies at or above 2**32 - n + 1),
+        # so each index is the draw modulo the number of positions left: the common case, in C
+        for i, j in zip(plan[2], map(_mod, draws, plan[3])):
+            items[i], items[j] = items[j], items[i]
+    else:
+        _fisher_yates(items, _stream(state))
+    return int.from_bytes(buf[:8], "little") or 1
+
+
+_PLANS: dict = {}
+
+
+def _plan(n):
+    if n > 1 << 32:
+        raise ValueError("shuffle: more than 2**32 items")
+    plan = (8 + 4 * (n - 1), struct.Struct(f"<{n - 1}I"), range(n - 1, 0, -1), range(n, 1, -1),
+            (1 << 32) - n + 1)
+    if len(_PLANS) < 512:     # deck sizes are few; an unbounded number of sizes is not cached
+        _PLANS[n] = plan
+    return plan
+
+
+def _stream(state):
+    """The 32-bit draws of `state`'s stream (after its first 8 bytes), as long as they are asked for."""
+    key = state.to_bytes(8, "little")
+    k, size = 8, 1024
+    while True:
+        buf = _shake(key).digest(size)   # a longer digest starts with the shorter one
+        for (r,) in struct.iter_unpack("<I", buf[k:]):
+            yield r
+        k, size = size, size * 2
+
+
+def _fisher_yates(items, draws):
+    """Fisher-Yates with exact rejection: a draw in the top 2**32 % m values is skipped, so every
+    index below m is equally likely. The general form of `shuffle`'s fast path (the same
+    permutation when nothing is rejected)."""
+    for i in range(len(items) - 1, 0, -1):
+        m = i + 1
+        limit = (1 << 32) - (1 << 32) % m
+        r = next(draws)
+        while r >= limit:
+            r = next(draws)
+        j = r % m
+        items[i], items[j] = items[j], items[i]
+
+
+def shuffle_xorshift(state: int, items: list) -> int:
+    """The earlier generator (xorshift64* and Fisher-Yates, one 64-bit draw per position), used to check
+    logs that name no generator."""
     if len(items) > 1 << 32:
         raise ValueError("shuffle: more than 2**32 items")
-    return _shuffle(state, items)
+    return _xorshift_fy(state, items)
 
 
-def _shuffle(x, items, M=MASK, C=0x2545F4914F6CDD1D, HIGH=MASK - (1 << 32), LOW39=(1 << 39) - 1):
+def _xorshift_fy(x, items, M=MASK, C=0x2545F4914F6CDD1D, HIGH=MASK - (1 << 32), LOW39=(1 << 39) - 1):
     # constants as locals; (x & LOW39) << 25 is (x << 25) & M on a smaller number
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
@@ -39,3 +106,13 @@ def _shuffle(x, items, M=MASK, C=0x2545F4914F6CDD1D, HIGH=MASK - (1 << 32), LOW3
         j = r % n
         items[i], items[j] = items[j], items[i]
     return x
+
+
+SHUFFLES = {ALGORITHM: shuffle, XORSHIFT: shuffle_xorshift}
+
+
+def check_generator(name) -> str:
+    """`name` if it names a generator; ValueError otherwise."""
+    if not isinstance(name, str) or name not in SHUFFLES:
+        raise ValueError(f"unknown generator {str(name)[:40]!r} (known: {', '.join(sorted(SHUFFLES))})")
+    return name

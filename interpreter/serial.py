@@ -18,6 +18,7 @@ import weakref
 
 from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, StateFormatError
 
+from .rng import XORSHIFT, check_generator
 from .snapshot import FORMAT, to_json  # noqa: F401 - to_json is the other half of this module's contract
 
 INT_LIMIT = 1 << 63          # numbers of the rule language are bounded by this
@@ -28,6 +29,7 @@ MAX_LIST = 1_000_000         # no list of a saved state is longer than this (a g
 _KEYS = {"format", "game", "spec_sha256", "players", "options", "seed", "zones", "vars", "face", "known",
          "rng", "pc", "pending", "actor", "current", "phase", "flow", "turns", "decisions", "terminal",
          "scores", "winners", "history", "log"}
+_OPTIONAL = {"marks", "generator"}
 _LOG_KEYS = {"chance": {"type", "event", "zone", "order"}, "look": {"type", "player", "cards"},
              "decision": {"type", "n", "player", "action", "_cards"}, "end": {"type", "scores", "winners"},
              "reveal": {"type", "player", "action", "_cards"}}
@@ -152,7 +154,8 @@ def _verified(game, d):
         script = Script([x for x in log if isinstance(x, dict) and x.get("type") == "chance"])
     from .state import State
     try:
-        s = State.new(game, rs, seed, log=log is not None, script=script)
+        s = State.new(game, rs, seed, log=log is not None, script=script,
+                      generator=d.get("generator", XORSHIFT))
         for k, (player, act) in enumerate(decisions, 1):
             _need(not s.terminal, f"decision {k} of its history comes after the game's end")
             _need(player == s.current_player, f"decision {k} of its history is player {player}'s, "
@@ -169,6 +172,8 @@ def _verified(game, d):
     if log is not None and log and isinstance(log[0], dict) and isinstance(log[0].get("spec"), str) \
             and got["log"]:
         got["log"][0]["spec"] = log[0]["spec"]      # the path the spec was loaded from may differ
+        if "generator" not in log[0] and "generator" not in d:
+            del got["log"][0]["generator"]           # a state saved before shuffles were named
     for key in _ORDER + (("marks",) if rs.mark_names else ()):
         _need(_same(got[key], d[key]), f"its field '{key}' is not what its own history produces")
     return s
@@ -185,8 +190,12 @@ def _game_fields(game, d):
     _need(isinstance(d, dict), "not a JSON object")
     _need(d.get("format") == FORMAT, f"format is not {FORMAT!r}")
     _need(d.get("spec_sha256") == game.spec.sha256, "it was saved from another version of the spec")
-    _need(set(d) - {"marks"} == _KEYS, "unexpected or missing fields: "
-          + ", ".join(sorted(map(str, (set(d) - {"marks"}) ^ _KEYS)))[:200])
+    _need(set(d) - _OPTIONAL == _KEYS, "unexpected or missing fields: "
+          + ", ".join(sorted(map(str, (set(d) - _OPTIONAL) ^ _KEYS)))[:200])
+    try:    # a state saved before shuffles were named used the earlier generator (docs/api.md)
+        check_generator(d.get("generator", XORSHIFT))
+    except ValueError as e:
+        raise _Bad(str(e)) from None
     _need(d["game"] == game.spec.name, "it was saved from another game")
     P = d["players"]
     _need(_is_int(P, game.spec.min_players, game.spec.max_players + 1), "player count out of range")
@@ -257,6 +266,7 @@ def _from_json(game, d):
         s.face[int(k)] = f
     _need(_is_int(d["rng"], 1, 1 << 64), "bad RNG state")
     s.rng = d["rng"]
+    s.gen = d.get("generator", XORSHIFT)
     seed = d["seed"]
     _need(seed is None or (type(seed) is int and seed.bit_length() <= MAX_SEED_BITS), "bad seed")
     s.seed = seed
@@ -482,11 +492,12 @@ def _check_log(log, rs, s, d):
         init = [[] for _ in range(rs.nzones)]
         for c, zi in enumerate(rs.init_zone):
             init[zi].append(c)
-        want = _HEADERS[rs] = header(SimpleNamespace(rs=rs, seed=None, z=init))
+        want = _HEADERS[rs] = header(SimpleNamespace(rs=rs, seed=None, z=init, gen=None))
     got = dict(log[0])
     _need(isinstance(got.get("spec"), str), "the log header names no spec")
     _need("seed" in got and _same(got["seed"], s.seed), "the log header's seed is not the state's")
-    got["spec"], got["seed"] = want["spec"], None
+    _need(got.get("generator", XORSHIFT) == s.gen, "the log header's generator is not the state's")
+    got["spec"], got["seed"], got["generator"] = want["spec"], None, None
     _need(got == want, "the log header is not this game's")
     n = 0
     labels = set(rs.zone_label)

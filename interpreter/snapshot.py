@@ -22,6 +22,7 @@ def to_json(s) -> dict:
         "players": rs.P, "options": dict(rs.options), "seed": s.seed,
         "zones": [list(z) for z in s.z], "vars": [plain(x) for x in s.v],
         "face": {str(c): f for c, f in sorted(s.face.items())}, "known": list(s.kn), "rng": s.rng,
+        "generator": s.gen,
         "pc": s.pc, "pending": s.pending, "actor": s.actor, "current": s.cur, "phase": s.phase,
         "flow": {k: plain(v) for k, v in s.fenv.items()}, "turns": s.turns, "decisions": s.decisions,
         "terminal": s.terminal, "scores": plain(s.scores), "winners": plain(s.winners),

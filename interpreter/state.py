@@ -21,11 +21,11 @@ class State:
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
                  "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy", "mk",
-                 "_wants_actions")
+                 "_wants_actions", "gen")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
-    def new(cls, game, rs, seed, log=False, script=None):
+    def new(cls, game, rs, seed, log=False, script=None, generator=_rng.ALGORITHM):
         s = cls.__new__(cls)
         s.rs = rs
         s.game = game
@@ -39,6 +39,7 @@ class State:
         s.face = {}
         s.seed = seed
         s.rng = _rng.seed_state(seed if seed is not None else 0)
+        s.gen = generator       # the shuffle's generator, by name (interpreter/rng.py)
         s.pc = 0
         s.pending = -1
         s.actor = 0
@@ -326,6 +327,7 @@ class State:
         s.mk = [list(x) for x in self.mk] if self.mk else self.mk    # [] (shared) without marks
         s.face = dict(self.face) if self.face else {}
         s.rng = self.rng
+        s.gen = self.gen
         s.pc = self.pc
         s.pending = self.pending
         s.actor = self.actor

@@ -775,7 +775,7 @@ STRICT = {   # what state_from_json says for each STATE_CASES case: the first fi
     "actor_not_the_decider": "'actor' is not what", "finished_bad_scores": "'scores' is not what",
     "finished_log_scores": "'log' is not what", "finished_no_winner": "'winners' is not what",
     "finished_pending": "'pending' is not what", "pending_out_of_range": "'pending' is not what",
-    "history_missing_decision": "decision 1 of its history is not legal", "history_short_event": "history event",
+    "history_missing_decision": "decision 1 of its history", "history_short_event": "history event",
     "huge_decisions": "'decisions' is not what", "negative_turns": "'turns' is not what",
     "phase_mismatch": "'phase' is not what", "terminal_wrong_type": "'terminal' is not what",
     "seed_float": "bad seed",

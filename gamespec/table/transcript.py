@@ -192,7 +192,7 @@ def replayed_state(game, lines):
     The log is first checked by interpreter.replay.replay (a bad log: GamespecError naming the
     first divergence); the game is then played again from its chance events and decisions."""
     from gamespec.errors import StateFormatError
-    from interpreter.replay import Script, _header, replay
+    from interpreter.replay import Script, _header, generator_of, replay
     from interpreter.state import State
 
     r = replay(game, lines)
@@ -200,7 +200,9 @@ def replayed_state(game, lines):
         raise StateFormatError(f"the log does not replay ({r['decisions']} decisions matched): {r['error']}")
     P, opts, seed = _header(lines[0], game)
     rs = game.ruleset(P, opts)
-    s = State.new(game, rs, seed, log=True, script=Script([x for x in lines if x["type"] == "chance"], seed))
+    gen = generator_of(lines[0])
+    s = State.new(game, rs, seed, log=True, generator=gen,
+                  script=Script([x for x in lines if x["type"] == "chance"], seed, gen))
     for d in lines:
         if d["type"] == "decision":
             s.apply(d["action"])
