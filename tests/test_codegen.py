@@ -393,3 +393,78 @@ def test_zone_and_variable_lists_are_read_through_locals():
     g, s = fresh("codegen", 3, 0)
     choice = s.rs.chooses[0].enumerate
     assert "_z" in choice.__code__.co_varnames + choice.__code__.co_cellvars
+
+
+DEAL_SPEC = """
+name: Dealing
+players: [2, 4]
+cards:
+  number:
+    zone: deck
+    faces:
+      - {each: {value: [1, 2, 3, 4, 5]}, count: 2}
+zones:
+  deck: {kind: pile, visibility: hidden, on_empty: {refill_from: discard}}
+  discard: {kind: pile, visibility: public}
+  hand: {kind: set, per_player: true, visibility: owner}
+  shown: {kind: pile, per_player: true, visibility: public}
+  spare: {kind: pile, visibility: hidden, on_empty: stop}
+on_begin: "shuffle(deck)\\nfor p in players { deal(deck, hand[p]) }\\ndeal(deck, spare, 2)"
+start: play
+phases:
+  play:
+    turn:
+      steps:
+        - choose: [draw, show, discard, take]
+    end_if: "sum(size(shown[p]) for p in players) >= 6"
+    next: end
+actions:
+  draw:
+    if: "size(deck) + size(discard) > 0"
+    effect: "deal(deck, hand[actor], 1)"
+  show:
+    if: "size(deck) + size(discard) > 0"
+    effect: "deal(deck, shown[actor])"
+  discard:
+    params:
+      c: {from: "hand[actor]"}
+    effect: "move(c, discard)"
+  take:
+    effect: "deal(spare, hand[actor])"
+scoring:
+  score: "size(hand[p]) + 2 * size(shown[p])"
+"""
+
+
+def test_a_one_card_deal_is_a_written_out_move_and_an_empty_source_still_does_what_it_declares(tmp_path):
+    """`deal(Z, D)` and `deal(Z, D, 1)` move Z's top card as `move` does (written out in fused
+    functions); only an empty Z goes to ops.deal, which refills it (shuffling: a chance event) or
+    stops as the zone declares. Same listings, logs and scores as the reference backend."""
+    spec = tmp_path / "deal.yaml"
+    spec.write_text(DEAL_SPEC)
+    fast = gamespec.load(str(spec))
+    ref = gamespec.Game(fast.spec, backend="closures")
+    refills = stops = 0
+    for _ in listings_agree(fast, ref, range(8)):
+        pass
+    for seed in range(8):
+        s = fast.new_game(players=2, seed=seed, log=True)
+        rnd = random.Random(seed)
+        while not s.is_terminal:
+            acts = s.legal_actions()
+            a = acts[rnd.randrange(len(acts))]
+            stops += a.name == "take" and not s.z[s.rs.zone_label.index("spare")]
+            s.apply(a)
+        refills += sum(1 for x in s.log_lines() if x["type"] == "chance") - 1
+    assert refills > 3 and stops > 3
+    from gamespec.compile.fused import _Pending
+    rs = s.rs
+    made = {fn.__code__.co_filename: fn.source for ch in rs.chooses for fn in (ch.fused or {}).values()
+            if fn is not None and not isinstance(fn, _Pending)}
+    for name in ("draw", "show", "take"):
+        src = next(v for k, v in made.items() if k.endswith(f"fused {name}>"))
+        move = src.index("].append(")
+        assert "_move_plain(" not in src and "_deal(s, " in src and "][-1]" in src
+        assert src.index("][-1]") < move < src.index("_deal(s, ")     # the move first, ops.deal when empty
+    plain = "\n".join(rt.run.source for rt in rs.actions.values() if getattr(rt.run, "source", None))
+    assert "_move_plain(" in plain and "_move_pub(" in plain

@@ -509,6 +509,17 @@ class CodeGen:
                 "    " + ln for ln in mv]
         if f == "deal":
             face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+            one = len(c.args) < 3 or isinstance(c.args[2], A.Const) and type(c.args[2].value) is int \
+                and c.args[2].value == 1
+            if not face and one:
+                # one card: a move of the top card (written out like `move`'s); an empty source
+                # does what its zone declares, in ops.deal
+                k, d, x = self.ident(), self.ident(), self.ident()
+                mv = self._inline_move(x, d, self._public(c.args[1])) if self.inline_moves else \
+                    [f"_move_pub(s, {x}, {d})" if self._public(c.args[1]) else f"_move_plain(s, {x}, {d})"]
+                return [f"{k} = {self.ex(c.args[0], names)}", f"{d} = {self.ex(c.args[1], names)}",
+                        f"if s.z[{k}]:", f"    {x} = s.z[{k}][-1]"] + ["    " + ln for ln in mv] + [
+                        "else:", f"    _deal(s, {k}, {d}, 1, 0)"]
             n = self.ex(c.args[2], names) if len(c.args) > 2 else "1"
             k = self.ident()
             return [f"{k} = {n}",
