@@ -468,3 +468,28 @@ def test_a_one_card_deal_is_a_written_out_move_and_an_empty_source_still_does_wh
         assert src.index("][-1]") < move < src.index("_deal(s, ")     # the move first, ops.deal when empty
     plain = "\n".join(rt.run.source for rt in rs.actions.values() if getattr(rt.run, "source", None))
     assert "_move_plain(" in plain and "_move_pub(" in plain
+
+
+def test_a_loop_over_range_of_a_size_walks_a_range_and_charges_as_before(tmp_path):
+    """`for i in range(size(X))` is written out (no `_range` call, no list): _range's charge and the
+    loop's are both made (2 steps per number), as the reference backend makes them."""
+    g = gamespec.load(os.path.join(HERE, "..", "games", "bacchus.yaml"))
+    src = g.ruleset(4, {}).actions["send"].run.source
+    assert "_range(" not in src and "in range(" in src and "s.budget -= 2 * " in src
+    spec = tmp_path / "ranges.yaml"
+    spec.write_text(DEAL_SPEC.replace("name: Dealing", "name: Ranges").replace(
+        '''effect: "deal(spare, hand[actor])"''',
+        '''effect: "for i in range(size(deck)) { passes = passes + i }"''').replace(
+        "zones:", "variables:\n  passes: {type: int, initial: 0}\nzones:"))
+    drops = []
+    for backend in ("codegen", "closures"):
+        game = gamespec.Game(gamespec.load(str(spec)).spec, backend=backend)
+        s = game.new_game(players=2, seed=1)
+        rt = s.rs.actions["take"]
+        if backend == "codegen":
+            assert "_range(" not in rt.run.source and "in range(" in rt.run.source
+        before = s.budget
+        rt.run(s, () if rt.tuple_env else rt.env(()))
+        drops.append(before - s.budget)
+    n = len(s.z[s.rs.zone_label.index("deck")])
+    assert n >= 3 and drops[0] == drops[1] == 2 * n, (drops, n)

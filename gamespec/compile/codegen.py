@@ -114,7 +114,7 @@ def _last(xs):
 
 
 def _topn(cs, m):
-    return cs[::-1][:m] if m > 0 else []
+    return cs[:-m - 1:-1] if m > 0 else []      # the top m, top first: one slice (m > len: all)
 
 
 def _lastn(xs, k):
@@ -419,6 +419,17 @@ class CodeGen:
                 # a range is a fresh list already: no copy; the charge inline, as _charge makes it
                 fresh = it.startswith("_range(s, ") and _one_call(it)
                 head = [f"{items} = {it}" if fresh else f"{items} = list({it})"]
+                sized = st.iter.args[0] if _range_of_size(st.iter) else None
+                if sized is not None and w == 1:
+                    # `range(size(X))`: _range's checks and charge written out, with the loop's
+                    # charge; the loop walks a range object, no list is made
+                    head = [f"{items} = {self.ex(sized, names)}",
+                            f"if {items} > {MAX_RANGE}: _fault('range of %d numbers; the limit is {MAX_RANGE}' "
+                            f"% {items}, 'budget')",
+                            f"s.budget -= 2 * {items}",
+                            "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')",
+                            f"for {py} in range({items}):"]
+                    return head + ["    " + ln for ln in body]
                 if w == 1:
                     head += [f"s.budget -= len({items})",
                              "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')"]
@@ -1607,6 +1618,12 @@ def localize(lines):
 
 def _same(src):
     return src
+
+
+def _range_of_size(n):
+    """Is `n` the call `range(size(...))` (numbers from 0 below a zone's or list's size)?"""
+    return isinstance(n, A.Call) and n.func == "range" and len(n.args) == 1 \
+        and isinstance(n.args[0], A.Call) and n.args[0].func == "size"
 
 
 def _one_call(a):
