@@ -493,3 +493,12 @@ def test_a_loop_over_range_of_a_size_walks_a_range_and_charges_as_before(tmp_pat
         drops.append(before - s.budget)
     n = len(s.z[s.rs.zone_label.index("deck")])
     assert n >= 3 and drops[0] == drops[1] == 2 * n, (drops, n)
+
+
+def test_top_n_takes_the_top_cards_top_first():
+    """`top(Z, m)`: the last m cards of Z, the top one first; all of them when m > size; none for m <= 0."""
+    from gamespec.compile.codegen import _topn
+    for n in range(6):
+        cs = list(range(n))
+        for m in range(-2, 9):
+            assert _topn(cs, m) == list(reversed(cs))[:max(m, 0)], (n, m)
