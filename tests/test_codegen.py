@@ -50,6 +50,12 @@ CASES = [
     ("count(r for r in indices(row) if size(row[r]) > 3)", {}, ") + ("),
     ("[count(c for c in tableau[q] if c.type == 'priest') for q in players]", {}, "sum(map("),
     ("count(x for x in [1, 2, 3, 4] if x > n)", {"n": 2}, ") + ("),
+    # a small constant times a count or size: no overflow check (times 1: the count itself)
+    ("3 * count(c for c in tableau[0] if c.type == 'farmer')", {}, "(3 * sum(map("),
+    ("size(hand[2]) * -4", {}, "]) * (-4))"),
+    ("1 * size(hand[0]) + 2", {}, "return (len(s.z["),
+    ("9000000000 * size(hand[0])", {}, "_mul(9000000000, "),
+    ("n * size(hand[0])", {"n": 7}, "_mul(v_"),
     # majority tests
     ("is_sole_max([count(c for c in tableau[x] if c.type == 'priest') for x in players], 1, min=1)", {}, ""),
     ("is_max([size(hand[x]) for x in players], 0)", {}, ""),

@@ -704,6 +704,13 @@ class CodeGen:
                     return f"{self.const(checked_plus)}({a}, {b})"
                 return f"({a} + {b})"
             if n.op == "*":
+                if n.t == "int":
+                    # a small constant times a count or size: a product far below 2**63 (a list
+                    # never holds 2**40 items), so no check; times 1, the count itself
+                    for k, other, node in ((a, b, n.right), (b, a, n.left)):
+                        if re.fullmatch(r"-?\d+|\(-\d+\)", k) and abs(int(k.strip("()"))) < 1 << 23 \
+                                and isinstance(node, A.Call) and node.func in ("count", "size") and node.t == "int":
+                            return other if k == "1" and k is a else f"({a} * {b})"
                 return f"_mul({a}, {b})"
             if n.op == "**":
                 return f"_pow({a}, {b})"
