@@ -138,8 +138,13 @@ class State:
             _in_use()
         try:
             legal = self._legal
-            if legal is not None and action.__class__ is Action and -1 < action[6] < len(legal) \
-                    and legal[action[6]] is action:     # one of legal_actions(): found by its position
+            mine = False
+            if legal is not None and action.__class__ is Action:
+                try:    # one of legal_actions(): found by its position (no len() per decision)
+                    mine = legal[action[6]] is action
+                except (IndexError, TypeError):
+                    pass
+            if mine:
                 ch = self.rs.chooses[self.pending]      # as _play, inline
                 fused = ch.fused
                 if fused is not None:
@@ -259,12 +264,15 @@ class State:
             if self.terminal:
                 raise IllegalAction("the game is over; no action is legal")
             legal = self._legal = self._enumerate(self.rs.chooses[self.pending])
-        if i.__class__ is not int or not -1 < i < len(legal):
+        if i.__class__ is not int or i < 0:
             raise IllegalAction(f"no legal action {i!r} ({len(legal)} legal actions)")
         if not self._busy.acquire(False):      # as apply(legal[i]), three calls less
             _in_use()
         try:
-            a = legal[i]
+            try:
+                a = legal[i]
+            except IndexError:      # (beyond the list: found by indexing, no len() per decision)
+                raise IllegalAction(f"no legal action {i} ({len(legal)} legal actions)") from None
             ch = self.rs.chooses[self.pending]      # as _play, inline
             fused = ch.fused
             if fused is not None:

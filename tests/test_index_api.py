@@ -63,7 +63,7 @@ def test_apply_index_needs_a_legal_index_and_leaves_the_state_as_it_was():
     s.apply_index(0)
     before, log_before = s.to_json(), s.log_lines()
     n = s.legal_action_count()
-    for bad in (-1, n, n + 5, True, 0.0, "0", None):
+    for bad in (-1, n, n + 5, 2 ** 70, -2 ** 70, True, 0.0, "0", None):
         with pytest.raises(IllegalAction):
             s.apply_index(bad)
         assert s.to_json() == before and s.log_lines() == log_before
