@@ -396,13 +396,13 @@ def test_zone_and_variable_lists_are_read_through_locals():
     assert src.splitlines()[3] == "    _v[0] = len(_z[1]) + _v[2] + len(_z[3]) + xs.z[0] + s.zz[1]"
     one = ["def f(s, e):", "    return len(s.z[1]) + s.v[2]"]
     assert localize(one) == "\n".join(one) + "\n"
-    # constants named twice or more (outside messages) are default arguments: locals, not globals
+    # the constants it names (outside messages: an error path) are default arguments: locals
     consts = localize(["def f(s, e):", "    return K1[e] + K1[e + 1] + K12 + K2[0] + K2[1] + xK3 + xK3",
-                       "    _fault('K7 K7')"])
-    assert consts.splitlines()[0] == "def f(s, e, K1=K1, K2=K2):"
+                       "    _fault('K7 K7', K8)"])
+    assert consts.splitlines()[0] == "def f(s, e, K1=K1, K2=K2, K12=K12):"
     ns = {"K1": [5, 6, 7], "K2": (1, 2), "K12": 100, "xK3": 0}
-    exec(consts.replace("    _fault('K7 K7')\n", ""), ns)
-    assert ns["f"](None, 1) == 6 + 7 + 100 + 1 + 2 and ns["f"].__defaults__ == ([5, 6, 7], (1, 2))
+    exec(consts.replace("    _fault('K7 K7', K8)\n", ""), ns)
+    assert ns["f"](None, 1) == 6 + 7 + 100 + 1 + 2 and ns["f"].__defaults__ == ([5, 6, 7], (1, 2), 100)
     g, s = fresh("codegen", 3, 0)
     choice = s.rs.chooses[0].enumerate
     assert "_z" in choice.__code__.co_varnames + choice.__code__.co_cellvars

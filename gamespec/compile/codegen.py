@@ -1613,10 +1613,10 @@ _CONST_NAME = re.compile(r"(?<![\w.])K\d+\b")
 def localize(lines):
     """A generated function's source (its lines, `def f(s, ...):` first) with the state's zone and
     variable lists read through locals when read more than once (never reassigned while a game
-    runs: one attribute load each instead of one per read), and the constants it names more than
-    once (outside messages) bound as default arguments: read as locals, not globals."""
-    ks = [k for ln in lines[1:] if "'" not in ln and '"' not in ln for k in _CONST_NAME.findall(ln)]
-    ks = sorted({k for k in ks if ks.count(k) > 1}, key=lambda k: int(k[1:]))
+    runs: one attribute load each instead of one per read), and the constants it names (outside
+    messages, on error paths) bound as default arguments: read as locals, not as globals."""
+    ks = sorted({k for ln in lines[1:] if "'" not in ln and '"' not in ln for k in _CONST_NAME.findall(ln)},
+                key=lambda k: int(k[1:]))
     if ks and lines[0].endswith("):"):
         lines = [lines[0][:-2] + "".join(f", {k}={k}" for k in ks) + "):"] + lines[1:]
     body = "\n".join(lines[1:])
