@@ -416,20 +416,19 @@ class CodeGen:
                 head = [f"for {py} in list({it}):"]
             else:
                 w = loop_weight(st)
-                # a range is a fresh list already: no copy; the charge inline, as _charge makes it
-                fresh = it.startswith("_range(s, ") and _one_call(it)
-                head = [f"{items} = {it}" if fresh else f"{items} = list({it})"]
-                sized = st.iter.args[0] if _range_of_size(st.iter) else None
-                if sized is not None and w == 1:
+                if w == 1 and _range_of_size(st.iter):
                     # `range(size(X))`: _range's checks and charge written out, with the loop's
                     # charge; the loop walks a range object, no list is made
-                    head = [f"{items} = {self.ex(sized, names)}",
+                    head = [f"{items} = {self.ex(st.iter.args[0], names)}",
                             f"if {items} > {MAX_RANGE}: _fault('range of %d numbers; the limit is {MAX_RANGE}' "
                             f"% {items}, 'budget')",
                             f"s.budget -= 2 * {items}",
                             "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')",
                             f"for {py} in range({items}):"]
                     return head + ["    " + ln for ln in body]
+                # a range is a fresh list already: no copy; the charge inline, as _charge makes it
+                fresh = it.startswith("_range(s, ") and _one_call(it)
+                head = [f"{items} = {it}" if fresh else f"{items} = list({it})"]
                 if w == 1:
                     head += [f"s.budget -= len({items})",
                              "if s.budget < 0: _fault('step budget exhausted (a rule visits too many items)', 'budget')"]
@@ -505,10 +504,8 @@ class CodeGen:
             d = self.ident()
             out = [f"{d} = {self.ex(dst, names)}"]
             x = self.ident()
-            if not face and not bottom and self.inline_moves:
-                mv = self._inline_move(x, d, self._public(dst))
-            elif not face and not bottom:       # onto a zone all see: nobody's knowledge changes
-                mv = [f"_move_pub(s, {x}, {d})" if self._public(dst) else f"_move_plain(s, {x}, {d})"]
+            if not face and not bottom:
+                mv = self._move_on_top(x, d, dst)
             else:
                 mv = [f"_move(s, {x}, {d}, {face}, {bottom})"]
             if what.t == "card":
@@ -526,10 +523,9 @@ class CodeGen:
                 # one card: a move of the top card (written out like `move`'s); an empty source
                 # does what its zone declares, in ops.deal
                 k, d, x = self.ident(), self.ident(), self.ident()
-                mv = self._inline_move(x, d, self._public(c.args[1])) if self.inline_moves else \
-                    [f"_move_pub(s, {x}, {d})" if self._public(c.args[1]) else f"_move_plain(s, {x}, {d})"]
                 return [f"{k} = {self.ex(c.args[0], names)}", f"{d} = {self.ex(c.args[1], names)}",
-                        f"if s.z[{k}]:", f"    {x} = s.z[{k}][-1]"] + ["    " + ln for ln in mv] + [
+                        f"if s.z[{k}]:", f"    {x} = s.z[{k}][-1]"] + [
+                        "    " + ln for ln in self._move_on_top(x, d, c.args[1])] + [
                         "else:", f"    _deal(s, {k}, {d}, 1, 0)"]
             n = self.ex(c.args[2], names) if len(c.args) > 2 else "1"
             k = self.ident()
@@ -569,6 +565,14 @@ class CodeGen:
         if f == "end_turn":
             return ["raise EndTurn()"]
         raise AssertionError(f)
+
+    def _move_on_top(self, x, d, dst):
+        """Card x onto the top of zone d (the zone node dst), face unchanged: written out in fused
+        functions, a call of ops.move_public (onto a zone all see: nobody's knowledge changes) or
+        ops.move_plain elsewhere."""
+        if self.inline_moves:
+            return self._inline_move(x, d, self._public(dst))
+        return [f"_move_pub(s, {x}, {d})" if self._public(dst) else f"_move_plain(s, {x}, {d})"]
 
     def _inline_move(self, x, d, public):
         """Card x onto the top of zone d, face unchanged: ops.move_plain (ops.move_public when every
@@ -710,7 +714,7 @@ class CodeGen:
                     for k, other, node in ((a, b, n.right), (b, a, n.left)):
                         if re.fullmatch(r"-?\d+|\(-\d+\)", k) and abs(int(k.strip("()"))) < 1 << 23 \
                                 and isinstance(node, A.Call) and node.func in ("count", "size") and node.t == "int":
-                            return other if k == "1" and k is a else f"({a} * {b})"
+                            return other if k == "1" else f"({a} * {b})"
                 return f"_mul({a}, {b})"
             if n.op == "**":
                 return f"_pow({a}, {b})"
