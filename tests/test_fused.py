@@ -165,3 +165,45 @@ def test_a_decision_point_of_a_kind_the_fuser_does_not_know_takes_the_standard_p
             s.apply(acts[rnd.randrange(len(acts))])
         logs.append(s.log_lines())
     assert logs[0] == logs[1]
+
+
+def test_an_action_with_a_card_parameter_and_no_effect_is_fused():
+    """A choice of a card that changes nothing (an action with a card parameter and no effect, no
+    trigger nor end test to run after it) is still a decision: its fused function records it (it
+    generated an empty `try:` once, found by the mutation fuzzer)."""
+    text = """
+name: Pointing
+players: [2, 2]
+cards:
+  number: {zone: deck, faces: [{each: {value: [1, 2, 3]}, count: 1}]}
+zones:
+  deck: {kind: pile, visibility: public}
+variables:
+  turns: {initial: 0}
+start: play
+phases:
+  play:
+    turn:
+      on_begin: "turns += 1"
+      steps:
+        - choose: [point]
+    end_if: "turns > 4"
+    next: end
+actions:
+  point:
+    label: "point at {card}"
+    params:
+      card: {from: "deck"}
+scoring:
+  score: "0"
+"""
+    fused = gamespec.load_text(text, "pointing.yaml")
+    runs = []
+    for game in (fused, gamespec.Game(fused.spec, backend="closures")):
+        s = game.new_game(players=2, seed=1, log=True)
+        assert len(s.legal_actions()) == 3
+        while not s.is_terminal:
+            s.apply(s.legal_actions()[-1])
+        runs.append((s.decisions, s.log_lines(), s.scores))
+    assert fused.ruleset(2, {}).chooses[0].fused is not None       # the fused path was taken
+    assert runs[0] == runs[1] and runs[0][0] == 5                  # five turns, one decision each

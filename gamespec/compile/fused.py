@@ -174,7 +174,7 @@ class Fuser:
                 ind = "        "
             body = self.action_body(rt, decl)
             self.after(ch.scope, flow.action_writes(self.rs, rt), True, "", body)
-            out += self.enders(body, ch.scope, ch.path, True, ind)
+            out += self.enders(body, ch.scope, ch.path, True, ind) or ([ind + "pass"] if cards else [])
             if cards and one is not None:
                 # State._record's usual cases, inline: no event recorded by the effect, or one (a
                 # reveal), which stays above the decision; the rest it does itself
