@@ -149,7 +149,6 @@ class Game:
         Checked and compiled on the fly, by the backend of the state's rule set: never use it in a
         hot loop. `bindings` become local names.
         """
-        from interpreter import ops
         from .checker import CONSTANTS, Scope
         from .compile.codegen import CodeGen
         from .compile.closures import Compiler
@@ -167,7 +166,7 @@ class Game:
         ck.check_rule(rule, Scope(dict(CONSTANTS)).child({k: "any" for k in bindings}))
         if ck.errors:
             raise SpecErrors(ck.errors)
-        comp = Compiler(state.rs, ops) if state.rs.backend == "closures" else CodeGen(state.rs, ops)
+        comp = Compiler(state.rs) if state.rs.backend == "closures" else CodeGen(state.rs)
         fn = comp.expr(rule, {k: k for k in bindings})
         return fn(state, dict(bindings))
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import gamespec
 from gamespec.errors import SpecRuntimeError
-from interpreter import ops
+from interpreter import runtime
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BALI = os.path.join(HERE, "..", "games", "bali.yaml")
@@ -142,7 +142,7 @@ def fresh(backend, seed, moves, path=BALI):
     for _ in range(moves):      # scatter cards over every zone, whatever the rules would allow
         c = rnd.randrange(s.rs.ncards)
         s.budget = 10**6
-        ops.move_card(s, c, rnd.choice(zones))
+        runtime.move_card(s, c, rnd.choice(zones))
     return g, s
 
 
@@ -177,7 +177,7 @@ def test_the_optimised_form_is_generated(path, expr, bindings, shows):
     ck.errors = []
     ck.check_rule(rule, Scope(dict(CONSTANTS)).child({k: "any" for k in bindings}))
     assert not ck.errors
-    fn = CodeGen(s.rs, ops).expr(rule, {k: k for k in bindings})
+    fn = CodeGen(s.rs).expr(rule, {k: k for k in bindings})
     assert shows in fn.source
     assert " and True)" not in fn.source and " or False)" not in fn.source     # folded
     if shows.startswith(("len(s.z[", "(not s.z[", "(not not s.z[")) or shows == ") + (":
@@ -192,11 +192,11 @@ def test_a_card_test_that_fails_on_a_card_is_not_tabled():
     ability = s.z[s.rs.zone_base["ability_deck"]][0]
     faceup0 = s.rs.zone_base["faceup"]
     for c in deck[:6]:
-        ops.move_card(s, c, faceup0)
+        runtime.move_card(s, c, faceup0)
     expected = sum(1 for c in deck[:6] if s.rs.attr["value"][c] > 3)
     assert g.evaluate(s, "count(c for c in faceup[0] if c.value > 3)") == expected
     assert g.evaluate(s, "count(c for c in faceup[0] if c.type == 'number' and c.value > 3)") == expected
-    ops.move_card(s, ability, faceup0)
+    runtime.move_card(s, ability, faceup0)
     with pytest.raises(SpecRuntimeError):
         g.evaluate(s, "count(c for c in faceup[0] if c.value > 3)")
     assert g.evaluate(s, "count(c for c in faceup[0] if c.type == 'number' and c.value > 3)") == expected
@@ -208,8 +208,8 @@ def test_a_card_test_that_fails_on_a_card_is_not_tabled():
 def test_a_repeat_test_means_what_counting_means(values):
     """`any(k >= 2 for k in count_by(X))` is generated as _has_repeat(X): the same answer on any
     values, list values (attribute lists) and 1 == True included."""
-    from gamespec.compile.closures import count_by
-    from gamespec.compile.codegen import _has_repeat
+    from interpreter.runtime import count_by
+    from interpreter.runtime import has_repeat as _has_repeat
     assert _has_repeat(values) == any(k >= 2 for k in count_by(values))
 
 
@@ -451,7 +451,7 @@ scoring:
 
 def test_a_one_card_deal_is_a_written_out_move_and_an_empty_source_still_does_what_it_declares(tmp_path):
     """`deal(Z, D)` and `deal(Z, D, 1)` move Z's top card as `move` does (written out in fused
-    functions); only an empty Z goes to ops.deal, which refills it (shuffling: a chance event) or
+    functions); only an empty Z goes to runtime.deal, which refills it (shuffling: a chance event) or
     stops as the zone declares. Same listings, logs and scores as the reference backend."""
     spec = tmp_path / "deal.yaml"
     spec.write_text(DEAL_SPEC)
@@ -478,7 +478,7 @@ def test_a_one_card_deal_is_a_written_out_move_and_an_empty_source_still_does_wh
         src = next(v for k, v in made.items() if k.endswith(f"fused {name}>"))
         move = src.index("].append(")
         assert "_move_plain(" not in src and "_deal(s, " in src and "][-1]" in src
-        assert src.index("][-1]") < move < src.index("_deal(s, ")     # the move first, ops.deal when empty
+        assert src.index("][-1]") < move < src.index("_deal(s, ")     # the move first, runtime.deal when empty
     plain = "\n".join(rt.run.source for rt in rs.actions.values() if getattr(rt.run, "source", None))
     assert "_move_plain(" in plain and "_move_pub(" in plain
 
@@ -510,7 +510,7 @@ def test_a_loop_over_range_of_a_size_walks_a_range_and_charges_as_before(tmp_pat
 
 def test_top_n_takes_the_top_cards_top_first():
     """`top(Z, m)`: the last m cards of Z, the top one first; all of them when m > size; none for m <= 0."""
-    from gamespec.compile.codegen import _topn
+    from interpreter.runtime import top_n as _topn
     for n in range(6):
         cs = list(range(n))
         for m in range(-2, 9):

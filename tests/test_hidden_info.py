@@ -281,7 +281,7 @@ def _flip_game(tmp_path):
 def test_finding4_a_card_seen_landing_does_not_make_its_set_forgotten(tmp_path):
     """Player 1 knows every card of a hidden set; one of them is played face up: player 1 still
     knows the others. Moved unseen instead, player 1 can no longer tell them apart."""
-    from interpreter import ops
+    from interpreter import runtime
     game = _flip_game(tmp_path)
     for unseen in (False, True):
         s = game.new_game(players=2, seed=5)
@@ -289,10 +289,10 @@ def test_finding4_a_card_seen_landing_does_not_make_its_set_forgotten(tmp_path):
         stash, table, deck = (rs.zone_base[n] for n in ("stash", "table", "deck"))
         cards = list(s.z[deck][:4])
         for c in cards:
-            ops.move_card(s, c, stash)
+            runtime.move_card(s, c, stash)
             s.kn[c] |= 1 << 1                   # revealed to player 1
         assert len(s.observation(1)["zones"]["stash"]["cards"]) == 4
-        ops.move_card(s, cards[0], deck if unseen else table)
+        runtime.move_card(s, cards[0], deck if unseen else table)
         left = s.observation(1)["zones"]["stash"]
         assert left["size"] == 3
         assert len(left["cards"]) == (0 if unseen else 3)

@@ -3,126 +3,21 @@ from __future__ import annotations
 
 import itertools
 
+from interpreter import runtime as rt
+from interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase, EndTurn, add, bounded, charge,
+                                 charge_more, checked_arith, checked_mul, checked_plus, checked_pow, count_by,
+                                 distinct, fault, guarded, run_length, too_big)
+
 from .. import ast as A
-from ..errors import SpecError, SpecRuntimeError
-
-INT_LIMIT = 1 << 63
-MAX_EXPONENT = 64
-MAX_RANGE = 100_000
-
-
-class RuleFault(Exception):
-    """A rule did something impossible at run time (division by zero, no such key, budget...)."""
-
-
-class EndGame(Exception):
-    pass
-
-
-class EndPhase(Exception):
-    pass
-
-
-class EndTurn(Exception):
-    pass
-
-
-FAULTS = (RuleFault, ZeroDivisionError, TypeError, KeyError, IndexError, ValueError, OverflowError)
-
-
-def guarded(fn, rule):
-    """Wrap a compiled rule so that any fault names the rule and its position in the spec."""
-    origin = rule.origin
-
-    def run(s, e):
-        try:
-            return fn(s, e)
-        except (EndGame, EndPhase, EndTurn, SpecRuntimeError):
-            raise
-        except FAULTS as ex:
-            raise SpecRuntimeError(_describe(ex), origin, check=getattr(ex, "check", "runtime")) from None
-        except RecursionError:
-            raise SpecRuntimeError("rule nested too deeply", origin, check="rule-depth") from None
-    run.rule = rule
-    return run
-
-
-def _describe(ex):
-    if isinstance(ex, ZeroDivisionError):
-        return "division by zero"
-    if isinstance(ex, RuleFault):
-        return str(ex)
-    if isinstance(ex, KeyError):
-        return f"no such key {ex.args[0]!r}" if ex.args else "no such key"
-    if isinstance(ex, TypeError):
-        return wrong_kind(str(ex))
-    if isinstance(ex, IndexError):
-        return "index out of range"
-    return str(ex) or type(ex).__name__
-
-
-# Python's words for a TypeError -> the spec's (both backends raise the same TypeErrors)
-_PY_KINDS = {"int": "a number", "bool": "true/false", "str": "a text", "NoneType": "none", "list": "a list",
-             "tuple": "a list", "dict": "a table"}
-_VERBS = {"+": "add", "-": "subtract", "*": "multiply", "//": "divide", "%": "take the remainder of",
-          "**": "raise"}
-
-
-def wrong_kind(msg: str) -> str:
-    """A Python TypeError message said in the rule language's terms (e.g. 'cannot add a number and a text')."""
-    import re
-    kinds = [_PY_KINDS.get(k, "a value") for k in re.findall(r"'([A-Za-z_]+)'", msg)]
-    m = re.match(r"unsupported operand type\(s\) for ([^:]+): '(\w+)' and '(\w+)'", msg)
-    if m:
-        a, b = (_PY_KINDS.get(k, "a value") for k in m.group(2, 3))
-        verb = _VERBS.get(m.group(1).strip())
-        if verb:
-            return f"cannot {verb} {a} and {b}"
-        return f"'{m.group(1).strip()}' cannot combine {a} and {b}"
-    m = re.match(r"'([<>=!]+)' not supported between instances of '(\w+)' and '(\w+)'", msg)
-    if m:
-        a, b = (_PY_KINDS.get(k, "a value") for k in m.group(2, 3))
-        return f"cannot compare {a} with {b} using '{m.group(1)}'"
-    m = re.match(r"bad operand type for unary -: '(\w+)'", msg)
-    if m:
-        return f"cannot negate {_PY_KINDS.get(m.group(1), 'a value')}"
-    m = re.match(r"can only concatenate (\w+) \(not \"(\w+)\"\) to (\w+)", msg)
-    if m:
-        return f"cannot add {_PY_KINDS.get(m.group(1), 'a value')} and {_PY_KINDS.get(m.group(2), 'a value')}"
-    m = re.match(r"can't multiply sequence by non-int of type '(\w+)'", msg)
-    if m:
-        return f"cannot multiply a list or a text by {_PY_KINDS.get(m.group(1), 'a value')}"
-    if "not subscriptable" in msg and kinds:
-        return f"{kinds[0]} has no items to take by index"
-    if "not iterable" in msg and kinds:
-        return f"{kinds[0]} is not a list"
-    if ("indices must be integers" in msg or "list indices" in msg) and len(kinds) >= 1:
-        return f"a list index is a number, not {kinds[-1]}"
-    if "unhashable" in msg:
-        return "a list cannot be a key"
-    return "a value of the wrong kind (a card or player that is none?)"
-
-
-def charge(s, xs):
-    """Take len(xs) steps from the state's budget; a fault when it runs out."""
-    s.budget -= len(xs)
-    if s.budget < 0:
-        fault("step budget exhausted (a rule visits too many items)", "budget")
-    return xs
-
-
-def fault(msg, check="runtime"):
-    e = RuleFault(msg)
-    e.check = check
-    raise e
+from ..errors import SpecError
+from .costs import can_grow, comp_weight, loop_weight, untyped
 
 
 class Compiler:
     """Holds the layout of one (player count, options) instance and compiles rules against it."""
 
-    def __init__(self, layout, ops):
+    def __init__(self, layout):
         self.L = layout
-        self.ops = ops
         self._uid = itertools.count()
 
     # -- entry points ---------------------------------------------------------------------
@@ -240,7 +135,7 @@ class Compiler:
     def assign(self, st, names):
         L = self.L
         val = self.e(st.value, names)
-        if _can_grow(st.value):
+        if can_grow(st.value):
             raw = val
             val = lambda s, e: bounded(raw(s, e))
         if st.value.t == "zone":
@@ -258,7 +153,7 @@ class Compiler:
             sign = 1 if op == "+=" else -1
 
             def upd_local(s, e):
-                e[key] = _add(s, e[key], val(s, e), sign)
+                e[key] = add(s, e[key], val(s, e), sign)
             return upd_local
         v = ref[1]
         base = L.var_base[v.name]
@@ -279,7 +174,7 @@ class Compiler:
                 return dec_var
 
             def upd_var(s, e):
-                s.v[base] = _add(s, s.v[base], val(s, e), sign)
+                s.v[base] = add(s, s.v[base], val(s, e), sign)
             return upd_var
         idx = self.player_index(tgt.index, names)
         if op == "=":
@@ -301,11 +196,10 @@ class Compiler:
 
         def upd_pvar(s, e):
             i = base + idx(s, e)
-            s.v[i] = _add(s, s.v[i], val(s, e), sign)
+            s.v[i] = add(s, s.v[i], val(s, e), sign)
         return upd_pvar
 
     def stmt_call(self, c, names):
-        ops = self.ops
         f = c.func
         args = [self.e(a, names) for a in c.args]
         kw = c.kwargs
@@ -314,7 +208,7 @@ class Compiler:
             bottom = "at" in kw and kw["at"].value == "bottom"
             what, dst = args
             t = c.args[0].t
-            mv = ops.move_card
+            mv = rt.move_card
             if t == "card":
                 def move1(s, e):
                     card = what(s, e)
@@ -340,7 +234,7 @@ class Compiler:
             face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
             src, dst = args[0], args[1]
             n = args[2] if len(args) > 2 else (lambda s, e: 1)
-            deal = ops.deal
+            deal = rt.deal
 
             def deal_(s, e):
                 k = n(s, e)
@@ -350,12 +244,12 @@ class Compiler:
             return deal_
         if f == "shuffle":
             z = args[0]
-            sh = ops.shuffle
+            sh = rt.shuffle
             return lambda s, e: sh(s, z(s, e))
         if f == "set_mark":
             what, val = args[0], args[2]
             m = self.L.mark_index[c.mark.name]
-            sm = ops.set_mark
+            sm = rt.set_mark
             if c.args[0].t == "card":
                 return lambda s, e: sm(s, (what(s, e),), m, val(s, e))
             if c.args[0].t == "zone":
@@ -364,7 +258,7 @@ class Compiler:
         if f == "reveal":
             what, who = args
             single = c.args[0].t == "card"
-            rv = ops.reveal
+            rv = rt.reveal
             L = self.L
 
             def reveal(s, e):
@@ -595,7 +489,7 @@ class Compiler:
                 def join(s, e):
                     x, y = a(s, e), b(s, e)
                     if len(x) + len(y) > MAX_LIST:
-                        _too_big("list", len(x) + len(y))
+                        too_big("list", len(x) + len(y))
                     return charge(s, list(x) + list(y))
                 return join
             if untyped(n):
@@ -641,7 +535,7 @@ class Compiler:
         if f == "mark":
             card = self.e(n.args[0], names)
             m = L.mark_index[n.mark.name]
-            gm = self.ops.get_mark
+            gm = rt.get_mark
             return lambda s, e: gm(s, card(s, e), m)
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
@@ -836,162 +730,6 @@ class Compiler:
         raise AssertionError(f)
 
 
-MAX_LIST = 100_000
-
-
-def _add(s, a, b, sign):
-    """`+=` / `-=` on a number or a card list, charged to the budget and bounded."""
-    if isinstance(a, list):
-        if sign > 0:
-            add = b if isinstance(b, list) else [b]
-            if len(a) + len(add) > MAX_LIST:
-                fault(f"a list of {len(a) + len(add)} items; the limit is {MAX_LIST}", "budget")
-            out = a + add
-        else:
-            gone = b if isinstance(b, list) else [b]
-            out = [x for x in a if x not in gone]
-        s.budget -= len(out)
-        if s.budget < 0:
-            fault("step budget exhausted (a list keeps growing)", "budget")
-        return out
-    if a.__class__ is not int or b.__class__ is not int:     # a string, or a side typed 'any'
-        return bounded(checked_plus(a, b) if sign > 0 else checked_arith("-", a, b))
-    return bounded(a + b if sign > 0 else a - b)
-
-
-MAX_TEXT = 1_000_000   # characters in a string a rule builds
-
-
-def _too_big(what, n):
-    limit = MAX_TEXT if what == "string" else MAX_LIST
-    fault(f"a {what} of {n} {'characters' if what == 'string' else 'items'}; the limit is {limit}",
-          "value-size")
-
-
-def _kind(v):
-    """A value's kind in the rule language's words."""
-    return _PY_KINDS.get(type(v).__name__, "a value")
-
-
-def checked_mul(a, b):
-    """`*`: numbers stay below 2**63; a string or list repeated is sized BEFORE it is built."""
-    if a.__class__ is int and b.__class__ is int:
-        if a.bit_length() + b.bit_length() > 64:
-            r = a * b          # at most 2 * 64 bits: cheap; checked below
-        else:
-            return a * b
-    else:
-        seq, n = (a, b) if isinstance(a, (str, list, tuple)) else (b, a)
-        if isinstance(seq, (str, list, tuple)) and isinstance(n, int):
-            size = len(seq) * max(n, 0)
-            if size > (MAX_TEXT if isinstance(seq, str) else MAX_LIST):
-                _too_big("string" if isinstance(seq, str) else "list", size)
-            return a * b
-        if not (isinstance(a, int) and isinstance(b, int)):
-            if isinstance(a, (str, list, tuple)) or isinstance(b, (str, list, tuple)):
-                fault(f"cannot multiply a list or a text by {_kind(b if isinstance(a, (str, list, tuple)) else a)}",
-                      "type")
-            fault(f"cannot multiply {_kind(a)} and {_kind(b)}", "type")
-        r = a * b
-    if not -INT_LIMIT < r < INT_LIMIT:
-        fault("integer too large (beyond 2**63)", "int-size")
-    return r
-
-
-def checked_plus(a, b):
-    """`+` with a side of unknown type ('any'): two strings or two lists are sized before joining."""
-    if isinstance(a, int) and isinstance(b, int):
-        return a + b
-    if isinstance(a, str) and isinstance(b, str):
-        if len(a) + len(b) > MAX_TEXT:
-            _too_big("string", len(a) + len(b))
-        return a + b
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        if len(a) + len(b) > MAX_LIST:
-            _too_big("list", len(a) + len(b))
-        return list(a) + list(b)
-    fault(f"cannot add {_kind(a)} and {_kind(b)}", "type")
-
-
-def checked_arith(op, a, b):
-    """`-`, `//`, `%` with a side of unknown type: numbers only (`'%9999999d' % 1` formats a string)."""
-    if not (isinstance(a, int) and isinstance(b, int)):
-        fault(f"cannot {_VERBS[op]} {_kind(a)} and {_kind(b)}", "type")
-    return a - b if op == "-" else a // b if op == "//" else a % b
-
-
-NODES_PER_STEP = 8   # a loop iteration costs one step per this many nodes of its body (at least one)
-
-
-def _weight(roots):
-    """max(1, nodes // NODES_PER_STEP) over `roots`; a nested loop or comprehension charges its own
-    iterations, so only its head counts here."""
-    stack = [r for r in roots if r is not None]
-    n = 0
-    while stack:
-        x = stack.pop()
-        n += 1
-        if isinstance(x, A.For):
-            stack.append(x.iter)
-        elif isinstance(x, A.While):
-            stack.append(x.cond)
-        elif isinstance(x, A.Comp):
-            stack.append(x.iter)
-        else:
-            stack.extend(x.children())
-    return max(1, n // NODES_PER_STEP)
-
-
-def loop_weight(st):
-    """Steps one iteration of a `for`/`while` costs: its body's size, so that a step budget bounds
-    work even when each iteration runs a long body."""
-    return _weight(list(st.body) + ([st.cond] if isinstance(st, A.While) else []))
-
-
-def comp_weight(n):
-    """Steps one item of a comprehension costs: the size of its condition and element."""
-    return _weight([n.elt, n.cond])
-
-
-def charge_more(s, xs, w):
-    """Charge w more steps per item (on top of the step each visited item costs)."""
-    s.budget -= len(xs) * w
-    if s.budget < 0:
-        fault("step budget exhausted (a rule visits too many items)", "budget")
-    return xs
-
-
-def untyped(n):
-    """True when a side of the operation may hold a string or a list (typed 'any' by the checker)."""
-    return getattr(n.left, "t", "any") == "any" or getattr(n.right, "t", "any") == "any"
-
-
-def checked_pow(x, y):
-    if y < 0 or y > MAX_EXPONENT:
-        fault(f"exponent {y} out of range (0 to {MAX_EXPONENT})", "int-size")
-    if abs(x) > INT_LIMIT:
-        fault("integer too large (beyond 2**63)", "int-size")
-    r = x ** y
-    if not -INT_LIMIT < r < INT_LIMIT:
-        fault("integer too large (beyond 2**63)", "int-size")
-    return r
-
-
-def bounded(v):
-    """Numbers stored by a rule stay below 2**63 in size, so no loop can grow them without end."""
-    if v.__class__ is int and not -INT_LIMIT < v < INT_LIMIT:
-        fault("integer too large (beyond 2**63)", "int-size")
-    return v
-
-
-def _can_grow(node):
-    """Values that can exceed the inputs' size: sums and differences (products are checked)."""
-    if isinstance(node, A.IfExp):
-        return _can_grow(node.body) or _can_grow(node.orelse)
-    return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
-        (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
-
-
 _SIZE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
              "//": lambda a, b: a // b, "%": lambda a, b: a % b,
              "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -1037,36 +775,3 @@ def size_value(rule, players: int, options: dict, lo: int, hi: int) -> int:
     return v
 
 
-def _key(x):
-    return tuple(x) if x.__class__ is list else x   # a list value (an attribute list) as a dict key
-
-
-def distinct(values):
-    """The distinct values of a list, each at its first occurrence (one pass)."""
-    seen = {}
-    for x in values:
-        seen.setdefault(_key(x), x)
-    return list(seen.values())
-
-
-def count_by(values):
-    """How many times each value of distinct(values) occurs, in that order (one pass)."""
-    out = {}
-    for x in values:
-        k = _key(x)
-        out[k] = out.get(k, 0) + 1
-    return list(out.values())
-
-
-def run_length(values, v):
-    """Length of the run of consecutive values through v (0 if v is absent)."""
-    have = set(values)
-    if v not in have:
-        return 0
-    lo = v
-    while lo - 1 in have:
-        lo -= 1
-    hi = v
-    while hi + 1 in have:
-        hi += 1
-    return hi - lo + 1

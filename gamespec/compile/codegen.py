@@ -15,17 +15,11 @@ import itertools
 import math
 import re
 
-from .. import ast as A
-from .closures import (FAULTS, INT_LIMIT, MAX_RANGE, EndGame, EndPhase, EndTurn,
-                       MAX_LIST, _add, _can_grow, _describe, _too_big, bounded, checked_arith, checked_mul,
-                       checked_plus, checked_pow, comp_weight, fault, loop_weight, untyped,
-                       run_length, distinct, count_by)
-from ..errors import SpecRuntimeError
+from interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUILTINS, attr_of_none, checked_arith,
+                                 checked_plus, fault)
 
-_SAFE_BUILTINS = {"len": len, "sum": sum, "max": max, "min": min, "any": any, "all": all, "list": list,
-                  "range": range, "enumerate": enumerate, "sorted": sorted, "abs": abs, "set": set,
-                  "iter": iter, "next": next, "bool": bool, "isinstance": isinstance, "int": int,
-                  "tuple": tuple, "filter": filter, "map": map}
+from .. import ast as A
+from .costs import can_grow, comp_weight, loop_weight, untyped
 
 
 # Nested parameter loops that visit at most this many candidates in all, known when the rules are
@@ -51,115 +45,6 @@ SMALL_DECK = 500
 MADE_ACTIONS = 32     # positions for which a parameterless action's Action is made once (_made_actions)
 
 
-def _charge(s, xs):
-    s.budget -= len(xs)
-    if s.budget < 0:
-        fault("step budget exhausted (a rule visits too many items)", "budget")
-    return xs
-
-
-def _tick(s, w=1):
-    s.budget -= w
-    if s.budget < 0:
-        fault("step budget exhausted: this 'while' loop does not end", "budget")
-
-
-def _mset(s, xs, cell):
-    """A list of cards or players as a set, made (and charged) once for the membership tests of
-    one level of an enumeration: `cell` keeps it. Unhashable items: the list, charged each time."""
-    s.budget -= len(xs)
-    if s.budget < 0:
-        fault("step budget exhausted (a rule visits too many items)", "budget")
-    try:
-        cell[0] = r = frozenset(xs)
-    except TypeError:
-        return xs
-    return r
-
-
-def _charge_w(s, xs, w):
-    s.budget -= len(xs) * w
-    if s.budget < 0:
-        fault("step budget exhausted (a rule visits too many items)", "budget")
-    return xs
-
-
-def _join(s, a, b):
-    if len(a) + len(b) > MAX_LIST:
-        _too_big("list", len(a) + len(b))
-    out = list(a) + list(b)
-    s.budget -= len(out)
-    return out
-
-
-def _range(s, a, b):
-    if b - a > MAX_RANGE:
-        fault(f"range of {b - a} numbers; the limit is {MAX_RANGE}", "budget")
-    s.budget -= max(0, b - a)
-    return list(range(a, b))
-
-
-def _maxof(xs, name):
-    if not xs:
-        fault(f"{name}() of an empty list; give default=...")
-    return max(xs) if name == "max" else min(xs)
-
-
-def _first(xs):
-    return xs[0] if xs else None
-
-
-def _last(xs):
-    return xs[-1] if xs else None
-
-
-def _topn(cs, m):
-    return cs[:-m - 1:-1] if m > 0 else []      # the top m, top first: one slice (m > len: all)
-
-
-def _lastn(xs, k):
-    return list(xs[-k:]) if k > 0 else []
-
-
-def _majority(vals, k, mn, sole):
-    v = vals[k]
-    if v < mn:
-        return False
-    if sole:   # every other value below v: v is the largest and appears once
-        return v >= max(vals) and vals.count(v) == 1
-    return v >= max(vals)
-
-
-def _dense_rank(vals, i):
-    return sorted(set(vals), reverse=True).index(vals[i])
-
-
-def _longest_run(xs):
-    return max((run_length(xs, x) for x in set(xs)), default=0)
-
-
-def _index_of(vals, x):
-    return vals.index(x) if x in vals else -1
-
-
-def _numbers(lo, hi, name):
-    if hi - lo > 10_000:
-        fault(f"parameter '{name}' has {hi - lo + 1} values; the limit is 10000", "budget")
-    return range(lo, hi + 1)
-
-
-def _unique(xs):
-    return list(dict.fromkeys(xs))
-
-
-def _check_of(ex):
-    return getattr(ex, "check", "runtime")
-
-
-def _attr_of_none(name):
-    fault(f"'.{name}' of no card (none)")
-
-
 class _Proxy:
     pass
 
@@ -167,22 +52,11 @@ class _Proxy:
 class CodeGen:
     """Generates and compiles Python functions for one Ruleset (layout L)."""
 
-    def __init__(self, layout, ops):
+    def __init__(self, layout):
         self.L = layout
-        self.ops = ops
         self._uid = itertools.count()
-        self.ns = dict(_SAFE_BUILTINS)
-        self.ns.update({
-            "__builtins__": {}, "_charge": _charge, "_mset": _mset, "_charge_w": _charge_w, "_tick": _tick, "_mul": checked_mul, "_pow": checked_pow,
-            "_join": _join, "_range": _range, "_maxof": _maxof, "_first": _first, "_last": _last,
-            "_topn": _topn, "_lastn": _lastn, "_majority": _majority, "_dense_rank": _dense_rank,
-            "_run_length": run_length, "_distinct": distinct, "_count_by": count_by, "_longest_run": _longest_run, "_index_of": _index_of,
-            "_add": _add, "_bounded": bounded, "_fault": fault, "_RecursionError": RecursionError, "_numbers": _numbers, "_unique": _unique, "_move": ops.move_card, "_lose_track": ops.lose_track, "_widen": ops.widen, "_move_pub": ops.move_public, "_move_plain": ops.move_plain, "_has_repeat": _has_repeat, "_deal": ops.deal,
-            "_shuffle": ops.shuffle, "_reveal": ops.reveal, "EndGame": EndGame, "EndPhase": EndPhase,
-            "EndTurn": EndTurn, "_FAULTS": FAULTS, "_SRE": SpecRuntimeError, "_describe": _describe,
-            "_CTRL": (EndGame, EndPhase, EndTurn, SpecRuntimeError), "_check_of": _check_of,
-        })
-        self.ns["_getmark"], self.ns["_setmark"] = ops.get_mark, ops.set_mark      # per-card marks
+        self.ns = dict(SAFE_BUILTINS, __builtins__={})
+        self.ns.update(NAMES)      # the run-time library, under the names generated code uses
         self._consts = {}
         self.valid_players = set()   # generated names that always hold a valid seat
         self.valid_keys = set()      # env keys that always hold a valid seat (flow loops over the players)
@@ -449,7 +323,7 @@ class CodeGen:
 
     def assign(self, st, names):
         val = self.ex(st.value, names)
-        if _can_grow(st.value) and not (st.op != "=" and st.target.ref[0] != "local"):
+        if can_grow(st.value) and not (st.op != "=" and st.target.ref[0] != "local"):
             # (`v += x` on a variable is bounded as a whole below: x alone need not be)
             val = f"_bounded({val})"
         if st.value.t == "zone":
@@ -521,7 +395,7 @@ class CodeGen:
                 and c.args[2].value == 1
             if not face and one:
                 # one card: a move of the top card (written out like `move`'s); an empty source
-                # does what its zone declares, in ops.deal
+                # does what its zone declares, in runtime.deal
                 k, d, x = self.ident(), self.ident(), self.ident()
                 return [f"{k} = {self.ex(c.args[0], names)}", f"{d} = {self.ex(c.args[1], names)}",
                         f"if s.z[{k}]:", f"    {x} = s.z[{k}][-1]"] + [
@@ -547,7 +421,7 @@ class CodeGen:
                 out.append(f"if not (0 <= {p} < {self.L.P}): _fault('reveal: no player %r' % ({p},))")
             out.append(f"{x} = {src}")
             if what.t == "card" and src in self.nonnull:
-                # one card (a parameter or loop variable: never none): ops.reveal's work, inline
+                # one card (a parameter or loop variable: never none): runtime.reveal's work, inline
                 return out + [f"s.kn[{x}] |= 1 << {p}",
                               f"s.hist = (('r', {p}, ({x},)), s.hist)",
                               f"if s.log is not None: s.log.append({{'type': 'look', 'player': {p}, 'cards': [{x}]}})"]
@@ -568,14 +442,14 @@ class CodeGen:
 
     def _move_on_top(self, x, d, dst):
         """Card x onto the top of zone d (the zone node dst), face unchanged: written out in fused
-        functions, a call of ops.move_public (onto a zone all see: nobody's knowledge changes) or
-        ops.move_plain elsewhere."""
+        functions, a call of runtime.move_public (onto a zone all see: nobody's knowledge changes) or
+        runtime.move_plain elsewhere."""
         if self.inline_moves:
             return self._inline_move(x, d, self._public(dst))
         return [f"_move_pub(s, {x}, {d})" if self._public(dst) else f"_move_plain(s, {x}, {d})"]
 
     def _inline_move(self, x, d, public):
-        """Card x onto the top of zone d, face unchanged: ops.move_plain (ops.move_public when every
+        """Card x onto the top of zone d, face unchanged: runtime.move_plain (runtime.move_public when every
         player sees d: nobody's knowledge changes), inline, with the zone tables as constants."""
         src, cs, ps = self.ident(), self.ident(), self.ident()
         # (short: every move of every rule is written out, and compiling costs by the size)
@@ -594,7 +468,7 @@ class CodeGen:
         if public:
             return out
         vis = self.const(self.L.zvis)
-        if any(self.L.set_blind):       # taken out of a set some player cannot see (ops.move_plain)
+        if any(self.L.set_blind):       # taken out of a set some player cannot see (runtime.move_plain)
             blind = self.const(self.L.set_blind)
             out.append(f"    if {blind}[{src}] & ~{vis}[{d}]: _lose_track(s, {x}, {cs}, {blind}[{src}] & ~{vis}[{d}])")
         return out + [f"    s.kn[{x}] |= {vis}[{src}] & ~{vis}[{d}]"]      # who saw it and no longer sees it
@@ -697,7 +571,7 @@ class CodeGen:
             arr = self.const(L.attr[n.name])
             obj = self.ex(n.obj, names)
             if isinstance(n.obj, A.Name) and obj not in self.nonnull:
-                return f"({arr}[{obj}] if {obj} is not None else {self.const(_attr_of_none)}({n.name!r}))"
+                return f"({arr}[{obj}] if {obj} is not None else {self.const(attr_of_none)}({n.name!r}))"
             return f"{arr}[{obj}]"
         if isinstance(n, A.BinOp):
             a, b = self.ex(n.left, names), self.ex(n.right, names)
@@ -1690,14 +1564,6 @@ def _assigned_names(stmts):
             if isinstance(x, A.Assign) and x.target.ref[0] == "local":
                 out.add(x.target.id)
     return out
-
-
-def _has_repeat(values):
-    """any(k >= 2 for k in count_by(values)), without counting: does some value occur twice?"""
-    try:
-        return len(set(values)) < len(values)
-    except TypeError:           # list values (attribute lists): compared as tuples, as count_by does
-        return len(set(tuple(x) if x.__class__ is list else x for x in values)) < len(values)
 
 
 def _repeat_test(c):

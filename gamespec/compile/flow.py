@@ -6,7 +6,7 @@ instruction suspends the run until `State.apply` resumes it, so a state is just 
 """
 from __future__ import annotations
 
-from .closures import EndGame, EndPhase, EndTurn
+from interpreter.runtime import EndGame, EndPhase, EndTurn
 from gamespec.errors import SpecRuntimeError
 
 SUSPEND = -1

@@ -7,7 +7,6 @@ import os
 from .codegen import CodeGen
 from .closures import Compiler, size_value
 
-from interpreter import ops
 
 from . import flow
 from interpreter.actions import ActionRT
@@ -26,7 +25,7 @@ class Ruleset:
         self._layout_zones()
         self._layout_vars()
         self._layout_marks()
-        comp = Compiler(self, ops) if backend == "closures" else CodeGen(self, ops)
+        comp = Compiler(self) if backend == "closures" else CodeGen(self)
         self.backend = backend
         self._cards(comp)
         self.actions = {}
@@ -157,7 +156,7 @@ class Ruleset:
         for c, zi in enumerate(init_zone):
             self.init_z[zi].append(c)
         # per zone, the set-up zones whose cards may lie there (bit zi: cards that started in zone
-        # zi); moves widen it zone by zone, public facts only (see ops.move_card, determinize)
+        # zi); moves widen it zone by zone, public facts only (see runtime.move_card, determinize)
         poss = [0] * self.nzones
         for zi in init_zone:
             poss[zi] = 1 << zi

@@ -1,0 +1,51 @@
+"""Checked rule ASTs → what their run-time checks cost: the steps a loop iteration or a comprehension
+item charges, and which operations need a checked form. Shared by both Python backends."""
+from __future__ import annotations
+
+from gamespec import ast as A
+
+
+NODES_PER_STEP = 8   # a loop iteration costs one step per this many nodes of its body (at least one)
+
+
+def _weight(roots):
+    """max(1, nodes // NODES_PER_STEP) over `roots`; a nested loop or comprehension charges its own
+    iterations, so only its head counts here."""
+    stack = [r for r in roots if r is not None]
+    n = 0
+    while stack:
+        x = stack.pop()
+        n += 1
+        if isinstance(x, A.For):
+            stack.append(x.iter)
+        elif isinstance(x, A.While):
+            stack.append(x.cond)
+        elif isinstance(x, A.Comp):
+            stack.append(x.iter)
+        else:
+            stack.extend(x.children())
+    return max(1, n // NODES_PER_STEP)
+
+
+def loop_weight(st):
+    """Steps one iteration of a `for`/`while` costs: its body's size, so that a step budget bounds
+    work even when each iteration runs a long body."""
+    return _weight(list(st.body) + ([st.cond] if isinstance(st, A.While) else []))
+
+
+def comp_weight(n):
+    """Steps one item of a comprehension costs: the size of its condition and element."""
+    return _weight([n.elt, n.cond])
+
+
+def untyped(n):
+    """True when a side of the operation may hold a string or a list (typed 'any' by the checker)."""
+    return getattr(n.left, "t", "any") == "any" or getattr(n.right, "t", "any") == "any"
+
+
+def can_grow(node):
+    """Values that can exceed the inputs' size: sums and differences (products are checked)."""
+    if isinstance(node, A.IfExp):
+        return can_grow(node.body) or can_grow(node.orelse)
+    return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
+        (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")
