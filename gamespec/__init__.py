@@ -5,21 +5,36 @@
     while not state.is_terminal:
         state.apply(state.legal_actions()[0])
 """
-from .errors import (GamespecError, IllegalAction, SpecError, SpecErrors, SpecRuntimeError,
-                     StateFormatError)
-from .game import Game, UsageError
-from .loader import load, load_text
+from __future__ import annotations
+
+# The public face (docs/api.md), loaded on first use (PEP 562): importing a leaf module such as
+# gamespec.errors or interpreter.rng loads no parser, no checker and no Lark.
+_FACE = {
+    "load": "loader", "load_text": "loader", "Game": "game",
+    "GamespecError": "errors", "IllegalAction": "errors", "SpecError": "errors", "SpecErrors": "errors",
+    "SpecRuntimeError": "errors", "StateFormatError": "errors", "UsageError": "errors",
+}
 
 __all__ = ["load", "load_text", "Game", "GamespecError", "IllegalAction", "SpecError", "SpecErrors",
            "SpecRuntimeError", "StateFormatError", "UsageError"]
 
 
 def __getattr__(name):
+    module = _FACE.get(name)
+    if module is not None:
+        from importlib import import_module
+        value = getattr(import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value      # once: later lookups do not come here
+        return value
     # The version lives in pyproject.toml only: read from the installed metadata, on first use (the
     # import of importlib.metadata is not paid by `gamespec validate`).
     if name == "__version__":
         return _version()
     raise AttributeError(f"module 'gamespec' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FACE) | {"__version__"})
 
 
 def _version() -> str:

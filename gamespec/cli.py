@@ -61,7 +61,7 @@ def _int(text):
 
 
 def _seed(text):
-    from gamespec.game import check_seed
+    from interpreter.rng import check_seed
     try:
         return check_seed(_int(text))
     except ValueError as e:     # UsageError
@@ -481,7 +481,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_play(args) -> int:
-    from gamespec import UsageError
+    from gamespec.errors import UsageError
     try:
         from gamespec.table.play import Output, new_table, resume_file
     except ImportError as e:   # pragma: no cover - rich missing is handled inside
@@ -787,7 +787,7 @@ def main(argv=None) -> int:
         return 1
     except Exception as e:  # noqa: BLE001 - sorted below
         from .errors import GamespecError, SpecErrors, SpecRuntimeError
-        from .game import UsageError
+        from .errors import UsageError
         if isinstance(e, SpecErrors):
             print(str(e), file=sys.stderr)
             return 1

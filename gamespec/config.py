@@ -4,7 +4,7 @@ The doors of the command line and other front ends: a bad value is a UsageError 
 what is allowed (the player range, the options with their defaults, the closest option name)."""
 from __future__ import annotations
 
-from .game import UsageError
+from .errors import UsageError
 
 
 def format_value(v) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from .errors import GamespecError
-from .game import UsageError
+from .errors import UsageError
 from .graph import ASIDE, END, START
 
 FORMATS = ("dot", "svg", "png", "pdf")

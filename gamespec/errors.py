@@ -55,6 +55,10 @@ class SpecRuntimeError(GamespecError):
         return (SpecRuntimeError, (self.message, self.where, self.check))
 
 
+class UsageError(GamespecError, ValueError):
+    """A bad request to a valid game (player count, option value, seed, a bot's name)."""
+
+
 class IllegalAction(GamespecError):
     """An action that is not legal in this state; the state is left unchanged."""
 

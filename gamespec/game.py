@@ -3,22 +3,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .errors import GamespecError
+from interpreter.rng import SEED_MAX, check_seed  # noqa: F401 - SEED_MAX re-exported for old imports
 
-
-class UsageError(GamespecError, ValueError):
-    """A bad request to a valid game (player count, option value)."""
-
-
-SEED_MAX = (1 << 64) - 1    # seeds are whole numbers 0 .. 2**64 - 1 (64 bits) (every log and saved state holds one)
-
-
-def check_seed(seed, what="the seed"):
-    """The one seed range, enforced at every door (API, CLI, simulate); UsageError otherwise."""
-    if type(seed) is not int or not 0 <= seed <= SEED_MAX:
-        shown = str(seed) if type(seed) is not int or seed.bit_length() < 100 else f"a {seed.bit_length()}-bit number"
-        raise UsageError(f"{what} is a whole number from 0 to 2**64 - 1, not {shown[:60]}")
-    return seed
+from .errors import UsageError   # here for old imports too (gamespec.game.UsageError)
 
 
 class Playout(NamedTuple):

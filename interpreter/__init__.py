@@ -1,4 +1,17 @@
-"""The generic interpreter: runs any compiled spec (state, legal actions, effects, observations, bots)."""
-from .state import Action, State
+"""The generic interpreter: runs any compiled spec (state, legal actions, effects, observations, views).
+
+`State` and `Action` load on first use (PEP 562), so that importing a leaf (`interpreter.rng`,
+`interpreter.runtime`) loads nothing else.
+"""
+from __future__ import annotations
 
 __all__ = ["Action", "State"]
+
+
+def __getattr__(name):
+    if name in __all__:
+        from . import state
+        value = getattr(state, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'interpreter' has no attribute {name!r}")

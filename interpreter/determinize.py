@@ -42,7 +42,7 @@ def determinizer(s, p):
     function refuses to draw once `s` has moved on (UsageError)."""
     rs = s.rs
     if type(p) is not int or not 0 <= p < rs.P:
-        from gamespec.game import UsageError
+        from gamespec.errors import UsageError
         raise UsageError(f"no player {p!r} (players are 0 to {rs.P - 1})")
     bit = 1 << p
     # hidden places in zone order (not by real card id: the same view and rng give the same world)
@@ -58,7 +58,7 @@ def determinizer(s, p):
 
     def world(rng):
         if s.decisions != at:
-            from gamespec.game import UsageError
+            from gamespec.errors import UsageError
             raise UsageError("this determinizer is of an earlier moment of the game; make a new one")
         drawn = draw(rng)
         d = s.clone()

@@ -79,7 +79,7 @@ class ObservationEncoder:
     def encode(self, s, player):
         rs = self.rs
         if type(player) is not int or not 0 <= player < rs.P:
-            from gamespec.game import UsageError
+            from gamespec.errors import UsageError
             raise UsageError(f"no player {player!r} (players are 0 to {rs.P - 1})")
         t = defaultdict(float)      # the few non-zero entries: cheaper than numpy element writes
         P, F = rs.P, self.F

@@ -12,9 +12,20 @@ import struct
 from hashlib import shake_128 as _shake
 from operator import mod as _mod
 
+from gamespec.errors import UsageError
+
 MASK = (1 << 64) - 1
+SEED_MAX = MASK    # seeds are whole numbers 0 .. 2**64 - 1 (64 bits) (every log and saved state holds one)
 ALGORITHM = "shake128"        # the generator of this version, named in log headers
 XORSHIFT = "xorshift64*"      # the generator of logs whose header names none
+
+
+def check_seed(seed, what="the seed"):
+    """The one seed range, enforced at every door (API, CLI, simulate); UsageError otherwise."""
+    if type(seed) is not int or not 0 <= seed <= SEED_MAX:
+        shown = str(seed) if type(seed) is not int or seed.bit_length() < 100 else f"a {seed.bit_length()}-bit number"
+        raise UsageError(f"{what} is a whole number from 0 to 2**64 - 1, not {shown[:60]}")
+    return seed
 
 
 def seed_state(seed: int) -> int:

@@ -34,7 +34,7 @@ def play(game, players, seed, options=None, bots=None, log=False, observe=None, 
 
 def check_timeout(timeout):
     """None or a number of seconds > 0 (UsageError otherwise)."""
-    from gamespec import UsageError
+    from gamespec.errors import UsageError
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not 0 < timeout <= 10 ** 9):
         raise UsageError(f"the timeout is a number of seconds > 0, not {timeout!r}")
@@ -260,7 +260,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     (bad spec), UsageError (bad players/options/counts); a game that raises is reported in 'errors'.
     """
     import gamespec
-    from gamespec import UsageError
+    from gamespec.errors import UsageError
 
     path = os.fspath(path)
     if game is None:
@@ -270,7 +270,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     game.ruleset(players, opts)          # checks the player count (and compiles once, early)
     if not isinstance(games, int) or isinstance(games, bool) or not 0 <= games <= MAX_GAMES:
         raise UsageError(f"the number of games is a whole number from 0 to {MAX_GAMES}, not {str(games)[:40]}")
-    from gamespec.game import check_seed
+    from interpreter.rng import check_seed
     check_seed(seed)
     if games:
         check_seed(seed + games - 1, what="the last game's seed")

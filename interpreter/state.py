@@ -442,12 +442,12 @@ class State:
 
     def _need_log(self):
         if self.log is None:
-            from gamespec.game import UsageError
+            from gamespec.errors import UsageError
             raise UsageError("this game was started without a log; use new_game(..., log=True)")
 
     def _seat(self, player):
         if type(player) is not int or not 0 <= player < self.rs.P:
-            from gamespec.game import UsageError
+            from gamespec.errors import UsageError
             raise UsageError(f"a player is a seat number from 0 to {self.rs.P - 1}, not {str(player)[:40]}")
 
     # -- machinery ------------------------------------------------------------------------
@@ -693,7 +693,7 @@ def _ajson(a):
 
 
 def _in_use():
-    from gamespec.game import UsageError
+    from gamespec.errors import UsageError
     raise UsageError("this State is being changed by another thread: a State is not thread-safe; give each "
                      "thread its own (clone()) or serialise the calls (docs/api.md)")
 

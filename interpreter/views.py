@@ -10,7 +10,7 @@ others. Engine card ids never appear.
 from __future__ import annotations
 
 from gamespec.errors import IllegalAction
-from gamespec.game import UsageError
+from gamespec.errors import UsageError
 
 from .actions import fill_template
 from .labels import fill_expressions

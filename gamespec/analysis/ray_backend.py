@@ -23,7 +23,7 @@ def _ray():
     try:
         import ray
     except ImportError:
-        from gamespec import UsageError
+        from gamespec.errors import UsageError
         raise UsageError("the Ray backend needs Ray: pip install 'gamespec[ray]'") from None
     return ray
 
@@ -54,7 +54,7 @@ def _reachable(address, timeout=5.0):
     import socket
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
-        from gamespec import UsageError
+        from gamespec.errors import UsageError
         raise UsageError(f"--address takes 'auto' or HOST:PORT, not {address!r}")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
@@ -75,7 +75,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
              game=None, bots=None, on_result=None, address=None, timeout=None) -> dict:
     """interpreter.simulate.simulate's contract, with the blocks played as Ray tasks."""
     import gamespec
-    from gamespec import UsageError
+    from gamespec.errors import UsageError
     from gamespec.yamlsafe import read_limited
 
     path = os.fspath(path)

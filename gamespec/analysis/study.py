@@ -22,7 +22,7 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     (`address`: None starts a local Ray, "auto" or HOST:PORT joins a cluster).
     """
     import gamespec
-    from gamespec import UsageError
+    from gamespec.errors import UsageError
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")

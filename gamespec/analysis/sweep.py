@@ -8,7 +8,7 @@ import itertools
 
 def parse_sweep(texts) -> list:
     """['players=3,4', 'fast=true,false'] → [('players', ['3', '4']), ('fast', ['true', 'false'])]."""
-    from gamespec import UsageError
+    from gamespec.errors import UsageError
     axes, seen = [], set()
     for text in texts or ():
         name, sep, values = text.partition("=")
@@ -28,7 +28,7 @@ def parse_sweep(texts) -> list:
 def grid(game, axes, players=None, options=None) -> list:
     """The configurations [(players, options dict)] of the cross product of `axes`, over the base
     `players` (default the spec's smallest) and `options` (raw NAME: text values)."""
-    from gamespec import UsageError
+    from gamespec.errors import UsageError
     base = dict(options or {})
     for name, _ in axes:
         if name == "players":

@@ -118,7 +118,7 @@ def make_bots(kinds, seed: int = 0) -> list:
 def kinds_from_args(specs, players: int) -> list:
     """`--bot SEAT=KIND` texts → a kind per seat (default random); a bad text is a UsageError (the
     request is wrong, not the game)."""
-    from gamespec.game import UsageError
+    from gamespec.errors import UsageError
     try:
         return seat_kinds(specs, players)
     except BotError as e:
@@ -130,7 +130,7 @@ def bots_from_args(specs, players: int, seed: int):
     fails at once, as a UsageError); None when there are no texts (a random bot in every seat)."""
     if not specs:
         return None
-    from gamespec.game import UsageError
+    from gamespec.errors import UsageError
     kinds = kinds_from_args(specs, players)
     try:
         return make_bots(kinds, seed)

@@ -40,7 +40,7 @@ def rewards(state, kind="win"):
         sign = 1 if state.rs.winner == "highest" else -1
         return [float(sign * x) for x in state.scores]
     if kind != "win":
-        from gamespec.game import UsageError
+        from gamespec.errors import UsageError
         raise UsageError(f"reward is 'win' or 'score', not {kind!r}")
     if len(state.winners) == P:
         return [0.0] * P

@@ -17,7 +17,7 @@ SCORE_BOUND = 1e6    # |utility| bound declared for reward='score' (OpenSpiel wa
 def load(spec, players=None, options=None, reward="win"):
     """The OpenSpiel game of a spec (a path or a gamespec Game) at (players, options)."""
     if reward not in ("win", "score"):
-        from gamespec.game import UsageError
+        from gamespec.errors import UsageError
         raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
     game, players, opts = resolve(spec, players, options)
     return GamespecGame(game, players, opts, reward)

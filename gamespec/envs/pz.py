@@ -19,7 +19,7 @@ class GamespecAEC(pettingzoo.AECEnv):
     def __init__(self, game, players, options, reward="win", seed=None, render_mode=None):
         super().__init__()
         if reward not in ("win", "score"):
-            from gamespec.game import UsageError
+            from gamespec.errors import UsageError
             raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
         from interpreter.action_space import space
         from interpreter.obs_tensor import encoder

@@ -353,7 +353,7 @@ def new_table(game, spec_path, players, seat, seed, options, bots=(), out=None,
     """`gamespec play SPEC`: the person at `seat`, bots of `--bot SEAT=KIND` texts elsewhere (random
     by default; a module:Class is loaded now, for a clean error). UsageError for a bad seat or bot."""
     from gamespec.bots import bots_from_args, kinds_from_args
-    from gamespec.game import UsageError
+    from gamespec.errors import UsageError
     if not 0 <= seat < players:
         raise UsageError(f"--seat {seat}: no such seat (seats are 0 to {players - 1})")
     kinds = kinds_from_args(bots, players)
@@ -368,7 +368,7 @@ def resume_file(path, spec_path=None, bots=(), out=None) -> Table:
     one the save names; `--bot SEAT=KIND` texts replace saved bots (UsageError for a bad one)."""
     import gamespec
     from gamespec.bots import BotError, parse_seat
-    from gamespec.game import UsageError
+    from gamespec.errors import UsageError
     d = read_save(path)
     spec_path = spec_path or spec_of_save(d, path)
     game = gamespec.load(spec_path)

@@ -4,7 +4,7 @@ the game got there)."""
 from __future__ import annotations
 
 from gamespec.errors import GamespecError, SpecRuntimeError
-from gamespec.game import UsageError
+from gamespec.errors import UsageError
 
 
 class GameFailed(GamespecError):

@@ -18,7 +18,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 def check_files(paths) -> None:
     """UsageError naming the first path that is not a file (serve refuses it before starting)."""
     import os
-    from gamespec.game import UsageError
+    from gamespec.errors import UsageError
     for path in paths:
         if not os.path.isfile(path):
             raise UsageError(f"{path}: no such file")
@@ -34,7 +34,7 @@ def _need_extra():
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError as e:
-        from gamespec.game import UsageError
+        from gamespec.errors import UsageError
         raise UsageError(f"gamespec serve needs the web extra ({e.name} is missing): "
                          "pip install 'gamespec[web]'") from None
 
@@ -58,7 +58,7 @@ def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend
     import socket
 
     import uvicorn
-    from gamespec.game import UsageError
+    from gamespec.errors import UsageError
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
