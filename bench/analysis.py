@@ -38,7 +38,7 @@ def main(argv=None):
     import gamespec
     from gamespec import analysis
     from gamespec.analysis.records import RecordWriter, make_record
-    from interpreter import simulate as sim
+    from gamespec import simulate as sim
 
     game = gamespec.load(a.spec)
     kw = dict(games=a.games, players=a.players, seed=0, game=game)

@@ -48,7 +48,7 @@ def best_us(fn, items, repeat):
 
 
 def playouts(game, players, games, repeat):
-    from interpreter.simulate import play_one
+    from gamespec.simulate import play_one
     best = 0.0
     for _ in range(repeat):
         t = time.perf_counter()

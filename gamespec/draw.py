@@ -9,7 +9,7 @@ import os
 
 from .errors import GamespecError
 from .errors import UsageError
-from .graph import ASIDE, END, START
+from .spec.graph import ASIDE, END, START
 
 FORMATS = ("dot", "svg", "png", "pdf")
 EXTENSIONS = {".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".pdf": "pdf"}

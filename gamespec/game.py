@@ -44,7 +44,7 @@ class Game:
 
     def check_options(self, options) -> dict:
         """The complete option dict: defaults overlaid with `options` (a dict of name: value), checked."""
-        from gamespec.compile.ruleset import option_set
+        from gamespec.spec.options import option_set
         if options is not None and not isinstance(options, dict):
             raise UsageError(f"options are a dict of option name to value, not {type(options).__name__}")
         for k, v in (options or {}).items():
@@ -136,12 +136,13 @@ class Game:
         Checked and compiled on the fly, by the backend of the state's rule set: never use it in a
         hot loop. `bindings` become local names.
         """
-        from .checker import CONSTANTS, Scope
+        from .spec.builtins import CONSTANTS
+        from .spec.types import Scope
         from .compile.codegen import CodeGen
         from .compile.closures import Compiler
         from .errors import SpecErrors
-        from .model import Rule
-        from .parser import Located, parse
+        from .spec.model import Rule
+        from .spec.parser import Located, parse
         from interpreter.state import State
         if not isinstance(state, State) or state.game is not self:
             raise UsageError("evaluate() needs a State of this game")
@@ -159,7 +160,7 @@ class Game:
 
     def action_space(self, players: int, options: dict | None = None):
         """The fixed action numbering at (players, options) (docs/agents.md)."""
-        from interpreter.action_space import space
+        from gamespec.compile.action_space import space
         return space(self.ruleset(players, self.check_options(options)))
 
     def num_distinct_actions(self, players: int, options: dict | None = None) -> int:
@@ -167,7 +168,7 @@ class Game:
 
     def option_sets(self):
         """Every option combination as a list (UsageError if there are more than 4096)."""
-        from gamespec.compile.ruleset import all_option_sets
+        from gamespec.spec.options import all_option_sets
         try:
             return all_option_sets(self.spec)
         except ValueError as e:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import hashlib
 
-from . import graph as _graph
-from .checker import Checker
+from .spec import graph as _graph
+from .spec.structure import Checker
 from .errors import SpecError, SpecErrors
 from .game import Game
-from .schema import validate
-from .yamlsafe import load_yaml
+from .spec.schema import validate
+from .spec.yamlsafe import load_yaml
 
 
 def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
@@ -30,7 +30,7 @@ def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
 
 def load(path) -> Game:
     """Load, validate, check and compile-check a spec file; raises SpecErrors with FILE:LINE:COL lines."""
-    from .yamlsafe import read_limited
+    from .spec.yamlsafe import read_limited
     try:
         raw = read_limited(str(path))
     except SpecError as e:

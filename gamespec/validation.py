@@ -39,7 +39,7 @@ def compile_all(game, path):
     import itertools
     import re
 
-    from gamespec.compile.ruleset import count_option_sets, each_option_alone, iter_option_sets
+    from gamespec.spec.options import count_option_sets, each_option_alone, iter_option_sets
 
     from .config import format_options
     from .errors import GamespecError, SpecErrors

@@ -170,7 +170,7 @@ def _secret_vars(rs, p):
         if decl.type in ("card", "cards"):
             continue
         for q in range(rs.P if decl.per_player else 1):
-            if not sees_variable(decl, 1 << p, q if decl.per_player else None):
+            if not sees_variable(rs, decl, 1 << p, q if decl.per_player else None):
                 out.append((base + q, rs.var_init[base + q]))
     return out
 
@@ -185,14 +185,14 @@ def _finish(d, s, m, p, card_vars, flow, hist, log, rng, secret=()):
         # a mark p cannot see takes its initial value: its real value is what p does not know
         mk = []
         blind = None                 # the places p does not see (by the card now there), if needed
-        for col, decl, init in zip(s.mk, s.rs.mark_decl, s.rs.mark_init):
-            if decl.visibility == "hidden":
+        for col, sight, init in zip(s.mk, s.rs.mark_sight, s.rs.mark_init):
+            if sight == 0:                  # nobody sees it
                 mk.append([init] * len(col))
                 continue
             new = [None] * len(col)
             for c, x in enumerate(col):
                 new[m[c]] = x
-            if decl.visibility == "zone":
+            if sight is None:               # seen with the card
                 if blind is None:
                     bit = 1 << p
                     blind = [m[c] for c in range(len(col)) if not s._sight(c) & bit]
@@ -232,9 +232,7 @@ def _redraw_pending(d, p, rng):
     """A simultaneous step under way: the other players' stored choices, which p cannot know, are
     drawn again, each uniformly among that player's legal actions in the determinized state (the
     state they chose in), in the history and in the log alike; p's own choice stays."""
-    from gamespec.compile.flow import pending_choices
-
-    from .state import secret_choice
+    from .runtime import pending_choices, secret_choice
     evs = pending_choices(d)
     if not any(ev[1] != p for ev in evs):
         return
@@ -300,8 +298,7 @@ def _flow_cards(s):
     'VAR#N' (the current item)."""
     if not s.fenv or s.pending < 0:
         return []
-    from .serial import _layout
-    over_cards = {st.var for st in _layout(s.rs)[s.pending][1]
+    over_cards = {st.var for st in s.rs.choose_contexts()[s.pending][1]
                   if getattr(getattr(st.iter, "ast", None), "t", "list") in ("zone", "cards")}
     out = []
     for k in s.fenv:

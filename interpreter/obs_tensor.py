@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .action_space import _key
+from .snapshot import json_key as _key
 from .observe import value_view
 
 PILE_DEPTH = 8      # a pile's top cards encoded one-hot, from the top down
@@ -160,11 +160,11 @@ class ObservationEncoder:
             cs = s.z[zi]
             if not cs:
                 continue
-            vis = rs.mark_decl[m].visibility
-            if vis == "hidden":
+            sight = rs.mark_sight[m]
+            if sight is not None and not sight & bit:       # a mark this player does not see
                 continue
             col = s.mk[m]
-            if vis == "zone":
+            if sight is None:                                # seen with the card
                 sees = seen.get(zi)
                 if sees is None:
                     sees = seen[zi] = [bool(s._sight(c) & bit) for c in cs]

@@ -24,16 +24,16 @@ def mark_view(s, c, bit):
     it lies now (not from memory: a mark may change out of sight)."""
     out = {}
     sees = None
-    for m, decl in enumerate(s.rs.mark_decl):
-        vis = decl.visibility
-        if vis == "zone":
+    rs = s.rs
+    for m, sight in enumerate(rs.mark_sight):
+        if sight is None:       # seen with the card
             if sees is None:
                 sees = bool(s._sight(c) & bit)
             if not sees:
                 continue
-        elif vis != "public":
+        elif not sight & bit:
             continue
-        out[decl.name] = s.mk[m][c]
+        out[rs.mark_names[m]] = s.mk[m][c]
     return out
 
 
@@ -65,15 +65,14 @@ def _sort_key(face):
     return sorted((k, str(v)) for k, v in face.items())
 
 
-def sees_variable(decl, bit, owner) -> bool:
+def sees_variable(rs, decl, bit, owner) -> bool:
     """Does the player with bit mask `bit` see variable decl (owner: the player of a per-player
-    variable's entry, None otherwise)?"""
-    return not (decl.visibility == "hidden" or (decl.visibility == "owner" and owner is not None
-                                                and not (bit >> owner) & 1))
+    variable's entry, None otherwise)? The rule set holds who sees each cell (rs.var_sight)."""
+    return bool(rs.var_sight[decl.name][owner if owner is not None else 0] & bit)
 
 
 def value_view(s, decl, value, bit, owner):
-    if not sees_variable(decl, bit, owner):
+    if not sees_variable(s.rs, decl, bit, owner):
         return None
     if decl.type == "card":
         return card_view(s, value, bit)

@@ -11,6 +11,7 @@ import stat
 from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, StateFormatError
 
 from . import rng as _rng
+from .snapshot import same_json as _same
 from .state import State
 
 
@@ -167,7 +168,7 @@ def find_spec(header, log_path) -> str:
     header's own 'spec' path is never opened: a log from a stranger could name any file."""
     import hashlib
 
-    from gamespec.yamlsafe import DEFAULT_MAX_BYTES
+    from gamespec.spec.yamlsafe import DEFAULT_MAX_BYTES
     sha = header.get("spec_sha256")
     if not isinstance(sha, str) or len(sha) != 64:
         raise SpecNotFound(f"the header of {log_path} has no spec_sha256; give --spec FILE")
@@ -414,11 +415,6 @@ def _describe(line):
     if t in ("chance", "look", "end", "header"):
         return f"a {t} line"
     return f"a line of unknown type {str(t)[:40]!r}"
-
-
-def _same(a, b):
-    from .serial import _same as same
-    return same(a, b)
 
 
 def _plain(v):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gamespec.errors import SpecRuntimeError
 
 from . import rng
+from .actions import Action
 
 # -- limits ---------------------------------------------------------------------------------
 INT_LIMIT = 1 << 63            # numbers a rule stores stay strictly between -2**63 and 2**63
@@ -636,6 +637,39 @@ def set_mark(s, cards, m, v):
 def _shown(v):
     return "none" if v is None else ("a text" if isinstance(v, str) else "a list" if isinstance(v, list)
                                      else repr(v)[:40])
+
+
+# -- the flow ------------------------------------------------------------------------------
+def pending_choices(s):
+    """The stored choices of the simultaneous step under way: the secret events on top of the
+    history, in the order they were made (a step's reveal always records something above them)."""
+    evs = []
+    h = s.hist
+    while h is not None and h[0][0] == "s":
+        evs.append(h[0])
+        h = h[1]
+    evs.reverse()
+    return evs
+
+
+def secret_choice(actor, a, n):
+    """A simultaneous step's choice as (history event, log line): only the chooser sees its cards
+    (those they could tell apart when choosing); the others see that they chose."""
+    me = 1 << actor
+    info = ()
+    rt = a[4]
+    if rt is not None and rt.card_params:
+        out = []
+        for i, single in rt.card_params:
+            b, f = a[2][i], a[3][i]
+            if single:
+                out.append((i, (b,), (me if f is not None else 0,)))
+            else:
+                out.append((i, tuple(b), tuple(me if x is not None else 0 for x in (f or (None,) * len(b)))))
+        info = tuple(out)
+    return (("s", actor, a[0], a[1], info),
+            {"type": "decision", "n": n, "player": actor, "action": Action.to_json(a, label=False), "_cards": info,
+             "secret": True})
 
 
 # -- the names generated code sees --------------------------------------------------------

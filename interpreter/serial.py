@@ -20,6 +20,7 @@ from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, Stat
 
 from .rng import XORSHIFT, check_generator
 from .snapshot import FORMAT, to_json  # noqa: F401 - to_json is the other half of this module's contract
+from .snapshot import same_json as _same
 
 INT_LIMIT = 1 << 63          # numbers of the rule language are bounded by this
 MAX_SEED_BITS = 4096
@@ -68,29 +69,6 @@ def _scalar(x):
 def _value(x):
     """A scalar, or a list of scalars (card attributes may be lists)."""
     return _scalar(x) or (type(x) is list and len(x) <= MAX_LIST and all(_scalar(y) for y in x))
-
-
-def _same(a, b):
-    """Equal as JSON values, types included (True is not 1); iterative, so any depth is fine."""
-    stack = [(a, b)]
-    while stack:
-        a, b = stack.pop()
-        if isinstance(a, str) or isinstance(b, str):
-            if not (isinstance(a, str) and isinstance(b, str) and a == b):
-                return False
-        elif type(a) is not type(b):
-            return False
-        elif type(a) is list:
-            if len(a) != len(b):
-                return False
-            stack.extend(zip(a, b))
-        elif type(a) is dict:
-            if a.keys() != b.keys():
-                return False
-            stack.extend((a[k], b[k]) for k in a)
-        elif a != b:
-            return False
-    return True
 
 
 def _list(x, what):
@@ -186,7 +164,6 @@ _ORDER = ("format", "game", "spec_sha256", "players", "options", "seed", "histor
 
 def _game_fields(game, d):
     """The fields that say which game this is: (data, players, options, rule set), checked."""
-    from gamespec.compile.ruleset import option_set
     _need(isinstance(d, dict), "not a JSON object")
     _need(d.get("format") == FORMAT, f"format is not {FORMAT!r}")
     _need(d.get("spec_sha256") == game.spec.sha256, "it was saved from another version of the spec")
@@ -201,7 +178,7 @@ def _game_fields(game, d):
     _need(_is_int(P, game.spec.min_players, game.spec.max_players + 1), "player count out of range")
     _need(isinstance(d["options"], dict) and all(isinstance(k, str) for k in d["options"]), "bad options")
     try:
-        opts = option_set(game.spec, d["options"])
+        opts = game.check_options(d["options"])     # UsageError is a ValueError
     except ValueError as e:
         raise _Bad(str(e)) from None
     _need(opts == d["options"] and all(type(v) is type(opts[k]) for k, v in d["options"].items()),
@@ -334,7 +311,7 @@ def _from_json(game, d):
     _need(_is_int(pending, 0, len(rs.chooses)), "bad pending decision")
     ch = rs.chooses[pending]
     _need(_is_int(d["pc"]) and d["pc"] == ch.pc, "program counter does not match the pending decision")
-    ph, fors = _layout(rs)[pending]
+    ph, fors = rs.choose_contexts()[pending]
     _need(s.phase == ph, "the phase does not match the pending decision")
     _check_flow(flow, fors, ch, rs)
     s.fenv = {k: (list(v) if type(v) is list else v) for k, v in flow.items()}
@@ -362,31 +339,7 @@ def _marks(d, rs):
 
 
 # -- the flow variables of the `for` steps around a decision ------------------------------
-_LAYOUTS = weakref.WeakKeyDictionary()
 _HEADERS = weakref.WeakKeyDictionary()    # per Ruleset: the log header of a new game, seed aside
-
-
-def _layout(rs):
-    """Per decision point (rs.chooses): its phase index and the `for` steps around it, outermost first."""
-    lay = _LAYOUTS.get(rs)
-    if lay is None:
-        where = {}
-
-        def walk(steps, ph, fors):
-            for st in steps:
-                if st.kind == "choose":
-                    where[id(st)] = (ph, fors)
-                elif st.kind == "for":
-                    walk(st.body, ph, fors + [st])
-                else:
-                    walk(st.body, ph, fors)
-                    walk(st.orelse, ph, fors)
-
-        for i, ph in enumerate(rs.phases):
-            if ph.decl.turn is not None:
-                walk(ph.decl.turn.steps, i, [])
-        lay = _LAYOUTS[rs] = [where.get(id(ch.step), (-2, [])) for ch in rs.chooses]
-    return lay
 
 
 def _check_flow(flow, fors, ch, rs):
@@ -414,23 +367,15 @@ def _check_flow(flow, fors, ch, rs):
         _need(key in flow, f"flow variable {key!r} is missing")
 
 
-def _uses_actor(rule):
-    from gamespec import ast as A
-    if rule is None:
-        return False
-    return any(isinstance(n, A.Name) and n.id == "actor" for n in A.walk(rule.ast))
-
-
 def _check_pending(s, ch):
     """The decision is really pending: its condition holds, its player decides, it offers a choice."""
-    st = ch.step
     try:
         # `actor` in these expressions read the previous decider when they ran: not checkable here
-        if ch.guard is not None and not _uses_actor(st.guard):
+        if ch.guard is not None and not ch.guard_reads_actor:
             _need(ch.guard(s, dict(s.fenv)), "the pending decision's condition does not hold")
         if ch.player is None:
             _need(s.actor == s.cur, "the deciding player is not the current player")
-        elif not _uses_actor(st.player):
+        elif not ch.player_reads_actor:
             _need(ch.player(s, dict(s.fenv)) == s.actor, "the deciding player is not the one the step names")
         legal = s._enumerate(ch)
     except _Bad:

@@ -32,3 +32,37 @@ def to_json(s) -> dict:
     if rs.mark_names:     # per-card marks: only in the saved states of games that declare them
         d["marks"] = {name: list(col) for name, col in zip(rs.mark_names, s.mk)}
     return d
+
+
+def same_json(a, b):
+    """Equal as JSON values, types included (True is not 1); iterative, so any depth is fine."""
+    stack = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        if isinstance(a, str) or isinstance(b, str):
+            if not (isinstance(a, str) and isinstance(b, str) and a == b):
+                return False
+        elif type(a) is not type(b):
+            return False
+        elif type(a) is list:
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b))
+        elif type(a) is dict:
+            if a.keys() != b.keys():
+                return False
+            stack.extend((a[k], b[k]) for k in a)
+        elif a != b:
+            return False
+    return True
+
+
+def json_key(v):
+    """A JSON value as a hashable key (true is not 1, a list is not a tuple: their keys differ)."""
+    if isinstance(v, dict):
+        return tuple(sorted((k, json_key(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return ("__list__",) + tuple(json_key(x) for x in v)
+    if isinstance(v, bool):
+        return ("__bool__", v)
+    return v

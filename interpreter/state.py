@@ -7,6 +7,7 @@ from itertools import count as _count
 from _thread import RLock as _lock   # re-entrant: apply() may list actions; another thread may not
 
 from . import rng as _rng
+from .runtime import secret_choice
 from .actions import Action
 
 FORMAT = "gamespec-state/1"
@@ -384,29 +385,24 @@ class State:
         i = find_view_action(self, player, action)
         self.apply(self.legal_actions()[i])
 
-    # -- agents: fixed action ids and tensors (interpreter/action_space.py, docs/agents.md) --
+    # -- agents: fixed action ids and tensors (the rule set's ActionSpace, docs/agents.md) --
     def legal_action_ids(self) -> list:
-        from .action_space import space
-        return sorted(space(self.rs).legal_ids(self))
+        return sorted(self.rs.action_space().legal_ids(self))
 
     def legal_action_mask(self) -> list:
-        from .action_space import space
-        m = [False] * space(self.rs).size
+        m = [False] * self.rs.action_space().size
         for i in self.legal_action_ids():
             m[i] = True
         return m
 
     def action_id(self, action) -> int:
-        from .action_space import action_id
-        return action_id(self, action)
+        return self.rs.action_space().action_id(self, action)
 
     def action_from_id(self, i: int):
-        from .action_space import action_from_id
-        return action_from_id(self, i)
+        return self.rs.action_space().action_from_id(self, i)
 
     def apply_id(self, i: int) -> None:
-        from .action_space import index_of_id
-        self.apply(index_of_id(self, i))
+        self.apply(self.rs.action_space().index_of_id(self, i))
 
     def observation_tensor(self, player: int):
         from .obs_tensor import encoder
@@ -654,26 +650,6 @@ class State:
         self._legal = None
         if self.log is not None:
             self.log.append({"type": "end", "scores": list(scores), "winners": list(self.winners)})
-
-
-def secret_choice(actor, a, n):
-    """A simultaneous step's choice as (history event, log line): only the chooser sees its cards
-    (those they could tell apart when choosing); the others see that they chose."""
-    me = 1 << actor
-    info = ()
-    rt = a[4]
-    if rt is not None and rt.card_params:
-        out = []
-        for i, single in rt.card_params:
-            b, f = a[2][i], a[3][i]
-            if single:
-                out.append((i, (b,), (me if f is not None else 0,)))
-            else:
-                out.append((i, tuple(b), tuple(me if x is not None else 0 for x in (f or (None,) * len(b)))))
-        info = tuple(out)
-    return (("s", actor, a[0], a[1], info),
-            {"type": "decision", "n": n, "player": actor, "action": _ajson(a), "_cards": info,
-             "secret": True})
 
 
 def lone_skip(ch, as_action=True):

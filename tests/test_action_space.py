@@ -1,4 +1,4 @@
-"""Fixed action ids (interpreter/action_space.py, docs/agents.md): layout, round trips, masks, ids that
+"""Fixed action ids (gamespec/compile/action_space.py, docs/agents.md): layout, round trips, masks, ids that
 never depend on hidden information, clear errors for specs without a finite static numbering."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import gamespec
 from gamespec.errors import GamespecError, IllegalAction
 from helpers import ROOT, config_id, configs, load
-from interpreter.action_space import ActionSpaceError, space
+from gamespec.compile.action_space import ActionSpaceError, space
 from interpreter.determinize import relabel
 
 SPECS = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml"))) + \
@@ -239,7 +239,7 @@ def test_face_flow_follows_cards_through_moves():
     """Faces reach a family only by set-up or by a move/deal from where they may be: Bacchus's
     action cards never reach a column, maenads never an action hand; Klink's abilities never reach
     a collection. A card parameter's faces follow: Bacchus's send names action cards only."""
-    from interpreter.action_space import FaceFlow
+    from gamespec.compile.action_space import FaceFlow
     bacchus = load("bacchus")
     rs = bacchus.ruleset(3, {})
     flow = FaceFlow(rs)
@@ -296,8 +296,8 @@ scoring:
 def test_a_move_to_a_zone_the_analysis_cannot_name_widens_every_family():
     """`move(x, zone_of(y))` may land anywhere: every family may then hold x's faces, so the
     parameter `card: {from: box}` can name a card of class a (and the game plays through ids)."""
-    from gamespec import ast as A
-    from interpreter.action_space import FaceFlow
+    from gamespec.spec import ast as A
+    from gamespec.compile.action_space import FaceFlow
     game = gamespec.load_text(MOVED_BY_ZONE_OF, "wander.yaml")
     rs = game.ruleset(2, {})
     flow = FaceFlow(rs)

@@ -21,7 +21,7 @@ from gamespec.analysis import comparison as cmpmod
 from gamespec.analysis import stats
 from gamespec.analysis.records import RecordsError, RecordWriter, read_records
 from gamespec.cli import main
-from interpreter import simulate as sim
+from gamespec import simulate as sim
 
 ROOT = Path(__file__).resolve().parent.parent
 BACCHUS = str(ROOT / "games" / "bacchus.yaml")

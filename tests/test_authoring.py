@@ -337,7 +337,7 @@ def test_check_prints_warnings_at_their_declaration_and_errors_like_validate(tmp
 
 
 def test_explain_shows_a_construct_it_has_no_phrase_for_instead_of_dropping_it():
-    from gamespec import ast as A
+    from gamespec.spec import ast as A
     from gamespec.authoring.rulebook import Words
     game = gamespec.load(os.path.join(ROOT, "games", "klink.yaml"))
 

@@ -12,7 +12,7 @@ import pytest
 import gamespec
 from gamespec.bots import (BotError, GreedyBot, ISMCTSBot, RandomBot, decide, make_bot, make_bots,
                            parse_kind, parse_seat, seat_kinds)
-from interpreter.simulate import play, play_out, simulate
+from gamespec.simulate import play, play_out, simulate
 
 from helpers import GAMES, load
 

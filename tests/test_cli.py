@@ -17,7 +17,7 @@ import pytest
 import gamespec
 from gamespec import cli
 from gamespec.cli import main
-from interpreter import simulate as sim
+from gamespec import simulate as sim
 from gamespec.bots import RandomBot
 
 ROOT = Path(__file__).resolve().parent.parent

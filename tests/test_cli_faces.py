@@ -126,7 +126,7 @@ def test_bots_from_args_makes_the_seats_bots_or_refuses_the_request():
 def test_play_game_gives_the_state_and_the_result_record():
     import gamespec
     from gamespec.table import run
-    from interpreter.simulate import play_one
+    from gamespec.simulate import play_one
     game = gamespec.load(BACCHUS)
     lines = []
     state, failure = run.play_game(game, 4, 11, game.options, transcript=lines.append)

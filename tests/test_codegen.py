@@ -167,10 +167,11 @@ def test_generated_code_means_what_the_closures_mean(seed, moves, klink):
 @pytest.mark.parametrize("path,expr,bindings,shows", [(BALI,) + c for c in CASES] + [(KLINK,) + c for c in KLINK_CASES],
                          ids=[c[0][:50] for c in CASES + KLINK_CASES])
 def test_the_optimised_form_is_generated(path, expr, bindings, shows):
-    from gamespec.checker import CONSTANTS, Scope
+    from gamespec.spec.builtins import CONSTANTS
+    from gamespec.spec.types import Scope
     from gamespec.compile.codegen import CodeGen
-    from gamespec.model import Rule
-    from gamespec.parser import Located, parse
+    from gamespec.spec.model import Rule
+    from gamespec.spec.parser import Located, parse
     g, s = fresh("codegen", 1, 40, path)
     rule = Rule(parse(Located(expr, "<expr>"), "expr"), "<expr>", "<expr>", 1, 1)
     ck = g.spec.checker

@@ -18,9 +18,9 @@ import re
 import pytest
 
 import gamespec
-from gamespec import ast as A
-from gamespec.checker import BUILTINS
-from gamespec.model import Rule
+from gamespec.spec import ast as A
+from gamespec.spec.builtins import BUILTINS
+from gamespec.spec.model import Rule
 from helpers import GAMES, ROOT, load
 
 DOCS = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))

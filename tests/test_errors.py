@@ -6,7 +6,7 @@ import os
 import pytest
 
 import gamespec
-from gamespec.parser import SYNTAX_EXAMPLES, Located, parse
+from gamespec.spec.parser import SYNTAX_EXAMPLES, Located, parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TINY = open(os.path.join(HERE, "specs", "tiny.yaml"), encoding="utf-8").read()

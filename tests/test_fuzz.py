@@ -28,7 +28,7 @@ from lark.grammar import Terminal
 
 import gamespec
 from gamespec import SpecErrors, SpecRuntimeError, StateFormatError
-from gamespec.parser import grammar_text
+from gamespec.spec.parser import grammar_text
 from test_hostile import TINY, codegen_faults_crash
 
 HERE = os.path.dirname(os.path.abspath(__file__))

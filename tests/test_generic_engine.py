@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from gamespec.checker import BUILTINS
-from gamespec.yamlsafe import load_yaml_file
+from gamespec.spec.builtins import BUILTINS
+from gamespec.spec.yamlsafe import load_yaml_file
 
 from helpers import GAMES, ROOT
 

@@ -15,7 +15,7 @@ import pytest
 import gamespec
 from gamespec import draw
 from gamespec.cli import main
-from gamespec.graph import END, GAME_END_IF
+from gamespec.spec.graph import END, GAME_END_IF
 from helpers import GAMES, ROOT
 from test_hostile import accepted, guarded
 

@@ -96,9 +96,8 @@ def swapped(game, state, a, b, rng):
             d["vars"][i] = f(d["vars"][i])
         elif decl.type == "cards":
             d["vars"][i] = [f(c) for c in d["vars"][i]]
-    from interpreter.serial import _layout
     if not state.is_terminal:
-        for st in _layout(state.rs)[state.pending][1]:
+        for st in state.rs.choose_contexts()[state.pending][1]:
             assert st.iter.ast.t not in ("zone", "cards"), "a loop over cards: extend this swap"
     for ev in d["history"]:
         if ev[0] == "d":

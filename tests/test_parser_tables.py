@@ -10,7 +10,7 @@ from pathlib import Path
 
 import lark
 
-from gamespec import parser as P
+from gamespec.spec import parser as P
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = ROOT / "grammar" / P.TABLES_FILE
@@ -31,7 +31,7 @@ def test_shipped_tables_are_built_from_this_grammar():
 
 def test_building_the_tables_is_deterministic():
     # Lark numbers states by set iteration order; the canonical renumbering makes the file stable
-    code = "import sys; from gamespec.parser import build_tables; sys.stdout.write(build_tables())"
+    code = "import sys; from gamespec.spec.parser import build_tables; sys.stdout.write(build_tables())"
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env=dict(os.environ, PYTHONHASHSEED=str(seed))).stdout for seed in (1, 2)}
     assert len(outs) == 1

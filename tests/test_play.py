@@ -15,7 +15,7 @@ import pytest
 
 from gamespec.bots import RandomBot
 from gamespec.table.play import Output, Table
-from interpreter.simulate import play
+from gamespec.simulate import play
 
 from helpers import GAMES, ROOT, load
 

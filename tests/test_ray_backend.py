@@ -18,7 +18,7 @@ ray = pytest.importorskip("ray")
 
 from gamespec import analysis  # noqa: E402
 from gamespec.analysis.records import RecordWriter, read_records  # noqa: E402
-from interpreter import simulate as sim  # noqa: E402
+from gamespec import simulate as sim  # noqa: E402
 
 pytestmark = pytest.mark.ray
 

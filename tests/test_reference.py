@@ -23,7 +23,7 @@ def test_inventory_follows_the_sources():
                  "grammar.list_comp", "operator.not in", "operator.**", "builtin.is_sole_max",
                  "name.actor"):
         assert want in ids
-    from gamespec.checker import BUILTINS
+    from gamespec.spec.builtins import BUILTINS
     assert {f"builtin.{b}" for b in BUILTINS} <= ids
 
 

@@ -17,7 +17,7 @@ import random
 
 import pytest
 
-from gamespec import yamlsafe
+from gamespec.spec import yamlsafe
 from gamespec.cli import main
 from helpers import ROOT, GAMES, config_id, configs, load
 

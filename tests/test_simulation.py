@@ -22,7 +22,7 @@ CONFIGS = configs()
 
 def expected_type_counts(game, options):
     """Card counts per class straight from the YAML data (not from the compiled tables)."""
-    from gamespec.yamlsafe import load_yaml_file
+    from gamespec.spec.yamlsafe import load_yaml_file
     data = load_yaml_file(game.spec.filename)
     out = {}
     for cname, cl in data["cards"].items():

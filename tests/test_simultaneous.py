@@ -11,7 +11,7 @@ import random
 import pytest
 
 import gamespec
-from gamespec.compile.flow import pending_choices
+from interpreter.runtime import pending_choices
 from gamespec.errors import SpecRuntimeError
 from interpreter.replay import replay
 

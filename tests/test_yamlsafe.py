@@ -1,4 +1,4 @@
-"""Tests for gamespec.yamlsafe: positions, YAML 1.2 core-schema resolution, and a hostile corpus."""
+"""Tests for gamespec.spec.yamlsafe: positions, YAML 1.2 core-schema resolution, and a hostile corpus."""
 import math
 import os
 import time
@@ -7,7 +7,7 @@ import tracemalloc
 import pytest
 
 from gamespec.errors import SpecError
-from gamespec.yamlsafe import Mark, YList, YMap, YStr, load_yaml, load_yaml_file, mark_of
+from gamespec.spec.yamlsafe import Mark, YList, YMap, YStr, load_yaml, load_yaml_file, mark_of
 
 
 def fails(data, check, **limits):

@@ -1,4 +1,4 @@
-"""The blocks of seeds of a study → Ray tasks (each runs interpreter.simulate's block function on the
+"""The blocks of seeds of a study → Ray tasks (each runs gamespec.simulate's block function on the
 spec's text) → results fed in seed order to the accumulator and `on_result`, as for local workers.
 
 A task whose worker dies is re-run by Ray (max_retries); a block's results come back once, from the
@@ -11,7 +11,7 @@ import time
 
 from gamespec.errors import GamespecError
 
-from interpreter import simulate as _sim
+from gamespec import simulate as _sim
 
 #: Ray re-runs a task this many times when its worker process or node dies.
 MAX_RETRIES = 4
@@ -73,10 +73,10 @@ def _block_task():
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
              game=None, bots=None, on_result=None, address=None, timeout=None) -> dict:
-    """interpreter.simulate.simulate's contract, with the blocks played as Ray tasks."""
+    """gamespec.simulate.simulate's contract, with the blocks played as Ray tasks."""
     import gamespec
     from gamespec.errors import UsageError
-    from gamespec.yamlsafe import read_limited
+    from gamespec.spec.yamlsafe import read_limited
 
     path = os.fspath(path)
     if game is None:

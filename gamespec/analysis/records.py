@@ -17,7 +17,7 @@ class RecordsError(GamespecError):
 
 
 def make_record(result, game, spec_sha256, players, options, cooperative=False) -> dict:
-    """One game's result (from interpreter.simulate.play_one, or its error) → a record row."""
+    """One game's result (from gamespec.simulate.play_one, or its error) → a record row."""
     rec = {"game": game, "spec_sha256": spec_sha256, "seed": result["seed"], "players": players,
            "options": dict(options), "bots": list(result.get("bots") or ["random"] * players)}
     if "error" in result:

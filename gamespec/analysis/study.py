@@ -1,11 +1,11 @@
 """Spec path + configuration + seeds + backend → every game's result in seed order → record rows (to a
-file as they come) and a summary. The games themselves are played by interpreter.simulate (local
+file as they come) and a summary. The games themselves are played by gamespec.simulate (local
 workers) or by the same block function in Ray tasks (ray_backend)."""
 from __future__ import annotations
 
 import os
 
-from interpreter import simulate as _sim
+from gamespec import simulate as _sim
 
 from .records import RecordWriter, make_record
 from .stats import Summary, config_key

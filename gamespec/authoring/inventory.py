@@ -6,11 +6,10 @@ sources (never listed by hand), so a key, construct or built-in added anywhere s
 from __future__ import annotations
 
 import re
-from importlib import resources
 
 
 def spec_schema() -> dict:
-    from gamespec.schema import schema
+    from gamespec.spec.schema import schema
     return schema()
 
 
@@ -125,7 +124,7 @@ _LIT = re.compile(r'"((?:[^"\\]|\\.)*)"|/((?:[^/\\]|\\.)*)/')
 
 
 def grammar_text() -> str:
-    from ..parser import grammar_text as text     # package data when installed, else the source tree
+    from ..spec.parser import grammar_text as text     # package data when installed, else the source tree
     return text()
 
 
@@ -165,13 +164,13 @@ def grammar_constructs() -> list[dict]:
 
 
 def builtins() -> list[dict]:
-    from gamespec.checker import BUILTINS
-    return [{"id": f"builtin.{n}", "name": n, "min": lo, "max": hi, "kwargs": list(kw), "effect": st}
-            for n, (lo, hi, kw, st) in BUILTINS.items()]
+    from gamespec.spec.builtins import TABLE
+    return [{"id": f"builtin.{b.name}", "name": b.name, "min": b.min_args, "max": b.max_args,
+             "kwargs": list(b.kwargs), "effect": b.statement} for b in TABLE]
 
 
 def constants() -> list[dict]:
-    from gamespec.checker import CONSTANTS
+    from gamespec.spec.builtins import CONSTANTS
     return [{"id": f"name.{n}", "name": n, "type": t} for n, t in CONSTANTS.items()]
 
 

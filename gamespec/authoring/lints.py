@@ -9,9 +9,10 @@ import dataclasses
 import json
 from collections import Counter
 
-from gamespec import ast as A
-from gamespec.checker import Checker
-from gamespec.model import Rule
+from gamespec.spec import ast as A
+from gamespec.spec.structure import Checker
+from gamespec.spec.visibility import VISIBILITIES
+from gamespec.spec.model import Rule
 
 SAMPLE_GAMES = 3          # games per (player count, option set) for the deduction lint
 MAX_CONFIGS = 12
@@ -48,11 +49,11 @@ def load_for_lint(path):
     """(Game, raw data, recording checker); SpecErrors propagate."""
     import hashlib
 
-    from gamespec import graph as _graph
+    from gamespec.spec import graph as _graph
     from gamespec.errors import SpecError, SpecErrors
     from gamespec.game import Game
-    from gamespec.schema import validate
-    from gamespec.yamlsafe import load_yaml, read_limited
+    from gamespec.spec.schema import validate
+    from gamespec.spec.yamlsafe import load_yaml, read_limited
     try:
         raw = read_limited(str(path))
         data = load_yaml(raw, str(path))
@@ -154,7 +155,7 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
     for name in spec.variables:
         if name not in read_vars and name not in written_vars:
             add("unused-variable", f"variable '{name}' is never used by any rule", "variables", name)
-        elif name not in read_vars and spec.variables[name].visibility == "hidden":
+        elif name not in read_vars and VISIBILITIES[spec.variables[name].visibility].nobody:
             # a variable players see is information for them even if no rule reads it (a round
             # counter); a hidden one that no rule reads is dead
             add("unused-variable", f"variable '{name}' is hidden and set but never read by any rule: "
@@ -178,7 +179,7 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
         conds = [a.cond] + [p.where for p in a.params]
         hidden = sorted({n.mark.name for r in conds if r is not None for n in nodes(r)
                          if isinstance(n, A.Call) and n.func == "mark" and getattr(n, "mark", None) is not None
-                         and n.mark.visibility == "hidden"})
+                         and VISIBILITIES[n.mark.visibility].nobody})
         if hidden:
             revealing.add(a.name)
             add("choice-reveals-hidden", f"the legal actions of '{a.name}' depend on the hidden mark "

@@ -56,7 +56,11 @@ SECTIONS = [
 def entries() -> dict:
     import yaml
     text = resources.files("gamespec.authoring").joinpath("data/reference.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    out = yaml.safe_load(text)
+    from gamespec.spec.builtins import TABLE     # the built-ins document themselves in their table
+    for b in TABLE:
+        out[f"builtin.{b.name}"] = {"signature": b.signature, "text": b.text, "example": b.example}
+    return out
 
 
 def missing() -> list[str]:
@@ -67,7 +71,7 @@ def missing() -> list[str]:
         if item["id"] not in es:
             src = {"grammar": f"grammar/rules.lark line {item.get('line')}",
                    "operator": f"grammar/rules.lark line {item.get('line')}",
-                   "builtin": "gamespec/checker.py BUILTINS", "name": "gamespec/checker.py CONSTANTS",
+                   "builtin": "gamespec/spec/builtins.py TABLE", "name": "gamespec/spec/builtins.py CONSTANTS",
                    }.get(item["id"].split(".")[0], "gamespec/schema.json")
             out.append(f"no reference entry for '{item['id']}' (from {src}): add '{item['id']}:' "
                        f"to {ENTRIES_PATH}, then run: python -m gamespec.authoring.reference --write")
@@ -79,7 +83,7 @@ def missing() -> list[str]:
             for kw in item["kwargs"]:
                 if f"{kw}=" not in e.get("signature", ""):
                     out.append(f"reference entry '{item['id']}': its signature does not show the named "
-                               f"argument '{kw}=' (in {ENTRIES_PATH})")
+                               f"argument '{kw}=' (in gamespec/spec/builtins.py)")
     known = {i["id"] for i in inv.inventory()}
     for k in es:
         if k not in known:

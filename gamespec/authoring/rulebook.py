@@ -8,15 +8,15 @@ from __future__ import annotations
 import html as _html
 from collections import Counter
 
-from gamespec import ast as A
+from gamespec.spec import ast as A
+from gamespec.spec.builtins import BUILTINS, TABLE
+from gamespec.spec.visibility import VISIBILITIES
 
 _CMP = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
         ">=": "is at least", "in": "is in", "not in": "is not in"}
 _BIN = {"+": "plus", "-": "minus", "*": "times", "//": "divided by (rounded down)", "%": "modulo",
         "**": "to the power of"}
-_AGG = {"sum": "the sum of", "count": "the number of", "max": "the greatest", "min": "the least",
-        "any": "at least one of", "all": "every one of", "first": "the first of", "last": "the last of",
-        "sorted": "in increasing order,"}
+_AGG = {b.name: b.agg_words for b in TABLE if b.agg_words}      # the built-ins' words: their table
 
 
 class Words:
@@ -136,31 +136,19 @@ class Words:
             if "default" in kw:
                 s += f" ({kw['default']} if there are none)"
             return s
-        one = {"size": "the number of cards in {0}", "top": "the top card of {0}",
-               "bottom": "the bottom card of {0}", "cards": "the cards of {0}",
-               "others": "the other players, clockwise from {0}", "players_from": "all players clockwise from {0}",
-               "next_player": "the player left of {0}", "prev_player": "the player right of {0}",
-               "indices": "the members of {0}", "abs": "the absolute value of {0}",
-               "zone_of": "the zone holding {0}", "face_down": "{0} is face down",
-               "longest_run": "the longest run of consecutive numbers in {0}"}
         simple = len(a) > 1 and isinstance(a[1], (A.Const, A.Name))
-        two = {"top": "the top {1} cards of {0}" if simple else "the top cards of {0}, as many as {1}",
-               "bottom": "the bottom {1} cards of {0}" if simple else "the bottom cards of {0}, as many as {1}",
-               "range": "the numbers from {0} to {1} minus 1", "dense_rank": "the rank of entry {1} in {0} (0 = greatest)",
-               "run_length": "the length of the run of consecutive numbers through {1} in {0}",
-               "index_of": "the position of {1} in {0}"}
+        b = BUILTINS.get(f)
         if f == "mark" and len(a) == 2 and isinstance(a[1], A.Const):
             return f"the *{a[1].value}* mark on {self.e(a[0])}"
         args = [self.e(x) for x in a]
-        if f == "range" and len(a) == 1:
-            return f"the numbers from 0 to {args[0]} minus 1"
-        if f in ("is_max", "is_sole_max"):
-            s = f"entry {args[1]} of {args[0]} is {'the only' if f == 'is_sole_max' else 'a (possibly shared)'} greatest"
-            return s + (f" and at least {kw['min']}" if "min" in kw else "")
-        if len(a) == 1 and f in one:
-            return one[f].format(*args)
-        if len(a) == 2 and f in two:
-            return two[f].format(*args)
+        if f in ("is_max", "is_sole_max") and len(a) == 2:
+            return b.words2.format(*args) + (f" and at least {kw['min']}" if "min" in kw else "")
+        if f in ("top", "bottom") and len(a) == 2 and not simple:
+            return f"the {f} cards of {args[0]}, as many as {args[1]}"
+        if b is not None and len(a) == 1 and b.words:
+            return b.words.format(*args)
+        if b is not None and len(a) == 2 and b.words2:
+            return b.words2.format(*args)
         return f"`{f}`(" + ", ".join(args + [f"{k}={v}" for k, v in kw.items()]) + ")"
 
     # -- statements
@@ -194,8 +182,10 @@ class Words:
                 return [f"Set the *{c.args[1].value}* mark on {a[0]} to {a[2]}."]
             if c.func == "reveal":
                 return [f"{a[1][0].upper() + a[1][1:]} secretly looks at {a[0]}."]
-            return {"end_game": ["The game ends now."], "end_phase": ["This phase ends now."],
-                    "end_turn": ["This turn ends now."]}.get(c.func, [f"`{c.func}`({', '.join(a)})."])
+            b = BUILTINS.get(c.func)
+            if b is not None and b.statement and b.words and len(a) == b.words.count("{"):
+                return [b.words.format(*a)]
+            return [f"`{c.func}`({', '.join(a)})."]
         if isinstance(s, A.If):
             out = []
             for i, (c, body) in enumerate(s.branches):
@@ -212,7 +202,7 @@ class Words:
 
 
 def _reparse(rule, kind):
-    from gamespec.parser import Located, parse
+    from gamespec.spec.parser import Located, parse
     if rule is None:
         return None
     text = rule.text if rule.text else None
@@ -305,9 +295,6 @@ def _md_items(xs, ordered, depth):
     return out
 
 
-_VIS = {"public": "everyone", "owner": "its owner only", "hidden": "nobody"}
-
-
 def rulebook(game, players=None, options=None) -> Doc:
     spec = game.spec
     players = players or spec.min_players
@@ -343,21 +330,20 @@ def rulebook(game, players=None, options=None) -> Doc:
                 if z.keys is not None else "one")
         doc = str((raw.get("zones") or {}).get(z.name, {}).get("doc", ""))
         zrows.append([z.name, "ordered pile" if z.kind == "pile" else "unordered set", form,
-                      _VIS.get(z.visibility, z.visibility), doc])
+                      VISIBILITIES[z.visibility].words, doc])
     d.table(["zone", "kind", "how many", "who sees the cards", "notes"], zrows)
     d.p("Everyone always sees how many cards a zone holds. A player remembers a card they saw, until it is shuffled.")
     if spec.variables:
         d.h(2, "Counters and markers")
         d.table(["name", "per player", "starts at", "who sees it", "notes"],
                 [[v.name, "yes" if v.per_player else "no", "none" if v.initial is None else str(v.initial).lower(),
-                  _VIS.get(v.visibility, v.visibility) if v.visibility != "owner" else "its player only",
+                  VISIBILITIES[v.visibility].words if v.visibility != "owner" else "its player only",
                   str((raw.get("variables") or {}).get(v.name, {}).get("doc", ""))] for v in spec.variables.values()])
     if getattr(spec, "marks", None):
         d.h(2, "Marks on cards")
         d.p("Each card carries these marks wherever it goes.")
-        mvis = {"zone": "whoever sees the card", "public": "everyone", "hidden": "nobody"}
         d.table(["mark", "starts at", "who sees it", "on a shuffle", "notes"],
-                [[m.name, str(m.initial).lower(), mvis.get(m.visibility, m.visibility),
+                [[m.name, str(m.initial).lower(), VISIBILITIES[m.visibility].words,
                   "back to its start" if m.reset_on_shuffle else "unchanged",
                   str((raw.get("marks") or {}).get(m.name, {}).get("doc", ""))] for m in spec.marks.values()])
     score_rules = [r for r in [spec.score] + list(spec.tie_breakers) if r is not None]
@@ -371,7 +357,7 @@ def rulebook(game, players=None, options=None) -> Doc:
         d.h(2, "Terms")
         items = []
         for key, body in raw["define"].items():
-            from gamespec.parser import Located, parse
+            from gamespec.spec.parser import Located, parse
             try:
                 text = w.e(parse(Located(str(body), spec.filename), "expr"))
             except Exception:

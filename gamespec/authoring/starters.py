@@ -32,8 +32,8 @@ def template_text(template: str) -> str:
 
 
 def schema_path() -> str:
-    from gamespec import schema as _s
-    return os.path.join(os.path.dirname(os.path.abspath(_s.__file__)), "schema.json")
+    import gamespec
+    return os.path.join(os.path.dirname(os.path.abspath(gamespec.__file__)), "schema.json")
 
 
 def spec_text(name: str, template: str = DEFAULT_TEMPLATE, path: str | None = None) -> str:

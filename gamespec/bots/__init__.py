@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from .base import Bot, BotError, resolve, score_of
 from .randombot import RandomBot
-from .registry import (BUILTIN, bots_from_args, kinds_from_args, load_class, make_bot, make_bots, parse_kind,
+from .registry import (BUILTIN, DEFAULT_KIND, KINDS, BotKind, bots_from_args, kinds_from_args, load_class, make_bot, make_bots, parse_kind,
                        parse_seat, seat_kinds)
 
-__all__ = ["Bot", "BotError", "RandomBot", "GreedyBot", "ISMCTSBot", "BUILTIN", "load_class",
+__all__ = ["Bot", "BotError", "RandomBot", "GreedyBot", "ISMCTSBot", "BUILTIN", "KINDS", "BotKind", "DEFAULT_KIND", "load_class",
            "make_bot", "make_bots", "parse_kind", "parse_seat", "seat_kinds", "kinds_from_args", "bots_from_args",
            "resolve", "score_of",
            "decide", "play_turn"]

@@ -1,13 +1,41 @@
-"""Bot kinds by name: `SEAT=random|greedy|ismcts[:ITERATIONS]|module:Class` → bot objects."""
+"""Bot kinds by name: `SEAT=random|greedy|ismcts[:ITERATIONS]|module:Class` → bot objects.
+
+KINDS is the one table of the built-in kinds: every command, the web table and the docs read it."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .base import BotError
 
-BUILTIN = ("random", "greedy", "ismcts")
+
+@dataclass(frozen=True)
+class BotKind:
+    name: str
+    target: str             # module:Class of its implementation (imported only when a bot is made)
+    argument: str | None    # the name of its one whole-number argument (`ismcts:500`), or None
+    page: bool              # a web page may ask for it (no code is imported for it)
+    doc: str
+
+
+KINDS = {k.name: k for k in (
+    BotKind("random", "gamespec.bots.randombot:RandomBot", None, True,
+            "picks a legal action uniformly at random"),
+    BotKind("greedy", "gamespec.bots.greedy:GreedyBot", None, True,
+            "picks the action that most improves its own score one step ahead"),
+    BotKind("ismcts", "gamespec.bots.ismcts:ISMCTSBot", "iterations", True,
+            "information-set Monte Carlo tree search, ITERATIONS playouts per decision"),
+)}
+DEFAULT_KIND = "random"
+BUILTIN = tuple(KINDS)      # the built-in kinds' names, in the table's order
 _SEAT = re.compile(r"^\s*(\d+)\s*=\s*(\S.*?)\s*$")
 _MODULE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$")
+
+
+def kinds_text() -> str:
+    """'random, greedy, ismcts[:ITERATIONS] or module:Class', from the table."""
+    return ", ".join(k.name + (f"[:{k.argument.upper()}]" if k.argument else "") for k in KINDS.values()) \
+        + " or module:Class"
 
 
 def parse_kind(kind: str) -> tuple:
@@ -15,23 +43,24 @@ def parse_kind(kind: str) -> tuple:
 
     Checks the text only (nothing is imported); BotError with the accepted forms if it is bad."""
     if not isinstance(kind, str) or not kind.strip():
-        raise BotError(f"a bot kind is random, greedy, ismcts[:ITERATIONS] or module:Class, not {kind!r}")
+        raise BotError(f"a bot kind is {kinds_text()}, not {kind!r}")
     kind = kind.strip()
     name, _, arg = kind.partition(":")
-    if name in ("random", "greedy"):
-        if arg:
-            raise BotError(f"bot kind '{name}' takes no argument (got {kind!r})")
-        return (name, None)
-    if name == "ismcts":
+    k = KINDS.get(name)
+    if k is not None:
+        if k.argument is None:
+            if arg:
+                raise BotError(f"bot kind '{name}' takes no argument (got {kind!r})")
+            return (name, None)
         if not arg:
-            return ("ismcts", None)
+            return (name, None)
         if not arg.isdigit() or int(arg) < 1:
-            raise BotError(f"ismcts:ITERATIONS takes a whole number >= 1, not {arg!r}")
-        return ("ismcts", int(arg))
+            raise BotError(f"{name}:{k.argument.upper()} takes a whole number >= 1, not {arg!r}")
+        return (name, int(arg))
     if _MODULE.match(kind):
         return ("class", kind)
-    raise BotError(f"unknown bot kind {kind!r}: use random, greedy, ismcts[:ITERATIONS] "
-                   "or module:Class (a class implementing the bot interface, see docs/bots.md)")
+    raise BotError(f"unknown bot kind {kind!r}: use {kinds_text()} "
+                   "(a class implementing the bot interface, see docs/bots.md)")
 
 
 def parse_seat(text: str, players: int | None = None) -> tuple:
@@ -46,7 +75,7 @@ def parse_seat(text: str, players: int | None = None) -> tuple:
     return seat, kind
 
 
-def seat_kinds(specs, players: int, default: str = "random") -> list:
+def seat_kinds(specs, players: int, default: str = DEFAULT_KIND) -> list:
     """The kind of every seat from `SEAT=KIND` texts (later ones win); unnamed seats get `default`."""
     kinds = [default] * players
     for text in specs or ():
@@ -86,15 +115,12 @@ def load_class(target: str):
 def make_bot(kind: str, seat: int, seed: int = 0):
     """A bot of `kind` for `seat`, seeded from the game seed and the seat."""
     name, arg = parse_kind(kind)
-    if name == "random":
-        from .randombot import RandomBot
-        return RandomBot(seed, seat)
-    if name == "greedy":
-        from .greedy import GreedyBot
-        return GreedyBot(seed, seat)
-    if name == "ismcts":
-        from .ismcts import ISMCTSBot
-        return ISMCTSBot(seed, seat) if arg is None else ISMCTSBot(seed, seat, iterations=arg)
+    k = KINDS.get(name)
+    if k is not None:
+        import importlib
+        mod, _, cls = k.target.partition(":")
+        made = getattr(importlib.import_module(mod), cls)
+        return made(seed, seat) if arg is None else made(seed, seat, **{k.argument: arg})
     import inspect
     cls = load_class(arg)
     try:

@@ -8,8 +8,8 @@ from interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase, EndTurn
                                  charge_more, checked_arith, checked_mul, checked_plus, checked_pow, count_by,
                                  distinct, fault, guarded, run_length, too_big)
 
-from .. import ast as A
-from ..errors import SpecError
+from ..spec import ast as A
+from ..spec.builtins import WALKS_LIST
 from .costs import can_grow, comp_weight, loop_weight, untyped
 
 
@@ -539,8 +539,7 @@ class Compiler:
             return lambda s, e: gm(s, card(s, e), m)
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
-        if f in ("sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
-                 "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by") and args and len(n.args) >= 1 \
+        if f in WALKS_LIST and args and len(n.args) >= 1 \
                 and not (f in ("max", "min") and len(n.args) > 1):
             raw0 = args[0]
             args[0] = lambda s, e: charge(s, raw0(s, e))   # the call visits every item
@@ -728,50 +727,5 @@ class Compiler:
         if f == "sorted":
             return lambda s, e: sorted(gen(s, e))
         raise AssertionError(f)
-
-
-_SIZE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-             "//": lambda a, b: a // b, "%": lambda a, b: a % b,
-             "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-             "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
-
-
-def size_value(rule, players: int, options: dict, lo: int, hi: int) -> int:
-    """A size decided at set-up (`count: "num_players + 1"`): the checker allows only numbers,
-    num_players, options, arithmetic, comparisons, `and`/`or`/`not`, `a if c else b`, max/min/abs.
-    A value outside lo..hi (or a division by zero) is a spec error at the rule's position."""
-    def ev(n):
-        if isinstance(n, A.Const):
-            return n.value
-        if isinstance(n, A.Name):
-            return players if n.id == "num_players" else options[n.id]
-        if isinstance(n, A.BinOp):
-            a, b = ev(n.left), ev(n.right)
-            if n.op in ("//", "%") and b == 0:
-                raise ZeroDivisionError
-            return _SIZE_OPS[n.op](a, b)
-        if isinstance(n, A.Compare):
-            return _SIZE_OPS[n.op](ev(n.left), ev(n.right))
-        if isinstance(n, A.BoolOp):
-            a = ev(n.left)
-            return (a and ev(n.right)) if n.op == "and" else (a or ev(n.right))
-        if isinstance(n, A.Unary):
-            v = ev(n.operand)
-            return -v if n.op == "-" else not v
-        if isinstance(n, A.IfExp):
-            return ev(n.body) if ev(n.cond) else ev(n.orelse)
-        if isinstance(n, A.Call):
-            vals = [ev(a) for a in n.args]
-            return abs(vals[0]) if n.func == "abs" else (max if n.func == "max" else min)(vals)
-        raise AssertionError(n)
-    try:
-        v = ev(rule.ast)
-    except ZeroDivisionError:
-        v = None
-    if v.__class__ is not int or not lo <= v <= hi:
-        raise SpecError(f"this size is {v if v is not None else 'a division by zero'} for {players} players "
-                        f"and these options; it must be {lo} to {hi}", rule.filename, rule.line, rule.col,
-                        check="size")
-    return v
 
 

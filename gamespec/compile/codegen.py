@@ -1,8 +1,9 @@
 """Checked rule ASTs → generated Python functions (the fast backend), once per player count and options.
 
-Same semantics as `compiler.py` (the reference backend, still used by `Game.evaluate` and by the
-equivalence test), but each rule becomes one Python function with locals instead of a tree of closures,
-and each action's legal-action enumeration becomes one function of nested loops.
+Same semantics as `closures.py` (the reference backend, which the equivalence tests play every game
+against), but each rule becomes one Python function with locals instead of a tree of closures, and each
+action's legal-action enumeration becomes one function of nested loops. Generated code calls the
+run-time library `interpreter/runtime.py` through its NAMES table (docs/runtime.md).
 
 Safety: the source is generated from the checked AST only. Every identifier in it is made here
 (`v_<n>`, `K<n>`), every spec value enters as a constant object in the function's namespace (never
@@ -18,7 +19,9 @@ import re
 from interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUILTINS, attr_of_none, checked_arith,
                                  checked_plus, fault)
 
-from .. import ast as A
+from ..spec import ast as A
+from ..spec.builtins import WALKS_LIST
+from ..spec.visibility import VISIBILITIES
 from .costs import can_grow, comp_weight, loop_weight, untyped
 
 
@@ -34,9 +37,6 @@ UNROLL_CHARS = 2000
 # Card predicates computed per card id at load time: at most this many evaluations per rule set.
 MASK_WORK = 200_000
 
-# Built-ins that visit every item of their first argument.
-WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
-              "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by"}
 
 # An outermost comprehension over a zone of a deck this small costs at most this many steps, so it
 # need not be charged: every evaluation of a rule is itself charged (flow steps, loop iterations,
@@ -475,7 +475,7 @@ class CodeGen:
 
     def _own_zone(self, node):
         """Is `node` the deciding player's member of a family its owner sees (`hand[actor]`)?"""
-        return isinstance(node, A.Index) and node.ref[0] == "member" and node.ref[1].visibility == "owner" \
+        return isinstance(node, A.Index) and node.ref[0] == "member" and _only_owner(node.ref[1]) \
             and isinstance(node.index, A.Name) and node.index.ref == ("const", "actor")
 
     def _public(self, node):
@@ -486,7 +486,7 @@ class CodeGen:
             z = node.ref[1]
         else:
             return False
-        return z.visibility == "public"
+        return VISIBILITIES[z.visibility].everyone
 
     # -- expressions ----------------------------------------------------------------------
     def name_ref(self, src, names):
@@ -1505,6 +1505,12 @@ def localize(lines):
     head = [f"    _{x} = s.{x}" for x in names]
     body = _STATE_LIST.sub(lambda m: f"_{m.group(1)}[" if m.group(1) in names else m.group(0), body)
     return "\n".join([lines[0]] + head + [body]) + "\n"
+
+
+def _only_owner(z):
+    """Does only its owner see a member of this family?"""
+    v = VISIBILITIES[z.visibility]
+    return v.owner_sees and not v.others_see
 
 
 def _same(src):

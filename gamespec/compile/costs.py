@@ -2,7 +2,7 @@
 item charges, and which operations need a checked form. Shared by both Python backends."""
 from __future__ import annotations
 
-from gamespec import ast as A
+from gamespec.spec import ast as A
 
 
 NODES_PER_STEP = 8   # a loop iteration costs one step per this many nodes of its body (at least one)

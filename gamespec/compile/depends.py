@@ -5,7 +5,7 @@ conditions and triggers that block cannot have changed (see flow.make_after).
 """
 from __future__ import annotations
 
-from gamespec import ast as A
+from gamespec.spec import ast as A
 
 _STATIC_REFS = {"local", "option", "table", "item", "family"}
 

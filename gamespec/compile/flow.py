@@ -6,8 +6,13 @@ instruction suspends the run until `State.apply` resumes it, so a state is just 
 """
 from __future__ import annotations
 
-from interpreter.runtime import EndGame, EndPhase, EndTurn
 from gamespec.errors import SpecRuntimeError
+from interpreter.actions import Action
+from interpreter.runtime import EndGame, EndPhase, EndTurn, pending_choices
+
+from ..spec import ast as A
+from .depends import card_source, reads, writes
+from .labels import compile_value
 
 SUSPEND = -1
 TERMINAL = -2
@@ -44,6 +49,10 @@ class ChooseRT:
         self.fallback = []
         self.guard = None
         self.player = None
+        # `actor` in the condition or the player expression reads the previous decider when it ran,
+        # so a saved state's pending decision cannot be re-checked against it (interpreter/serial.py)
+        self.guard_reads_actor = False
+        self.player_reads_actor = False
         self.names = {}
         self.fused = None       # action name -> fused function (compile/fused.py), generated code only
 
@@ -81,6 +90,8 @@ class Emitter:
             ch = ChooseRT(len(self.chooses), st, st.path)
             ch.guard = guard
             ch.player = c.expr(st.player, names) if st.player is not None else None
+            ch.guard_reads_actor = _reads_actor(st.guard)
+            ch.player_reads_actor = _reads_actor(st.player)
             ch.actions = [self.rs.actions[a] for a in st.actions]
             ch.fallback = [self.rs.actions[a] for a in st.fallback]
             ch.scope = scope
@@ -135,7 +146,6 @@ class Emitter:
 
 
 def _over_players(node):
-    from gamespec import ast as A
     if isinstance(node, A.Name) and node.ref == ("const", "players"):
         return True
     return isinstance(node, A.Call) and node.func in ("others", "players_from")
@@ -252,7 +262,6 @@ def make_after(rs, scope, writes=None):
 def _reads_of(rs, fn):
     cache = rs.__dict__.setdefault("_reads", {})
     if id(fn) not in cache:
-        from .depends import reads
         rule = getattr(fn, "rule", None)
         cache[id(fn)] = reads(rule.ast) if rule is not None else None
     return cache[id(fn)]
@@ -261,7 +270,6 @@ def _reads_of(rs, fn):
 def action_writes(rs, rt):
     """What an action's cost and effect may change (its card parameters' cards lie where they were
     listed from), or None for anything."""
-    from .depends import card_source, writes
     decl = rs.spec.actions[rt.name]
     lets = {p.name: card_source(p.source.ast, {}) for p in decl.params if p.kind in ("card", "subset")}
     w = writes(decl.effect.ast, rs.spec, lets) if decl.effect is not None else set()
@@ -277,7 +285,6 @@ def writes_of(rs, fn):
     rule = getattr(fn, "rule", None)
     if rule is None:
         return None
-    from .depends import writes
     return writes(rule.ast, rs.spec)
 
 
@@ -341,7 +348,6 @@ def env_reader(rs):
 def make_enumerator(ch):
     """`enumerate(s) -> list of Actions` at this decision point: its actions, else its fallback,
     plus the optional step's skip."""
-    from interpreter.actions import Action
     acts = tuple(a.enumerate for a in ch.actions)
     fallback = tuple(a.enumerate for a in ch.fallback)
     optional = ch.step.optional
@@ -574,16 +580,8 @@ def _make(rs, comp, pc, kind, a, labels, goto):
 
 
 # -- simultaneous choices ------------------------------------------------------------------
-def pending_choices(s):
-    """The stored choices of the simultaneous step under way: the secret events on top of the
-    history, in the order they were made (a step's reveal always records something above them)."""
-    evs = []
-    h = s.hist
-    while h is not None and h[0][0] == "s":
-        evs.append(h[0])
-        h = h[1]
-    evs.reverse()
-    return evs
+def _reads_actor(rule):
+    return rule is not None and any(isinstance(n, A.Name) and n.id == "actor" for n in A.walk(rule.ast))
 
 
 def make_reveal(rs, ch, order, nxt, where):
@@ -591,8 +589,6 @@ def make_reveal(rs, ch, order, nxt, where):
     legal actions (the state is the one they chose in), sorted by `order` (a label expression over
     its parameters; ties keep the choosing order; a pass last), then applied one by one as a
     decision would be; an end (game, phase, turn) drops the choices not yet resolved."""
-    from gamespec.errors import SpecRuntimeError as _SRE
-    from interpreter.labels import compile_value
     key = compile_value(order, rs) if order is not None else None
 
     def reveal(s):
@@ -613,7 +609,7 @@ def make_reveal(rs, ch, order, nxt, where):
                     break
             s.pending = -1
             if found is None:
-                raise _SRE(f"the stored choice of player {ev[1]} is no longer legal", where,
+                raise SpecRuntimeError(f"the stored choice of player {ev[1]} is no longer legal", where,
                            check="simultaneous")
             chosen.append((ev[1], found))
         if key is not None:
@@ -623,7 +619,7 @@ def make_reveal(rs, ch, order, nxt, where):
                     return (1, 0)
                 v = key(a)
                 if v.__class__ is not int:
-                    raise _SRE(f"the order of a choice is {v!r}; it must be a number", order.origin,
+                    raise SpecRuntimeError(f"the order of a choice is {v!r}; it must be a number", order.origin,
                                check="simultaneous")
                 return (0, v)
             chosen.sort(key=sort_key)       # stable: ties keep the choosing order

@@ -1,15 +1,16 @@
 """Checked Spec + player count + options → Ruleset: card tables, zone/variable layout, compiled rules."""
 from __future__ import annotations
 
-import itertools
 import os
 
 from .codegen import CodeGen
-from .closures import Compiler, size_value
+from ..spec.sizes import size_value
+from ..spec.visibility import VISIBILITIES
+from .closures import Compiler
 
 
 from . import flow
-from interpreter.actions import ActionRT
+from .actions import ActionRT
 
 
 class Ruleset:
@@ -65,14 +66,7 @@ class Ruleset:
                 self.zone_label.append(name if k is None else f"{name}[{k}]")
                 self.zone_decl.append(z)
                 self.zone_key.append(k)
-                if z.visibility == "public":
-                    zvis.append(self.ALL)
-                elif z.visibility == "owner":
-                    zvis.append(1 << k)
-                elif z.visibility == "all_but_owner":     # a hand held facing out
-                    zvis.append(self.ALL & ~(1 << k))
-                else:
-                    zvis.append(0)
+                zvis.append(VISIBILITIES[z.visibility].sight(k if z.per_player else None, self.ALL))
         self.zvis = zvis
         self.set_zones = frozenset(zi for zi, d in enumerate(self.zone_decl) if d.kind == "set")
         # per zone: the players who cannot see into it if it is a set (they lose track of its cards
@@ -95,6 +89,11 @@ class Ruleset:
                 init = v.initial
                 self.var_init.append(list(init) if isinstance(init, list) else init)
                 self.var_decl.append(v)
+        # who sees each variable: per variable, the bit mask of the players who see each of its cells
+        vis = VISIBILITIES
+        self.var_sight = {name: tuple(vis[v.visibility].sight(q if v.per_player else None, self.ALL)
+                                      for q in range(self.P if v.per_player else 1))
+                          for name, v in self.spec.variables.items()}
 
     def _layout_marks(self):
         """Per-card marks: one column per mark (state.mk[m][card]); none for a game without marks."""
@@ -103,6 +102,8 @@ class Ruleset:
         self.mark_index = {n: i for i, n in enumerate(marks)}
         self.mark_decl = [self.spec.marks[n] for n in marks]
         self.mark_init = [d.initial for d in self.mark_decl]
+        # who sees each mark: a bit mask of players, or None for whoever sees the card where it lies
+        self.mark_sight = [VISIBILITIES[d.visibility].sight(None, self.ALL) for d in self.mark_decl]
         self.mark_reset = tuple((i, d.initial) for i, d in enumerate(self.mark_decl) if d.reset_on_shuffle)
 
     def _cards(self, comp):
@@ -170,6 +171,34 @@ class Ruleset:
     def describe_zone(self, zi):
         return self.zone_label[zi]
 
+    def action_space(self):
+        """The fixed numbering of every action a player could see (docs/agents.md), built once."""
+        from .action_space import space
+        return space(self)
+
+    def choose_contexts(self):
+        """Per decision point (self.chooses): its phase index and the `for` steps around it, outermost
+        first (-2 and none for a decision outside any phase's turn); computed once."""
+        lay = self.__dict__.get("_choose_contexts")
+        if lay is None:
+            where = {}
+
+            def walk(steps, ph, fors):
+                for st in steps:
+                    if st.kind == "choose":
+                        where[id(st)] = (ph, fors)
+                    elif st.kind == "for":
+                        walk(st.body, ph, fors + [st])
+                    else:
+                        walk(st.body, ph, fors)
+                        walk(st.orelse, ph, fors)
+
+            for i, ph in enumerate(self.phases):
+                if ph.decl.turn is not None:
+                    walk(ph.decl.turn.steps, i, [])
+            lay = self._choose_contexts = [where.get(id(ch.step), (-2, [])) for ch in self.chooses]
+        return lay
+
 
 def _face_label(a, cl):
     if cl.label:
@@ -181,82 +210,3 @@ def _face_label(a, cl):
     return " ".join(parts + [a["type"]]) if parts else a["type"]
 
 
-def option_set(spec, options: dict | None) -> dict:
-    """Defaults overlaid with the given options, each checked: returns the complete option dict."""
-    out = dict(spec.options)
-    for k, v in (options or {}).items():
-        if k not in spec.options:
-            import difflib
-            close = difflib.get_close_matches(k, list(spec.options), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else (
-                f"; options are {', '.join(spec.options)}" if spec.options else "; this game has no options")
-            raise ValueError(f"unknown option '{k}'{hint}")
-        d = spec.options[k]
-        if isinstance(d, bool):
-            if isinstance(v, str):
-                if v.lower() in ("true", "1", "yes", "on"):
-                    v = True
-                elif v.lower() in ("false", "0", "no", "off"):
-                    v = False
-            if not isinstance(v, bool):
-                raise ValueError(f"option '{k}' is true or false, not {v!r}")
-        else:
-            try:
-                v = int(v)
-            except (TypeError, ValueError):
-                raise ValueError(f"option '{k}' is a whole number, not {v!r}") from None
-            allowed = spec.option_values.get(k)
-            if allowed and v not in allowed:
-                raise ValueError(f"option '{k}' is one of {allowed}, not {v}")
-        out[k] = v
-    return out
-
-
-MAX_OPTION_SETS = 4096    # all_option_sets() refuses to list more (iter_option_sets() is lazy)
-
-
-def _option_choices(spec):
-    names = list(spec.options)
-    choices = []
-    for n in names:
-        d = spec.options[n]
-        if isinstance(d, bool):
-            choices.append([False, True])
-        else:
-            choices.append(list(spec.option_values.get(n) or [d]))
-    return names, choices
-
-
-def count_option_sets(spec) -> int:
-    """How many combinations all_option_sets() would list (computed, not listed)."""
-    n = 1
-    for c in _option_choices(spec)[1]:
-        n *= len(c)
-    return n
-
-
-def iter_option_sets(spec):
-    """Every combination of boolean options (ints take their listed values or their default), lazily."""
-    names, choices = _option_choices(spec)
-    for combo in itertools.product(*choices):
-        yield dict(zip(names, combo))
-
-
-def each_option_alone(spec):
-    """The defaults, then each option set to each of its other values alone (lazily)."""
-    names, choices = _option_choices(spec)
-    default = dict(spec.options)
-    yield dict(default)
-    for n, values in zip(names, choices):
-        for v in values:
-            if v != default[n] or type(v) is not type(default[n]):
-                yield dict(default, **{n: v})
-
-
-def all_option_sets(spec):
-    """Every combination, as a list; ValueError beyond MAX_OPTION_SETS (use iter_option_sets)."""
-    n = count_option_sets(spec)
-    if n > MAX_OPTION_SETS:
-        raise ValueError(f"{spec.name} has {n} option combinations; at most {MAX_OPTION_SETS} are listed "
-                         "(iterate over them lazily instead)")
-    return list(iter_option_sets(spec))

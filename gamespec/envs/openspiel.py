@@ -1,12 +1,12 @@
 """Game + players + options → pyspiel Python game: sequential, imperfect information, sampled chance,
-terminal returns, ids from interpreter/action_space.py, `resample_from_infostate` on determinize()
+terminal returns, ids from gamespec/compile/action_space.py, `resample_from_infostate` on determinize()
 (docs/agents.md)."""
 from __future__ import annotations
 
 import json
 import random
 
-from . import require, resolve, rewards
+from .common import require, resolve, rewards
 
 np = require("numpy")
 pyspiel = require("pyspiel")
@@ -25,7 +25,7 @@ def load(spec, players=None, options=None, reward="win"):
 
 class GamespecGame(pyspiel.Game):
     def __init__(self, game, players, options, reward="win"):
-        from interpreter.action_space import space
+        from gamespec.compile.action_space import space
         from interpreter.obs_tensor import encoder
         self.gs_game = game
         self.gs_players = players

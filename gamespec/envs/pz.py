@@ -2,7 +2,7 @@
 the observation tensor, rewards at the end (docs/agents.md)."""
 from __future__ import annotations
 
-from . import require, rewards
+from .common import require, rewards
 
 np = require("numpy")
 spaces = require("gymnasium.spaces")
@@ -21,7 +21,7 @@ class GamespecAEC(pettingzoo.AECEnv):
         if reward not in ("win", "score"):
             from gamespec.errors import UsageError
             raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
-        from interpreter.action_space import space
+        from gamespec.compile.action_space import space
         from interpreter.obs_tensor import encoder
         self.game = game
         self.players = players

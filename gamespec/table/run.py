@@ -31,7 +31,7 @@ def play_game(game, players: int, seed: int, options: dict, bots=None, timeout=N
     the caller has written what it wants of the state (its log). A game that cannot even be set up
     raises GameFailed. `bots`: one per seat (None: random bots); `transcript(text)` receives the
     live transcript, line by line (it needs the log: `log` is then on)."""
-    from interpreter.simulate import play_out
+    from gamespec.simulate import play_out
 
     from .transcript import live
     try:

@@ -9,12 +9,13 @@ import os
 import secrets
 import threading
 
+from gamespec.bots.registry import KINDS
 from gamespec.errors import GamespecError, IllegalAction, SpecErrors
 
 from .messages import seat_message
 
 PERSON = "person"
-PAGE_KINDS = ("random", "greedy", "ismcts")   # a page may ask for these, never module:Class (no code import)
+PAGE_KINDS = tuple(k.name for k in KINDS.values() if k.page)   # never module:Class (no code import)
 MAX_PAGE_ITERATIONS = 20000                   # ismcts:N from a page: a bound on the CPU a page can ask for
 
 

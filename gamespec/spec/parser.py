@@ -12,7 +12,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
-from .errors import SpecError
+from ..errors import SpecError
 
 MAX_RULE_CHARS = 20_000     # a rule longer than this is surely a mistake or an attack
 MAX_RULE_DEPTH = 60         # nesting of brackets and operators, checked before any recursive pass
@@ -56,7 +56,7 @@ def grammar_text() -> str:
         from importlib.resources import files
         return (files("gamespec.grammar") / "rules.lark").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return (Path(__file__).resolve().parent.parent / "grammar" / "rules.lark").read_text(encoding="utf-8")
+        return (Path(__file__).resolve().parents[2] / "grammar" / "rules.lark").read_text(encoding="utf-8")
 
 
 LARK_OPTIONS = dict(parser="lalr", start=["start_effects", "start_expr"], propagate_positions=True,
@@ -90,7 +90,7 @@ def _stored_tables():
         raw = (files("gamespec.grammar") / TABLES_FILE).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, OSError):
         try:
-            raw = (Path(__file__).resolve().parent.parent / "grammar" / TABLES_FILE).read_text(encoding="utf-8")
+            raw = (Path(__file__).resolve().parents[2] / "grammar" / TABLES_FILE).read_text(encoding="utf-8")
         except OSError:
             return None
     try:

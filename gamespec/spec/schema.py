@@ -6,7 +6,7 @@ import functools
 import json
 from importlib import resources
 
-from .errors import SpecError, SpecErrors
+from ..errors import SpecError, SpecErrors
 
 
 @functools.lru_cache(maxsize=1)

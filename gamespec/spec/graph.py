@@ -3,7 +3,7 @@
 What the graph holds: docs/graph.md; drawing it: gamespec/draw.py."""
 from __future__ import annotations
 
-from .errors import SpecError, SpecErrors
+from ..errors import SpecError, SpecErrors
 
 START, END = "<start>", "<end>"
 GAME_END_IF = "<end_if>"

@@ -8,9 +8,15 @@ from __future__ import annotations
 import math
 from dataclasses import fields, is_dataclass
 
-from gamespec import ast as A
 from gamespec.errors import GamespecError, IllegalAction
-from gamespec.model import Rule
+from interpreter.actions import Action
+from interpreter.snapshot import json_key as _key
+from interpreter.views import find_view_action, player_actions, view_action
+
+from ..spec import ast as A
+from ..spec.builtins import NO_CARDS
+from ..spec.visibility import VISIBILITIES
+from ..spec.model import Rule
 
 MAX_DISTINCT_ACTIONS = 2_000_000
 
@@ -232,6 +238,16 @@ class ActionSpace:
         return out
 
     # -- a state's legal actions -----------------------------------------------------------
+    # the State's agent API (State.action_id, action_from_id, apply_id) calls these
+    def action_id(self, s, action) -> int:
+        return action_id(s, action)
+
+    def action_from_id(self, s, i):
+        return action_from_id(s, i)
+
+    def index_of_id(self, s, i) -> int:
+        return index_of_id(s, i)
+
     def legal_ids(self, s) -> list:
         """The ids of s.legal_actions(), in the same order (empty at the end). Computed from what
         the deciding player sees, as views.view_action shows it, without building the views."""
@@ -251,7 +267,6 @@ class ActionSpace:
         """[(id, PlayerAction)] of the deciding player's legal actions, in the state's order."""
         if s.terminal:
             return []
-        from .views import player_actions
         return list(zip(self.legal_ids(s), player_actions(s, s.actor)))
 
     def _id(self, s, a):
@@ -267,7 +282,6 @@ class ActionSpace:
                 v = a[1][k]
                 j = dom.index.get(v) if v.__class__ in (int, str) else dom.id_of(list(v) if isinstance(v, tuple) else v)
             else:   # subsets: through the view's JSON
-                from .views import view_action
                 j = dom.id_of(view_action(s, s.actor, a, -1).to_json(label=False)[rt.params[k].name])
             if j is None:
                 raise IllegalAction(f"action '{a[0]}': parameter '{rt.params[k].name}' is outside the "
@@ -339,7 +353,7 @@ class ActionSpace:
             if isinstance(n, A.Name):
                 if n.id in spec.zones:
                     z = spec.zones[n.id]
-                    if id(n) in own and z.per_player and z.visibility in ("owner", "public") \
+                    if id(n) in own and z.per_player and VISIBILITIES[z.visibility].owner_sees \
                             and n.id not in self._face_down:
                         continue        # the chooser sees every card of their own zone
                     fams.add(n.id)
@@ -367,7 +381,7 @@ def _hidable_zones(rs):
                     everywhere = True
     if everywhere:
         down = set(rs.spec.zones)
-    return ({zi for zi in range(rs.nzones) if rs.zone_decl[zi].visibility != "public"
+    return ({zi for zi in range(rs.nzones) if not VISIBILITIES[rs.zone_decl[zi].visibility].everyone
              or rs.zone_decl[zi].name in down}, down)
 
 
@@ -500,23 +514,11 @@ def _neg(a):
     return None if a is None else -a
 
 
-def _key(v):
-    if isinstance(v, dict):
-        return tuple(sorted((k, _key(x)) for k, x in v.items()))
-    if isinstance(v, list):
-        return ("__list__",) + tuple(_key(x) for x in v)
-    if isinstance(v, bool):
-        return ("__bool__", v)
-    return v
-
-
-# -- state helpers (State.action_id / action_from_id delegate here) ----------------------------
+# -- state helpers (State.action_id / action_from_id delegate here, through ActionSpace) ----------------------------
 
 def action_id(s, action) -> int:
     """The id of a legal action of the deciding player: an Action, a PlayerAction, an index into
     legal_actions() or a view JSON dict. IllegalAction if it is not legal now."""
-    from .actions import Action
-    from .views import find_view_action
     sp = space(s.rs)
     if s.terminal:
         raise IllegalAction("the game is over; no action is legal")
@@ -547,7 +549,6 @@ def index_of_id(s, i) -> int:
 
 def action_from_id(s, i):
     """The legal PlayerAction whose id is i; IllegalAction if no legal action has it now."""
-    from .views import view_action
     k = index_of_id(s, i)
     return view_action(s, s.actor, s.legal_actions()[k], k)
 
@@ -693,10 +694,6 @@ class FaceFlow:
         return set().union(*(self.faces[f] for f in fams))
 
 
-# calls whose value holds no card (numbers, booleans, players, keys), whatever their arguments
-_NO_CARDS = {"size", "count", "len", "sum", "any", "all", "is_max", "is_sole_max", "dense_rank",
-             "run_length", "longest_run", "index_of", "abs", "face_down", "mark", "range", "indices", "others",
-             "players_from", "next_player", "prev_player"}
 
 
 def _card_names(node):
@@ -712,7 +709,7 @@ def _card_names(node):
             yield n
         elif isinstance(n, (A.Attr, A.Compare, A.Const)) or \
                 (isinstance(n, A.Unary) and n.op == "not") or \
-                (isinstance(n, A.Call) and n.func in _NO_CARDS):
+                (isinstance(n, A.Call) and n.func in NO_CARDS):
             continue
         elif isinstance(n, A.Index):
             stack.append(n.obj)

@@ -1,0 +1,46 @@
+"""What every agent interface shares: a spec or Game → (Game, players, options), final rewards, and
+the import of an optional dependency that names its extra."""
+from __future__ import annotations
+
+from gamespec.errors import GamespecError
+
+
+class MissingExtra(GamespecError, ImportError):
+    """An optional dependency of gamespec.envs is not installed."""
+
+
+def require(module: str):
+    """Import an optional dependency or say which extra brings it."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtra(f"gamespec.envs needs {module.split('.')[0]}: pip install 'gamespec[rl]'") from None
+
+
+def resolve(spec, players=None, options=None):
+    """(Game, players, checked options) from a spec path or a loaded Game; bad players or options
+    raise UsageError."""
+    import gamespec
+    from gamespec.game import Game
+    game = spec if isinstance(spec, Game) else gamespec.load(str(spec))
+    players = game.min_players if players is None else players
+    opts = game.check_options(options)
+    game.ruleset(players, opts)          # checks the player count
+    return game, players, opts
+
+
+def rewards(state, kind="win"):
+    """Final rewards per player. 'win': +1 to each winner, -1 to each other player, 0 to everyone
+    when all tie. 'score': the final score, negated when the lowest score wins (higher is better)."""
+    P = state.num_players
+    if kind == "score":
+        sign = 1 if state.rs.winner == "highest" else -1
+        return [float(sign * x) for x in state.scores]
+    if kind != "win":
+        from gamespec.errors import UsageError
+        raise UsageError(f"reward is 'win' or 'score', not {kind!r}")
+    if len(state.winners) == P:
+        return [0.0] * P
+    w = set(state.winners)
+    return [1.0 if p in w else -1.0 for p in range(P)]
