@@ -136,7 +136,6 @@ def child(stem, loops, players, games):
 
 def instructions(stem, loops, players, games):
     """Instructions per decision of each loop, from one callgrind run."""
-    import tempfile
     _helper()       # compiled outside valgrind
     counts, stdout = callgrind_counts([os.path.abspath(__file__), "--child", stem, ",".join(loops), str(players),
                                        str(games)], stem)

@@ -132,7 +132,6 @@ def view_action(s, p, a, index):
     rt = a[4]
     if rt is None:       # an optional step's skip
         return PlayerAction(index, a[0], a.label, {})
-    rs = s.rs
     params = {}
     shown = {}
     bind, seen = a[2], a[3]

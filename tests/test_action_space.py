@@ -104,7 +104,6 @@ def test_ids_never_depend_on_hidden_information(cfg):
     player sees with a card of another face changes something they receive (ids or observation)."""
     path, players, options = cfg
     game = load(path)
-    rng = random.Random(5)
     checked = 0
     for s in states(game, players, options, seed=11):
         if s.is_terminal:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import arrange, cards_where, face, find, load, names, set_var, var, zone, zi
+from helpers import arrange, cards_where, face, find, load, names, set_var, var, zone
 
 GAME = "bacchus"
 
@@ -133,7 +133,6 @@ def _satyr_setup(seed=3):
 def test_kidnap_takes_every_satyr_top_and_keeps_one():
     s, satyr_card = _satyr_setup()
     satyrs = cards_where(s, type="maenad", symbol="satyr")
-    plain = [c for c in cards_where(s, type="maenad", symbol="plain")]
     a, b = [c for c in satyrs if face(s, c)["colour"] == "yellow"][:2]
     d = next(c for c in satyrs if face(s, c)["colour"] == "blue")
     cols = {i: [c for c in zone(s, "column", i) if c not in (a, b, d)] for i in range(5)}

@@ -585,7 +585,6 @@ def test_face_down_sacrifice_stays_hidden_even_from_players_who_knew_the_stock()
             fd = [a for a in acts if a.name == "sacrifice_face_down"]
             if fd:
                 x = s.current_player
-                before = {p: s.observation(p)["zones"][f"stock[{x}]"] for p in range(3)}
                 s.apply(fd[rnd.randrange(len(fd))])
                 for p in range(3):
                     obs = s.observation(p)

@@ -362,7 +362,6 @@ def test_membership_in_a_listed_variable_is_a_set_made_once_and_means_the_same(t
     spec.write_text(MEMBER_SPEC)
     fast = gamespec.load(str(spec))
     ref = gamespec.Game(fast.spec, backend="closures")
-    src = fast.ruleset(4, {}).actions["take"]
     played = 0
     for listings in listings_agree(fast, ref, range(12)):
         played += sum(1 for lst in listings if any(a["action"] == "take" for a in lst))

@@ -104,7 +104,6 @@ def test_unseen_cards_do_not_change_observations(cfg):
 def test_seen_cards_do_change_observations(cfg):
     path, players, options = cfg
     game = load(path)
-    rnd = random.Random(5)
     state = game.new_game(players=players, seed=5, options=options)
     rs = state.rs
     changed = 0

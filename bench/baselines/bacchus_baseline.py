@@ -212,13 +212,13 @@ def play_game(seed, players=4):
 
 def check_worked_example():
     """The seed's scoring example (Dario scores 41 by the tie rule, not the seed's 31)."""
-    Y, B, G, P, O = range(5)
+    Y, B, G, P, Or = range(5)
     bac = [[0] * 5 for _ in range(3)]
     for colour, (b1, b2, b3) in {Y: (3, 4, 2), B: (3, 1, 2), G: (4, 0, 5),
-                                 P: (1, 3, 1), O: (2, 3, 4)}.items():
+                                 P: (1, 3, 1), Or: (2, 3, 4)}.items():
         bac[0][colour], bac[1][colour], bac[2][colour] = b1, b2, b3
     m = lambda colour, n: [colour * 3] * n
-    hands = [m(Y, 3), m(B, 2), m(P, 2) + m(O, 2), m(G, 1) + m(O, 2)]
+    hands = [m(Y, 3), m(B, 2), m(P, 2) + m(Or, 2), m(G, 1) + m(Or, 2)]
     assert score(bac, hands, [5, 3, 0, 2]) == [25, 15, 30, 41]
 
 

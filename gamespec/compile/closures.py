@@ -58,7 +58,6 @@ class Compiler:
         return many
 
     def s(self, st, names):
-        L = self.L
         if isinstance(st, A.Let):
             val = self.e(st.value, names)
             key = self.fresh(st.name)

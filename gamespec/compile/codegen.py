@@ -245,7 +245,6 @@ class CodeGen:
         return out or ["pass"]
 
     def st(self, st, names):
-        L = self.L
         if isinstance(st, A.Let):
             val = self.ex(st.value, names)
             py = self.ident()

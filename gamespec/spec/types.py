@@ -583,7 +583,7 @@ class TypeChecker:
             self.fail(n, f"'{f}(...)' is a named effect; call it as a statement, not as a value", "type")
         if f not in BUILTINS:
             if f.startswith("_"):
-                self.fail(n, f"names starting with '_' are not allowed", "name")
+                self.fail(n, "names starting with '_' are not allowed", "name")
             if f in self.broken_defines:
                 raise _Abort()      # its own error is reported where it is defined
             hint = f"; did you mean '{ALIASES[f]}'?" if f in ALIASES else \
