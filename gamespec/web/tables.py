@@ -73,6 +73,7 @@ class SpecFile:
         if g is not None:
             values = getattr(g.spec, "option_values", None) or {}
             d.update(name=g.name, min_players=g.min_players, max_players=g.max_players,
+                     undo=presentation_of(g)["undo"],
                      options={k: {"default": v, "values": list(values.get(k) or [])} for k, v in g.options.items()})
         return d
 
