@@ -487,8 +487,9 @@ def cmd_play(args) -> int:
     except ImportError as e:   # pragma: no cover - rich missing is handled inside
         raise Fail(f"gamespec play cannot start: {e}") from None
     out = Output(color=False if args.no_color else None)
+    offer = sys.stdin.isatty() and args.log is None     # on quit, the log is offered to a person
     if args.resume:
-        table = resume_file(args.resume, args.file, args.bot, out=out)
+        table = resume_file(args.resume, args.file, args.bot, out=out, log_path=args.log, offer_log=offer)
     else:
         if not args.file:
             raise UsageError("play needs a SPEC file (or --resume FILE)")
@@ -497,7 +498,7 @@ def cmd_play(args) -> int:
         players = _players(game, args.players)
         seed = _seed_or_new(args.seed)     # drawn here so that a save can name it
         table = new_table(game, args.file, players, args.seat, seed, opts, args.bot, out=out,
-                          save_default=args.save or "gamespec-save.json")
+                          save_default=args.save or "gamespec-save.json", log_path=args.log, offer_log=offer)
     return table.run()
 
 
@@ -531,6 +532,9 @@ def _add_table_commands(sub, game_args) -> None:
                          "ismcts[:ITERATIONS] or module:Class")
     pl.add_argument("--resume", metavar="FILE", help="continue a game saved with 's'")
     pl.add_argument("--save", metavar="FILE", help="where 's' saves (default gamespec-save.json)")
+    pl.add_argument("--log", metavar="FILE.jsonl",
+                    help="write the game's full log there at the end (or when you leave): "
+                         "gamespec show FILE --for SEAT reads it; without it, leaving offers to keep it")
     pl.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     pl.set_defaults(func=cmd_play)
 

@@ -100,3 +100,11 @@ def resolve(spec, data, filename="<spec>") -> dict:
         raise SpecErrors(errors)
     return {"colour": colour, "value": value, "colours": colours, "zones": zones, "variables": variables,
             "undo": bool(raw.get("undo", False))}
+
+
+def of_game(game) -> dict:
+    """The resolved hints of a loaded game (resolved now, with defaults, for a Spec built otherwise)."""
+    p = getattr(game.spec, "presentation", None)
+    if p is None:
+        p = game.spec.presentation = resolve(game.spec, {})
+    return p
