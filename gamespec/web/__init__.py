@@ -53,8 +53,9 @@ def create_app(paths, bot_delay=0.3, watch=1.0, backend=None, max_tables=100, pa
                    max_per_client=T.MAX_PER_CLIENT if max_per_client is None else max_per_client,
                    finished_ttl=T.FINISHED_TTL if finished_ttl is None else finished_ttl,
                    idle_ttl=T.IDLE_TTL if idle_ttl is None else idle_ttl, state_dir=state_dir, log=log)
-    return build_app(reg, bot_delay=bot_delay, watch=watch, allow_hosts=allow_hosts,
-                     sweep=SWEEP_SECONDS if sweep is None else sweep)
+    if sweep is None:           # often enough that no table outlives its timeout by much
+        sweep = min(SWEEP_SECONDS, max(1.0, min(reg.finished_ttl, reg.idle_ttl) / 4))
+    return build_app(reg, bot_delay=bot_delay, watch=watch, allow_hosts=allow_hosts, sweep=sweep)
 
 
 def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend=None, max_tables=100,

@@ -274,3 +274,177 @@ def learned(before, after) -> bool:
 def presentation_of(game) -> dict:
     from gamespec.presentation import of_game
     return of_game(game)
+
+
+def _find(s, seat, action):
+    from interpreter.views import find_view_action
+    return find_view_action(s, seat, action)
+
+
+class Registry:
+    """The specs served and the tables made from them; frees finished and idle tables, caps the
+    live tables per client, saves every table to the state directory when there is one."""
+
+    def __init__(self, paths, backend=None, max_tables=100, bot_factory=None, page_kinds=PAGE_KINDS,
+                 max_per_client=MAX_PER_CLIENT, finished_ttl=FINISHED_TTL, idle_ttl=IDLE_TTL,
+                 state_dir=None, log=print):
+        if not paths:
+            raise WebError("serve needs at least one spec file")
+        self.specs = {}
+        for i, path in enumerate(paths):
+            self.specs[str(i)] = SpecFile(path, backend)
+        self.tables = {}
+        self.max_tables = max_tables
+        self.max_per_client = max_per_client
+        self.finished_ttl = finished_ttl
+        self.idle_ttl = idle_ttl
+        self.page_kinds = page_kinds
+        if bot_factory is None:
+            from gamespec.bots import make_bot
+            bot_factory = make_bot
+        self.bot_factory = bot_factory
+        self._next = 0
+        self.lock = threading.Lock()
+        self.store = None
+        if state_dir:
+            from .store import Store
+            self.store = Store(state_dir)
+            for tb in self.store.load(self, log=log):
+                self.tables[tb.id] = tb
+                self._next = max(self._next, int(tb.id))
+
+    def persist(self, t) -> None:
+        """Write the table to the state directory (if any), as it is now."""
+        if self.store is not None and self.tables.get(t.id) is t:
+            with t.lock:
+                self.store.save(t)
+
+    def free(self, t) -> None:
+        with self.lock:
+            if self.tables.get(t.id) is t:
+                del self.tables[t.id]
+                if self.store is not None:
+                    self.store.forget(t.id)
+
+    def sweep(self, busy=(), now=None) -> list:
+        """Free the tables finished longer than finished_ttl ago and those without a decision or a
+        connection for idle_ttl (`busy`: ids of tables with an open socket). The tables freed."""
+        now = time.monotonic() if now is None else now
+        gone = []
+        for t in list(self.tables.values()):
+            if t.finished_at is not None:
+                old = now - t.finished_at > self.finished_ttl
+            else:
+                old = t.id not in busy and now - t.touched > self.idle_ttl
+            if old:
+                self.free(t)
+                gone.append(t)
+        return gone
+
+    def describe(self) -> dict:
+        return {"specs": [f.describe(k) for k, f in self.specs.items()],
+                "bots": ["person", *self.page_kinds]}
+
+    def create(self, data, client=None) -> Table:
+        """A new table from a lobby request; `client` (the requester's address) is capped at
+        max_per_client live tables. When the server is full, finished tables make room first."""
+        from gamespec.bots import BotError, parse_kind
+        if not isinstance(data, dict):
+            raise WebError("a table is a JSON object {spec, players, options, seed, seats}", kind="bad-json")
+        spec = self.specs.get(str(data.get("spec")))
+        if spec is None:
+            raise WebError(f"no spec {data.get('spec')!r} (see /api/specs)", status=404, kind="no-spec")
+        if spec.game is None:
+            raise WebError("the spec has errors: " + "; ".join(spec.errors), status=409, kind="spec-errors")
+        g = spec.game
+        players = data.get("players", g.min_players)
+        if type(players) is not int or not g.min_players <= players <= g.max_players:
+            raise WebError(f"{g.name} is for {g.min_players} to {g.max_players} players, not {players!r}")
+        seed = data.get("seed")
+        chosen = not (seed is None or seed == "")
+        if not chosen:                  # drawn here and never sent: a seat who knew it would know every card
+            seed = secrets.randbits(64)
+        if type(seed) is not int or not 0 <= seed < 2 ** 64:
+            raise WebError(f"the seed is a whole number from 0 to 2**64-1, not {seed!r}")
+        opts = data.get("options") or {}
+        if not isinstance(opts, dict):
+            raise WebError("options is an object {name: value}")
+        try:
+            opts = g.check_options(opts)
+        except GamespecError as e:
+            raise WebError(str(e)) from None
+        seats = data.get("seats") or [PERSON] + ["random"] * (players - 1)
+        if not isinstance(seats, list) or len(seats) != players:
+            raise WebError(f"seats lists {players} entries: \"person\" or a bot kind per seat")
+        for k in seats:
+            if k == PERSON:
+                continue
+            try:
+                name, arg = parse_kind(k) if isinstance(k, str) else ("bad", None)
+            except BotError as e:
+                raise WebError(str(e)) from None
+            if name not in self.page_kinds:
+                raise WebError(f"seat kind {k!r}: a page may choose person, {', '.join(self.page_kinds)}")
+            if name == "ismcts" and arg is not None and arg > MAX_PAGE_ITERATIONS:
+                raise WebError(f"seat kind {k!r}: at most ismcts:{MAX_PAGE_ITERATIONS} from a page")
+        undo = data.get("undo", False)
+        if type(undo) is not bool:
+            raise WebError("undo is true or false")
+        with self.lock:
+            live = [t for t in self.tables.values() if t.finished_at is None]
+            if client is not None and sum(t.client == client for t in live) >= self.max_per_client:
+                raise WebError(f"you have {self.max_per_client} games going here already: finish one first",
+                               status=429, kind="too-many")
+            if len(self.tables) >= self.max_tables:
+                done = sorted((t for t in self.tables.values() if t.finished_at is not None),
+                              key=lambda t: t.finished_at)
+                for t in done[:len(self.tables) - self.max_tables + 1]:
+                    del self.tables[t.id]
+                    if self.store is not None:
+                        self.store.forget(t.id)
+            if len(self.tables) >= self.max_tables:
+                raise WebError(f"this server holds {self.max_tables} games at most and they are all "
+                               f"going on", status=503, kind="full")
+            self._next += 1
+            tid = str(self._next)
+            try:
+                t = Table(tid, spec, players, opts, seed, seats, self.bot_factory, undo=undo, client=client)
+            except GamespecError as e:
+                raise WebError(str(e)) from None
+            t.seed_chosen = chosen
+            self.tables[tid] = t
+        self.persist(t)
+        return t
+
+    def find(self, token):
+        """(table, seat) for a seat token, (table, None) for a spectator's; WebError 404 if none."""
+        for t in list(self.tables.values()):
+            p = t.seat_of(token)
+            if p is not None:
+                return t, p
+            if isinstance(token, str) and hmac.compare_digest(t.watch_token.encode(), token.encode()):
+                return t, None
+        raise WebError("no seat has this link (check the address; a game is freed some time after it ends)",
+                       status=404, kind="bad-token")
+
+    def check_specs(self) -> list:
+        """Reload the specs whose files changed; restart or flag their tables. The tables touched."""
+        touched = []
+        for spec in self.specs.values():
+            if not spec.changed():
+                continue
+            spec.reload()
+            for t in list(self.tables.values()):
+                if t.spec is not spec:
+                    continue
+                with t.lock:
+                    if spec.game is None:
+                        t.errors = list(spec.errors)
+                    else:
+                        try:
+                            t.start(spec.game)
+                            t.notes = []
+                        except GamespecError as e:
+                            t.errors = [f"{spec.path}: error: cannot restart this table: {e}"]
+                touched.append(t)
+        return touched
