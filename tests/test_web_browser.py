@@ -8,8 +8,6 @@ import os
 import random
 import re
 import shutil
-import socket
-import threading
 import time
 
 import pytest
@@ -21,42 +19,15 @@ if not os.path.exists(CHROMIUM):
 pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install '.[web]'")
 pytest.importorskip("playwright", reason="the web extra is not installed: pip install '.[web]'")
 
-import uvicorn  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from gamespec.web import create_app  # noqa: E402
 from helpers import GAMES, ROOT  # noqa: E402
+from web_live import LiveServer  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 GAME_SECONDS = 240          # a browser game stops (and fails) after this long
 SHOTS = os.environ.get("GAMESPEC_WEB_SHOTS")
-
-
-class LiveServer:
-    """uvicorn in a thread on 127.0.0.1 at a free port; stopped by the context's exit."""
-
-    def __init__(self, paths, **kw):
-        self.app = create_app(paths, **kw)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        for _ in range(200):
-            if self.server.started:
-                return self
-            time.sleep(0.05)
-        raise RuntimeError("the server did not start in 10 s")
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(15)
-        self.sock.close()
-        assert not self.thread.is_alive(), "the server did not stop"
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +215,7 @@ def test_undo_in_the_browser(browser):
         page.goto(srv.url + links[0])
         rng = random.Random(2)
         undone = refused = 0
-        for _ in range(300):
+        for _ in range(600):
             if undone and refused or page.is_visible("#end"):
                 break
             m = _api(srv, f"/api/seat/{other}")
@@ -256,9 +227,9 @@ def test_undo_in_the_browser(browser):
             page.wait_for_function(READY, timeout=30000)
             if page.is_visible("#end"):
                 break
+            at = page.evaluate("() => last.at")
             rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
-            page.wait_for_function("() => !document.getElementById('undo').hidden && !document.getElementById('undo').disabled || "
-                                   "document.querySelectorAll('button.action:not([disabled])').length === 0", timeout=30000)
+            page.wait_for_function(f"() => last.at !== {at}", timeout=30000)     # the new view drawn
             if not page.is_visible("#undo"):
                 continue
             took = "[...document.querySelectorAll('#transcript li')].filter(li => li.textContent.includes('took back')).length"

@@ -9,7 +9,6 @@ import json
 import os
 import random
 import socket
-import threading
 import time
 
 import pytest
@@ -160,34 +159,6 @@ def test_finished_and_idle_tables_are_freed_and_a_client_is_capped():
 
 # -- a socket that never reads --------------------------------------------------------------------
 
-class LiveServer:
-    def __init__(self, paths, **kw):
-        import uvicorn
-        self.app = create_app(paths, **kw)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
-        self.sock = socket.socket()
-        # small send buffers (accepted sockets inherit them): a reader that never reads fills its
-        # socket after a few messages, as over a real network, instead of after megabytes on loopback
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        for _ in range(200):
-            if self.server.started:
-                return self
-            time.sleep(0.05)
-        raise RuntimeError("the server did not start")
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(15)
-        self.sock.close()
-
-
 def _post(url, body, timeout=30):
     import urllib.request
     req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=JSON, method="POST")
@@ -215,7 +186,10 @@ def _stuck_socket(port, path):
 @pytest.mark.parametrize("spec", [BALI])
 def test_a_socket_that_never_reads_delays_nobody(spec):
     pytest.importorskip("uvicorn")
-    with LiveServer([spec], bot_delay=0, watch=0, sweep=0) as srv:
+    from web_live import LiveServer
+    # small send buffers: a reader that never reads fills its socket after a few messages, as over a
+    # real network, instead of after megabytes on loopback
+    with LiveServer([spec], send_buffer=16384, bot_delay=0, watch=0, sweep=0) as srv:
         d = _post(srv.url + "/api/tables", {"spec": "0", "players": 3, "seed": 4,
                                             "seats": ["person", "person", "random"]})
         stuck_tok = d["seats"][1]["link"].rsplit("/", 1)[1]
@@ -270,7 +244,6 @@ def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
         off, offtoks, _ = _table(c, undo=False, seed=3)
         rng = random.Random(1)
         undone = refused = 0
-        msgs_before = None
         with c.websocket_connect(f"/ws/{toks[0]}") as ws0:
             ws0.receive_text()
             for _ in range(400):

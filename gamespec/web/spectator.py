@@ -4,7 +4,7 @@ knows it; a variable only when it is public; another's look as a count; a secret
 """
 from __future__ import annotations
 
-from interpreter.observe import _sort_key, face_dict, history_entries
+from interpreter.observe import _sort_key, face_dict, history_entries, render_event
 
 
 def _public(s, c) -> bool:
@@ -56,31 +56,8 @@ def _value(s, decl, value):
 
 
 def _event(s, ev):
-    rs = s.rs
-    all_ = rs.ALL
-    tag = ev[0]
-    if tag == "s":
-        return {"player": ev[1], "event": "chose"}
-    if tag in ("d", "v"):
-        _, actor, name, args, cards = ev
-        d = {"player": actor, "action": name}
-        if tag == "v":
-            d["event"] = "reveal"
-        rt = rs.actions.get(name)
-        if rt is not None:
-            hidden = {i: (cs, masks) for i, cs, masks in cards}
-            for i, (p, v) in enumerate(zip(rt.params, args)):
-                if i in hidden:
-                    cs, masks = hidden[i]
-                    faces = [face_dict(rs, rs.face_of[c]) if (m & all_) == all_ else None
-                             for c, m in zip(cs, masks)]
-                    d[p.name] = faces[0] if p.kind == "card" else faces
-                else:
-                    d[p.name] = list(v) if isinstance(v, tuple) else v
-        return d
-    if tag == "r":
-        return {"player": ev[1], "event": "look", "count": len(ev[2])}
-    return {"event": tag}
+    all_ = s.rs.ALL      # a card of an event is shown when every player saw it; the reader is nobody
+    return render_event(s, ev, None, lambda m: (m & all_) == all_)
 
 
 def public_observation(s) -> dict:
