@@ -89,7 +89,7 @@ class Conn:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
             self.srv.dropped += 1
-            self.drop(4408)
+            self.release(4408)
 
     async def _send(self):
         try:
@@ -99,9 +99,9 @@ class Conn:
         except asyncio.CancelledError:
             raise
         except Exception:       # noqa: BLE001 - closed, or too slow: forget it
-            self.drop(None)
+            self.release(None)
 
-    def drop(self, code) -> None:
+    def release(self, code) -> None:
         """Forget the socket and close it (code 4408: too slow a reader), without waiting for it."""
         if self.closed:
             return
@@ -143,7 +143,8 @@ class Server:
     # -- pushing views --------------------------------------------------------------------------
     async def broadcast(self, table):
         """The table changed: save it, queue every connected page its new message (never waits)."""
-        await run_in_threadpool(self.registry.persist, table)
+        if self.registry.store is not None:
+            await run_in_threadpool(self.registry.persist, table)
         for conn, seat in list(self.sockets.get(table.id, {}).items()):
             with table.lock:
                 text = encode(table.message(seat))
@@ -188,7 +189,7 @@ class Server:
         gone = self.registry.sweep(busy=set(self.sockets), now=now)
         for t in gone:
             for conn in list(self.sockets.get(t.id, {})):
-                conn.drop(4410)
+                conn.release(4410)
             task = self.bot_tasks.pop(t.id, None)
             if task is not None:
                 task.cancel()
@@ -322,7 +323,7 @@ class Server:
         except WebSocketDisconnect:
             pass
         finally:
-            conn.drop(None)
+            conn.release(None)
 
 
 def build_app(registry: Registry, bot_delay=0.3, watch=1.0, allow_hosts=(), sweep=SWEEP_SECONDS) -> Starlette:

@@ -81,7 +81,7 @@ class SpecFile:
 class Table:
     """One game: the spec it plays, players, options, seed, and per seat a token (a person) or a bot.
 
-    Every decision is kept (`actions`, as the engine's JSON) and the state keeps its full log, so
+    Every decision is stored (`actions`, as the engine's JSON) and the state keeps its full log, so
     the table can be saved as a verified log and rebuilt exactly (undo, a server restart)."""
 
     def __init__(self, tid, spec: SpecFile, players, options, seed, kinds, bot_factory, undo=False,
