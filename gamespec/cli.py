@@ -487,8 +487,9 @@ def cmd_play(args) -> int:
     except ImportError as e:   # pragma: no cover - rich missing is handled inside
         raise Fail(f"gamespec play cannot start: {e}") from None
     out = Output(color=False if args.no_color else None)
+    offer = sys.stdin.isatty() and args.log is None     # on quit, the log is offered to a person
     if args.resume:
-        table = resume_file(args.resume, args.file, args.bot, out=out)
+        table = resume_file(args.resume, args.file, args.bot, out=out, log_path=args.log, offer_log=offer)
     else:
         if not args.file:
             raise UsageError("play needs a SPEC file (or --resume FILE)")
@@ -497,7 +498,7 @@ def cmd_play(args) -> int:
         players = _players(game, args.players)
         seed = _seed_or_new(args.seed)     # drawn here so that a save can name it
         table = new_table(game, args.file, players, args.seat, seed, opts, args.bot, out=out,
-                          save_default=args.save or "gamespec-save.json")
+                          save_default=args.save or "gamespec-save.json", log_path=args.log, offer_log=offer)
     return table.run()
 
 
@@ -531,6 +532,9 @@ def _add_table_commands(sub, game_args) -> None:
                          "ismcts[:ITERATIONS] or module:Class")
     pl.add_argument("--resume", metavar="FILE", help="continue a game saved with 's'")
     pl.add_argument("--save", metavar="FILE", help="where 's' saves (default gamespec-save.json)")
+    pl.add_argument("--log", metavar="FILE.jsonl",
+                    help="write the game's full log there at the end (or when you leave): "
+                         "gamespec show FILE --for SEAT reads it; without it, leaving offers to keep it")
     pl.add_argument("--no-color", action="store_true", help="no colours even on a terminal")
     pl.set_defaults(func=cmd_play)
 
@@ -733,8 +737,20 @@ def cmd_serve(args) -> int:
         print(f"{PROG}: warning: listening on {args.host}: anyone who can reach it may open tables",
               file=sys.stderr)
     web.serve(args.files, host=args.host, port=args.port, bot_delay=args.bot_delay, watch=args.watch,
-              max_tables=args.max_tables)
+              max_tables=args.max_tables, allow_hosts=args.allow_host, state_dir=args.state_dir,
+              max_per_client=args.max_per_client, finished_ttl=args.finished_after, idle_ttl=args.idle_after)
     return 0
+
+
+def _ttl(text):
+    """A timeout of serve: 1 second to 30 days."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 1 <= v <= 30 * 86400:
+        raise argparse.ArgumentTypeError(f"expected 1 to {30 * 86400} seconds, got {text}")
+    return v
 
 
 def _add_serve_command(sub) -> None:
@@ -757,6 +773,17 @@ def _add_serve_command(sub) -> None:
                     help="how often to check the spec files for changes (default 1; 0: never)")
     sv.add_argument("--max-tables", type=_int_at_least(1), default=100, metavar="N",
                     help="most tables open at once (default 100)")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="a host name or address the pages may use besides 127.0.0.1, localhost and ::1 "
+                         "(repeatable; needed with --host 0.0.0.0: the name others type)")
+    sv.add_argument("--state-dir", metavar="DIR",
+                    help="save every table there (its verified log) and resume them on start")
+    sv.add_argument("--max-per-client", type=_int_at_least(1), default=10, metavar="N",
+                    help="games going on that one address may open (default 10)")
+    sv.add_argument("--finished-after", type=_ttl, default=600, metavar="SECONDS",
+                    help="free a finished game after this long (default 600)")
+    sv.add_argument("--idle-after", type=_ttl, default=1800, metavar="SECONDS",
+                    help="free a game without a move or an open page for this long (default 1800)")
     sv.set_defaults(func=cmd_serve)
 
 

@@ -7,6 +7,7 @@ from .spec import graph as _graph
 from .spec.structure import Checker
 from .errors import SpecError, SpecErrors
 from .game import Game
+from .spec.presentation import resolve as presentation
 from .spec.schema import validate
 from .spec.yamlsafe import load_yaml
 
@@ -22,6 +23,7 @@ def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
     checker = Checker(data, filename, sha)
     spec = checker.run()
     spec.checker = checker      # Game.evaluate reuses its names
+    spec.presentation = presentation(spec, data, filename)     # how tables draw it (docs/web.md)
     g = _graph.build(spec)
     _graph.check(spec, g, data, filename)
     spec.graph = g

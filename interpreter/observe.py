@@ -121,10 +121,11 @@ def history_entries(s):
     return out
 
 
-def render_event(s, ev, player):
-    """One history event as `player` saw it."""
+def render_event(s, ev, player, sees=None):
+    """One history event as `player` saw it (`sees(mask)`: whether the reader saw a card of the event
+    with that mask of seers; default: the player's bit is in it)."""
     rs = s.rs
-    bit = 1 << player
+    bit = 1 << player if sees is None else 0
     tag = ev[0]
     if tag == "s" and ev[1] != player:      # another's pending simultaneous choice: only that they chose
         return {"player": ev[1], "event": "chose"}
@@ -141,7 +142,8 @@ def render_event(s, ev, player):
             for i, (p, v) in enumerate(zip(rt.params, args)):
                 if i in hidden:
                     cs, masks = hidden[i]
-                    faces = [face_dict(rs, rs.face_of[c]) if m & bit else None for c, m in zip(cs, masks)]
+                    faces = [face_dict(rs, rs.face_of[c]) if (m & bit if sees is None else sees(m)) else None
+                             for c, m in zip(cs, masks)]
                     d[p.name] = faces[0] if p.kind == "card" else faces
                 else:
                     d[p.name] = list(v) if isinstance(v, tuple) else v

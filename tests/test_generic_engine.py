@@ -30,6 +30,9 @@ ALLOWED = {
     "zone": "param kind", "from": "param kind", "next": "hook name", "start": "spec key",
     "collection": "generic", "tableau": "generic", "pool": "generic", "box": "generic",
     "stones": None, "vp": None,
+    # CSS colour words: gamespec/spec/presentation.py's default card colours for an attribute's values
+    "yellow": "a colour word", "blue": "a colour word", "green": "a colour word", "pink": "a colour word",
+    "orange": "a colour word",
 }
 ALLOWED = {k: v for k, v in ALLOWED.items() if v}
 

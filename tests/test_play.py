@@ -99,6 +99,8 @@ def test_undo_save_quit_and_resume(tmp_path):
     child.expect(PROMPT)
     child.sendline("q")
     child.expect("You left the table")
+    child.expect("File name")        # the log is offered; Enter: none
+    child.sendline("")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -203,3 +205,92 @@ def test_screen_shows_only_the_seat_view(path):
             acts = s.legal_actions()
             s.apply(acts[rng.randrange(len(acts))])
     assert checked >= 5 and changed >= 1
+
+
+# ------------------------------------------------------------------------------ the compact screen
+
+def _screens(child, n):
+    """The text of the next n screens (header to prompt), answering 1 each time."""
+    out = []
+    for _ in range(n):
+        i = child.expect([PROMPT, r"Game over\. Scores: [^\r\n]*"])
+        out.append(child.before)
+        if i == 1:
+            break
+        child.sendline("1")
+    return out
+
+
+@pytest.mark.parametrize("name", ["bali", "klink"])
+def test_the_screen_is_compact_and_in_the_specs_words(name):
+    path = os.path.join(ROOT, "games", f"{name}.yaml")
+    child = spawn(path, "--players", 3, "--seed", 4)
+    screens = _screens(child, 6)
+    child.expect(PROMPT)
+    child.sendline("q")
+    child.expect("File name")
+    child.sendline("")
+    child.expect(pexpect.EOF)
+    for text in screens[1:]:
+        body = text[text.index("== "):]
+        lines = [x for x in body.splitlines() if x.strip()]
+        assert len(lines) <= 32, f"{len(lines)} lines: a wall of text\n{body}"
+        assert not re.search(r"\w\[\w+\]", body), f"an internal zone name on the screen:\n{body}"
+        assert "True" not in body and "False" not in body
+        others = [x for x in lines if re.match(r"\s+Seat \d \(random\)", x)]
+        assert len(others) == 2, body                    # the others: one line each
+        assert "── You" in body and "── on the table" in body
+    words = {"bali": ["Market row 0", "Hand (", "Stock (", "VP 0", "Stones", "Draw pile"],
+             "klink": ["Draw pile", "Abilities on offer", "Total 0", "Face up"]}[name]
+    for w in words:
+        assert w in "".join(screens), w
+    assert "start pool" not in "".join(screens) and "had" not in re.findall(r"\b\w+\b", "".join(screens))
+
+
+def test_the_final_table_and_the_log(tmp_path):
+    path = os.path.join(ROOT, "games", "klink.yaml")
+    log = tmp_path / "game.jsonl"
+    child = spawn(path, "--players", 3, "--seed", 3, "--log", log)
+    seen = io.StringIO()
+    child.logfile_read = seen
+    n, text = play_to_end(child)
+    assert child.exitstatus == 0
+    before = seen.getvalue()
+    g = load(path)
+    expected = play(g, 3, 3, bots=[First()] + [RandomBot(3, p) for p in range(1, 3)])
+    assert "== Klink · the final table ==" in before
+    final = before[before.index("the final table"):]
+    for p, score in enumerate(expected.scores):
+        assert re.search(rf"{'You' if p == 0 else f'Seat {p}'}.*score {score}", final), final
+    assert log.exists()
+    r = subprocess.run([GAMESPEC, "replay", str(log), "--spec", path], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+    r = subprocess.run([GAMESPEC, "show", str(log), "--for", "0", "--spec", path], capture_output=True, text=True)
+    assert r.returncode == 0 and "Game over. Scores:" in r.stdout
+
+
+def test_leaving_offers_to_keep_the_log(tmp_path):
+    path = os.path.join(ROOT, "games", "bali.yaml")
+    log = tmp_path / "left.jsonl"
+    child = spawn(path, "--players", 2, "--seed", 6)
+    _screens(child, 3)
+    child.expect(PROMPT)
+    child.sendline("q")
+    child.expect("You left the table")
+    child.expect(r"Keep this game's log for 'gamespec show'\? File name \(Enter: no\): ")
+    child.sendline(str(log))
+    child.expect("Log written to")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and log.exists()
+    r = subprocess.run([GAMESPEC, "show", str(log), "--for", "0", "--spec", path], capture_output=True, text=True)
+    assert r.returncode == 0 and "you: " in r.stdout, r.stdout + r.stderr
+    # Enter: no log
+    child = spawn(path, "--players", 2, "--seed", 6)
+    child.expect(PROMPT)
+    child.sendline("q")
+    child.expect("File name")
+    child.sendline("")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Log written" not in child.before

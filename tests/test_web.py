@@ -29,6 +29,7 @@ from helpers import GAMES, ROOT  # noqa: E402
 from interpreter.determinize import relabel  # noqa: E402
 
 MAX_SECONDS = 120          # every game loop stops after this long (and after max_decisions moves)
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(autouse=True)
@@ -42,6 +43,7 @@ def watchdog():
 def _client(paths, **kw):
     kw.setdefault("bot_delay", 0)
     kw.setdefault("watch", 0)
+    kw.setdefault("allow_hosts", ("testserver",))     # TestClient's sockets say Host: testserver
     return TestClient(create_app(paths, **kw), base_url="http://127.0.0.1")
 
 
@@ -146,7 +148,8 @@ def test_a_message_names_no_card_id_seed_or_token():
         text = json.dumps(msg)
         assert "987654321" not in text and not any(t in text for t in tokens)
         assert set(msg) == {"type", "game", "players", "seat", "seats", "at", "phase", "to_move", "terminal",
-                            "zones", "variables", "cards", "actions", "transcript", "errors"}
+                            "zones", "variables", "cards", "actions", "transcript", "errors", "presentation", "undo",
+                            "can_undo"}
         other = client.get(f"/api/seat/{tokens[1]}").json()
         assert other["seat"] == 1 and msg["seat"] == 0
         # two tables at once: a seat's link reaches its own table only
@@ -206,9 +209,9 @@ def test_bad_and_forged_requests_are_refused_and_change_nothing():
             # the JSON API refuses the same way
             r = client.post(f"/api/seat/{tokens[idle]}/act", json={"at": msg[idle]["at"], "index": 0})
             assert r.status_code == 409 and r.json()["error"] == "not-your-turn"
-            r = client.post(f"/api/seat/{tokens[mover]}/act", content=b"junk")
+            r = client.post(f"/api/seat/{tokens[mover]}/act", content=b"junk", headers=JSON)
             assert r.status_code == 400 and r.json()["error"] == "bad-json"
-            r = client.post(f"/api/seat/{tokens[mover]}/act", content=b"[" * (1 << 20))
+            r = client.post(f"/api/seat/{tokens[mover]}/act", content=b"[" * (1 << 20), headers=JSON)
             assert r.status_code == 413 and r.json()["error"] == "too-large"
             assert _snapshot(table) == before
             # an action by its JSON, as the seat sees it, is played
@@ -256,7 +259,7 @@ def test_the_lobby_refuses_bad_tables_and_code_from_a_page():
         ]:
             r = client.post("/api/tables", json=body)
             assert r.status_code == status and r.json()["type"] == "error", (body, r.text)
-        assert client.post("/api/tables", content=b"{").status_code == 400
+        assert client.post("/api/tables", content=b"{", headers=JSON).status_code == 400
         assert client.app.state.registry.tables == {}
         # options are the spec's; a seed drawn by the server is never sent (it would tell every card)
         r = client.post("/api/tables", json={"spec": "0", "players": 3, "options": {"oracle": True}})

@@ -8,8 +8,6 @@ import os
 import random
 import re
 import shutil
-import socket
-import threading
 import time
 
 import pytest
@@ -21,42 +19,15 @@ if not os.path.exists(CHROMIUM):
 pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install '.[web]'")
 pytest.importorskip("playwright", reason="the web extra is not installed: pip install '.[web]'")
 
-import uvicorn  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from gamespec.web import create_app  # noqa: E402
 from helpers import GAMES, ROOT  # noqa: E402
+from web_live import LiveServer  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 GAME_SECONDS = 240          # a browser game stops (and fails) after this long
 SHOTS = os.environ.get("GAMESPEC_WEB_SHOTS")
-
-
-class LiveServer:
-    """uvicorn in a thread on 127.0.0.1 at a free port; stopped by the context's exit."""
-
-    def __init__(self, paths, **kw):
-        self.app = create_app(paths, **kw)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        for _ in range(200):
-            if self.server.started:
-                return self
-            time.sleep(0.05)
-        raise RuntimeError("the server did not start in 10 s")
-
-    def __exit__(self, *exc):
-        self.server.should_exit = True
-        self.thread.join(15)
-        self.sock.close()
-        assert not self.thread.is_alive(), "the server did not stop"
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +43,7 @@ def browser():
 def _shot(page, name):
     if SHOTS:
         os.makedirs(SHOTS, exist_ok=True)
+        page.wait_for_timeout(1800)          # the last move's animation over
         page.screenshot(path=os.path.join(SHOTS, f"web-{name}.png"), full_page=True)
 
 
@@ -130,6 +102,13 @@ def test_a_whole_game_in_the_browser(browser, path):
             who = "you" if p == 0 else f"seat {p}"
             assert f"{who}: {score}" in text
         assert page.inner_text("#transcript").count("\n") >= clicks
+        # the end screen shows the final table: every seat's area with its cards and its score
+        assert page.locator("#me .seat.mine").count() == 1
+        assert page.locator("#others .seat").count() == table.players - 1
+        for p, score in enumerate(table.state.scores):
+            assert f"score {score}" in page.inner_text(f".seat[data-seat='{p}']")
+        assert page.locator(".card-svg").count() >= 5
+        assert page.locator(".chip.winner").count() == len(table.state.winners)
         if first:
             _shot(page, "end")
         assert not errors, errors
@@ -164,3 +143,139 @@ def test_phone_sized_page_and_designer_mode_in_the_browser(browser, tmp_path):
         page.wait_for_selector("#errors[hidden]", state="attached", timeout=30000)
         page.wait_for_function("() => document.querySelectorAll('#transcript li').length === 0", timeout=30000)
         page.close()
+
+
+def _box(page, sel):
+    return page.locator(sel).first.bounding_box()
+
+
+def test_the_page_is_a_card_table(browser):
+    """Bali: cards as SVG (coloured by kind), zones named in the spec's words, my area at the bottom,
+    the others above, the shared zones between; a move shows: the card that moved is highlighted."""
+    with LiveServer([os.path.join(ROOT, "games", "bali.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        link = _new_table(page, srv, seed=7, seats=["person", "random"])
+        page.goto(srv.url + link)
+        page.wait_for_function(READY, timeout=30000)
+        text = page.inner_text("main")
+        for words in ("Market", "Hand", "Stock", "Draw pile", "Supply", "VP", "Stones"):
+            assert words.lower() in text.lower(), words
+        assert not re.search(r"\w\[\w+\]", text), "an internal zone name (hand[1]) is shown"
+        assert "start pool" not in text and "shrine played" not in text        # show: false
+        others, middle, me = _box(page, "#others"), _box(page, "#middle"), _box(page, "#me")
+        assert others["y"] < middle["y"] < me["y"], (others, middle, me)
+        assert page.locator("#me .card-svg").count() >= 3 and page.locator(".card.back").count() >= 1
+        fills = set(page.eval_on_selector_all(".card-svg rect[fill]", "els => els.map(e => e.getAttribute('fill'))"))
+        assert {"#f2cf3a", "#d9534f"} & fills, fills              # banana and pepper, the spec's colours
+        assert page.locator(".card.stack .count").count() >= 1     # piles as stacks with their counts
+        moved = 0
+        rng = random.Random(5)
+        for _ in range(6):
+            page.wait_for_function(READY, timeout=30000)
+            if page.is_visible("#end"):
+                break
+            rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+            page.wait_for_function("() => document.querySelectorAll('.card.moved').length > 0", timeout=30000)
+            moved += 1
+        assert moved >= 3
+        assert "Last move" in page.inner_text("#last")
+        assert not errors, errors
+        page.close()
+
+
+def _api(srv, path, body=None):
+    import json
+    import urllib.request
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(srv.url + path, data=data, headers={"Content-Type": "application/json"},
+                                 method="GET" if body is None else "POST")
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:
+        return json.load(e)
+
+
+def test_undo_in_the_browser(browser):
+    """Two people at Bali with undo allowed: the page's undo button takes back its own last move
+    (the page shows the table as it was, the history says so) or says it showed a card."""
+    with LiveServer([os.path.join(ROOT, "games", "bali.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#seat-0")
+        assert page.is_checked("#undo")                 # the spec's presentation.undo default
+        page.fill("#seed", "3")
+        page.select_option("#seat-1", "person")
+        page.click("#create")
+        page.wait_for_selector("a.seat-link")
+        links = page.eval_on_selector_all("a.seat-link", "els => els.map(e => e.getAttribute('href'))")
+        other = links[1].rsplit("/", 1)[1]
+        page.goto(srv.url + links[0])
+        rng = random.Random(2)
+        undone = refused = 0
+        for _ in range(600):
+            if undone and refused or page.is_visible("#end"):
+                break
+            m = _api(srv, f"/api/seat/{other}")
+            if m["terminal"]:
+                break
+            if m["actions"]:
+                _api(srv, f"/api/seat/{other}/act", {"at": m["at"], "index": rng.randrange(len(m["actions"]))})
+                continue
+            page.wait_for_function(READY, timeout=30000)
+            if page.is_visible("#end"):
+                break
+            at = page.evaluate("() => last.at")
+            rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+            page.wait_for_function(f"() => last.at !== {at}", timeout=30000)     # the new view drawn
+            if not page.is_visible("#undo"):
+                continue
+            took = "[...document.querySelectorAll('#transcript li')].filter(li => li.textContent.includes('took back')).length"
+            before = page.evaluate(f"() => {took}")
+            page.click("#undo")
+            page.wait_for_function(f"() => !document.getElementById('notice').hidden || {took} > {before}", timeout=30000)
+            if page.is_visible("#notice"):
+                assert "showed a card" in page.inner_text("#notice")
+                refused += 1
+            else:
+                assert "you took back decision" in page.inner_text("#transcript") or "seat 0 took back" in page.inner_text("#transcript")
+                undone += 1
+                if undone == 1:
+                    _shot(page, "undo")
+        assert undone >= 1 and refused >= 1, (undone, refused)
+        page.close()
+
+
+def test_spectators_and_a_restart_with_the_same_links(browser, tmp_path):
+    """Tables saved in --state-dir: after a restart the seat's link shows the same game and plays
+    on; a spectator's link shows the public view and no actions."""
+    state = str(tmp_path / "state")
+    spec = os.path.join(ROOT, "games", "klink.yaml")
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    with LiveServer([spec], bot_delay=0, watch=0, state_dir=state) as srv:
+        link = _new_table(page, srv, seed=7)
+        watch = page.get_attribute("a.watch-link", "href")
+        page.goto(srv.url + link)
+        rng = random.Random(1)
+        for _ in range(2):
+            page.wait_for_function(READY, timeout=30000)
+            if page.is_visible("#end"):
+                break
+            rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+        page.wait_for_function(READY, timeout=30000)
+        page.wait_for_timeout(300)
+        seen = page.inner_text("#transcript")
+    with LiveServer([spec], bot_delay=0, watch=0, state_dir=state) as srv2:      # a new server, same state
+        page.goto(srv2.url + link)
+        page.wait_for_function(READY, timeout=30000)
+        assert page.inner_text("#transcript") == seen
+        spectator = browser.new_page(viewport={"width": 1000, "height": 900})
+        spectator.goto(srv2.url + watch)
+        spectator.wait_for_function("() => document.getElementById('title').textContent.includes('watching')", timeout=30000)
+        assert spectator.locator("button.action").count() == 0 and spectator.locator("#me .seat").count() == 0
+        assert spectator.locator("#others .seat").count() == 3
+        _shot(spectator, "spectator")
+        spectator.close()
+    page.close()

@@ -48,7 +48,8 @@ SECTIONS = [
     ("phase", "phases.NAME"), ("next", "phases.NAME.next[] (a list of transitions)"),
     ("turn", "phases.NAME.turn"), ("step", "a step of turn.steps (and of nested steps)"),
     ("action", "actions.NAME"), ("param", "actions.NAME.params.NAME"),
-    ("trigger", "triggers.NAME"), ("scoring", "scoring"),
+    ("trigger", "triggers.NAME"), ("scoring", "scoring"), ("presentation", "presentation"),
+    ("zone_hint", "presentation.zones.NAME"), ("variable_hint", "presentation.variables.NAME"),
 ]
 
 

@@ -53,7 +53,7 @@ class Table:
     """One game at the terminal: the person at `seat`, bots (of `kinds`) in the other seats."""
 
     def __init__(self, game, spec_path, players, seat, seed, options, kinds, out=None, ask=None,
-                 save_default="gamespec-save.json"):
+                 save_default="gamespec-save.json", log_path=None, offer_log=False):
         from gamespec.bots import make_bot
         self.game = game
         self.spec_path = spec_path
@@ -65,8 +65,14 @@ class Table:
         self.out = out or Output()
         self.ask = ask or input
         self.save_default = save_default
-        self.state = game.new_game(players=players, seed=seed, options=self.options)
+        self.state = game.new_game(players=players, seed=seed, options=self.options, log=True)
         self.labels = Labels(self.state.rs)
+        from gamespec.spec.presentation import of_game
+
+        from .screen import Screen
+        self.screen = Screen(of_game(game), self.labels, players, seat, self.kinds)
+        self.log_path = log_path        # where the game's full log is written at the end (--log)
+        self.offer_log = offer_log      # ask for a file name when the person leaves without --log
         self.bots = [None if p == seat else make_bot(kinds[p], p, seed) for p in range(players)]
         self.actions = []       # every decision as JSON, for saving
         self.undo = []          # (state, len(actions), seen) before each of the person's decisions
@@ -86,14 +92,43 @@ class Table:
                     self.bot_turn()
         except Quit:
             o.line("You left the table.")
+            self.keep_log(leaving=True)
             return 0
         self.show_history()
         s = self.state
+        obs = s.view(self.seat).observation
+        for text, style in self.screen.lines(obs, f"== {self.game.name} · the final table ==", s.scores, s.winners):
+            o.line(text, style)
         o.line(render_end(s.scores, s.winners, self.seat), "bold")
         o.line("You win!" if self.seat in s.winners else
                f"Winner{'s' if len(s.winners) > 1 else ''}: "
                + ", ".join(seat_name(p, self.seat) for p in s.winners))
+        self.keep_log()
         return 0
+
+    def keep_log(self, leaving=False):
+        """Write the game's full log (replayable; `gamespec show FILE --for SEAT` reads it) to --log,
+        or, when the person leaves without one, to a file they name (Enter: none)."""
+        path = self.log_path
+        if path is None and leaving and self.offer_log:
+            try:
+                path = self.ask("Keep this game's log for 'gamespec show'? File name (Enter: no): ").strip()
+            except EOFError:
+                path = ""
+            if not path:
+                return
+        if path is None:
+            return
+        lines = self.state.log_lines()
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                for line in lines:
+                    f.write(json.dumps(line, separators=(",", ":")) + "\n")
+        except OSError as e:
+            self.out.line(f"Cannot write the log to {path}: {e.strerror or e}")
+            return
+        self.out.line(f"Log written to {path} ({self.state.decisions} decisions). Read it with: "
+                      f"gamespec show {path} --for {self.seat} --spec {self.spec_path}")
 
     def apply(self, i):
         a = self.state.legal_actions()[i]
@@ -162,97 +197,26 @@ class Table:
         o = self.out
         obs = v.observation
         o.line("")
-        o.line(f"== {self.game.name} · you are seat {self.seat} · phase {obs.get('phase') or '-'} "
-               f"· decision {self.state.decisions + 1} ==", "bold")
-        self.show_zones(obs.get("zones") or {})
-        self.show_variables(obs.get("variables") or {})
+        header = (f"== {self.game.name} · you are seat {self.seat} · phase {obs.get('phase') or '-'} "
+                  f"· decision {self.state.decisions + 1} ==")
+        for text, style in self.screen.lines(obs, header):
+            o.line(text, style)
         self.show_history()
         o.line("Your options:", "bold")
         for n, a in enumerate(v.legal_actions, 1):
             o.line(f"  {n:>2}. {a.label}", "cyan")
 
-    def show_zones(self, zones):
-        o = self.out
-        empty = []
-        o.line("Zones:", "bold")
-        mine = f"[{self.seat}]"
-        for label, z in zones.items():
-            size = z.get("size", 0)
-            if not size:
-                empty.append(label)
-                continue
-            cards = z.get("cards") or []
-            if "marks" in z:        # per-card marks: each card in the observation's order, with its marks
-                text = ", ".join([self.labels.card(c, "?") + _tag(m) for c, m in zip(cards, z["marks"])] +
-                                 ["?" + _tag(m) for m in z.get("hidden_marks", ())])
-                name = label + (" (yours)" if label.endswith(mine) else "")
-                o.line(f"  {name:<22} {size:>3} card{'s' if size != 1 else ' '}: {text}",
-                       "bright_green" if label.endswith(mine) else None)
-                continue
-            known = [self.labels.card(c, "?") for c in sorted((c for c in cards if c is not None),
-                                                                 key=_face_order)]
-            if "hidden" in z:       # a set: the cards seen, and how many are not
-                hidden = z["hidden"]
-                text = ", ".join(known)
-                if hidden:
-                    text += (" + " if text else "") + f"{hidden} hidden"
-            elif known:
-                text = ", ".join(self.labels.card(c, "?") for c in cards)
-            else:
-                text = "hidden"
-            name = label + (" (yours)" if label.endswith(mine) else "")
-            o.line(f"  {name:<22} {size:>3} card{'s' if size != 1 else ' '}: {text}",
-                   "bright_green" if label.endswith(mine) else None)
-        if empty:
-            o.line(f"  empty: {', '.join(empty)}", "dim")
-
-    def show_variables(self, variables):
-        o = self.out
-        if not variables:
-            return
-        o.line("Variables:", "bold")
-        for name, value in variables.items():
-            if isinstance(value, list) and len(value) == self.players and not _is_cards(value):
-                text = ", ".join(f"{seat_name(p, self.seat)} {self._val(x)}" for p, x in enumerate(value))
-            else:
-                text = self._val(value)
-            o.line(f"  {name:<22} {text}")
-
-    def _val(self, x):
-        if x is None:
-            return "?"
-        if isinstance(x, dict):
-            return self.labels.card(x, "?")
-        if isinstance(x, bool):
-            return "yes" if x else "no"
-        if isinstance(x, list):
-            return "[" + ", ".join(self._val(y) for y in x) + "]"
-        return str(x)
-
     def show_history(self):
-        """What happened since the person last saw the table, as they saw it."""
+        """What happened since the person last saw the table, as they saw it (the last few moves)."""
         hist = self.view().observation.get("history") or []
         new = hist[self.seen:]
         self.seen = len(hist)
-        if not new:
+        lines = self.screen.moves(new)
+        if not lines:
             return
         self.out.line("Since your last look:", "bold")
-        for ev in new:
-            p = ev.get("player")
-            who = seat_name(p, self.seat)
-            if ev.get("event") == "look":
-                if "cards" in ev:
-                    cards = ", ".join(self.labels.card(c) for c in ev["cards"]) or "nothing"
-                    self.out.line(f"  {who} looked at: {cards}", "bright_yellow")
-                else:
-                    n = ev.get("count", "?")
-                    self.out.line(f"  {who} looked at {n} card{'s' if n != 1 else ''}")
-            elif ev.get("event") == "chose":        # a simultaneous choice, hidden until the reveal
-                self.out.line(f"  {who}: chose in secret")
-            elif ev.get("event") == "reveal":
-                self.out.line(f"  revealed: {who}: {self.labels.action(ev)}")
-            elif "action" in ev:
-                self.out.line(f"  {who}: {self.labels.action(ev)}" + (" (in secret)" if ev.get("secret") else ""))
+        for text, style in lines:
+            self.out.line(text, style)
 
     # -- save and resume ------------------------------------------------------------------------
     def save(self, path):
@@ -333,7 +297,8 @@ def resume(table_args, d, path, bot_override=()):
     except GamespecError as e:
         raise StateFormatError(f"{path}: {e}") from None
     t = Table(game, table_args["spec_path"], P, seat, d["seed"], opts, kinds, out=table_args.get("out"),
-              ask=table_args.get("ask"), save_default=path)
+              ask=table_args.get("ask"), save_default=path, log_path=table_args.get("log_path"),
+              offer_log=table_args.get("offer_log", False))
     for n, act in enumerate(d["actions"], 1):
         if t.state.is_terminal:
             raise StateFormatError(f"{path}: decision {n}: the game had already ended")
@@ -349,7 +314,7 @@ def resume(table_args, d, path, bot_override=()):
 
 
 def new_table(game, spec_path, players, seat, seed, options, bots=(), out=None,
-              save_default="gamespec-save.json") -> Table:
+              save_default="gamespec-save.json", log_path=None, offer_log=False) -> Table:
     """`gamespec play SPEC`: the person at `seat`, bots of `--bot SEAT=KIND` texts elsewhere (random
     by default; a module:Class is loaded now, for a clean error). UsageError for a bad seat or bot."""
     from gamespec.bots import bots_from_args, kinds_from_args
@@ -360,10 +325,11 @@ def new_table(game, spec_path, players, seat, seed, options, bots=(), out=None,
     if any(text.split("=", 1)[0].strip() == str(seat) for text in bots or ()):
         raise UsageError(f"--bot names seat {seat}, which is yours (--seat {seat})")
     bots_from_args(bots, players, seed)
-    return Table(game, spec_path, players, seat, seed, options, kinds, out=out, save_default=save_default)
+    return Table(game, spec_path, players, seat, seed, options, kinds, out=out, save_default=save_default,
+                 log_path=log_path, offer_log=offer_log)
 
 
-def resume_file(path, spec_path=None, bots=(), out=None) -> Table:
+def resume_file(path, spec_path=None, bots=(), out=None, log_path=None, offer_log=False) -> Table:
     """`gamespec play --resume FILE`: the saved game rebuilt (see resume), its spec `spec_path` or the
     one the save names; `--bot SEAT=KIND` texts replace saved bots (UsageError for a bad one)."""
     import gamespec
@@ -378,7 +344,8 @@ def resume_file(path, spec_path=None, bots=(), out=None) -> Table:
             override.append(parse_seat(text, d["players"]))
         except BotError as e:
             raise UsageError(str(e)) from None
-    return resume({"game": game, "spec_path": spec_path, "out": out}, d, path, override)
+    return resume({"game": game, "spec_path": spec_path, "out": out, "log_path": log_path,
+                   "offer_log": offer_log}, d, path, override)
 
 
 def _face_order(face):
@@ -391,7 +358,3 @@ def _is_cards(value):
     return any(isinstance(x, dict) for x in value)
 
 
-def _tag(marks):
-    """' [hint=2, primed]': the marks of a card that are set (not 0 or false)."""
-    shown = [k if v is True else f"{k}={v}" for k, v in marks.items() if v]
-    return f" [{', '.join(shown)}]" if shown else ""

@@ -39,22 +39,36 @@ def _need_extra():
                          "pip install 'gamespec[web]'") from None
 
 
-def create_app(paths, bot_delay=0.3, watch=1.0, backend=None, max_tables=100, page_kinds=None):
-    """The Starlette app serving `paths` (spec files). `watch`: seconds between checks of the files
-    (0: never, call `app.state.server.check_specs()` yourself)."""
+def create_app(paths, bot_delay=0.3, watch=1.0, backend=None, max_tables=100, page_kinds=None,
+               allow_hosts=(), state_dir=None, max_per_client=None, finished_ttl=None, idle_ttl=None,
+               sweep=None, log=print):
+    """The Starlette app serving `paths` (spec files), behind the Host/Origin guard. `watch`: seconds
+    between checks of the files (0: never, call `app.state.server.check_specs()` yourself);
+    `allow_hosts`: host names allowed besides loopback; `state_dir`: where tables are saved and
+    resumed from; the caps and timeouts of docs/web.md (None: the defaults)."""
     _need_extra()
-    from .server import build_app
-    from .tables import PAGE_KINDS
-    reg = Registry(list(paths), backend=backend, max_tables=max_tables, page_kinds=page_kinds or PAGE_KINDS)
-    return build_app(reg, bot_delay=bot_delay, watch=watch)
+    from . import tables as T
+    from .server import SWEEP_SECONDS, build_app
+    reg = Registry(list(paths), backend=backend, max_tables=max_tables, page_kinds=page_kinds or T.PAGE_KINDS,
+                   max_per_client=T.MAX_PER_CLIENT if max_per_client is None else max_per_client,
+                   finished_ttl=T.FINISHED_TTL if finished_ttl is None else finished_ttl,
+                   idle_ttl=T.IDLE_TTL if idle_ttl is None else idle_ttl, state_dir=state_dir, log=log)
+    if sweep is None:           # often enough that no table outlives its timeout by much
+        sweep = min(SWEEP_SECONDS, max(1.0, min(reg.finished_ttl, reg.idle_ttl) / 4))
+    return build_app(reg, bot_delay=bot_delay, watch=watch, allow_hosts=allow_hosts, sweep=sweep)
 
 
 def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend=None, max_tables=100,
-          log=print):
+          log=print, allow_hosts=(), state_dir=None, max_per_client=None, finished_ttl=None, idle_ttl=None):
     """Run the server until interrupted (Ctrl-C). UsageError if a path is not a file (a spec that is
     there but wrong is shown in the page, for designer mode)."""
     check_files(paths)
-    app = create_app(paths, bot_delay=bot_delay, watch=watch, backend=backend, max_tables=max_tables)
+    allow = list(allow_hosts)
+    if host not in ("0.0.0.0", "::", "") and not is_local(host):
+        allow.append(host)          # the address it listens on is a name others will use
+    app = create_app(paths, bot_delay=bot_delay, watch=watch, backend=backend, max_tables=max_tables,
+                     allow_hosts=allow, state_dir=state_dir, max_per_client=max_per_client,
+                     finished_ttl=finished_ttl, idle_ttl=idle_ttl, log=log)
     import socket
 
     import uvicorn
@@ -69,6 +83,8 @@ def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     log(f"gamespec serve: http://{shown}:{port}/  (Ctrl-C to stop)")
+    if state_dir:
+        log(f"gamespec serve: tables saved in {state_dir} ({len(app.state.registry.tables)} resumed)")
     for f in app.state.registry.specs.values():
         for e in f.errors:
             log(e)

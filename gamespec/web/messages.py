@@ -1,4 +1,5 @@
-"""State + seat → the JSON message that seat's page receives: built from state.view(seat) alone."""
+"""State + seat → the JSON message that seat's page receives: built from state.view(seat) alone (a
+spectator's, seat None, from the public observation: gamespec/web/spectator.py)."""
 from __future__ import annotations
 
 import json
@@ -6,11 +7,16 @@ import json
 from gamespec.table.transcript import Labels
 
 
-def seat_message(state, seat: int, table: dict) -> dict:
-    """Everything the page of `seat` is sent about `state`. `table` holds the public facts of the
-    table: {"game", "seats": [kind per seat]} (no seed, no token, nothing of another seat)."""
-    view = state.view(seat)
-    obs = view.observation
+def seat_message(state, seat, table: dict) -> dict:
+    """Everything the page of `seat` (None: a spectator) is sent about `state`. `table` holds the
+    public facts of the table: {"game", "seats": [kind per seat], "undo", "notes", "last"} (no seed,
+    no token, nothing of another seat)."""
+    if seat is None:
+        from .spectator import public_observation
+        view, obs = None, public_observation(state)
+    else:
+        view = state.view(seat)
+        obs = view.observation
     labels = Labels(state.rs)
     faces = {}
 
@@ -29,7 +35,8 @@ def seat_message(state, seat: int, table: dict) -> dict:
         for x in (v if isinstance(v, list) else [v]):
             if isinstance(x, dict):
                 name(x)
-    acts = [{"label": a.label, "action": a.to_json(label=False)} for a in view.legal_actions]
+    acts = [] if view is None else [{"label": a.label, "action": a.to_json(label=False)} for a in view.legal_actions]
+    last = table.get("last")
     msg = {
         "type": "view",
         "game": table["game"],
@@ -44,7 +51,10 @@ def seat_message(state, seat: int, table: dict) -> dict:
         "variables": obs["variables"],
         "cards": [{"face": json.loads(k), "label": v} for k, v in sorted(faces.items())],
         "actions": acts,
-        "transcript": transcript_lines(obs["history"], labels, seat),
+        "transcript": transcript_lines(obs["history"], labels, seat, table.get("notes", ())),
+        "presentation": table.get("presentation") or {},
+        "undo": bool(table.get("undo")),
+        "can_undo": bool(table.get("undo")) and seat is not None and last == seat and not obs["terminal"],
     }
     if obs["terminal"]:
         msg["scores"] = obs["scores"]
@@ -52,10 +62,18 @@ def seat_message(state, seat: int, table: dict) -> dict:
     return msg
 
 
-def transcript_lines(history, labels, seat) -> list:
-    """The observation's history → readable lines, as `seat` saw it."""
+def transcript_lines(history, labels, seat, notes=()) -> list:
+    """The observation's history → readable lines, as `seat` saw it; the table's public notes
+    (undos: {"at": N, "text"}) after the line of decision N."""
     out = []
     n = 0
+    pending = sorted(notes, key=lambda x: x["at"])
+
+    def flush(upto):
+        while pending and pending[0]["at"] <= upto:
+            out.append("   ↶ " + pending.pop(0)["text"])
+
+    flush(0)
     for ev in history:
         who = ev.get("player")
         name = "you" if who == seat else f"seat {who}"
@@ -74,6 +92,8 @@ def transcript_lines(history, labels, seat) -> list:
             else:
                 k = ev.get("count", 0)
                 out.append(f"   {name} looked at {k} card{'s' if k != 1 else ''}")
+        flush(n)
+    flush(float("inf"))
     return out
 
 

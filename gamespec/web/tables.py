@@ -8,6 +8,7 @@ import hmac
 import os
 import secrets
 import threading
+import time
 
 from gamespec.bots.registry import KINDS
 from gamespec.errors import GamespecError, IllegalAction, SpecErrors
@@ -15,6 +16,9 @@ from gamespec.errors import GamespecError, IllegalAction, SpecErrors
 from .messages import seat_message
 
 PERSON = "person"
+MAX_PER_CLIENT = 10         # live (unfinished) tables one client address may hold
+FINISHED_TTL = 600.0        # seconds a finished game stays (its end screen) before it is freed
+IDLE_TTL = 1800.0           # seconds without a decision or an open socket before a game is freed
 PAGE_KINDS = tuple(k.name for k in KINDS.values() if k.page)   # never module:Class (no code import)
 MAX_PAGE_ITERATIONS = 20000                   # ismcts:N from a page: a bound on the CPU a page can ask for
 
@@ -70,42 +74,82 @@ class SpecFile:
         if g is not None:
             values = getattr(g.spec, "option_values", None) or {}
             d.update(name=g.name, min_players=g.min_players, max_players=g.max_players,
+                     undo=presentation_of(g)["undo"],
                      options={k: {"default": v, "values": list(values.get(k) or [])} for k, v in g.options.items()})
         return d
 
 
 class Table:
-    """One game: the spec it plays, players, options, seed, and per seat a token (a person) or a bot."""
+    """One game: the spec it plays, players, options, seed, and per seat a token (a person) or a bot.
 
-    def __init__(self, tid, spec: SpecFile, players, options, seed, kinds, bot_factory):
+    Every decision is stored (`actions`, as the engine's JSON) and the state keeps its full log, so
+    the table can be saved as a verified log and rebuilt exactly (undo, a server restart)."""
+
+    def __init__(self, tid, spec: SpecFile, players, options, seed, kinds, bot_factory, undo=False,
+                 tokens=None, watch_token=None, client=None):
         self.id = tid
         self.spec = spec
         self.players = players
         self.options = options
         self.seed = seed
         self.kinds = list(kinds)
-        self.tokens = [secrets.token_urlsafe(24) if k == PERSON else None for k in kinds]
+        self.tokens = list(tokens) if tokens else [secrets.token_urlsafe(24) if k == PERSON else None for k in kinds]
+        self.watch_token = watch_token or secrets.token_urlsafe(24)     # the spectators' link
+        self.allow_undo = bool(undo)
+        self.client = client        # who opened it (a per-client cap counts the live ones)
+        self.seed_chosen = True
         self._bot_factory = bot_factory
         self.lock = threading.RLock()
         self.errors = []            # the spec's errors after a change that did not validate
-        self.generation = 0         # bumped at each restart (a bot's answer for an old game is dropped)
+        self.generation = 0         # bumped at each restart and undo (a bot's answer for an old game is dropped)
+        self.notes = []             # public notes of the table: {"at": N, "text"} (undos)
+        self.touched = time.monotonic()       # the last decision or connection (idle tables are freed)
+        self.finished_at = None               # when the game ended (finished tables are freed)
         self.start(spec.game)
 
-    def start(self, game):
+    def start(self, game, actions=()):
+        """A new game of `game` from the table's seed, `actions` (engine JSON) applied in order."""
         self.game = game
-        self.state = game.new_game(players=self.players, seed=self.seed, options=self.options)
+        state = game.new_game(players=self.players, seed=self.seed, options=self.options, log=True)
+        deciders = []
+        for a in actions:
+            deciders.append(state.current_player)
+            state.apply(a)
+        self.state = state
+        self.actions = [dict(a) for a in actions]
+        self.deciders = deciders    # who took each decision (public: everyone sees who decides)
         self.bots = [None if k == PERSON else self._bot_factory(k, p, self.seed) for p, k in enumerate(self.kinds)]
         self.generation += 1
         self.errors = []
+        self._ended()
+
+    def _ended(self):
+        if self.state.is_terminal and self.finished_at is None:
+            self.finished_at = time.monotonic()
+        elif not self.state.is_terminal:
+            self.finished_at = None
 
     def public(self) -> dict:
-        return {"game": self.game.name, "seats": ["person" if k == PERSON else f"bot ({k})" for k in self.kinds]}
+        return {"game": self.game.name,
+                "seats": ["person" if k == PERSON else f"bot ({k})" for k in self.kinds],
+                "presentation": presentation_of(self.game), "undo": self.allow_undo,
+                "notes": list(self.notes), "last": self.deciders[-1] if self.deciders else None}
 
-    def message(self, seat: int, state=None) -> dict:
-        """The message of `seat` (of `state`, default the table's: tests pass a determinization)."""
+    def message(self, seat, state=None) -> dict:
+        """The message of `seat` (None: a spectator) of `state` (default the table's: tests pass a
+        determinization)."""
         msg = seat_message(self.state if state is None else state, seat, self.public())
         msg["errors"] = list(self.errors)
         return msg
+
+    def _play(self, pos):
+        s = self.state
+        a = s.legal_actions()[pos]
+        self.deciders.append(s.current_player)
+        self.actions.append(a.to_json(label=False))
+        s.apply(a)
+        self.touched = time.monotonic()
+        self._ended()
 
     def seat_of(self, token) -> int | None:
         if not isinstance(token, str):
@@ -125,6 +169,8 @@ class Table:
         at = data.get("at")
         if type(at) is not int:
             raise WebError("a move names the decision it answers: \"at\" (a whole number)", kind="bad-json")
+        if seat is None:
+            raise WebError("a spectator watches: it has no seat to play", status=403, kind="spectator")
         with self.lock:
             s = self.state
             if s.is_terminal:
@@ -151,7 +197,43 @@ class Table:
             else:
                 raise WebError("a move gives \"index\" (a whole number) or \"action\" (an object)",
                                kind="bad-json")
-            s.apply(s.legal_actions()[pos])
+            self._play(pos)
+
+    # -- undo -----------------------------------------------------------------------------------
+    def undo(self, seat: int, data=None) -> None:
+        """Take back seat's own last decision (docs/web.md, Undo): only if the table allows it, the
+        last decision of the game is theirs and it made nothing new known to anyone. The state is
+        re-played from the seed without it (exactly the state before it). WebError otherwise."""
+        at = data.get("at") if isinstance(data, dict) else None
+        if data is not None and type(at) is not int:
+            raise WebError("an undo names the decision count it saw: \"at\" (a whole number)", kind="bad-json")
+        if seat is None:
+            raise WebError("a spectator watches: it has no seat to play", status=403, kind="spectator")
+        with self.lock:
+            if not self.allow_undo:
+                raise WebError("this table does not allow undo", status=409, kind="undo-off")
+            if self.state.is_terminal:
+                raise WebError("the game is over", status=409, kind="game-over")
+            if not self.deciders or self.deciders[-1] != seat:
+                raise WebError("only your own last decision can be taken back, before anyone decides "
+                               "after it", status=409, kind="undo-too-late")
+            if at is not None and at != self.state.decisions:
+                raise WebError(f"stale undo: it answers decision {at}, the game is at decision "
+                               f"{self.state.decisions}", status=409, kind="stale")
+            before = self.game.new_game(players=self.players, seed=self.seed, options=self.options, log=True)
+            for a in self.actions[:-1]:
+                before.apply(a)
+            if learned(before, self.state):
+                raise WebError("that decision showed a card: it can no longer be taken back",
+                               status=409, kind="undo-revealed")
+            self.state = before
+            self.actions.pop()
+            n = len(self.deciders)
+            self.deciders.pop()
+            self.notes.append({"at": n - 1, "text": f"seat {seat} took back decision {n}"})
+            self.generation += 1
+            self.touched = time.monotonic()
+            self._ended()
 
     def bot_to_move(self):
         """(seat, bot, view, generation) if a bot is to move, else None."""
@@ -176,8 +258,23 @@ class Table:
         pos = resolve(view, bot.choose(view))
         with self.lock:
             if gen == self.generation and self.state.decisions == view._at:
-                self.state.apply(self.state.legal_actions()[pos])
+                self._play(pos)
         return True
+
+
+def learned(before, after) -> bool:
+    """Does any player see or know a card in `after` that they did not in `before`? (What the
+    decision itself was is not counted: everyone sees a decision taken.)"""
+    rs = after.rs
+    for c in range(rs.ncards):
+        if after._vis(c) & ~before._vis(c) & rs.ALL:
+            return True
+    return False
+
+
+def presentation_of(game) -> dict:
+    from gamespec.spec.presentation import of_game
+    return of_game(game)
 
 
 def _find(s, seat, action):
@@ -186,9 +283,12 @@ def _find(s, seat, action):
 
 
 class Registry:
-    """The specs served and the tables made from them."""
+    """The specs served and the tables made from them; frees finished and idle tables, caps the
+    live tables per client, saves every table to the state directory when there is one."""
 
-    def __init__(self, paths, backend=None, max_tables=100, bot_factory=None, page_kinds=PAGE_KINDS):
+    def __init__(self, paths, backend=None, max_tables=100, bot_factory=None, page_kinds=PAGE_KINDS,
+                 max_per_client=MAX_PER_CLIENT, finished_ttl=FINISHED_TTL, idle_ttl=IDLE_TTL,
+                 state_dir=None, log=print):
         if not paths:
             raise WebError("serve needs at least one spec file")
         self.specs = {}
@@ -196,6 +296,9 @@ class Registry:
             self.specs[str(i)] = SpecFile(path, backend)
         self.tables = {}
         self.max_tables = max_tables
+        self.max_per_client = max_per_client
+        self.finished_ttl = finished_ttl
+        self.idle_ttl = idle_ttl
         self.page_kinds = page_kinds
         if bot_factory is None:
             from gamespec.bots import make_bot
@@ -203,12 +306,49 @@ class Registry:
         self.bot_factory = bot_factory
         self._next = 0
         self.lock = threading.Lock()
+        self.store = None
+        if state_dir:
+            from .store import Store
+            self.store = Store(state_dir)
+            for tb in self.store.load(self, Table, PERSON, log=log):
+                self.tables[tb.id] = tb
+                self._next = max(self._next, int(tb.id))
+
+    def persist(self, t) -> None:
+        """Write the table to the state directory (if any), as it is now."""
+        if self.store is not None and self.tables.get(t.id) is t:
+            with t.lock:
+                self.store.save(t)
+
+    def free(self, t) -> None:
+        with self.lock:
+            if self.tables.get(t.id) is t:
+                del self.tables[t.id]
+                if self.store is not None:
+                    self.store.forget(t.id)
+
+    def sweep(self, busy=(), now=None) -> list:
+        """Free the tables finished longer than finished_ttl ago and those without a decision or a
+        connection for idle_ttl (`busy`: ids of tables with an open socket). The tables freed."""
+        now = time.monotonic() if now is None else now
+        gone = []
+        for t in list(self.tables.values()):
+            if t.finished_at is not None:
+                old = now - t.finished_at > self.finished_ttl
+            else:
+                old = t.id not in busy and now - t.touched > self.idle_ttl
+            if old:
+                self.free(t)
+                gone.append(t)
+        return gone
 
     def describe(self) -> dict:
         return {"specs": [f.describe(k) for k, f in self.specs.items()],
                 "bots": ["person", *self.page_kinds]}
 
-    def create(self, data) -> Table:
+    def create(self, data, client=None) -> Table:
+        """A new table from a lobby request; `client` (the requester's address) is capped at
+        max_per_client live tables. When the server is full, finished tables make room first."""
         from gamespec.bots import BotError, parse_kind
         if not isinstance(data, dict):
             raise WebError("a table is a JSON object {spec, players, options, seed, seats}", kind="bad-json")
@@ -248,26 +388,44 @@ class Registry:
                 raise WebError(f"seat kind {k!r}: a page may choose person, {', '.join(self.page_kinds)}")
             if name == "ismcts" and arg is not None and arg > MAX_PAGE_ITERATIONS:
                 raise WebError(f"seat kind {k!r}: at most ismcts:{MAX_PAGE_ITERATIONS} from a page")
+        undo = data.get("undo", False)
+        if type(undo) is not bool:
+            raise WebError("undo is true or false")
         with self.lock:
+            live = [t for t in self.tables.values() if t.finished_at is None]
+            if client is not None and sum(t.client == client for t in live) >= self.max_per_client:
+                raise WebError(f"you have {self.max_per_client} games going here already: finish one first",
+                               status=429, kind="too-many")
             if len(self.tables) >= self.max_tables:
-                raise WebError(f"this server holds {self.max_tables} tables at most", status=503, kind="full")
+                done = sorted((t for t in self.tables.values() if t.finished_at is not None),
+                              key=lambda t: t.finished_at)
+                for t in done[:len(self.tables) - self.max_tables + 1]:
+                    del self.tables[t.id]
+                    if self.store is not None:
+                        self.store.forget(t.id)
+            if len(self.tables) >= self.max_tables:
+                raise WebError(f"this server holds {self.max_tables} games at most and they are all "
+                               f"going on", status=503, kind="full")
             self._next += 1
             tid = str(self._next)
             try:
-                t = Table(tid, spec, players, opts, seed, seats, self.bot_factory)
+                t = Table(tid, spec, players, opts, seed, seats, self.bot_factory, undo=undo, client=client)
             except GamespecError as e:
                 raise WebError(str(e)) from None
             t.seed_chosen = chosen
             self.tables[tid] = t
+        self.persist(t)
         return t
 
     def find(self, token):
-        """(table, seat) for a seat token; WebError 404 if none."""
+        """(table, seat) for a seat token, (table, None) for a spectator's; WebError 404 if none."""
         for t in list(self.tables.values()):
             p = t.seat_of(token)
             if p is not None:
                 return t, p
-        raise WebError("no seat has this link (check the address; a server restart ends all games)",
+            if isinstance(token, str) and hmac.compare_digest(t.watch_token.encode(), token.encode()):
+                return t, None
+        raise WebError("no seat has this link (check the address; a game is freed some time after it ends)",
                        status=404, kind="bad-token")
 
     def check_specs(self) -> list:
@@ -286,6 +444,7 @@ class Registry:
                     else:
                         try:
                             t.start(spec.game)
+                            t.notes = []
                         except GamespecError as e:
                             t.errors = [f"{spec.path}: error: cannot restart this table: {e}"]
                 touched.append(t)

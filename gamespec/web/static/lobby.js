@@ -24,6 +24,7 @@ function drawSpec() {
   pl.textContent = ""; opts.textContent = "";
   errs.hidden = !s.errors.length; errs.textContent = s.errors.join("\n");
   $("create").disabled = !!s.errors.length;
+  $("undo").checked = !!s.undo;
   if (s.errors.length) { $("seats").textContent = ""; return; }
   for (let n = s.min_players; n <= s.max_players; n++) pl.append(el("option", {value: n}, String(n)));
   for (const [name, o] of Object.entries(s.options)) {
@@ -49,7 +50,7 @@ async function create(ev) {
   const seed = $("seed").value.trim();
   const body = {spec: s.id, players: Number($("players").value), options,
                 seed: seed === "" ? null : (/^\d+$/.test(seed) ? Number(seed) : seed),
-                seats: [...$("seats").querySelectorAll("select")].map((x) => x.value)};
+                seats: [...$("seats").querySelectorAll("select")].map((x) => x.value), undo: $("undo").checked};
   const r = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   const d = await r.json();
   if (!r.ok) { $("error").hidden = false; $("error").textContent = d.message; return; }
@@ -64,6 +65,9 @@ async function create(ev) {
     } else li.textContent = `Seat ${seat.seat}: bot (${seat.kind})`;
     ul.append(li);
   }
+  const w = el("li", {class: "muted"}, "Spectators (the public view, no seat): ");
+  w.append(el("a", {href: d.watch, target: "_blank", class: "watch-link"}, `${location.origin}${d.watch}`));
+  ul.append(w);
   $("made").hidden = false;
 }
 async function start() {

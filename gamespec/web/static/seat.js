@@ -1,113 +1,254 @@
-// A seat's page: draws the messages of /ws/TOKEN (this seat's view only) and sends its moves.
+// A seat's page (or a spectator's): draws the messages of /ws/TOKEN as a card table (my area at the
+// bottom, the others' around, the shared zones in the middle), shows each move, sends the seat's moves.
 "use strict";
 const token = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
 let ws = null, last = null, retries = 0;
+
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
   if (text !== undefined) e.textContent = text;
   return e;
 }
-function faceKey(f) { return JSON.stringify(f, Object.keys(f).sort()); }
-function owner(label) { const m = /\[(\d+)\]$/.exec(label); return m ? Number(m[1]) : null; }
-function seatName(p, me) { return p === me ? "you" : `seat ${p}`; }
-function cardsOf(msg) {
+function faceKey(f) { return f === null ? "back" : JSON.stringify(f, Object.keys(f).sort()); }
+function parseLabel(label) {       // "hand[1]" -> {name: "hand", key: "1"}; "deck" -> {name: "deck", key: null}
+  const m = /^([^[]+)\[(.*)\]$/.exec(label);
+  return m ? {name: m[1], key: m[2]} : {name: label, key: null};
+}
+function seatName(p, me) { return p === me ? "You" : `Seat ${p}`; }
+function namer(msg) {
   const names = new Map();
   for (const c of msg.cards) names.set(faceKey(c.face), c.label);
-  return (f) => f === null ? null : (names.get(faceKey(f)) || Object.values(f).join(" "));
+  return (f) => (f === null ? "a hidden card" : names.get(faceKey(f)) || Object.values(f).join(" "));
 }
-function drawZone(label, z, name) {
+function zoneHint(msg, name) {
+  return (msg.presentation.zones || {})[name] || {name: name.replace(/_/g, " "), show: true, area: "shared",
+    group: null, per_player: false, family: false};
+}
+function varHint(msg, name) {
+  return (msg.presentation.variables || {})[name] || {name: name.replace(/_/g, " "), show: true};
+}
+
+// -- one zone: its cards as SVG, grouped so that a large zone stays small ------------------------
+function zoneSlots(z, name) {
+  // [{face, count, marks, label}] in the order they are drawn
+  const slots = [];
+  if (z.marks) {
+    z.cards.forEach((c, i) => slots.push({face: c, count: 1, marks: z.marks[i], label: c === null ? null : name(c)}));
+    (z.hidden_marks || []).forEach((m) => slots.push({face: null, count: 1, marks: m}));
+    return slots;
+  }
+  const pile = z.hidden === undefined;
+  if (pile) {
+    if (z.cards.length <= 6) { z.cards.forEach((c) => slots.push({face: c, count: 1, label: c === null ? null : name(c)})); return slots; }
+    const top = z.cards[z.cards.length - 1];      // a tall pile: its top card on a stack, with the count
+    slots.push({face: top, count: z.cards.length, label: top === null ? null : name(top), pile: true});
+    return slots;
+  }
+  const groups = new Map();                         // a set: one card per face, with its count
+  for (const c of z.cards) {
+    const k = faceKey(c);
+    if (!groups.has(k)) groups.set(k, {face: c, count: 0, label: name(c)});
+    groups.get(k).count++;
+  }
+  slots.push(...groups.values());
+  if (z.hidden) slots.push({face: null, count: z.hidden});
+  return slots;
+}
+
+function drawZone(msg, label, z, name, title) {
   const box = el("div", {class: "zone", "data-zone": label});
-  const hidden = z.hidden !== undefined ? z.hidden : z.cards.filter((c) => c === null).length;
-  box.append(el("div", {class: "name"}, `${label}: ${z.size} card${z.size === 1 ? "" : "s"}` + (hidden ? `, ${hidden} face down` : "")));
+  const head = el("div", {class: "zone-name"}, title);
+  head.append(el("span", {class: "zone-size"}, ` ${z.size}`));
+  box.append(head);
   const row = el("div", {class: "cards"});
-  if (!z.size) row.append(el("span", {class: "card empty"}, "empty"));
-  if (z.marks) {      // per-card marks: each card on its own, with the marks this seat sees
-    const tag = (m) => { const s = Object.entries(m).filter(([, v]) => v).map(([k, v]) => v === true ? k : `${k}=${v}`); return s.length ? ` [${s.join(", ")}]` : ""; };
-    z.cards.forEach((c, i) => row.append(el("span", {class: c === null ? "card back" : "card"}, (c === null ? "?" : name(c)) + tag(z.marks[i]))));
-    (z.hidden_marks || []).forEach((m) => row.append(el("span", {class: "card back"}, "?" + tag(m))));
-    box.append(row);
-    return box;
+  if (!z.size) row.append(el("div", {class: "card empty"}));
+  for (const s of zoneSlots(z, name)) {
+    const k = faceKey(s.face);
+    row.append(cardBox(s.face, msg.presentation, {label: s.label, count: s.count, marks: s.marks, key: k}));
   }
-  for (let i = 0; i < z.cards.length;) {       // a run of face-down cards is one back with its count
-    let j = i;
-    while (j < z.cards.length && z.cards[j] === null) j++;
-    if (j - i > 3) { row.append(el("span", {class: "card back", title: "cards you cannot see"}, `×${j - i}`)); i = j; continue; }
-    if (j > i) { for (; i < j; i++) row.append(el("span", {class: "card back", title: "a card you cannot see"}, "?")); continue; }
-    const label = name(z.cards[i]);               // and so is a run of the same face
-    let k = i;
-    while (k < z.cards.length && z.cards[k] !== null && name(z.cards[k]) === label) k++;
-    if (k - i > 3) { row.append(el("span", {class: "card", title: `${k - i} cards`}, `${label} ×${k - i}`)); i = k; continue; }
-    row.append(el("span", {class: "card"}, label)); i++;
-  }
-  if (z.hidden) row.append(el("span", {class: "card back", title: "cards you cannot see"}, `×${z.hidden}`));
+  if (z.size > 6 && z.hidden === undefined) box.classList.add("tall");
   box.append(row);
   return box;
 }
-function value(v, name) {
-  if (v === null) return "?";
-  if (typeof v === "object" && !Array.isArray(v)) return name(v);
-  if (Array.isArray(v)) return "[" + v.map((x) => value(x, name)).join(", ") + "]";
+
+function displayValue(v, name) {
+  if (v === null || v === undefined) return "?";
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (Array.isArray(v)) return v.length ? v.map((x) => displayValue(x, name)).join(", ") : "none";
+  if (typeof v === "object") return name(v);
   return String(v);
 }
+
+function chip(label, value) {
+  const c = el("span", {class: "chip"});
+  c.append(el("span", {class: "chip-name"}, label + " "), el("b", {}, value));
+  return c;
+}
+
+// -- the whole table ------------------------------------------------------------------------------
+function layout(msg, name) {
+  const me = msg.seat, P = msg.players;
+  const seats = Array.from({length: P}, () => ({zones: [], vars: []}));
+  const groups = new Map(), order = [];
+  for (const [label, z] of Object.entries(msg.zones)) {
+    const {name: zn, key} = parseLabel(label);
+    const h = zoneHint(msg, zn);
+    if (h.show === false) continue;
+    const perPlayer = h.per_player && key !== null && /^\d+$/.test(key) && Number(key) < P;
+    if (perPlayer && h.area !== "shared") { seats[Number(key)].zones.push([label, z, h.name]); continue; }
+    const title = key === null ? h.name : perPlayer ? `${h.name}: ${seatName(Number(key), me)}` : `${h.name} ${key}`;
+    const g = h.group || (h.family ? h.name : label);
+    if (!groups.has(g)) { groups.set(g, {title: h.group || (h.family ? h.name : null), zones: []}); order.push(g); }
+    groups.get(g).zones.push([label, z, title]);
+  }
+  const globals = [];
+  for (const [vn, v] of Object.entries(msg.variables)) {
+    const h = varHint(msg, vn);
+    if (h.show === false) continue;
+    if (h.per_player && Array.isArray(v) && v.length === P) v.forEach((x, p) => seats[p].vars.push([h.name, displayValue(x, name)]));
+    else globals.push([h.name, displayValue(v, name)]);
+  }
+  return {seats, groups: order.map((g) => groups.get(g)), globals};
+}
+
+function seatArea(msg, p, s, name, mine) {
+  const me = msg.seat;
+  const area = el("section", {class: "seat" + (mine ? " mine" : "") + (msg.to_move === p && !msg.terminal ? " to-move" : ""), "data-seat": p});
+  const head = el("div", {class: "seat-head"});
+  head.append(el("span", {class: "seat-name"}, mine ? "You" : `${seatName(p, me)}`));
+  head.append(el("span", {class: "seat-kind muted"}, msg.seats[p] === "person" ? "" : ` ${msg.seats[p]}`));
+  if (msg.to_move === p && !msg.terminal) head.append(el("span", {class: "turn-dot", title: "to move"}, " ● to move"));
+  const chips = el("span", {class: "chips"});
+  for (const [n, v] of s.vars) chips.append(chip(n, v));
+  if (msg.scores) chips.append(chip("score", String(msg.scores[p])));
+  if (msg.winners && msg.winners.includes(p)) chips.append(el("span", {class: "chip winner"}, "winner"));
+  head.append(chips);
+  area.append(head);
+  const zones = el("div", {class: "seat-zones"});
+  for (const [label, z, title] of s.zones) zones.append(drawZone(msg, label, z, name, title));
+  area.append(zones);
+  return area;
+}
+
+// -- showing a move: the cards that arrived glow, and fly in from where they were ---------------
+function snapshot() {
+  const out = new Map();
+  for (const z of document.querySelectorAll(".zone")) {
+    const m = new Map();
+    for (const c of z.querySelectorAll(".card[data-key]")) {
+      const n = c.classList.contains("stack") ? Number((c.querySelector(".count") || {}).textContent?.slice(1) || 1) : 1;
+      const prev = m.get(c.dataset.key);
+      m.set(c.dataset.key, {n: (prev ? prev.n : 0) + n, rect: c.getBoundingClientRect()});
+    }
+    out.set(z.dataset.zone, {cards: m, rect: z.getBoundingClientRect()});
+  }
+  return out;
+}
+
+function showMoves(before) {
+  if (!before) return;
+  const after = snapshot(), sources = [];
+  for (const [zone, b] of before) {
+    const a = after.get(zone);
+    for (const [k, v] of b.cards) {
+      const now = a && a.cards.get(k) ? a.cards.get(k).n : 0;
+      if (now < v.n) sources.push({zone, key: k, rect: v.rect});
+    }
+  }
+  for (const zel of document.querySelectorAll(".zone")) {
+    const b = before.get(zel.dataset.zone);
+    for (const c of zel.querySelectorAll(".card[data-key]")) {
+      const k = c.dataset.key, a = after.get(zel.dataset.zone).cards.get(k);
+      const was = b && b.cards.get(k) ? b.cards.get(k).n : 0;
+      if (a.n <= was) continue;
+      c.classList.add("moved");
+      let i = sources.findIndex((s) => s.key === k && s.zone !== zel.dataset.zone);
+      if (i < 0) i = sources.findIndex((s) => (s.key === "back" || k === "back") && s.zone !== zel.dataset.zone);
+      if (i < 0 || !c.animate) continue;
+      const from = sources.splice(i, 1)[0].rect, to = c.getBoundingClientRect();
+      c.animate([{transform: `translate(${from.left - to.left}px, ${from.top - to.top}px)`}, {transform: "none"}],
+        {duration: 450, easing: "ease-out"});
+    }
+  }
+}
+
+// -- drawing a message --------------------------------------------------------------------------
 function draw(msg) {
+  const before = last && last.at !== msg.at ? snapshot() : null;
   last = msg;
-  const me = msg.seat, name = cardsOf(msg);
-  document.title = `${msg.game}: seat ${me}`;
-  $("title").textContent = `${msg.game} — you are seat ${me} of ${msg.players}`;
-  $("phase").textContent = msg.phase ? `phase: ${msg.phase}` : "";
+  const me = msg.seat, name = namer(msg), watching = me === null;
+  document.title = watching ? `${msg.game}: watching` : `${msg.game}: seat ${me}`;
+  $("title").textContent = watching ? `${msg.game} — watching (the public view)` : `${msg.game} — you are seat ${me} of ${msg.players}`;
+  $("phase").textContent = msg.phase ? `phase: ${msg.phase.replace(/_/g, " ")}` : "";
   $("status").textContent = msg.terminal ? "game over" : msg.to_move === me ? "your move" :
     msg.to_move === null || msg.to_move === undefined ? "…" : `seat ${msg.to_move} (${msg.seats[msg.to_move]}) to move`;
   $("errors").hidden = !msg.errors.length;
   $("errors").textContent = msg.errors.length ? "The spec has errors; the game goes on under the old rules:\n" + msg.errors.join("\n") : "";
   $("notice").hidden = true;
+  const L = layout(msg, name);
+  const others = $("others"); others.textContent = "";
+  for (let k = 1; k <= msg.players; k++) {      // the others in playing order after me
+    const p = watching ? k - 1 : (me + k) % msg.players;
+    if (p === me) continue;
+    others.append(seatArea(msg, p, L.seats[p], name, false));
+  }
+  const middle = $("middle"); middle.textContent = "";
+  if (L.globals.length) {
+    const g = el("div", {class: "chips globals"});
+    for (const [n, v] of L.globals) g.append(chip(n, v));
+    middle.append(g);
+  }
+  const frames = el("div", {class: "frames"});
+  for (const g of L.groups) {
+    const f = el("div", {class: "frame"});
+    if (g.title) f.append(el("div", {class: "frame-title"}, g.title));
+    const row = el("div", {class: "frame-zones"});
+    for (const [label, z, title] of g.zones) row.append(drawZone(msg, label, z, name, g.title && title.startsWith(g.title) ? title.slice(g.title.length).trim() || title : title));
+    f.append(row); frames.append(f);
+  }
+  middle.append(frames);
+  const mine = $("me"); mine.textContent = "";
+  if (!watching) mine.append(seatArea(msg, me, L.seats[me], name, true));
   const acts = $("actions"); acts.textContent = "";
-  $("act").hidden = !msg.actions.length;
+  $("act").hidden = !msg.actions.length && !msg.can_undo;
+  $("act-title").textContent = msg.actions.length ? "Your move" : "Waiting for the others";
   msg.actions.forEach((a, i) => {
     const b = el("button", {type: "button", class: "action", "data-index": i}, a.label);
     b.addEventListener("click", () => play(i));
     acts.append(b);
   });
-  const mine = $("mine"), table = $("table"); mine.textContent = ""; table.textContent = "";
-  for (const [label, z] of Object.entries(msg.zones)) (owner(label) === me ? mine : table).append(drawZone(label, z, name));
-  const vars = $("vars"); vars.textContent = "";
-  const t = el("table", {class: "vars"}), head = el("tr");
-  head.append(el("th", {}, ""));
-  const per = Object.entries(msg.variables).filter(([, v]) => Array.isArray(v) && v.length === msg.players);
-  const glob = Object.entries(msg.variables).filter(([, v]) => !(Array.isArray(v) && v.length === msg.players));
-  for (const [n] of per) head.append(el("th", {}, n));
-  if (msg.scores) head.append(el("th", {}, "score"));
-  t.append(head);
-  for (let p = 0; p < msg.players; p++) {
-    const tr = el("tr", p === me ? {class: "me"} : {});
-    tr.append(el("td", {}, `${seatName(p, me)} (${msg.seats[p]})`));
-    for (const [, v] of per) tr.append(el("td", {}, value(v[p], name)));
-    if (msg.scores) tr.append(el("td", {}, String(msg.scores[p])));
-    t.append(tr);
-  }
-  vars.append(t);
-  if (glob.length) {
-    const g = el("table", {class: "vars"});
-    for (const [n, v] of glob) { const tr = el("tr"); tr.append(el("th", {}, n), el("td", {}, value(v, name))); g.append(tr); }
-    vars.append(g);
-  }
+  $("undo").hidden = !msg.can_undo;
+  $("undo").disabled = false;
   const tr = $("transcript"); tr.textContent = "";
-  for (const line of msg.transcript) tr.append(el("li", {}, line));
+  for (const line of msg.transcript) tr.append(el("li", line.startsWith("   ") ? {class: "sub"} : {}, line.trim()));
   tr.scrollTop = tr.scrollHeight;
+  const decided = msg.transcript.filter((l) => /^\d+\. /.test(l));
+  $("last").textContent = decided.length ? "Last move — " + decided[decided.length - 1].replace(/^\d+\. /, "") : "";
   $("end").hidden = !msg.terminal;
   if (msg.terminal) {
     const ol = $("scores"); ol.textContent = "";
     const order = msg.scores.map((s, p) => p).sort((a, b) => msg.winners.includes(b) - msg.winners.includes(a));
     for (const p of order) ol.append(el("li", msg.winners.includes(p) ? {class: "winner"} : {},
-      `${seatName(p, me)}: ${msg.scores[p]}${msg.winners.includes(p) ? " (winner)" : ""}`));
+      `${p === me ? "you" : `seat ${p}`}: ${msg.scores[p]}${msg.winners.includes(p) ? " (winner)" : ""}`));
+    const w = msg.winners.map((p) => (p === me ? "you" : `seat ${p}`));
+    $("end-title").textContent = !w.length ? "Game over: no winner" : msg.winners.includes(me) ? "Game over: you win!" :
+      `Game over: ${w.join(" and ")} win${w.length === 1 && w[0] !== "you" ? "s" : ""}`;
   }
+  showMoves(before);
 }
+function busy() { for (const b of document.querySelectorAll("#act button")) b.disabled = true; }
 function play(i) {
   if (!ws || ws.readyState !== WebSocket.OPEN || !last) return;
-  for (const b of document.querySelectorAll("button.action")) b.disabled = true;
+  busy();
   ws.send(JSON.stringify({type: "act", at: last.at, index: i}));
 }
+$("undo").addEventListener("click", () => {
+  if (!ws || ws.readyState !== WebSocket.OPEN || !last) return;
+  busy();
+  ws.send(JSON.stringify({type: "undo", at: last.at}));
+});
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   ws = new WebSocket(`${proto}//${location.host}/ws/${token}`);
@@ -117,13 +258,15 @@ function connect() {
     if (msg.type === "view") draw(msg);
     else if (msg.type === "error") {
       $("notice").hidden = false; $("notice").textContent = msg.message;
-      for (const b of document.querySelectorAll("button.action")) b.disabled = false;
+      for (const b of document.querySelectorAll("#act button")) b.disabled = false;
     }
   };
   ws.onclose = (ev) => {
     if (ev.code === 4404) { $("status").textContent = "no such seat"; return; }
+    if (ev.code === 4410) { $("status").textContent = "this table was closed"; return; }
     $("status").textContent = "disconnected: reconnecting…";
     if (retries++ < 20) setTimeout(connect, Math.min(5000, 300 * retries));
   };
 }
+if (window.matchMedia && window.matchMedia("(max-width: 600px)").matches) $("history-box").open = false;
 connect();

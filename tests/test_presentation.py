@@ -1,0 +1,69 @@
+"""Presentation hints (gamespec/spec/presentation.py, `presentation:` in a spec): defaults read from the
+spec, the spec's own words where given, names that do not exist refused at FILE:LINE:COL."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import gamespec
+from helpers import ROOT
+
+KLINK = open(os.path.join(ROOT, "games", "klink.yaml"), encoding="utf-8").read()
+BASE = KLINK.split("\n# How the tables draw Klink")[0]
+
+
+def _load(extra):
+    return gamespec.load_text(BASE + "\n" + extra, "k.yaml")
+
+
+def test_defaults_without_hints():
+    p = _load("").spec.presentation
+    assert p["value"] == "value" and p["colour"] is None and p["undo"] is False
+    assert p["zones"]["number_deck"] == {"name": "number deck", "show": True, "area": "shared", "group": None,
+                                        "per_player": False, "family": False, "kind": "pile"}
+    assert p["zones"]["faceup"]["area"] == "player" and p["zones"]["faceup"]["per_player"]
+    assert p["variables"]["round_pts"] == {"name": "round pts", "show": True, "per_player": True}
+
+
+def test_colour_defaults_to_a_colour_attribute_with_named_colours():
+    p = gamespec.load(os.path.join(ROOT, "games", "bacchus.yaml")).spec.presentation
+    assert p["colour"] == "colour" and p["colours"]["yellow"].startswith("#") and len(p["colours"]) == 5
+    assert len(set(p["colours"].values())) == 5
+    bali = gamespec.load(os.path.join(ROOT, "games", "bali.yaml")).spec.presentation
+    assert bali["colour"] == "kind" and bali["colours"]["pepper"] == "#d9534f"     # the spec's own
+    assert bali["zones"]["start_pool"]["show"] is False and bali["zones"]["row"]["group"] == "Market"
+
+
+def test_hints_are_used():
+    p = _load("presentation:\n  zones: {pair: {name: The pair, group: Middle}, removed: {show: false}}\n"
+              "  variables: {total: {name: Total}, had: {show: false}}\n  undo: true\n").spec.presentation
+    assert p["zones"]["pair"]["name"] == "The pair" and p["zones"]["pair"]["group"] == "Middle"
+    assert p["zones"]["removed"]["show"] is False and p["variables"]["total"]["name"] == "Total"
+    assert p["variables"]["had"]["show"] is False and p["undo"] is True
+
+
+@pytest.mark.parametrize("extra, where, words", [
+    ("presentation:\n  colour: hue\n", ":249:11:", "no card attribute 'hue'"),
+    ("presentation:\n  value: kind\n", ":249:10:", "'kind' is not a card attribute with whole-number values"),
+    ("presentation:\n  zones: {hand: {name: Hand}}\n", ":249:17:", "no zone 'hand'"),
+    ("presentation:\n  variables: {totl: {}}\n", ":249:21:", "no variable 'totl'"),
+    ("presentation:\n  zones: {pair: {area: player}}\n", ":249:24:", "'player' is for a per-player zone"),
+    ("presentation:\n  colour: kind\n  colours: {mauve: '#aa00aa'}\n", ":250:20:", "has no value 'mauve'"),
+])
+def test_names_that_do_not_exist_are_errors_at_their_place(extra, where, words):
+    with pytest.raises(gamespec.SpecErrors) as e:
+        _load(extra)
+    text = str(e.value)
+    assert text.startswith("k.yaml" + where) and words in text, text
+
+
+@pytest.mark.parametrize("extra", [
+    "presentation:\n  colours: {red: 'red'}\n",            # not #rrggbb
+    "presentation:\n  zones: {pair: {area: middle}}\n",
+    "presentation:\n  shape: round\n",
+])
+def test_the_schema_checks_the_shape(extra):
+    with pytest.raises(gamespec.SpecErrors) as e:
+        _load(extra)
+    assert "k.yaml:" in str(e.value)
