@@ -325,3 +325,91 @@ def test_a_wrong_card_attribute_in_a_define_is_reported_once(tmp_path):
         STOP, 'effect: "if high(top(deck)) or high(top(hand[0])) { rounds = 1 } n = count(c for c in deck if high(c))"')
     errs, text, _ = errors_of(bad, tmp_path)
     assert [e[2] for e in errs] == ["unknown card attribute 'valeu'; did you mean 'value'?"], text
+
+
+# -- every independent error in one run (issue 27) ------------------------------------------------
+STOPPED = 'effect: "stopped[actor] = 1"'
+TYPO = 'effect: "stoped[actor] = 1"'
+TWO_MISTAKES = [
+    # (what, the first mistake as (old, new), the check it fires)
+    ("a schema enum", ("deck: {kind: pile, visibility: hidden}", "deck: {kind: piles, visibility: hidden}"), "schema"),
+    ("an unknown top-level key", ("zones:", "zonez: {}\nzones:"), "schema"),
+    ("an unknown key in a zone", ("deck: {kind: pile, visibility: hidden}", "deck: {kindd: pile, visibility: hidden}"), "schema"),
+    ("a duplicate key", ("name: Tiny", "name: Tiny\nname: Again"), "yaml-duplicate-key"),
+    ("an unknown action in a step", ("choose: [draw, stop]", "choose: [draww, stop]"), "check"),
+    ("a parse error", ('effect: "deal(deck, hand[actor])"', 'effect: "deal(deck, hand[actor]"'), "rule-syntax"),
+    ("a bad size", ("count: 2}", 'count: "num_players - 5"}'), "size"),
+]
+
+
+@pytest.mark.parametrize("what,first,check", TWO_MISTAKES, ids=[m[0] for m in TWO_MISTAKES])
+def test_two_independent_mistakes_are_both_reported_in_one_run(tmp_path, what, first, check):
+    """A spec with two mistakes in different places says both at once (as a compiler does): the
+    second no longer appears only after the first is fixed."""
+    bad = TINY.replace(*first).replace(STOPPED, TYPO)
+    assert bad.count(first[1]) == 1 and TYPO in bad
+    errs, text, _ = errors_of(bad, tmp_path)
+    assert len(errs) == 2, text
+    assert any("unknown variable 'stoped'" in e[2] for e in errs), text
+    assert any(e[3].startswith(check) for e in errs if "stoped" not in e[2]), text
+    assert [(e[0], e[1]) for e in errs] == sorted((e[0], e[1]) for e in errs)      # in file order
+
+
+def test_a_declaration_the_schema_refuses_is_reported_once_not_at_every_use(tmp_path):
+    """The root cause once: the zone `deck` has a bad kind, and the rules that use it (shuffle, deal,
+    end_if) do not each say 'unknown zone deck' as well."""
+    bad = TINY.replace("deck: {kind: pile, visibility: hidden}", "deck: {kind: piles, visibility: hidden}")
+    errs, text, _ = errors_of(bad, tmp_path)
+    assert len(errs) == 1 and "zones.deck.kind is 'piles'" in errs[0][2], text
+
+
+def test_an_unrepairable_schema_error_still_reports_alone(tmp_path):
+    bad = TINY.replace("players: [2, 3]", "players: [2, three]").replace(STOPPED, TYPO)
+    errs, text, _ = errors_of(bad, tmp_path)
+    assert len(errs) == 1 and "players.1" in errs[0][2], text
+
+
+def _fan_out(kind, levels=16):
+    """2**levels copies of a small rule, in a spec of about 1.6 KB: each level uses the one below twice."""
+    if kind == "effects":
+        body = "effects:\n  e0(x): \"stopped[x] = 1\"\n" + "".join(
+            f"  e{i}(x): \"e{i - 1}(x); e{i - 1}(x)\"\n" for i in range(1, levels + 1))
+        return TINY.replace("start: play", body + "start: play").replace(STOPPED, f'effect: "e{levels}(actor)"')
+    body = "define:\n  d0(x): \"x + 1\"\n" + "".join(
+        f"  d{i}(x): \"d{i - 1}(x) + d{i - 1}(x)\"\n" for i in range(1, levels + 1))
+    return TINY.replace("start: play", body + "start: play").replace(
+        'score: "sum(c.value for c in hand[p])"', f'score: "d{levels}(1)"')
+
+
+@pytest.mark.parametrize("kind", ["effects", "define"])
+def test_a_fan_out_is_refused_before_it_is_expanded(tmp_path, kind, monkeypatch):
+    """Named effects or defines that each use the one below twice, 16 levels deep, would be 2**16
+    copies: refused from their sizes, computed before anything is inlined, with one error at the
+    root cause (the first level too large), never at its callers or uses."""
+    from gamespec.spec import types
+    inlined = []
+    real = types.clone_stmts
+
+    def counting(stmts):
+        out = real(stmts)
+        inlined.append(sum(types._size(s) for s in out))
+        return out
+    monkeypatch.setattr("gamespec.spec.structure.clone_stmts", counting)
+    monkeypatch.setattr(types, "clone_stmts", counting)
+    bad = _fan_out(kind)
+    assert len(bad) < 2500
+    errs, text, _ = errors_of(bad, tmp_path)
+    assert len(errs) == 1 and errs[0][3] == "rule-size", text
+    name = errs[0][2].split("'")[1]
+    level = int(name[1:])
+    assert 0 < level < 16 and f"{kind if kind == 'define' else 'named effect'} '{name}' grows" in errs[0][2]
+    assert errs[0][0] == line_of(bad, f"  {name}(x):")[0]
+    # what was checked stayed below the bound: the levels that fit, each once
+    assert sum(inlined) <= types.MAX_INLINE_NODES_RULE * 2, sum(inlined)
+
+
+def test_a_fan_out_that_fits_is_accepted(tmp_path):
+    g = gamespec.load_text(_fan_out("effects", levels=6), "fan.yaml")
+    s = g.new_game(players=2, seed=1)
+    s.apply([a for a in s.legal_actions() if a.name == "stop"][0])
+    assert s.v[s.rs.var_base["stopped"]] == 1

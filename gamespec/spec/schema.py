@@ -96,9 +96,11 @@ def validate(data, filename: str) -> None:
         raise SpecErrors([SpecError("a spec is a YAML mapping (name: ..., players: ..., ...)", filename, 1, 1,
                                     check="schema")])
     errors = []
+    paths = []
     seen = set()
     for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
         msg, path, is_key = _friendly(err)
+        paths.append((list(err.absolute_path), path if is_key else None))
         line, col = _locate(data, path, key_of_last=is_key)
         if (line, col, msg) in seen:
             continue
@@ -107,4 +109,57 @@ def validate(data, filename: str) -> None:
         if len(errors) >= 50:
             break
     if errors:
-        raise SpecErrors(errors)
+        e = SpecErrors(errors)
+        e.paths = paths      # where each problem is: the loader checks the rest of the spec around them
+        raise e
+
+
+# The sections whose entries are declarations by name: a broken entry can be left out and the rest of
+# the spec still checked (the errors that only say its name is unknown are its consequences).
+NAMED = ("options", "cards", "zones", "variables", "marks", "tables", "define", "effects", "triggers",
+         "actions", "phases")
+
+
+def without_problems(data, paths):
+    """A copy of the spec data without the parts the schema refused, and the names it left out; or
+    None when a refused part is not one that can be left out (a top-level value such as `players`).
+
+    An unknown key is dropped by itself; any other problem inside a declaration (`zones.deck...`)
+    drops that declaration."""
+    from .yamlsafe import YMap
+    copies = {}
+
+    def copy_of(path):
+        """The mapping at `path`, copied (once) along with the mappings above it."""
+        key = tuple(path)
+        if key not in copies:
+            parent = copy_of(path[:-1]) if path else None
+            if path and parent is None:
+                return None
+            node = parent.get(path[-1]) if path else data
+            if not isinstance(node, dict):
+                return None
+            new = YMap(node)
+            for attr in ("mark", "key_marks", "value_marks"):
+                setattr(new, attr, getattr(node, attr, {} if attr != "mark" else None))
+            if path:
+                parent[path[-1]] = new
+            copies[key] = new
+        return copies[key]
+
+    root = copy_of([])
+    left_out = set()
+    for at, unknown_key in paths:
+        if unknown_key is not None and (len(unknown_key) == 1 or unknown_key[0] not in NAMED or len(unknown_key) > 2):
+            holder = copy_of(unknown_key[:-1])
+            if holder is not None:
+                holder.pop(unknown_key[-1], None)
+                continue
+        if len(at) >= 2 and at[0] in NAMED:
+            holder = copy_of(at[:1])
+            if holder is not None:
+                holder.pop(at[1], None)
+                left_out.add(str(at[1]))
+                continue
+        return None, set()
+    return root, left_out

@@ -17,7 +17,7 @@ from .model import plain
 from .parser import MAX_RULE_CHARS, Located, parse
 from .suggest import MAX_SUGGEST_WORK
 from .visibility import VISIBILITIES
-from .types import Scope, TypeChecker, _Abort, clone_stmts, elem_type, out_of_range
+from .types import MAX_INLINE_NODES_RULE, Scope, TypeChecker, _Abort, _size as _node_count, clone_stmts, elem_type, out_of_range
 
 
 RESERVED_ACTIONS = {"skip"}
@@ -69,13 +69,13 @@ class Checker(TypeChecker):
         except (AttributeError, KeyError, IndexError, TypeError):
             m = getattr(container, "mark", None)
             return (m[0], m[1]) if m else (1, 1)
+
     def key_mark(self, container, key):
         try:
             m = container.key_marks[key]
             return m[0], m[1]
         except (AttributeError, KeyError, TypeError):
             return self.mark(container, key)
-
 
     # -- rule parsing
     def rule(self, container, key, where, kind="expr"):
@@ -152,6 +152,7 @@ class Checker(TypeChecker):
         self.global_names()
         self.read_defines(d.get("define") or {})
         self.read_named_effects(d.get("effects") or {})
+        self.bound_inlining(d.get("define") or {}, d.get("effects") or {})
         self.check_sizes()
 
         glob = Scope(dict(CONSTANTS))
@@ -212,6 +213,7 @@ class Checker(TypeChecker):
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000),
                     steps_per_game=lim.get("steps_per_game", 5_000_000)))
+
     def define_names(self):
         out = set()
         for key in (self.data.get("define") or {}):
@@ -219,8 +221,10 @@ class Checker(TypeChecker):
             if m:
                 out.add(m.group(1))
         return out
+
     def table_key(self, k):
         return k
+
     def check_players(self, d):
         ps = d["players"]
         if len(ps) != 2 or any(type(x) is not int for x in ps):
@@ -229,6 +233,7 @@ class Checker(TypeChecker):
         elif ps[0] > ps[1]:
             self.err(f"players: the fewest ({ps[0]}) is more than the most ({ps[1]}); write "
                      f"[{ps[1]}, {ps[0]}]", self.mark(d, "players"), "players")
+
     def check_option(self, name, o):
         default, values = o["default"], o.get("values")
         if type(default) not in (bool, int) or out_of_range(default):
@@ -244,6 +249,7 @@ class Checker(TypeChecker):
         elif default not in values:
             self.err(f"option '{name}': the default {default} is not one of its values "
                      f"{', '.join(map(str, values))}", self.mark(o, "default"), "option")
+
     def name_ok(self, name, container, what):
         if not isinstance(name, str) or not NAME_RE.match(name):
             self.err(f"{what} name {name!r} is not a valid name (letters, digits, '_')",
@@ -295,6 +301,7 @@ class Checker(TypeChecker):
                     self.err("on_empty refills a single zone from a single zone",
                              self.mark(zones[name], "on_empty"))
         return out
+
     def read_variables(self, vs):
         out = {}
         for name, v in vs.items():
@@ -319,6 +326,7 @@ class Checker(TypeChecker):
                 self.err(f"visibility '{vis}' needs per_player: true", self.mark(v, "visibility"))
             out[name] = VarDecl(name, t, bool(v.get("per_player")), init, v.get("visibility", "public"))
         return out
+
     def read_marks(self, ms):
         """Per-card marks: an int or a bool per card, its initial value and who sees it."""
         out = {}
@@ -392,6 +400,7 @@ class Checker(TypeChecker):
         if total > 100_000:
             self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
         return classes, attrs, values
+
     def each_lists(self, f):
         """A face's `each` lists; a list may be written `range(a, b)` (or `range(n)`): a..b-1, at most
         MAX_EACH values like a written list."""
@@ -416,6 +425,7 @@ class Checker(TypeChecker):
                         v = list(range(lo, hi))
             out[k] = v
         return out
+
     def check_label(self, container, key, allowed, what, scope=None, exprs=None):
         """A label's `{name}` placeholders name only `allowed` things (parameters, or a card's
         attributes): anything else would be shown literally, so it is an error here. An action's
@@ -447,6 +457,7 @@ class Checker(TypeChecker):
                          pos, "label")
 
     LABEL_CALLS = ("abs", "max", "min", "size")
+
     def label_expr(self, inner, pos, scope, exprs):
         """`{expression}` in an action label: built from the action's parameters alone (never the
         game state, so a label cannot leak what the chooser may not know): numbers, players, keys and
@@ -466,6 +477,7 @@ class Checker(TypeChecker):
             return
         if self.params_only(r, scope, f"'{{{inner}}}': a label"):
             exprs.append((inner, r))
+
     def params_only(self, r, scope, what):
         """A checked expression reads only the action's parameters, options, tables and num_players
         (a label, a simultaneous step's order): True, or False after reporting the first other node."""
@@ -501,6 +513,7 @@ class Checker(TypeChecker):
                          (x.line, x.col), "label")
                 return False
         return True
+
     def global_names(self):
         self.globals = {}
         seen = {}
@@ -523,6 +536,7 @@ class Checker(TypeChecker):
         for n in self.option_defaults:
             add(n, "option", d.get("options"), n)
         self._seen = seen
+
     def read_defines(self, defs):
         for key, body in defs.items():
             m = DEFINE_RE.match(str(key))
@@ -548,6 +562,7 @@ class Checker(TypeChecker):
                 self.broken_defines.add(name)
 
     SIZE_CALLS = ("max", "min", "abs")
+
     def check_sizes(self):
         """A size decided at set-up (a family's or a face's `count`) is a whole number computed from
         numbers, num_players and options only: no zone, variable, card or player is known yet."""
@@ -568,6 +583,7 @@ class Checker(TypeChecker):
             else:
                 self.check_rule(r, Scope(dict(CONSTANTS)), "number")
                 self.try_sizes(r)
+
     def try_sizes(self, r):
         """Evaluate a set-up size for every player count and option set (when there are at most 1000
         of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
@@ -591,6 +607,7 @@ class Checker(TypeChecker):
                     self.err(e.message.replace("these options", f"options {opts}" if opts else "no options"),
                              (r.line, r.col), "size")
                     return
+
     def read_named_effects(self, effs):
         """`effects: {NAME(a, b): EFFECTS}`: blocks of effects called as statements, inlined at check
         time like defines (hygienic: the body sees only its parameters and global names)."""
@@ -619,6 +636,58 @@ class Checker(TypeChecker):
                 self._seen[name] = "named effect"
             else:
                 self.broken_effects.add(name)
+
+    def bound_inlining(self, defs, effs):
+        """How large each define and named effect grows once what it uses is written out, computed
+        from their calls before anything is inlined: one that fans out past MAX_INLINE_NODES_RULE
+        (a calls b twice, b calls c twice, ...) is reported once, where it is declared, and its uses
+        say nothing more (they would only repeat it)."""
+        def grown(name, table, stack, memo):
+            if name in memo:
+                return memo[name]
+            if name in stack:           # a cycle: reported as recursion when it is checked
+                return 0
+            r = table[name][1]
+            calls = []
+            total = 0
+            for x in (y for root in (r.ast if isinstance(r.ast, list) else [r.ast]) for y in A.walk(root)):
+                total += 1
+                f = x.func if isinstance(x, A.Call) else x.id if isinstance(x, A.Name) else None
+                if f in table and f != name:
+                    calls.append((f, x))
+            callees[name] = {f for f, _ in calls}
+            stack.append(name)
+            try:
+                for f, x in calls:
+                    body = table[f][1].ast
+                    uses = sum(1 for root in (body if isinstance(body, list) else [body]) for y in A.walk(root)
+                               if isinstance(y, A.Name) and y.id in table[f][0])
+                    args = sum(_node_count(a) for a in getattr(x, "args", ()))
+                    total += grown(f, table, stack, memo) + uses * args
+                    if total > MAX_INLINE_NODES_RULE:
+                        break
+            finally:
+                stack.pop()
+            memo[name] = total = min(total, MAX_INLINE_NODES_RULE + 1)
+            return total
+
+        for table, raw, broken, what in ((self.defines, defs, self.broken_defines, "define"),
+                                         (self.named_effects, effs, self.broken_effects, "named effect")):
+            memo, callees = {}, {}
+            big = {name for name in list(table) if grown(name, table, [], memo) > MAX_INLINE_NODES_RULE}
+            for name in table:
+                # the root causes only: one that is too large because it uses one that is too large
+                # is not reported again
+                if name in big and not (callees.get(name, set()) & big):
+                    key = next((k for k in raw if DEFINE_RE.match(str(k)) and DEFINE_RE.match(str(k)).group(1) == name),
+                               name)
+                    self.err(f"{what} '{name}' grows to more than {MAX_INLINE_NODES_RULE} nodes once the "
+                             f"{what}s it uses are written out (each use copies them): use them fewer times, "
+                             "or compute once with a let", self.key_mark(raw, key), "rule-size")
+            for name in big:
+                del table[name]
+                broken.add(name)
+
     def check_named_effects(self, glob):
         """Each named effect is checked once on its own (parameters of any kind), so a mistake in one
         that is never called, or a cycle between them, is still reported."""
@@ -647,6 +716,7 @@ class Checker(TypeChecker):
         if r is not None:
             self.check_rule(r, scope, expect)
         return r
+
     def effects(self, container, key, where, scope):
         if container is None or key not in container:
             return None
@@ -658,7 +728,6 @@ class Checker(TypeChecker):
             except _Abort:
                 pass
         return r
-
 
     # -- actions, flow ------------------------------------------------------------------
     def read_action(self, name, a, glob):
@@ -730,6 +799,7 @@ class Checker(TypeChecker):
             self.check_label(a, "label", [p.name for p in params], "a parameter of this action",
                              scope, label_exprs)
         return ActionDecl(name, a.get("label"), params, cond, cost, effect, label_exprs)
+
     def read_phase(self, name, p, glob):
         self.name_ok(name, self.data["phases"], "phase")
         w = f"phases.{name}"
@@ -764,6 +834,7 @@ class Checker(TypeChecker):
                 end_if=self.expr_rule(t, "end_if", tw + ".end_if", glob),
                 steps=self.read_steps(t, "steps", tw + ".steps", glob))
         return PhaseDecl(name, on_begin, on_end, end_if, nxt, turn)
+
     def read_steps(self, container, key, where, scope):
         out = []
         for i, st in enumerate(container.get(key) or []):
@@ -771,6 +842,7 @@ class Checker(TypeChecker):
             if s is not None:
                 out.append(s)
         return out
+
     def read_step(self, st, w, scope, parent, idx):
         kinds = [k for k in ("do", "choose", "simultaneous", "then", "repeat", "while", "for") if k in st]
         if "repeat" in st and isinstance(st["repeat"], bool):
@@ -832,8 +904,8 @@ class Checker(TypeChecker):
             s.body = self.read_steps(st, "steps", w + ".steps", scope.child({s.var: et}))
         return s
 
-
     SIM_VAR = "chooser"     # the loop variable of a simultaneous step (the spec never sees it)
+
     def read_simultaneous(self, st, w, scope):
         """`simultaneous: [ACTION, ...]` → a `for` over `players` whose body is one secret choose
         (docs/language.md, "Simultaneous choices"); `order` is checked against every listed action."""
@@ -870,6 +942,7 @@ class Checker(TypeChecker):
             s.order = self.simultaneous_order(st, w, names)
         s.body = [ch]
         return s
+
     def simultaneous_order(self, st, w, names):
         """The resolution key: a number built from parameters every listed action has (a label
         expression: the same evaluator, whatever the backend), checked in each action's scope."""

@@ -371,6 +371,7 @@ _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\
 _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)\Z")
 _NO_VALUE = object()
+_DUPLICATE = object()     # the key of a duplicate entry being read (keep_going): its value is dropped
 
 
 def _short_tag(tag: str) -> str:
@@ -505,8 +506,11 @@ def _indentation(text: str, exc):
 
 def load_yaml(data: bytes | str, filename: str = "<spec>", *, max_bytes: int = DEFAULT_MAX_BYTES,
               max_depth: int = 64, max_nodes: int = 100_000, max_scalar: int = 1_500_000,
-              max_int_digits: int = 100) -> object:
-    """Parse one YAML document into YMap/YList/YStr/int/float/bool/None; raise SpecError on anything else."""
+              max_int_digits: int = 100, keep_going: bool = False) -> object:
+    """Parse one YAML document into YMap/YList/YStr/int/float/bool/None; raise SpecError on anything else.
+
+    `keep_going`: a duplicate key is not fatal: its first value is kept, and its SpecError is in the
+    returned mapping's `soft_errors` (the loader goes on and reports it with every other error)."""
 
     def err(message, check, mark=_NOWHERE):
         return SpecError(message, filename, mark[0], mark[1], check=check)
@@ -516,7 +520,13 @@ def load_yaml(data: bytes | str, filename: str = "<spec>", *, max_bytes: int = D
     if not isinstance(data, (bytes, str)):
         raise TypeError(f"load_yaml() takes bytes or str, not {type(data).__name__}")
     try:
-        return _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits)
+        soft = [] if keep_going else None
+        root = _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits, soft)
+        if soft:
+            if not isinstance(root, YMap):
+                raise soft[0]
+            root.soft_errors = soft
+        return root
     except SpecError:
         raise
     except Exception as exc:  # the contract is SpecError only, even if this module has a bug
@@ -524,7 +534,7 @@ def load_yaml(data: bytes | str, filename: str = "<spec>", *, max_bytes: int = D
                   "yaml-internal") from exc
 
 
-def _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits):
+def _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits, soft=None):
     size = len(data)  # for str, chars <= bytes: a cheap first test before encoding
     if size <= max_bytes and isinstance(data, str):
         size = len(data.encode("utf-8", "surrogatepass"))
@@ -548,7 +558,7 @@ def _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits
     loader = None
     try:
         loader = _Loader(text)  # checks for non-printable characters up front
-        return _build(loader, text, err, max_depth, max_nodes, max_scalar, max_int_digits)
+        return _build(loader, text, err, max_depth, max_nodes, max_scalar, max_int_digits, soft)
     except SpecError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -577,7 +587,7 @@ def _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits
             loader.dispose()
 
 
-def _build(loader: _Loader, text: str, err, max_depth, max_nodes, max_scalar, max_int_digits):
+def _build(loader: _Loader, text: str, err, max_depth, max_nodes, max_scalar, max_int_digits, soft=None):
     """Build the data from the event stream with an explicit stack (nothing recurses)."""
 
     def at(pm):
@@ -630,9 +640,17 @@ def _build(loader: _Loader, text: str, err, max_depth, max_nodes, max_scalar, ma
             if value in c:
                 first = next(k for k in c if k == value)
                 same = "" if repr(first) == repr(value) else f" (equal to key {first!r})"
-                raise err(f"duplicate key {value!r}{same}; it is first defined on line "
-                          f"{c.key_marks[first].line}", "yaml-duplicate-key", mark)
+                e = err(f"duplicate key {value!r}{same}; it is first defined on line "
+                        f"{c.key_marks[first].line}", "yaml-duplicate-key", mark)
+                if soft is None or len(soft) >= 50:
+                    raise e
+                soft.append(e)
+                top.key, top.key_mark = _DUPLICATE, mark   # its value is read, then dropped
+                return
             top.key, top.key_mark = value, mark
+            return
+        if top.key is _DUPLICATE:
+            top.key = _NO_VALUE
             return
         c[top.key] = value
         c.key_marks[top.key] = top.key_mark
