@@ -1,8 +1,10 @@
 """Specs, saved states and logs from strangers (issue 5): every hostile input ends in a clear error.
 
 Each case runs under a guard: a forked child whose address space is limited to what this process
-uses plus 1 GiB, with a 30 s limit. The guard is generous on purpose: it catches hangs and memory
-bombs, it does not measure speed. Each case asserts WHICH check fired (so one cap cannot hide
+uses plus 1 GiB and whose CPU time is limited to 30 s (RLIMIT_CPU: the kernel stops it, however busy
+the machine is; a wall-clock bound of 20 minutes is only the last resort for a child that blocks
+without computing). The guard is generous on purpose: it catches hangs and memory bombs, it does
+not measure speed, and no case depends on the machine's load. Each case asserts WHICH check fired (so one cap cannot hide
 another) and, for specs, where. The worst time and memory to reject an input are printed at the end
 (`pytest -s tests/test_hostile.py`, or see the last test's output).
 
@@ -20,7 +22,7 @@ import os
 import random
 import re
 import resource
-import time
+import signal
 import traceback
 
 import pytest
@@ -32,7 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORPUS = os.path.join(HERE, "hostile")
 TINY = open(os.path.join(HERE, "specs", "tiny.yaml"), encoding="utf-8").read()
-GUARD_SECONDS = 30   # wall time: generous, since the machines are shared (a case takes 1-3 s alone)
+GUARD_SECONDS = 30   # CPU seconds of the child (a case takes 1-3 s of CPU): load on the machine cannot trip it
+GUARD_WALL_SECONDS = 1200   # the last resort, for a child blocked without using CPU (never a measure of speed)
 GUARD_BYTES = 1 << 30
 MiB = 1 << 20
 RUN_OPEN = os.environ.get("GAMESPEC_OPEN_ISSUES") == "1"
@@ -67,19 +70,35 @@ def _rss_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _child(conn, fn, args):
+def _cpu_seconds():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _limit_cpu(seconds):
+    """The kernel sends SIGXCPU (which ends the process) once it has used `seconds` of CPU time."""
+    used = int(_cpu_seconds()) + 1      # a forked child starts near 0, but count what it has used
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    want = used + int(seconds)
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (want, hard))
+
+
+def _child(conn, fn, args, seconds):
     try:
         limit = _vm_bytes() + GUARD_BYTES
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard == resource.RLIM_INFINITY or hard > limit:
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        _limit_cpu(seconds)
         start = max(_rss_bytes(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
-        t0 = time.perf_counter()
+        t0 = _cpu_seconds()
         try:
             value, status = fn(*args), "ok"
         except BaseException as e:  # noqa: BLE001 - everything that escapes is a crash
             value, status = f"{type(e).__name__}: {str(e)[:500]}\n{traceback.format_exc()[-3000:]}", "crash"
-        secs = time.perf_counter() - t0
+        secs = _cpu_seconds() - t0
         peak = max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - start)
         conn.send((status, value, secs, peak))
     finally:
@@ -89,19 +108,24 @@ def _child(conn, fn, args):
 def guarded(case_id, fn, *args, seconds=GUARD_SECONDS):
     """fn(*args) in a forked child under the guard; returns what it returned (plain data).
 
-    A hang, a crash (any exception fn lets escape) or death by the memory limit fails the test."""
+    A hang (more than `seconds` of CPU time), a crash (any exception fn lets escape) or death by the
+    memory limit fails the test. The time measured and limited is the child's CPU time, so a busy
+    machine slows a case down without failing it."""
     ctx = multiprocessing.get_context("fork")
     r, w = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=_child, args=(w, fn, args), daemon=True)
+    p = ctx.Process(target=_child, args=(w, fn, args, seconds), daemon=True)
     p.start()
     w.close()
     try:
-        if not r.poll(seconds):
-            pytest.fail(f"{case_id}: no answer within {seconds} s (a hang)")
+        if not r.poll(GUARD_WALL_SECONDS):
+            pytest.fail(f"{case_id}: no answer within {GUARD_WALL_SECONDS} s of wall time, without using "
+                        f"{seconds} s of CPU (blocked)")
         try:
             status, value, secs, peak = r.recv()
         except EOFError:
             p.join(5)
+            if p.exitcode == -signal.SIGXCPU:
+                pytest.fail(f"{case_id}: no answer within {seconds} s of CPU time (a hang)")
             pytest.fail(f"{case_id}: the guarded child died (exit code {p.exitcode}): killed by the "
                         "memory guard or a hard crash")
     finally:
@@ -118,6 +142,26 @@ def guarded(case_id, fn, *args, seconds=GUARD_SECONDS):
 def accepted(case_id):
     """The case's assertions passed: count its time and memory in the report."""
     RESULTS[case_id] = _MEASURED.pop(case_id)
+
+
+def _spin():
+    while True:
+        pass
+
+
+def _sleep_then(seconds, value):
+    import time
+    time.sleep(seconds)
+    return value
+
+
+def test_guard_limits_cpu_time_not_wall_time():
+    """A busy machine must not fail a case (issue 27): the guard counts the child's CPU time, so a
+    child that waits 2 s of wall time under a 1 s CPU limit passes, and one that spins is stopped."""
+    assert guarded("guard/sleeps", _sleep_then, 2.0, "done", seconds=1) == "done"
+    with pytest.raises(pytest.fail.Exception, match=r"within 1 s of CPU time \(a hang\)"):
+        guarded("guard/spins", _spin, seconds=1)
+    _MEASURED.pop("guard/sleeps", None)
 
 
 # ------------------------------------------------------------------------------ what a case returns
@@ -1264,7 +1308,7 @@ def test_zz_worst_time_and_memory_to_reject(capsys):
     worst_t = max(RESULTS.items(), key=lambda kv: kv[1][0])
     worst_m = max(RESULTS.items(), key=lambda kv: kv[1][1])
     with capsys.disabled():
-        print(f"\nhostile inputs: {len(RESULTS)} cases rejected under the guard; worst time "
+        print(f"\nhostile inputs: {len(RESULTS)} cases rejected under the guard; worst CPU time "
               f"{worst_t[1][0]:.2f} s ({worst_t[0]}), worst memory {worst_m[1][1] / MiB:.0f} MiB "
               f"({worst_m[0]})")
     assert worst_t[1][0] < GUARD_SECONDS
