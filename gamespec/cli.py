@@ -706,8 +706,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "against the game it re-plays (decisions, looks, chance events, the end). With\n"
                     "the header's seed every shuffle is verified; without one, shuffles are taken\n"
                     "on trust, and replay says so. Prints OK and the decision count, or the first\n"
-                    "difference (exit 1). The spec is --spec, else the .yaml file beside the log\n"
-                    "whose SHA-256 is the log's (the header's 'spec' path is never opened).",
+                    "difference (exit 1). The spec is --spec, else the file at the header's 'spec'\n"
+                    "path (as written, then relative to the log's folder), else a .yaml file beside\n"
+                    "the log: the first regular file whose SHA-256 is the log's (no other is read).",
         epilog="examples:\n"
                "  gamespec replay game.jsonl\n"
                "  gamespec replay game.jsonl --spec games/mygame.yaml --json")

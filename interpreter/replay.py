@@ -162,15 +162,59 @@ class SpecNotFound(GamespecError):
 MAX_SPEC_CANDIDATES = 200   # spec files beside a log that find_spec may hash
 
 
-def find_spec(header, log_path) -> str:
-    """The spec file beside the log whose SHA-256 is the header's (SpecNotFound otherwise). The
-    header's own 'spec' path is never opened: a log from a stranger could name any file."""
+def _has_sha(path, sha, max_bytes) -> bool:
+    """True if `path` is a regular file of at most max_bytes whose SHA-256 is `sha`. Opened without
+    blocking (a FIFO or a device is refused by fstat before any read), read at most max_bytes + 1
+    bytes, and nothing of it is ever shown: only its hash is compared."""
     import hashlib
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError):
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            return False
+        h = hashlib.sha256()
+        left = max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+        return left > 0 and h.hexdigest() == sha
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
+
+def _header_paths(header, log_path) -> list:
+    """Where the header says the spec was: its path as written (relative to the working folder),
+    and relative to the log's folder."""
+    spec = header.get("spec")
+    if not isinstance(spec, str) or not spec or len(spec) > 4096 or "\0" in spec:
+        return []
+    if os.path.isabs(spec):
+        return [spec]
+    return list(dict.fromkeys([spec, os.path.join(os.path.dirname(os.path.abspath(log_path)), spec)]))
+
+
+def find_spec(header, log_path) -> str:
+    """The spec of a log: the file at the header's 'spec' path (as written, then relative to the
+    log's folder), else a .yaml file beside the log, whichever first has the header's SHA-256
+    (SpecNotFound otherwise). A log from a stranger could name any file: a file is accepted only if
+    it is a regular file under the spec size cap whose hash is the log's, and no file's contents
+    are ever shown."""
     from gamespec.yamlsafe import DEFAULT_MAX_BYTES
     sha = header.get("spec_sha256")
     if not isinstance(sha, str) or len(sha) != 64:
         raise SpecNotFound(f"the header of {log_path} has no spec_sha256; give --spec FILE")
+    tried = _header_paths(header, log_path)
+    for path in tried:
+        if _has_sha(path, sha, DEFAULT_MAX_BYTES):
+            return path
     folder = os.path.dirname(os.path.abspath(log_path))
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
@@ -178,15 +222,11 @@ def find_spec(header, log_path) -> str:
         raise SpecNotFound(f"cannot list {folder}: {e.strerror or e}; give --spec FILE") from None
     for name in names[:MAX_SPEC_CANDIDATES]:
         path = os.path.join(folder, name)
-        try:
-            if not os.path.isfile(path) or os.path.getsize(path) > DEFAULT_MAX_BYTES:
-                continue
-            with open(path, "rb") as f:
-                if hashlib.sha256(f.read(DEFAULT_MAX_BYTES + 1)).hexdigest() == sha:
-                    return path
-        except OSError:
-            continue
-    raise SpecNotFound(f"no spec file beside {log_path} has the log's SHA-256 ({sha[:12]}...); give --spec FILE")
+        if _has_sha(path, sha, DEFAULT_MAX_BYTES):
+            return path
+    where = f"at the header's path {header['spec'][:200]!r} or " if tried else ""
+    raise SpecNotFound(f"no spec file {where}beside {log_path} has the log's SHA-256 ({sha[:12]}...); "
+                       "give --spec FILE")
 
 
 class _Malformed(Exception):

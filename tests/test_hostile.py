@@ -1073,7 +1073,9 @@ def _cli_replay(tmp_path, lines, *extra):
     return guarded("cli/replay", _cli, ["replay", log, *extra])
 
 
-def test_replay_never_opens_the_path_a_log_names(tmp_path):
+def test_replay_shows_nothing_of_the_file_a_log_names(tmp_path):
+    """The header's path is tried (issue 27), but a file there is only hashed: one that is not the
+    log's spec is passed over, and nothing of it appears in any message."""
     game, lines = base_log()
     secret = tmp_path / "private" / "secret.yaml"
     secret.parent.mkdir()
@@ -1081,12 +1083,53 @@ def test_replay_never_opens_the_path_a_log_names(tmp_path):
     lines = json.loads(json.dumps(lines))
     lines[0]["spec"] = str(secret)
     code, out, err = _cli_replay(tmp_path, lines)
-    assert code == 1 and "no spec file beside" in err and "--spec" in err, (out, err)
+    assert code == 1 and "no spec file at the header's path" in err and "--spec" in err, (out, err)
     assert "hunter2" not in out + err and "password" not in out + err
     (tmp_path / "tiny.yaml").write_text(TINY_LOOK)   # the spec beside the log, found by its SHA-256
     code, out, err = _cli_replay(tmp_path, lines)
     assert code == 0 and ": OK," in out and "chance: verified" in out, (out, err)
     accepted("cli/replay")
+
+
+def _find_spec_outcome(header, log):
+    from interpreter.replay import SpecNotFound, find_spec
+    try:
+        return {"found": find_spec(header, log)}
+    except SpecNotFound as e:
+        return {"error": str(e)}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "huge", "directory", "device"])
+def test_find_spec_refuses_what_is_not_a_small_regular_file_at_the_headers_path(kind, tmp_path):
+    """A FIFO there must not block, a huge file is refused from its size without being read, a
+    directory or a device is passed over."""
+    game, lines = base_log()
+    target = tmp_path / "named.yaml"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "huge":
+        with open(target, "wb") as f:       # sparse: 4 GiB of nothing, costless unless read
+            f.truncate(4 << 30)
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        target = "/dev/zero"
+    header = dict(lines[0], spec=str(target))
+    log = tmp_path / "logs" / "game.jsonl"
+    log.parent.mkdir()
+    out = guarded(f"find_spec/{kind}", _find_spec_outcome, header, str(log))
+    assert "error" in out and "no spec file at the header's path" in out["error"], out
+    accepted(f"find_spec/{kind}")
+    from interpreter import replay
+
+    def no_read(*a):
+        raise AssertionError(f"{kind}: read, though fstat shows it is not a small regular file")
+    old = replay.os.read
+    replay.os.read = no_read
+    try:
+        assert replay._has_sha(str(target), header["spec_sha256"], 1 << 20) is False
+    finally:
+        replay.os.read = old
 
 
 def test_replay_says_when_chance_is_taken_on_trust(tmp_path):
