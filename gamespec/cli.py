@@ -96,6 +96,13 @@ def _option_pair(text):
     return name.strip(), value.strip()
 
 
+def _config_pair(text):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (e.g. --config players=4), got {text!r}")
+    return key.strip(), value.strip()
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
@@ -296,7 +303,7 @@ def cmd_compare(args) -> int:
     from gamespec import analysis
     a, b = analysis.iter_records(args.a), analysis.iter_records(args.b)     # one pass each
     try:
-        r = analysis.compare(a, b)
+        r = analysis.compare(a, b, pick=args.config, pick_a=args.config_a, pick_b=args.config_b)
     except ValueError as e:
         raise Fail(str(e)) from None
     r = {"a": args.a, "b": args.b, **r}
@@ -671,11 +678,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare two records files figure by figure (seat win rates, tie or success rate:\n"
                     "two-proportion z-test; mean scores and game length: Welch's t-test). p-values are\n"
                     "Holm-adjusted over all figures; a figure differs if its adjusted p < 0.05.\n"
-                    "Configurations present in both files are paired, or the single one of each.",
-        epilog="example:\n  gamespec compare before.jsonl after.jsonl\n"
-               "  gamespec compare a.jsonl b.csv --json")
+                    "Configurations present in both files are paired, or the single one of each;\n"
+                    "--config KEY=VALUE picks configurations (of both files, or of one with --config-a\n"
+                    "and --config-b). When nothing pairs, the error lists each file's configurations.",
+        epilog="examples:\n  gamespec compare before.jsonl after.jsonl\n"
+               "  gamespec compare a.jsonl b.csv --json\n"
+               "  gamespec compare sweep-a.jsonl sweep-b.jsonl --config players=4\n"
+               "  gamespec compare sweep.jsonl sweep.jsonl --config-a oracle=false --config-b oracle=true")
     cmp_.add_argument("a", metavar="A", help="records file A")
     cmp_.add_argument("b", metavar="B", help="records file B")
+    cmp_.add_argument("--config", type=_config_pair, action="append", default=[], metavar="KEY=VALUE",
+                      help="compare only the configurations with KEY=VALUE in both files (repeatable); KEY is "
+                           "game, players, bots (e.g. bots=greedy,random) or an option")
+    cmp_.add_argument("--config-a", type=_config_pair, action="append", default=[], metavar="KEY=VALUE",
+                      help="the same for file A only (e.g. to compare A's players=3 with B's players=4)")
+    cmp_.add_argument("--config-b", type=_config_pair, action="append", default=[], metavar="KEY=VALUE",
+                      help="the same for file B only")
     cmp_.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cmp_.set_defaults(func=cmd_compare)
 
