@@ -373,16 +373,22 @@ def cmd_schema(args) -> int:
 
 
 def cmd_new(args) -> int:
-    from gamespec.authoring.starters import NewSpecError, write_new
+    from gamespec.authoring.starters import NewSpecError, write_starter
     try:
-        path = write_new(args.name, args.template, force=args.force)
+        done = write_starter(args.name, args.template, force=args.force)
     except NewSpecError as e:
         raise Fail(str(e), e.code) from None
+    path, schema, status = done["file"], done["schema"], done["schema_status"]
     if args.json:
-        _print_json({"file": path, "template": args.template})
+        _print_json({"file": path, "template": args.template, "schema": schema, "schema_status": status})
     else:
         print(f"wrote {path} (template {args.template}); next: gamespec validate {path} && "
               f"gamespec run {path}")
+        if status == "kept":
+            print(f"{PROG}: note: {schema} is not a gamespec schema and was left alone: the modeline of "
+                  f"{path} names it (write it with: gamespec schema -o {schema})", file=sys.stderr)
+        else:
+            print(f"editor schema: {schema} ({status}; the modeline of {path} names it)")
     return 0
 
 
@@ -431,7 +437,8 @@ def _add_authoring_commands(sub) -> None:
     # (tests/test_authoring.py checks them against gamespec/authoring/starters.py).
     nw = sub.add_parser(
         "new", formatter_class=_Formatter, help="write a commented spec to start from, from a template",
-        description="Write NAME.yaml, a commented spec that validates and runs as written.\n"
+        description="Write NAME.yaml, a commented spec that validates and runs as written, and\n"
+                    "gamespec.schema.json beside it (its first line names that file, for editors).\n"
                     "Templates:\n"
                     "  take-that       draw and play; thieves and bombs hit other players' vaults (default)\n"
                     "  trick-taking    follow suit, the highest card of the suit led wins the trick\n"
