@@ -1067,6 +1067,102 @@ def test_big_log_is_streamed(tmp_path):
     accepted("log/big_log_streamed")
 
 
+WIDE = """name: Wide
+players: [2, 2]
+limits: {decisions_per_game: 1000000, steps_per_game: 20000000}
+cards:
+  number:
+    zone: deck
+    faces:
+      - {each: {value: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}, count: 100}
+zones:
+  deck: {kind: pile, visibility: hidden}
+variables:
+  n: {initial: 0}
+on_begin: "shuffle(deck)"
+start: play
+phases:
+  play:
+    turn:
+      steps:
+        - choose: [mix]
+    end_if: "n >= DECISIONS"
+    next: end
+actions:
+  mix:
+    effect: "n = n + 1; shuffle(deck)"
+scoring:
+  score: "n"
+"""
+
+
+def _write_long_log(game, path, seedless=False):
+    """Play the game with a log, writing its lines as they come (the game never holds them all)."""
+    s = game.new_game(players=2, seed=11, log=True)
+    with open(path, "w", encoding="utf-8") as f:
+        while True:
+            for x in s.log:
+                x = {k: v for k, v in x.items() if not k.startswith("_")}
+                if seedless and x["type"] == "header":
+                    del x["seed"]
+                f.write(json.dumps(x, separators=(",", ":")) + "\n")
+            del s.log[:]
+            if s.is_terminal:
+                return
+            s.apply(s.legal_actions()[0])
+
+
+@pytest.fixture(scope="module")
+def long_log(tmp_path_factory):
+    """A real 60 MB log: 15,000 decisions, each shuffling a deck of 1,000 cards (a 4 KB line)."""
+    game = gamespec.load_text(WIDE.replace("DECISIONS", "15000"), "wide.yaml")
+    path = tmp_path_factory.mktemp("long") / "wide.jsonl"
+    _write_long_log(game, path)
+    assert 55 * MiB < path.stat().st_size < 64 * MiB
+    return game, path
+
+
+@pytest.mark.parametrize("seedless", [False, True], ids=["seeded", "seedless"])
+def test_a_60mb_log_of_a_real_game_replays_streamed(long_log, seedless, tmp_path):
+    """Issue 27: a 60 MB log gave no answer in 150 s and peaked at 1.2 GB. It replays under the CPU
+    guard with a small memory peak (the child's ru_maxrss), seeded or not (without a seed the
+    shuffles are read ahead: bounded)."""
+    game, path = long_log
+    if seedless:
+        lines = path.read_text(encoding="utf-8").split("\n", 1)
+        header = json.loads(lines[0])
+        del header["seed"]
+        path = tmp_path / "seedless.jsonl"
+        path.write_text(json.dumps(header, separators=(",", ":")) + "\n" + lines[1], encoding="utf-8")
+    cid = f"log/60mb_real_game[{'seedless' if seedless else 'seeded'}]"
+    r = guarded(cid, _replay_padded, game, str(path))
+    assert r["ok"] and r["decisions"] == 15000, r
+    secs, peak = _MEASURED[cid]
+    assert peak < 32 * MiB, f"replaying a 60 MB log took {peak / MiB:.0f} MiB: it was not streamed"
+    accepted(cid)
+
+
+def test_a_seedless_logs_look_ahead_is_bounded(long_log, tmp_path):
+    """A seedless replay reads ahead to the chance event a shuffle takes: 60 MB of look lines before
+    it were all held in memory (430 MB). Now refused beyond MAX_AHEAD_BYTES."""
+    from interpreter.replay import MAX_AHEAD_BYTES
+    game, path = long_log
+    with open(path, encoding="utf-8") as f:
+        header = json.loads(f.readline())
+    del header["seed"]
+    look = json.dumps({"type": "look", "player": 0, "cards": list(range(100_000, 100_085))},
+                      separators=(",", ":")) + "\n"
+    bad = tmp_path / "lookahead.jsonl"
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(json.dumps(header) + "\n")
+        f.write(look * (60 * MiB // len(look)))
+    r = guarded("log/seedless_look_ahead", _replay_padded, game, str(bad))
+    assert not r["ok"] and "between a decision and the chance event it waits for" in r["error"], r
+    secs, peak = _MEASURED["log/seedless_look_ahead"]
+    assert peak < 8 * MAX_AHEAD_BYTES, f"{peak / MiB:.0f} MiB held ahead"
+    accepted("log/seedless_look_ahead")
+
+
 def _cli_replay(tmp_path, lines, *extra):
     log = tmp_path / "game.jsonl"
     log.write_bytes(_jsonl(lines))
