@@ -871,6 +871,82 @@ def test_untampered_states_load(base):
         assert s.to_json() == d
 
 
+def _load_state_file(game, path, forbid_replay=False):
+    if forbid_replay:     # the refusal must come before anything is re-played
+        from interpreter import state as st
+
+        def no_replay(*a, **k):
+            raise AssertionError("re-played a state whose shape already refuses it")
+        st.State.new = staticmethod(no_replay)
+    try:
+        s = game.load_state(path)
+    except StateFormatError as e:
+        return {"error": str(e)}
+    return {"loaded": s.to_json()}
+
+
+def test_a_60mb_padded_state_file_is_refused_from_its_size(tmp_path):
+    """Issue 27: refused only after 38 s and 683 MB (the whole file parsed, then re-played). Now
+    refused from fstat, unread: no time, no memory."""
+    game, d = base_states()["bacchus"]
+    d = json.loads(json.dumps(d))
+    _reveal_events(130_000)(d, game)
+    path = tmp_path / "padded.json"
+    path.write_text(json.dumps(d))
+    assert path.stat().st_size > 55 * MiB
+    out = guarded("state_file/60mb_padded", _load_state_file, game, str(path))
+    assert "larger than a saved state may be" in out.get("error", ""), out
+    secs, peak = _MEASURED["state_file/60mb_padded"]
+    assert peak < 4 * MiB, f"{peak / MiB:.0f} MiB: the file was read"
+    accepted("state_file/60mb_padded")
+
+
+@pytest.mark.parametrize("field", ["known", "vars", "zones", "zone_cards", "face"])
+def test_a_state_padded_in_a_field_of_fixed_size_is_refused_before_any_replay(field, tmp_path):
+    game, d = base_states()["bacchus"]
+    d = json.loads(json.dumps(d))
+    pad = [0] * 1_000_000
+    if field == "zones":
+        d["zones"] += [[]] * 1000
+    elif field == "zone_cards":
+        d["zones"][0] += pad
+    elif field == "face":
+        d["face"] = {str(i): 1 for i in range(100_000)}
+    else:
+        d[field] += pad
+    path = tmp_path / "padded.json"
+    path.write_text(json.dumps(d))
+    out = guarded(f"state_file/padded_{field}", _load_state_file, game, str(path), True)
+    key = "zones" if field == "zone_cards" else field
+    assert f"its field '{key}' is not what its own history produces: " in out.get("error", ""), out
+    accepted(f"state_file/padded_{field}")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "nan", "not_an_object", "not_utf8"])
+def test_a_state_file_that_is_not_one_is_refused_cleanly(kind, tmp_path):
+    game, d = base_states()["bacchus"]
+    path = tmp_path / "state.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes({"nan": b'{"rng": NaN}', "not_an_object": b"[1, 2]",
+                          "not_utf8": b'{"x": "\xff"}'}[kind])
+    out = guarded(f"state_file/{kind}", _load_state_file, game, str(path))
+    assert out.get("error", "").startswith(str(path)), out
+    accepted(f"state_file/{kind}")
+
+
+def test_a_saved_state_file_loads(tmp_path):
+    game, d = base_states()["bacchus"]
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(d))
+    assert game.load_state(str(path)).to_json() == d
+    with pytest.raises(StateFormatError, match="larger than a saved state may be"):
+        game.load_state(str(path), max_bytes=100)
+
+
 # ------------------------------------------------------------------------------ 5. hostile logs
 TINY_LOOK = TINY.replace('effect: "deal(deck, hand[actor])"',
                         'effect: "deal(deck, hand[actor]); if size(deck) > 0 { reveal(deck, actor) }"')
