@@ -257,11 +257,13 @@ def cmd_simulate(args) -> int:
     game = _load(args.file)    # the spec, options and player count are checked first, for clean messages
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address is for --backend ray")
-    show = not args.json and not args.no_progress
+    # on stderr only: a terminal unless --json or --no-progress; anywhere with --progress (plain lines)
+    show = args.progress or (not args.json and not args.no_progress)
     study = analysis.simulate(game, args.file, games=args.games, players=args.players, seed=args.seed,
                               options=args.option, sweep=args.sweep, workers=args.workers, bots=args.bot,
                               backend=args.backend, address=args.address, records=args.records,
-                              progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show),
+                              progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show,
+                                                                          force=args.progress),
                               timeout=args.timeout)
     sweep, outs = study["sweep"], study["configs"]
     errors = [e for r in outs for e in r["errors"]]
@@ -631,7 +633,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "win rate (a shared win counts 1/k to each of k winners) with its 95% Wilson\n"
                     "interval, a chi-square test of no seat advantage, the score's mean (95% interval),\n"
                     "sd and quantiles, ties, margin of victory, game length, games per second and\n"
-                    "errors; for a cooperative game the team's success rate and score. --records keeps\n"
+                    "errors; for a cooperative game the team's success rate and score. On a terminal,\n"
+                    "stderr shows the games and decisions played, their rate and an ETA. --records keeps\n"
                     "one row per game (for 'gamespec report' and 'gamespec compare'); --sweep runs a\n"
                     "grid of configurations. Any game that fails is reported with its seed and makes\n"
                     "the exit code non-zero. Results other than timing are identical for any number\n"
@@ -659,7 +662,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --backend ray: 'auto' or HOST:PORT of a running cluster "
                         "(default: start a local Ray for this run)")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    shown = s.add_mutually_exclusive_group()
+    shown.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress on stderr even when it is not a terminal or with --json: a line "
+                            "every 5 s (games, decisions, their rate, ETA)")
     s.set_defaults(func=cmd_simulate)
 
     rep = sub.add_parser(
