@@ -107,6 +107,51 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
+def _close(word, candidates):
+    import difflib
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a "did you mean" for a mistyped subcommand or choice (`invalid choice: 'X'`)."""
+
+    def error(self, message):
+        import re
+        m = re.match(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)$", message, re.S)
+        if m:
+            near = _close(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
+            if near is not None:
+                message += f"; did you mean '{near}'?"
+        super().error(message)
+
+
+def _subparsers(parser) -> dict:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices
+    return {}
+
+
+def _unrecognized(parser, args, extra):
+    """`unrecognized arguments` from the subcommand's own parser (its usage, not the top level's),
+    with the close spelling of a mistyped option, or the subcommand that has it."""
+    subs = _subparsers(parser)
+    sub = subs.get(getattr(args, "command", None), parser)
+    hints = []
+    for word in extra:
+        if not word.startswith("-") or word == "-":
+            continue
+        name = word.split("=", 1)[0]
+        others = [n for n, sp in subs.items() if sp is not sub and name in sp._option_string_actions]
+        if others:
+            hints.append(f"{name} is an option of: {', '.join(others)}")
+        near = _close(name, [o for o in sub._option_string_actions if o.startswith("--")])
+        if near is not None:
+            hints.append(f"did you mean {near}?")
+    sub.error(f"unrecognized arguments: {' '.join(extra)}" + (f" ({'; '.join(hints)})" if hints else ""))
+
+
 class _Version(argparse.Action):
     """`--version`: the installed package's version, looked up only when asked for."""
 
@@ -571,7 +616,7 @@ def _add_table_commands(sub, game_args) -> None:
 # the parser
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=PROG, formatter_class=_Formatter,
         description="Card games as checked YAML specs, run by a generic interpreter.",
         epilog="examples:\n"
@@ -799,7 +844,9 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit code (argparse's own exits are returned too)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _unrecognized(parser, args, extra)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     try:
