@@ -431,7 +431,7 @@ def cmd_new(args) -> int:
     else:
         print(f"wrote {path} (template {args.template}); next: gamespec validate {path} && "
               f"gamespec run {path}")
-        if status == "kept":
+        if status == "left alone":
             print(f"{PROG}: note: {schema} is not a gamespec schema and was left alone: the modeline of "
                   f"{path} names it (write it with: gamespec schema -o {schema})", file=sys.stderr)
         else:
@@ -743,7 +743,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  gamespec compare before.jsonl after.jsonl\n"
                "  gamespec compare a.jsonl b.csv --json\n"
                "  gamespec compare sweep-a.jsonl sweep-b.jsonl --config players=4\n"
-               "  gamespec compare sweep.jsonl sweep.jsonl --config-a oracle=false --config-b oracle=true")
+               "  gamespec compare sweep.jsonl sweep.jsonl --config-a rule=old --config-b rule=new")
     cmp_.add_argument("a", metavar="A", help="records file A")
     cmp_.add_argument("b", metavar="B", help="records file B")
     cmp_.add_argument("--config", type=_config_pair, action="append", default=[], metavar="KEY=VALUE",

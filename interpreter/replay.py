@@ -179,6 +179,18 @@ class SpecNotFound(GamespecError):
 MAX_SPEC_CANDIDATES = 200   # spec files beside a log that find_spec may hash
 
 
+def read_chunks(fd, max_bytes):
+    """The bytes of an open file in chunks of at most 1 MiB, max_bytes + 1 of them at the most (so
+    a caller sees that a file grew past its cap, without reading the rest)."""
+    left = max_bytes + 1
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return
+        yield chunk
+        left -= len(chunk)
+
+
 def _has_sha(path, sha, max_bytes) -> bool:
     """True if `path` is a regular file of at most max_bytes whose SHA-256 is `sha`. Opened without
     blocking (a FIFO or a device is refused by fstat before any read), read at most max_bytes + 1
@@ -193,14 +205,11 @@ def _has_sha(path, sha, max_bytes) -> bool:
         if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
             return False
         h = hashlib.sha256()
-        left = max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
+        size = 0
+        for chunk in read_chunks(fd, max_bytes):
             h.update(chunk)
-            left -= len(chunk)
-        return left > 0 and h.hexdigest() == sha
+            size += len(chunk)
+        return size <= max_bytes and h.hexdigest() == sha
     except OSError:
         return False
     finally:

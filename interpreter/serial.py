@@ -227,13 +227,8 @@ def read_file(path, max_bytes=None) -> dict:
         if st.st_size > limit:
             raise StateFormatError(f"{path}: {st.st_size} bytes, larger than a saved state may be ({limit} "
                                    "bytes; refused unread)")
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        from .replay import read_chunks
+        chunks = list(read_chunks(fd, limit))
     except OSError as e:
         raise StateFormatError(f"cannot read {path}: {e.strerror or e}") from None
     finally:

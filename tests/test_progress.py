@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -158,35 +156,12 @@ def test_progress_and_no_progress_are_exclusive(capsys):
     assert "not allowed with argument" in capsys.readouterr().err
 
 
-def _stderr_on_a_terminal(argv):
-    import fcntl
-    import pty
-    import struct
-    import termios
-    m, s = pty.openpty()
-    fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 160, 0, 0))
-    p = subprocess.Popen([sys.executable, "-m", "gamespec", *argv], stdout=subprocess.DEVNULL, stderr=s,
-                         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    os.close(s)
-    buf = b""
-    while True:
-        try:
-            chunk = os.read(m, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        buf += chunk
-    p.wait(300)
-    os.close(m)
-    return p.returncode, buf.decode("utf-8", "replace")
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal test")
 def test_an_ismcts_run_shows_decisions_and_an_eta_on_a_terminal():
     """The run of the issue, small: one ISMCTS seat, one worker; the bar moves within the first game."""
+    from test_analysis import _stderr_on_a_terminal
     code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "2", "--players", "3", "--workers", "1",
-                                       "--bot", "0=ismcts:300"])
+                                       "--bot", "0=ismcts:300"], cols=160, wait=300)
     assert code == 0, err
     assert "0/2 [" in err and " decisions (" in err and "ETA after the first game" in err, err[-2000:]
     assert "ETA 0:" in err

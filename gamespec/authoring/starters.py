@@ -50,8 +50,8 @@ def spec_text(name: str, template: str = DEFAULT_TEMPLATE, path: str | None = No
 
 
 def _schema_beside(spec_path) -> tuple:
-    """Write SCHEMA_FILE beside the spec: (its path, 'written' | 'up to date' | 'refreshed' | 'kept').
-    An older gamespec schema there is refreshed; any other file of that name is left alone ('kept')."""
+    """Write SCHEMA_FILE beside the spec: (its path, 'written' | 'up to date' | 'refreshed' | 'left alone').
+    An older gamespec schema there is refreshed; any other file of that name is not touched."""
     import json
 
     from gamespec.authoring import spec_schema_text
@@ -63,7 +63,7 @@ def _schema_beside(spec_path) -> tuple:
             with open(path, encoding="utf-8") as f:
                 old = f.read(1 << 22)
         except (OSError, UnicodeDecodeError):
-            return path, "kept"
+            return path, "left alone"
         if old == text:
             return path, "up to date"
         try:
@@ -71,7 +71,7 @@ def _schema_beside(spec_path) -> tuple:
         except (ValueError, AttributeError, RecursionError):
             ours = False
         if not ours or not os.path.isfile(path) or os.path.islink(path):
-            return path, "kept"
+            return path, "left alone"
         status = "refreshed"
     try:
         with open(path, "w", encoding="utf-8") as f:
