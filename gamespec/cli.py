@@ -96,8 +96,60 @@ def _option_pair(text):
     return name.strip(), value.strip()
 
 
+def _config_pair(text):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (e.g. --config players=4), got {text!r}")
+    return key.strip(), value.strip()
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
+
+
+def _close(word, candidates):
+    import difflib
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a "did you mean" for a mistyped subcommand or choice (`invalid choice: 'X'`)."""
+
+    def error(self, message):
+        import re
+        m = re.match(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)$", message, re.S)
+        if m:
+            near = _close(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
+            if near is not None:
+                message += f"; did you mean '{near}'?"
+        super().error(message)
+
+
+def _subparsers(parser) -> dict:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices
+    return {}
+
+
+def _unrecognized(parser, args, extra):
+    """`unrecognized arguments` from the subcommand's own parser (its usage, not the top level's),
+    with the close spelling of a mistyped option, or the subcommand that has it."""
+    subs = _subparsers(parser)
+    sub = subs.get(getattr(args, "command", None), parser)
+    hints = []
+    for word in extra:
+        if not word.startswith("-") or word == "-":
+            continue
+        name = word.split("=", 1)[0]
+        others = [n for n, sp in subs.items() if sp is not sub and name in sp._option_string_actions]
+        if others:
+            hints.append(f"{name} is an option of: {', '.join(others)}")
+        near = _close(name, [o for o in sub._option_string_actions if o.startswith("--")])
+        if near is not None:
+            hints.append(f"did you mean {near}?")
+    sub.error(f"unrecognized arguments: {' '.join(extra)}" + (f" ({'; '.join(hints)})" if hints else ""))
 
 
 class _Version(argparse.Action):
@@ -250,11 +302,13 @@ def cmd_simulate(args) -> int:
     game = _load(args.file)    # the spec, options and player count are checked first, for clean messages
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address is for --backend ray")
-    show = not args.json and not args.no_progress
+    # on stderr only: a terminal unless --json or --no-progress; anywhere with --progress (plain lines)
+    show = args.progress or (not args.json and not args.no_progress)
     study = analysis.simulate(game, args.file, games=args.games, players=args.players, seed=args.seed,
                               options=args.option, sweep=args.sweep, workers=args.workers, bots=args.bot,
                               backend=args.backend, address=args.address, records=args.records,
-                              progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show),
+                              progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show,
+                                                                          force=args.progress),
                               timeout=args.timeout)
     sweep, outs = study["sweep"], study["configs"]
     errors = [e for r in outs for e in r["errors"]]
@@ -296,7 +350,7 @@ def cmd_compare(args) -> int:
     from gamespec import analysis
     a, b = analysis.iter_records(args.a), analysis.iter_records(args.b)     # one pass each
     try:
-        r = analysis.compare(a, b)
+        r = analysis.compare(a, b, pick=args.config, pick_a=args.config_a, pick_b=args.config_b)
     except ValueError as e:
         raise Fail(str(e)) from None
     r = {"a": args.a, "b": args.b, **r}
@@ -332,7 +386,8 @@ def cmd_graph(args) -> int:
 # replay
 
 def cmd_replay(args) -> int:
-    from interpreter.replay import find_spec, full_log_header, replay_file
+    from gamespec.loader import find_spec
+    from interpreter.replay import full_log_header, replay_file
 
     header = full_log_header(args.log)
     spec_path = args.spec or find_spec(header, args.log)
@@ -366,16 +421,22 @@ def cmd_schema(args) -> int:
 
 
 def cmd_new(args) -> int:
-    from gamespec.authoring.starters import NewSpecError, write_new
+    from gamespec.authoring.starters import NewSpecError, write_starter
     try:
-        path = write_new(args.name, args.template, force=args.force)
+        done = write_starter(args.name, args.template, force=args.force)
     except NewSpecError as e:
         raise Fail(str(e), e.code) from None
+    path, schema, status = done["file"], done["schema"], done["schema_status"]
     if args.json:
-        _print_json({"file": path, "template": args.template})
+        _print_json({"file": path, "template": args.template, "schema": schema, "schema_status": status})
     else:
         print(f"wrote {path} (template {args.template}); next: gamespec validate {path} && "
               f"gamespec run {path}")
+        if status == "left alone":
+            print(f"{PROG}: note: {schema} is not a gamespec schema and was left alone: the modeline of "
+                  f"{path} names it (write it with: gamespec schema -o {schema})", file=sys.stderr)
+        else:
+            print(f"editor schema: {schema} ({status}; the modeline of {path} names it)")
     return 0
 
 
@@ -424,7 +485,8 @@ def _add_authoring_commands(sub) -> None:
     # (tests/test_authoring.py checks them against gamespec/authoring/starters.py).
     nw = sub.add_parser(
         "new", formatter_class=_Formatter, help="write a commented spec to start from, from a template",
-        description="Write NAME.yaml, a commented spec that validates and runs as written.\n"
+        description="Write NAME.yaml, a commented spec that validates and runs as written, and\n"
+                    "gamespec.schema.json beside it (its first line names that file, for editors).\n"
                     "Templates:\n"
                     "  take-that       draw and play; thieves and bombs hit other players' vaults (default)\n"
                     "  trick-taking    follow suit, the highest card of the suit led wins the trick\n"
@@ -559,7 +621,7 @@ def _add_table_commands(sub, game_args) -> None:
 # the parser
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=PROG, formatter_class=_Formatter,
         description="Card games as checked YAML specs, run by a generic interpreter.",
         epilog="examples:\n"
@@ -621,7 +683,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "win rate (a shared win counts 1/k to each of k winners) with its 95% Wilson\n"
                     "interval, a chi-square test of no seat advantage, the score's mean (95% interval),\n"
                     "sd and quantiles, ties, margin of victory, game length, games per second and\n"
-                    "errors; for a cooperative game the team's success rate and score. --records keeps\n"
+                    "errors; for a cooperative game the team's success rate and score. On a terminal,\n"
+                    "stderr shows the games and decisions played, their rate and an ETA. --records keeps\n"
                     "one row per game (for 'gamespec report' and 'gamespec compare'); --sweep runs a\n"
                     "grid of configurations. Any game that fails is reported with its seed and makes\n"
                     "the exit code non-zero. Results other than timing are identical for any number\n"
@@ -649,7 +712,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --backend ray: 'auto' or HOST:PORT of a running cluster "
                         "(default: start a local Ray for this run)")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    shown = s.add_mutually_exclusive_group()
+    shown.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress on stderr even when it is not a terminal or with --json: a line "
+                            "every 5 s (games, decisions, their rate, ETA)")
     s.set_defaults(func=cmd_simulate)
 
     rep = sub.add_parser(
@@ -675,11 +742,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare two records files figure by figure (seat win rates, tie or success rate:\n"
                     "two-proportion z-test; mean scores and game length: Welch's t-test). p-values are\n"
                     "Holm-adjusted over all figures; a figure differs if its adjusted p < 0.05.\n"
-                    "Configurations present in both files are paired, or the single one of each.",
-        epilog="example:\n  gamespec compare before.jsonl after.jsonl\n"
-               "  gamespec compare a.jsonl b.csv --json")
+                    "Configurations present in both files are paired, or the single one of each;\n"
+                    "--config KEY=VALUE picks configurations (of both files, or of one with --config-a\n"
+                    "and --config-b). When nothing pairs, the error lists each file's configurations.",
+        epilog="examples:\n  gamespec compare before.jsonl after.jsonl\n"
+               "  gamespec compare a.jsonl b.csv --json\n"
+               "  gamespec compare sweep-a.jsonl sweep-b.jsonl --config players=4\n"
+               "  gamespec compare sweep.jsonl sweep.jsonl --config-a rule=old --config-b rule=new")
     cmp_.add_argument("a", metavar="A", help="records file A")
     cmp_.add_argument("b", metavar="B", help="records file B")
+    cmp_.add_argument("--config", type=_config_pair, action="append", default=[], metavar="KEY=VALUE",
+                      help="compare only the configurations with KEY=VALUE in both files (repeatable); KEY is "
+                           "game, players, bots (e.g. bots=greedy,random) or an option")
+    cmp_.add_argument("--config-a", type=_config_pair, action="append", default=[], metavar="KEY=VALUE",
+                      help="the same for file A only (e.g. to compare A's players=3 with B's players=4)")
+    cmp_.add_argument("--config-b", type=_config_pair, action="append", default=[], metavar="KEY=VALUE",
+                      help="the same for file B only")
     cmp_.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cmp_.set_defaults(func=cmd_compare)
 
@@ -710,8 +788,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "against the game it re-plays (decisions, looks, chance events, the end). With\n"
                     "the header's seed every shuffle is verified; without one, shuffles are taken\n"
                     "on trust, and replay says so. Prints OK and the decision count, or the first\n"
-                    "difference (exit 1). The spec is --spec, else the .yaml file beside the log\n"
-                    "whose SHA-256 is the log's (the header's 'spec' path is never opened).",
+                    "difference (exit 1). The spec is --spec, else the file at the header's 'spec'\n"
+                    "path (as written, then relative to the log's folder), else a .yaml file beside\n"
+                    "the log: the first regular file whose SHA-256 is the log's (no other is read).",
         epilog="examples:\n"
                "  gamespec replay game.jsonl\n"
                "  gamespec replay game.jsonl --spec games/mygame.yaml --json")
@@ -793,7 +872,9 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit code (argparse's own exits are returned too)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _unrecognized(parser, args, extra)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     try:

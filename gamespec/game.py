@@ -123,6 +123,13 @@ class Game:
         from interpreter.serial import from_json
         return from_json(self, data)
 
+    def load_state(self, path, max_bytes=None):
+        """A saved state's file (state.to_json() as JSON, from anyone): refused early from its size
+        (interpreter.serial.MAX_STATE_BYTES, 16 MiB, unless max_bytes) and shape before anything is
+        re-played, then checked as state_from_json does; StateFormatError otherwise."""
+        from interpreter.serial import from_json, read_file
+        return from_json(self, read_file(path, max_bytes))
+
     def arranged_state(self, data):
         """A position written by hand in the to_json() format (tests, puzzles, determinized states
         for search): checked for consistency, but its knowledge and history are taken as given, so

@@ -79,12 +79,13 @@ def play_out(state, bots=None, seed=0, observe=None, timeout=None, after=None):
     return state
 
 
-def play_one(game, players, seed, options=None, bots=None, timeout=None) -> dict:
+def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=None) -> dict:
     """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
     {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
 
     'phases' counts the phases played: one plus the phase changes seen between two decisions.
     `timeout` (seconds): past it, SpecRuntimeError (check 'timeout') between two decisions.
+    `ticks`: a Ticks told of every decision (progress within long games).
     """
     from gamespec.bots import make_bots
     t0 = time.perf_counter()
@@ -92,26 +93,118 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None) -> dict
     state = game.new_game(players=players, seed=seed, options=options)
     seen = {"phases": 0, "last": None}
 
+    tick = ticks.decision if ticks is not None else None
+
     def count(st):
+        if tick is not None:
+            tick()
         if not st.is_terminal and st.phase != seen["last"]:
             seen["phases"] += 1
             seen["last"] = st.phase
-    count(state)
+    if not state.is_terminal:          # as count() would, without counting a decision
+        seen["phases"] += 1
+        seen["last"] = state.phase
     play_out(state, make_bots(kinds, seed), seed, timeout=timeout, after=count)
     return {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
             "decisions": state.decisions, "turns": state.turns, "phases": seen["phases"],
             "seconds": time.perf_counter() - t0}
 
 
-def _play_safe(game, players, seed, options, bots=None, timeout=None) -> dict:
+def _play_safe(game, players, seed, options, bots=None, timeout=None, ticks=None) -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
-        return play_one(game, players, seed, options, bots, timeout)
+        r = play_one(game, players, seed, options, bots, timeout, ticks)
+        if ticks is not None:
+            ticks.game(r["decisions"])
+        return r
     except GamespecError as e:
+        if ticks is not None:
+            ticks.game(0)
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
     except Exception as e:  # an interpreter bug: keep the traceback
+        if ticks is not None:
+            ticks.game(0)
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": True,
                 "traceback": traceback.format_exc()}
+
+
+# -- progress within games: decisions counted where they are played, sent on now and then ---------
+#: At most this often a worker sends its decision counts (a lock, or a Ray actor call, each time).
+TICK_SECONDS = 0.25
+
+
+class Ticks:
+    """Where games are played: counts decisions (of games finished or not), finished games and the
+    decisions of those, and hands them to `send(decisions, games, finished_decisions)` as deltas at
+    most every `interval` seconds (and on flush()). A call per decision: a counter and a clock read."""
+
+    __slots__ = ("send", "interval", "d", "g", "fd", "last")
+
+    def __init__(self, send, interval=None):
+        self.send = send
+        self.interval = TICK_SECONDS if interval is None else interval
+        self.d = self.g = self.fd = 0
+        self.last = time.monotonic()
+
+    def decision(self):
+        self.d += 1
+        if time.monotonic() - self.last >= self.interval:
+            self.flush()
+
+    def game(self, decisions):
+        self.g += 1
+        self.fd += decisions
+        if time.monotonic() - self.last >= self.interval:
+            self.flush()
+
+    def flush(self):
+        self.last = time.monotonic()
+        if self.d or self.g:
+            d, g, fd = self.d, self.g, self.fd
+            self.d = self.g = self.fd = 0
+            self.send(d, g, fd)
+
+
+class Counts:
+    """The main process's totals of what the Ticks sent: decisions, finished games, their decisions."""
+
+    def __init__(self):
+        self.decisions = self.games = self.finished_decisions = 0
+
+    def add(self, d, g, fd):
+        self.decisions += d
+        self.games += g
+        self.finished_decisions += fd
+
+
+def wants_decisions(progress) -> bool:
+    """A progress callback that takes decision counts (progress.ProgressBar) is called as
+    progress(done, total, decisions=, finished_decisions=); a plain one as progress(done, total)."""
+    return bool(getattr(progress, "counts_decisions", False))
+
+
+def report_progress(progress, done, total, counts):
+    if progress is None:
+        return
+    if counts is None:
+        progress(done, total)
+    else:
+        progress(max(done, counts.games), total, decisions=counts.decisions,
+                 finished_decisions=counts.finished_decisions)
+
+
+_WORKER_TICKS = None     # in a local worker process: its Ticks (shared counters), when progress is shown
+
+
+def _shared_send(values):
+    lock = values[0].get_lock()
+
+    def send(d, g, fd):
+        with lock:
+            values[0].value += d
+            values[1].value += g
+            values[2].value += fd
+    return send
 
 
 class InOrder:
@@ -226,22 +319,34 @@ def _worker_game(path, sha, text=None):
     return g
 
 
-def _worker_init():
-    """Workers ignore Ctrl-C: the main process handles it and stops them."""
+def _worker_init(shared=None, interval=None):
+    """Workers ignore Ctrl-C: the main process handles it and stops them. `shared`: three counters
+    (decisions, games, finished games' decisions) for the progress of games still going."""
     import signal
+    global _WORKER_TICKS
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if shared is not None:
+        _WORKER_TICKS = Ticks(_shared_send(shared), interval)
 
 
-def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None):
+def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None, ticks=None):
     """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error.
 
     `text`: the spec's bytes, for a worker that cannot read `path` (a Ray node); else it reads `path`.
+    `ticks`: (send, interval) for the progress of games still going (a Ray task's: an actor's
+    method); a local worker uses the counters its initializer was given.
     """
     try:
         game = _worker_game(path, sha, text)
     except GamespecError as e:      # sent back as text: the error classes do not all pickle
         return first, {"fatal": str(e)}
-    return first, [_play_safe(game, players, seed, options, bots, timeout) for seed in range(first, first + count)]
+    tk = Ticks(*ticks) if ticks is not None else _WORKER_TICKS
+    try:
+        return first, [_play_safe(game, players, seed, options, bots, timeout, tk)
+                       for seed in range(first, first + count)]
+    finally:
+        if tk is not None:
+            tk.flush()
 
 
 def _block_size(games, workers):
@@ -285,32 +390,46 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
 
     acc = Accumulator(players)
     done = 0
+    counts = Counts() if wants_decisions(progress) else None
     t0 = time.perf_counter()
     if used == 1:
+        ticks = None
+        if counts is not None:
+            def send(d, g, fd):
+                counts.add(d, g, fd)
+                report_progress(progress, done, games, counts)
+            ticks = Ticks(send)
         for i in range(games):
-            r = _play_safe(game, players, seed + i, opts, bots, timeout)
+            r = _play_safe(game, players, seed + i, opts, bots, timeout, ticks)
             acc.add(r)
             if on_result is not None:
                 on_result(r)
             done += 1
-            if progress is not None:
-                progress(done, games)
+            if ticks is not None:
+                ticks.flush()
+            report_progress(progress, done, games, counts)
     else:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
         ctx = multiprocessing.get_context("spawn")
         collect = InOrder(blocks, acc, on_result)
-        with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init) as ex:
+        shared = [ctx.Value("q", 0) for _ in range(3)] if counts is not None else None
+        with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(shared, TICK_SECONDS)) as ex:
             futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout)
                        for first, count in blocks}
             try:
                 while futures:
-                    finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+                    # with decision counts, wake up now and then: a block of long games takes long
+                    finished, futures = wait(futures, return_when=FIRST_COMPLETED,
+                                             timeout=None if counts is None else max(0.05, TICK_SECONDS))
                     for f in finished:
                         collect.add(*f.result())
-                    if progress is not None:
-                        progress(collect.done, games)
+                    if counts is not None:
+                        with shared[0].get_lock():
+                            counts.decisions, counts.games, counts.finished_decisions = (v.value for v in shared)
+                    report_progress(progress, collect.done, games, counts)
             except BaseException:       # Ctrl-C, a fatal error: stop now, not after every block
                 procs = list((getattr(ex, "_processes", None) or {}).values())
                 ex.shutdown(wait=False, cancel_futures=True)

@@ -47,7 +47,7 @@ class Script:
             raise ReplayDivergence(f"chance event {self.i}: the game shuffles '{label}' but the log "
                                    f"shuffles {str(ev.get('zone'))[:60]!r}")
         order = ev.get("order")
-        if not isinstance(order, list) or sorted(map(_key, order)) != sorted(map(_key, s.z[zi])):
+        if not isinstance(order, list) or not _permutes(order, s.z[zi]):
             raise ReplayDivergence(f"chance event {self.i}: the logged order of '{label}' is not a "
                                    "shuffle of its cards")
         if self.rng is not None:
@@ -57,6 +57,16 @@ class Script:
                 raise ReplayDivergence(f"chance event {self.i}: the logged order of '{label}' is not the "
                                        f"shuffle seed {self.seed} gives (the log was altered)")
         return list(order)
+
+
+def _permutes(order, cards) -> bool:
+    """`order` (from a log) holds exactly `cards` (whole numbers), in any order. The usual case, all
+    whole numbers, is checked at C speed; anything else by type-tagged keys."""
+    if len(order) != len(cards):
+        return False
+    if set(map(type, order)) <= {int}:
+        return sorted(order) == sorted(cards)
+    return sorted(map(_key, order)) == sorted(map(_key, cards))
 
 
 def _key(x):
@@ -88,6 +98,13 @@ def iter_log(path, max_bytes=None):
     """The lines of a log file one by one as (line number, JSON object), read as a stream: memory
     stays bounded by one line whatever the file's size. StateFormatError on the first bad line
     (OSError if unreadable)."""
+    for n, obj, _ in _iter_sized(path, max_bytes):
+        yield n, obj
+
+
+def _iter_sized(path, max_bytes=None):
+    """iter_log's lines as (line number, JSON object, its size in bytes): replay bounds what it holds
+    ahead by bytes."""
     limit = MAX_LOG_BYTES if max_bytes is None else max_bytes
     with _open(path) as f:
         total = 0
@@ -109,7 +126,7 @@ def iter_log(path, max_bytes=None):
             text = text.strip()
             if not text:
                 continue
-            yield n, _parse_line(text, f"{path}:{n}")
+            yield n, _parse_line(text, f"{path}:{n}"), len(raw)
 
 
 def _parse_line(text, where):
@@ -156,38 +173,16 @@ def full_log_header(path) -> dict:
     return header
 
 
-class SpecNotFound(GamespecError):
-    """No spec file beside a log has the log's SHA-256 (the caller may ask for the spec's path)."""
-
-
-MAX_SPEC_CANDIDATES = 200   # spec files beside a log that find_spec may hash
-
-
-def find_spec(header, log_path) -> str:
-    """The spec file beside the log whose SHA-256 is the header's (SpecNotFound otherwise). The
-    header's own 'spec' path is never opened: a log from a stranger could name any file."""
-    import hashlib
-
-    from gamespec.spec.yamlsafe import DEFAULT_MAX_BYTES
-    sha = header.get("spec_sha256")
-    if not isinstance(sha, str) or len(sha) != 64:
-        raise SpecNotFound(f"the header of {log_path} has no spec_sha256; give --spec FILE")
-    folder = os.path.dirname(os.path.abspath(log_path))
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))
-    except OSError as e:
-        raise SpecNotFound(f"cannot list {folder}: {e.strerror or e}; give --spec FILE") from None
-    for name in names[:MAX_SPEC_CANDIDATES]:
-        path = os.path.join(folder, name)
-        try:
-            if not os.path.isfile(path) or os.path.getsize(path) > DEFAULT_MAX_BYTES:
-                continue
-            with open(path, "rb") as f:
-                if hashlib.sha256(f.read(DEFAULT_MAX_BYTES + 1)).hexdigest() == sha:
-                    return path
-        except OSError:
-            continue
-    raise SpecNotFound(f"no spec file beside {log_path} has the log's SHA-256 ({sha[:12]}...); give --spec FILE")
+def read_chunks(fd, max_bytes):
+    """The bytes of an open file in chunks of at most 1 MiB, max_bytes + 1 of them at the most (so
+    a caller sees that a file grew past its cap, without reading the rest)."""
+    left = max_bytes + 1
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return
+        yield chunk
+        left -= len(chunk)
 
 
 class _Malformed(Exception):
@@ -223,25 +218,47 @@ CHANCE_VERIFIED = "verified: every shuffle is the one the header's seed gives"
 CHANCE_TRUSTED = "taken on trust: the log has no seed, so its shuffles were replayed as written, not checked"
 
 
+MAX_AHEAD_LINES = 100_000       # lines a seedless replay may read ahead between a decision and its chance
+MAX_AHEAD_BYTES = 8 * 1024 * 1024   # ... and their bytes: parsed lines take ~10 times their text
+
+
 class _Feed:
     """The log's lines after the header, with a look-ahead for the chance events a seedless replay
-    takes as they come (they follow the decision whose effects shuffle)."""
+    takes as they come (they follow the decision whose effects shuffle). The look-ahead is a deque
+    (a line is taken from its front in O(1)) bounded in lines and bytes: a log from a stranger
+    cannot make replay hold more than MAX_AHEAD_BYTES of it."""
 
     def __init__(self, it):
+        from collections import deque
         self.it = it
-        self.ahead = []          # (n, line) read but not yet compared
+        self.ahead = deque()     # (n, line, bytes) read but not yet compared
         self.scan = 0            # how far in `ahead` the script has looked for chance lines
+        self.bytes = 0           # the bytes of the lines in `ahead`
+
+    def _read(self):
+        item = next(self.it, None)
+        if item is None:
+            return None
+        return item if len(item) == 3 else (item[0], item[1], 0)
+
+    def push(self, n, line):
+        """Put a line back at the front (the decision the main loop read, compared after apply)."""
+        self.ahead.appendleft((n, line, 0))
+        self.scan += 1
 
     def next(self):
         if self.ahead:
             self.scan = max(0, self.scan - 1)
-            return self.ahead.pop(0)
-        return next(self.it, (None, None))
+            n, line, size = self.ahead.popleft()
+            self.bytes -= size
+            return n, line
+        item = self._read()
+        return (None, None) if item is None else item[:2]
 
     def next_chance(self):
         while True:
             if self.scan < len(self.ahead):
-                n, line = self.ahead[self.scan]
+                n, line, _ = self.ahead[self.scan]
                 self.scan += 1
                 if line["type"] == "chance":
                     return line
@@ -249,12 +266,14 @@ class _Feed:
                     self.scan -= 1
                     return None
                 continue
-            item = next(self.it, None)
+            item = self._read()
             if item is None:
                 return None
-            if len(self.ahead) > 100_000:
-                raise _Malformed("too many lines between two decisions")
+            if len(self.ahead) >= MAX_AHEAD_LINES or self.bytes + item[2] > MAX_AHEAD_BYTES:
+                raise _Malformed(f"more than {MAX_AHEAD_LINES} lines or {MAX_AHEAD_BYTES} bytes between a "
+                                 "decision and the chance event it waits for")
             self.ahead.append(item)
+            self.bytes += item[2]
 
 
 def _strip(line):
@@ -263,7 +282,7 @@ def _strip(line):
 
 def replay_file(game, path, timeout=None) -> dict:
     """Re-play a log file as a stream (see replay())."""
-    return replay(game, iter_log(path), timeout)
+    return replay(game, _iter_sized(path), timeout)
 
 
 def replay(game, lines, timeout=None) -> dict:
@@ -290,7 +309,8 @@ def replay(game, lines, timeout=None) -> dict:
         lines = iter(enumerate(lines, 1))
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        n, h = next(lines, (None, None))
+        first = next(lines, None)
+        n, h = (first[0], first[1]) if first is not None else (None, None)
         if h is None or h["type"] != "header":
             return fail("malformed log: the first line must be the header")
         if "for_player" in h:
@@ -327,28 +347,30 @@ def replay(game, lines, timeout=None) -> dict:
             """The file's next lines must be exactly the lines the re-played game wrote."""
             nonlocal chances
             for line in expected:
-                line = plain(_strip(line))
+                line = _strip(line)
                 n, got = feed.next()
                 t = line["type"]
+                if t == "chance":
+                    chances += 1
+                if got is not None and _same_line(got, line):
+                    continue
+                line = plain(line)      # a difference: described from here on, never on the fast path
                 if got is None:
                     if t == "end":
                         raise _Diverged("the log has no end line (the game ended: "
                                         f"scores {line['scores']}, winners {line['winners']})")
                     raise _Diverged(f"the log ends where the game writes a {t} line")
-                if t == "chance":
-                    chances += 1
-                    if got["type"] == "chance" and got.get("zone") == line["zone"] and not _same(got, line):
-                        order = got.get("order")
-                        if not isinstance(order, list) or sorted(map(_key, order)) != sorted(map(_key, line["order"])):
-                            raise _Diverged(f"chance event {chances}: the logged order of '{line['zone']}' is "
-                                            "not a shuffle of its cards")
-                        raise _Diverged(f"chance event {chances}: the logged order of '{line['zone']}' is not "
-                                        f"the shuffle seed {seed} gives (the log was altered)")
-                if t == "end" and got["type"] == "end" and not _same(got, line):
+                if t == "chance" and got["type"] == "chance" and got.get("zone") == line["zone"]:
+                    order = got.get("order")
+                    if not isinstance(order, list) or sorted(map(_key, order)) != sorted(map(_key, line["order"])):
+                        raise _Diverged(f"chance event {chances}: the logged order of '{line['zone']}' is "
+                                        "not a shuffle of its cards")
+                    raise _Diverged(f"chance event {chances}: the logged order of '{line['zone']}' is not "
+                                    f"the shuffle seed {seed} gives (the log was altered)")
+                if t == "end" and got["type"] == "end":
                     raise _Diverged(f"final scores differ: log {str(got.get('scores'))[:80]} / "
                                     f"{str(got.get('winners'))[:40]}, replay {line['scores']} / {line['winners']}")
-                if not _same(got, line):
-                    raise _Diverged(f"line {n}: {_describe(got)} where the re-played game writes {_describe(line)}")
+                raise _Diverged(f"line {n}: {_describe(got)} where the re-played game writes {_describe(line)}")
 
         compare(s.log[1:])
         del s.log[:]
@@ -370,8 +392,7 @@ def replay(game, lines, timeout=None) -> dict:
             act = d.get("action")
             if not isinstance(act, dict) or not all(isinstance(k, str) and _plain(v) for k, v in act.items()):
                 return fail(f"decision {i}: illegal move: the action is not a JSON object of plain values")
-            feed.ahead.insert(0, (n, d))        # compared with the decision line the game writes
-            feed.scan += 1
+            feed.push(n, d)                     # compared with the decision line the game writes
             try:
                 s.apply(act)
             except IllegalAction as e:
@@ -415,6 +436,20 @@ def _describe(line):
     if t in ("chance", "look", "end", "header"):
         return f"a {t} line"
     return f"a line of unknown type {str(t)[:40]!r}"
+
+
+_CANON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False, check_circular=False).encode
+
+
+def _same_line(got, want) -> bool:
+    """A file's line is exactly the line the game wrote: the same canonical JSON text (C speed; types
+    count, as in _same: true is not 1, 1.0 is not 1; the game's tuples are JSON lists). Falls back to
+    _same for what the encoder refuses."""
+    try:
+        return _CANON(got) == _CANON(want)
+    except (TypeError, ValueError, RecursionError):
+        from .snapshot import plain
+        return _same(got, plain(want))
 
 
 def _plain(v):

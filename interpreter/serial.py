@@ -106,10 +106,29 @@ def _guard(fn, game, d):
                                f"{type(e).__name__}: {e})") from None
 
 
+def _shape(d, rs):
+    """The fields whose size the game fixes, checked before anything is re-played: a state padded
+    there is refused at once, whatever it holds."""
+    def bad(key, why):
+        raise _Bad(f"its field '{key}' is not what its own history produces: {why}")
+    zones = d["zones"]
+    if type(zones) is not list or len(zones) != rs.nzones or not all(type(z) is list for z in zones):
+        bad("zones", f"the game has {rs.nzones} zones")
+    held = sum(map(len, zones))
+    if held != rs.ncards:
+        bad("zones", f"they hold {held} cards, the game has {rs.ncards}")
+    for key, n, what in (("known", rs.ncards, "cards"), ("vars", len(rs.var_init), "variables")):
+        if type(d[key]) is not list or len(d[key]) != n:
+            bad(key, f"the game has {n} {what}")
+    if type(d["face"]) is not dict or len(d["face"]) > rs.ncards:
+        bad("face", f"the game has {rs.ncards} cards")
+
+
 def _verified(game, d):
     """Re-play the recorded decisions (and chance: the seed, or the logged shuffles) and compare."""
     from .replay import ReplayDivergence, Script
     _, P, opts, rs = _game_fields(game, d)
+    _shape(d, rs)
     _marks(d, rs)       # well-formed before anything is re-played
     seed = d["seed"]
     _need(seed is None or _is_int(seed, 0, SEED_LIMIT), "bad seed (a whole number from 0 to 2**64 - 1)")
@@ -160,6 +179,57 @@ def _verified(game, d):
 _ORDER = ("format", "game", "spec_sha256", "players", "options", "seed", "history", "decisions", "terminal",
           "zones", "vars", "face", "known", "rng", "pc", "pending", "actor", "current", "phase", "flow", "turns",
           "scores", "winners", "log")
+
+
+MAX_STATE_BYTES = 16 * 1024 * 1024   # a saved state file: refused beyond this before it is read (a real
+                                     # game's state takes about 250 bytes a decision: 16 MiB hold 60,000)
+
+
+def read_file(path, max_bytes=None) -> dict:
+    """A saved state's file → its JSON object, refused early and only with StateFormatError: not a
+    regular file (a FIFO or device: refused without blocking), larger than max_bytes
+    (MAX_STATE_BYTES) — both from fstat, before a byte is read —, not UTF-8 JSON (NaN and
+    Infinity are not JSON), or not an object. Then Game.state_from_json checks what it holds."""
+    import json
+    import os
+    import stat
+    limit = MAX_STATE_BYTES if max_bytes is None else max_bytes
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as e:
+        raise StateFormatError(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StateFormatError(f"{path}: not a regular file")
+        if st.st_size > limit:
+            raise StateFormatError(f"{path}: {st.st_size} bytes, larger than a saved state may be ({limit} "
+                                   "bytes; refused unread)")
+        from .replay import read_chunks
+        chunks = list(read_chunks(fd, limit))
+    except OSError as e:
+        raise StateFormatError(f"cannot read {path}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise StateFormatError(f"{path}: larger than a saved state may be ({limit} bytes)")
+    if not data.lstrip()[:1] == b"{":
+        raise StateFormatError(f"{path}: bad saved state: not a JSON object")
+
+    def constant(name):
+        raise ValueError(f"{name} is not JSON")
+    try:
+        d = json.loads(data.decode("utf-8"), parse_constant=constant)
+    except UnicodeDecodeError as e:
+        raise StateFormatError(f"{path}: bad saved state: not UTF-8 text (byte {e.start})") from None
+    except RecursionError:
+        raise StateFormatError(f"{path}: bad saved state: nested too deeply") from None
+    except ValueError as e:
+        raise StateFormatError(f"{path}: bad saved state: not JSON ({str(e)[:200]})") from None
+    if not isinstance(d, dict):
+        raise StateFormatError(f"{path}: bad saved state: not a JSON object")
+    return d
 
 
 def _game_fields(game, d):

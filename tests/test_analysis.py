@@ -548,14 +548,14 @@ def test_validate_imports_no_analysis_plotting_ray_or_tqdm():
     assert r.stdout.strip().splitlines()[-1] == "[]"
 
 
-def _stderr_on_a_terminal(argv):
-    """Run `gamespec ARGV` with stderr on a pseudo-terminal (100 columns); returns what it wrote there."""
+def _stderr_on_a_terminal(argv, cols=100, wait=120):
+    """Run `gamespec ARGV` with stderr on a pseudo-terminal (`cols` columns); returns what it wrote there."""
     import fcntl
     import pty
     import struct
     import termios
     m, s = pty.openpty()
-    fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 30, cols, 0, 0))
     p = subprocess.Popen([sys.executable, "-m", "gamespec", *argv], stdout=subprocess.DEVNULL, stderr=s,
                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     os.close(s)
@@ -568,7 +568,7 @@ def _stderr_on_a_terminal(argv):
         if not chunk:
             break
         buf += chunk
-    p.wait(120)
+    p.wait(wait)
     os.close(m)
     return p.returncode, buf.decode("utf-8", "replace")
 

@@ -56,13 +56,45 @@ def test_new_writes_a_commented_starter_that_validates_and_runs(template, tmp_pa
     text = path.read_text(encoding="utf-8")
     assert text.startswith("# yaml-language-server: $schema=")
     schema = os.path.normpath(os.path.join(tmp_path, text.splitlines()[0].split("$schema=")[1]))
-    assert os.path.samefile(schema, os.path.join(ROOT, "gamespec", "schema.json"))
+    assert schema == str(tmp_path / "gamespec.schema.json")
+    with open(os.path.join(ROOT, "gamespec", "schema.json"), encoding="utf-8") as f:
+        assert open(schema, encoding="utf-8").read() == f.read()
     assert text.count("\n#") + text.count("  # ") >= 5, "a starter explains itself in comments"
     assert "$TITLE" not in text and "name: My Game" in text
     assert main(["validate", str(path)]) == 0
     _play_all(gamespec.load(str(path)))
     assert main(["new", str(out), "--from", template]) == 2          # never overwrites
     assert "exists" in capsys.readouterr().err
+
+
+def test_new_writes_the_schema_beside_the_spec_not_into_the_venv(tmp_path, capsys):
+    """Issue 27: the modeline pointed into site-packages and broke when the virtualenv moved. It
+    names gamespec.schema.json beside the spec, which moves with the folder."""
+    import json
+    import shutil
+    folder = tmp_path / "project"
+    folder.mkdir()
+    assert main(["new", str(folder / "one"), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["schema"] == str(folder / "gamespec.schema.json") and r["schema_status"] == "written"
+    first = (folder / "one.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=gamespec.schema.json"
+    assert "site-packages" not in first and ".venv" not in first
+    moved = shutil.copytree(folder, tmp_path / "elsewhere" / "moved")   # the folder moves: still found
+    assert json.loads((moved / "gamespec.schema.json").read_text())["$id"].endswith("/spec.json")
+    assert main(["validate", str(moved / "one.yaml")]) == 0
+    capsys.readouterr()
+    # a second spec shares it; an older gamespec schema is refreshed; another file is left alone
+    assert main(["new", str(folder / "two")]) == 0
+    assert "up to date" in capsys.readouterr().out
+    (folder / "gamespec.schema.json").write_text(json.dumps({"$id": "https://gamespec.dev/schema/spec.json"}))
+    assert main(["new", str(folder / "three")]) == 0
+    assert "refreshed" in capsys.readouterr().out
+    assert (folder / "gamespec.schema.json").read_text() == (moved / "gamespec.schema.json").read_text()
+    (folder / "gamespec.schema.json").write_text("my notes\n")
+    assert main(["new", str(folder / "four")]) == 0
+    assert "is not a gamespec schema and was left alone" in capsys.readouterr().err
+    assert (folder / "gamespec.schema.json").read_text() == "my notes\n"
 
 
 def test_new_unknown_template_is_a_usage_error(tmp_path, capsys):

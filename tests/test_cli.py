@@ -362,7 +362,7 @@ def test_simulate_reports_failing_games(capsys, tmp_path):
 
 
 def test_simulate_internal_error_exits_2(capsys, monkeypatch):
-    def broken(game, players, seed, options=None, bots=None, timeout=None):
+    def broken(game, players, seed, options=None, bots=None, timeout=None, ticks=None):
         raise KeyError("oops")
     monkeypatch.setattr(sim, "play_one", broken)
     code, _, err = run(capsys, "simulate", BACCHUS, "--games", 2, "--workers", 1, "--no-progress")
@@ -461,7 +461,7 @@ def test_replay_finds_the_spec_next_to_the_log(capsys, tmp_path, monkeypatch):
     assert code == 0 and ": OK," in out
     os.remove(tmp_path / "b.yaml")
     code, _, err = run(capsys, "replay", "../g.jsonl")
-    assert code == 1 and "no spec file beside ../g.jsonl has the log's SHA-256" in err and "--spec" in err
+    assert code == 1 and "no spec file at the header's path 'b.yaml' or beside ../g.jsonl has the log's SHA-256" in err and "--spec" in err
 
 
 def test_replay_refuses_a_player_log_and_bad_files(capsys, tmp_path):

@@ -2,7 +2,9 @@
 tested through `main` in tests/test_cli.py and others): each takes plain values and returns results."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 
 import pytest
 
@@ -274,15 +276,39 @@ def logs(tmp_path):
     return tmp_path
 
 
-def test_find_spec_finds_the_file_with_the_logs_hash_and_never_opens_the_headers_path(logs, capsys):
-    from interpreter.replay import SpecNotFound, find_spec, full_log_header
+def test_find_spec_finds_the_file_with_the_logs_hash(logs, capsys):
+    from gamespec.loader import SpecNotFound, find_spec
+    from interpreter.replay import full_log_header
     header = full_log_header(str(logs / "g.jsonl"))
     assert find_spec(header, str(logs / "g.jsonl")) == str(logs / "k.yaml")
     (logs / "k.yaml").write_text(open(KLINK).read() + "\n# changed\n")
-    with pytest.raises(SpecNotFound, match=r"no spec file beside .*g\.jsonl has the log's SHA-256 \(\w{12}\.\.\.\); give --spec FILE"):
+    with pytest.raises(SpecNotFound, match=r"no spec file at the header's path '.*k\.yaml' or beside .*g\.jsonl "
+                                           r"has the log's SHA-256 \(\w{12}\.\.\.\); give --spec FILE"):
         find_spec(header, str(logs / "g.jsonl"))
+    shutil.copy(KLINK, logs / "other-name.yaml")      # beside the log, under any name
+    assert find_spec(header, str(logs / "g.jsonl")) == str(logs / "other-name.yaml")
     with pytest.raises(SpecNotFound, match="has no spec_sha256"):
         find_spec({**header, "spec_sha256": None, "spec": KLINK}, str(logs / "g.jsonl"))
+
+
+def test_readme_run_then_replay_finds_the_spec_at_the_headers_path(tmp_path, monkeypatch, capsys):
+    """README: `gamespec run games/bali.yaml ... --log game.jsonl` then `gamespec replay game.jsonl`
+    (issue 27): the header's relative path, from the working folder, and from the log's folder."""
+    games = tmp_path / "games"
+    games.mkdir()
+    shutil.copy(os.path.join(ROOT, "games", "bali.yaml"), games / "bali.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "games/bali.yaml", "--players", "3", "--seed", "7", "--option", "oracle=true",
+                 "--log", "game.jsonl"]) == 0
+    capsys.readouterr()
+    assert main(["replay", "game.jsonl"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "game.jsonl: OK," in out and "chance: verified" in out, out
+    # from another folder: the header's relative path is found from the log's folder
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert main(["replay", "../game.jsonl", "--json"]) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["spec"].endswith(os.path.join("games", "bali.yaml"))
 
 
 def test_full_log_header_refuses_a_seats_log_and_a_missing_file(logs):
@@ -296,7 +322,7 @@ def test_full_log_header_refuses_a_seats_log_and_a_missing_file(logs):
 
 
 def test_show_log_reads_a_seats_log_without_its_spec(logs):
-    from interpreter.replay import SpecNotFound
+    from gamespec.loader import SpecNotFound
     from gamespec.table import show_log
     full = show_log(str(logs / "g.jsonl"))
     seat = show_log(str(logs / "g.jsonl"), reader=1)

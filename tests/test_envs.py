@@ -236,6 +236,7 @@ def test_openspiel_resample_from_infostate_keeps_what_the_player_knows(path):
             [st.action_to_string(p, a) for a in st.legal_actions()]
         assert r.legal_actions() == st.legal_actions()
         assert np.array_equal(r.observation_tensor(p), st.observation_tensor(p))
+        assert np.array_equal(r.information_state_tensor(p), st.information_state_tensor(p))
         moved += r.gamespec_state.z != st.gamespec_state.z
         st.apply_action(rng.choice(st.legal_actions()))
     assert moved > 0, "no resample moved a hidden card"
@@ -276,6 +277,54 @@ def test_openspiel_mcts_and_ismcts_play(path):
     w = st.gamespec_state.winners
     assert st.returns() == ([0.0] * g.num_players() if len(w) == g.num_players() else
                             [1.0 if q in w else -1.0 for q in range(g.num_players())])
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_openspiel_information_state_tensor_is_the_players_information(path):
+    """Issue 27: the game declared no information-state tensor. It is the observation tensor and
+    the decision count (docs/agents.md), through the Python shortcut and pyspiel's observer alike."""
+    gos = _openspiel()
+    import pyspiel
+    game = load(path)
+    g = gos.load(path, players=game.min_players)
+    assert g.get_type().provides_information_state_tensor
+    assert g.information_state_tensor_size() == g.observation_tensor_size() + 1
+    st = g.new_initial_state(seed=4)
+    rng = random.Random(4)
+    for _ in range(12):
+        if st.is_terminal():
+            break
+        for p in range(g.num_players()):
+            got = st.information_state_tensor(p)
+            assert got == pytest.approx(pyspiel.State.information_state_tensor(st, p))
+            assert got[:-1] == st.observation_tensor(p) and got[-1] == st.gamespec_state.decisions
+        st.apply_action(rng.choice(st.legal_actions()))
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_openspiel_max_game_length_is_measured_and_holds(path):
+    """Issue 27: max_game_length was the 100,000-decision budget. It is measured (twice the longest
+    of 200 random games, + 16), holds for other random games, and is enforced."""
+    gos = _openspiel()
+    game = load(path)
+    players = game.min_players
+    g = gos.load(path, players=players)
+    bound = g.max_game_length()
+    longest = max(p.decisions for p in game.playouts(200, seed=0, players=players))
+    assert bound == min(game.spec.decisions_per_game, 2 * longest + 16) < game.spec.decisions_per_game
+    others = max(p.decisions for p in game.playouts(200, seed=10_000, players=players))
+    assert others <= bound
+    short = gos.load(path, players=players, max_game_length=5)
+    assert short.max_game_length() == 5
+    st = short.new_initial_state(seed=1)
+    for _ in range(5):
+        st.apply_action(st.legal_actions()[0])
+    before = st.gamespec_state.to_json()
+    with pytest.raises(gos.GameTooLong, match=r"max_game_length declared to OpenSpiel \(5\)"):
+        st.apply_action(st.legal_actions()[0])
+    assert st.gamespec_state.to_json() == before
+    with pytest.raises(gamespec.GamespecError, match="max_game_length"):
+        gos.load(path, players=players, max_game_length=0)
 
 
 def pyspiel_sampler():

@@ -138,3 +138,21 @@ def test_an_unreachable_cluster_is_a_clear_error(tmp_path):
                        capture_output=True, text=True, timeout=60, env=env, cwd=ROOT)
     assert r.returncode == 1 and "cannot start or reach the Ray cluster at 127.0.0.1:1" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_ray_tasks_send_the_decisions_of_games_still_going(cluster, monkeypatch):
+    """Issue 27: progress within long games on Ray too, through an actor the tasks send counts to."""
+    from gamespec.analysis import ray_backend
+    monkeypatch.setattr(sim, "TICK_SECONDS", 0.0)
+    calls = []
+
+    class Recorder:
+        counts_decisions = True
+
+        def __call__(self, done, total, decisions=None, finished_decisions=None):
+            calls.append((done, total, decisions, finished_decisions))
+    out = ray_backend.simulate(BACCHUS, games=2, players=3, seed=3, progress=Recorder(),
+                               bots=["ismcts:100", "random", "random"])
+    assert any(c[0] == 0 and c[2] for c in calls), calls[:5]
+    done, total, decisions, finished = calls[-1]
+    assert (done, total) == (2, 2) and decisions == finished == out["decisions_total"]

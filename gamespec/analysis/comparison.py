@@ -84,17 +84,25 @@ def _versus(ka, kb) -> str:
     return f"{ga}: {', '.join(same) + ': ' if same else ''}{', '.join(diff_a)} vs {', '.join(diff_b)}"
 
 
-def compare(records_a, records_b) -> dict:
+def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
     """Record rows of A and B → {'pairs': [...], 'figures': [...], 'differ': [...], 'note': str}.
 
-    Configurations present in both are paired; if none is, the single configuration of each is.
-    Raises ValueError if nothing can be paired."""
+    `pick` ((KEY, VALUE) pairs, as `--config KEY=VALUE` gives them) keeps the configurations of both
+    that match, `pick_a`/`pick_b` those of one side. Then configurations present in both are paired;
+    if none is, the single configuration of each is. Raises ValueError (a PickError for a --config
+    that names or matches nothing) listing the configurations of each, if nothing can be paired."""
+    from .pick import listing
+    from .pick import pick as select
     ga, gb = samples(records_a), samples(records_b)
+    count = {"A": lambda k: len(ga[k]["decisions"]), "B": lambda k: len(gb[k]["decisions"])}
+    ga = select(select(ga, list(pick), "A", count["A"]), list(pick_a), "A", count["A"])
+    gb = select(select(gb, list(pick), "B", count["B"]), list(pick_b), "B", count["B"])
     pairs = _pairs(ga, gb)
     if not pairs:
         raise ValueError("the two record sets share no configuration (and do not hold one each): "
-                         f"A has {', '.join(config_label(k) for k in ga) or 'none'}; "
-                         f"B has {', '.join(config_label(k) for k in gb) or 'none'}")
+                         f"A has: {listing(ga, count['A'])}. B has: {listing(gb, count['B'])}. "
+                         "Pick one of each with --config KEY=VALUE (both files) or --config-a / --config-b "
+                         "KEY=VALUE (one file); KEY is game, players, bots or an option")
     figures = []
     for ka, kb in pairs:
         a, b = ga[ka], gb[kb]

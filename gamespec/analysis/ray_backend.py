@@ -63,6 +63,41 @@ def _reachable(address, timeout=5.0):
                             "(is 'ray start --head' running there?)") from None
 
 
+_counter_class = None
+
+
+def _counter():
+    """A Ray actor that adds up the decision counts the tasks send (progress within long games)."""
+    global _counter_class
+    if _counter_class is None:
+        ray = _ray()
+
+        @ray.remote(num_cpus=0)
+        class Counter:
+            def __init__(self):
+                self.counts = [0, 0, 0]
+
+            def add(self, d, g, fd):
+                self.counts[0] += d
+                self.counts[1] += g
+                self.counts[2] += fd
+
+            def read(self):
+                return list(self.counts)
+        _counter_class = Counter
+    return _counter_class.remote()
+
+
+class _Send:
+    """A task's Ticks.send: one actor call, not waited for (picklable: an actor handle)."""
+
+    def __init__(self, actor):
+        self.actor = actor
+
+    def __call__(self, d, g, fd):
+        self.actor.add.remote(d, g, fd)
+
+
 def _block_task():
     global _remote_block
     if _remote_block is None:
@@ -100,12 +135,17 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         t0 = time.perf_counter()
         text_ref = ray.put(text)
         task = _block_task()
-        refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref, timeout): first
+        counts = _sim.Counts() if _sim.wants_decisions(progress) else None
+        actor = _counter() if counts is not None else None
+        ticks = (_Send(actor), _sim.TICK_SECONDS) if actor is not None else None
+        refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref, timeout,
+                            ticks): first
                 for first, count in blocks}
         collect = _sim.InOrder(blocks, acc, on_result)
         try:
             while refs:
-                ready, _ = ray.wait(list(refs), num_returns=1)
+                ready, _ = ray.wait(list(refs), num_returns=1,
+                                    timeout=None if counts is None else max(0.05, 2 * _sim.TICK_SECONDS))
                 for ref in ready:
                     refs.pop(ref)
                     try:
@@ -114,8 +154,9 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                         raise GamespecError(f"a Ray task failed (after {MAX_RETRIES} retries): "
                                             f"{type(e).__name__}: {e}") from None
                     collect.add(first, results)
-                if progress is not None:
-                    progress(collect.done, games)
+                if counts is not None:
+                    counts.decisions, counts.games, counts.finished_decisions = ray.get(actor.read.remote())
+                _sim.report_progress(progress, collect.done, games, counts)
         except BaseException:
             for ref in refs:
                 try:
@@ -124,6 +165,11 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                     pass
             raise
         seconds = time.perf_counter() - t0
+        if actor is not None:     # the actor may not have counted the last sends yet: the totals are known
+            counts.decisions = max(counts.decisions, acc.decisions)
+            counts.finished_decisions = max(counts.finished_decisions, acc.decisions)
+            _sim.report_progress(progress, collect.done, games, counts)
+            ray.kill(actor)
     finally:
         if started:
             ray.shutdown()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 
 from gamespec.errors import GamespecError
@@ -128,37 +129,78 @@ class RecordFiles:
             yield from iter_records(p)
 
 
+NUMBER_LIMIT = 1 << 63     # the rule language's numbers are below this: so are a record's
+SEED_LIMIT = 1 << 64
+MAX_TEXT = 1000            # a game, option or bot name
+MAX_OPTIONS = 256
+MAX_PLAYERS = 64
+
+
+def _is_number(x) -> bool:
+    """A score: a whole number or a finite float, below 2**63 in size (NaN, infinities, 1e308 and
+    10**400 are not: they would crash or swamp the statistics and the plots)."""
+    if type(x) is int:
+        return -NUMBER_LIMIT < x < NUMBER_LIMIT
+    return type(x) is float and math.isfinite(x) and -NUMBER_LIMIT < x < NUMBER_LIMIT
+
+
+def _is_count(x) -> bool:
+    return type(x) is int and 0 <= x < NUMBER_LIMIT
+
+
+def _is_text(x) -> bool:
+    return isinstance(x, str) and len(x) <= MAX_TEXT
+
+
 def _is_scalar(v):
-    return v is None or isinstance(v, (bool, int, float, str))
+    return v is None or type(v) is bool or _is_number(v) or _is_text(v)
 
 
 def _check(rec, where):
+    """A record row as read from a file (anyone's): every field the analysis uses, checked."""
     if not isinstance(rec, dict):
         raise RecordsError(f"{where}: a record is a JSON object")
-    for key, kind in (("seed", int), ("players", int)):
-        if not isinstance(rec.get(key), kind):
-            raise RecordsError(f"{where}: the record has no whole-number '{key}'")
-    if not 1 <= rec["players"] <= 64:
+    if not (type(rec.get("seed")) is int and 0 <= rec["seed"] < SEED_LIMIT):
+        raise RecordsError(f"{where}: the record has no whole-number 'seed' (0 to 2**64 - 1)")
+    if type(rec.get("players")) is not int:
+        raise RecordsError(f"{where}: the record has no whole-number 'players'")
+    if not 1 <= rec["players"] <= MAX_PLAYERS:
         raise RecordsError(f"{where}: 'players' is {rec['players']}")
+    P = rec["players"]
     opts = rec.get("options", {})
-    if not isinstance(opts, dict) or not all(_is_scalar(v) for v in opts.values()):
-        raise RecordsError(f"{where}: 'options' is not an object of plain values")
+    if not (isinstance(opts, dict) and len(opts) <= MAX_OPTIONS and all(_is_text(k) for k in opts)
+            and all(_is_scalar(v) for v in opts.values())):
+        raise RecordsError(f"{where}: 'options' is not an object of plain values (names and values of at "
+                           f"most {MAX_TEXT} characters, numbers below 2**63)")
     bots = rec.get("bots", [])
-    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
-        raise RecordsError(f"{where}: 'bots' is not a list of names")
-    if not isinstance(rec.get("game", ""), (str, type(None))):
-        raise RecordsError(f"{where}: 'game' is not a name")
-    if "error" not in rec:
-        sc, w = rec.get("scores"), rec.get("winners")
-        if not (isinstance(sc, list) and len(sc) == rec["players"]
-                and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in sc)):
-            raise RecordsError(f"{where}: 'scores' is not a list of {rec['players']} numbers")
-        if not (isinstance(w, list) and all(isinstance(x, int) and 0 <= x < rec["players"] for x in w)):
-            raise RecordsError(f"{where}: 'winners' is not a list of seats")
-        for key in ("decisions", "turns"):
-            if not isinstance(rec.get(key, 0), int):
-                raise RecordsError(f"{where}: '{key}' is not a whole number")
+    if not (isinstance(bots, list) and len(bots) in (0, P) and all(_is_text(b) for b in bots)):
+        raise RecordsError(f"{where}: 'bots' is not a list of {P} names (of at most {MAX_TEXT} characters)")
+    if not (rec.get("game") is None or _is_text(rec.get("game", ""))):
+        raise RecordsError(f"{where}: 'game' is not a name (of at most {MAX_TEXT} characters)")
+    if "error" in rec:
+        if not isinstance(rec["error"], str):
+            raise RecordsError(f"{where}: 'error' is not a message")
+        return rec
+    sc, w = rec.get("scores"), rec.get("winners")
+    if not (isinstance(sc, list) and len(sc) == P and all(_is_number(x) for x in sc)):
+        raise RecordsError(f"{where}: 'scores' is not a list of {P} numbers (finite, below 2**63)")
+    if not (isinstance(w, list) and all(type(x) is int and 0 <= x < P for x in w) and len(set(w)) == len(w)):
+        raise RecordsError(f"{where}: 'winners' is not a list of seats (each at most once)")
+    for key in ("decisions", "turns"):
+        if not _is_count(rec.get(key, 0)):
+            raise RecordsError(f"{where}: '{key}' is not a whole number from 0 to 2**63 - 1")
+    if not (rec.get("phases") is None or _is_count(rec["phases"])):
+        raise RecordsError(f"{where}: 'phases' is not a whole number from 0 to 2**63 - 1")
+    secs = rec.get("seconds")
+    if not (secs is None or (type(secs) in (int, float) and math.isfinite(secs) and 0 <= secs <= 1e9)):
+        raise RecordsError(f"{where}: 'seconds' is not a number of seconds from 0 to 1e9")
+    if type(rec.get("cooperative", False)) is not bool:
+        raise RecordsError(f"{where}: 'cooperative' is not true or false")
     return rec
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not a number in JSON")
 
 
 def _read_jsonl(f, path):
@@ -168,7 +210,7 @@ def _read_jsonl(f, path):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_constant=_no_constant)
         except ValueError as e:
             raise RecordsError(f"{path}:{i}: not JSON: {e}") from None
         except RecursionError:

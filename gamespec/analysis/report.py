@@ -1,26 +1,40 @@
 """Record rows (one or more configurations) → one self-contained HTML report: a summary table per
 configuration and matplotlib plots as inline SVG (win rates with Wilson intervals, score histograms per
-seat, game-length histogram, configurations side by side); optionally the plots as PNG files too."""
+seat, game-length histogram, configurations side by side); optionally the plots as PNG files too.
+
+Records may come from anyone: every text (game, option, bot names) is drawn as plain text, never as
+TeX, and the work is bounded: at most MAX_PLOTTED configurations are plotted and MAX_DETAILED get a
+full table, the others one row each of an overview table (the report says so)."""
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import os
 
 from gamespec.errors import GamespecError
 
-from .stats import config_key, config_label, samples, summarize
+from .stats import SEAT_TEST, config_key, config_label, samples, seat_verdict, summarize
 
 FIGURES = ("winrates", "scores", "length")
+MAX_PLOTTED = 12       # configurations drawn in the plots (the first ones, in the records' order)
+MAX_DETAILED = 100     # configurations with a full table; the others get one row of an overview
 COLOURS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
            "#ccb974", "#64b5cd"]
 
 
 def _figure(w, h):
-    import matplotlib
     from matplotlib.figure import Figure
-    matplotlib.rcParams["svg.fonttype"] = "none"        # text stays text (searchable, small)
     return Figure(figsize=(w, h), layout="constrained")
+
+
+@contextlib.contextmanager
+def _plain_text():
+    """While figures are made and drawn: a '$' in a name is a dollar sign, not TeX (mathtext would
+    parse, and fail on, any text between two of them); SVG text stays text (searchable, small)."""
+    import matplotlib
+    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False, "svg.fonttype": "none"}):
+        yield
 
 
 def _colour(i):
@@ -175,8 +189,10 @@ def _table(s) -> str:
         adv = s["seat_advantage"]
         ties = s["ties"]
         m = s["margin"]
-        extra = (f"<p>No seat advantage (chi-square, df {adv['df']}): statistic {_num(adv['statistic'], '.2f')}, "
-                 f"p = {_num(adv['p'], '.3g')}. " if adv else "<p>") + \
+        extra = (f"<p>Seat advantage ({SEAT_TEST}, df {adv['df']}): statistic {_num(adv['statistic'], '.2f')}, "
+                 f"p = {_num(adv['p'], '.3g')}: {seat_verdict(adv)}"
+                 f"{' (shared wins counted fractionally)' if adv['fractional_wins'] else ''}. "
+                 if adv else "<p>") + \
                 (f"Ties: {ties['count']} ({_pct(ties['rate'])}). Margin of victory: mean "
                  f"{_num(m['mean'], '.2f')}, median {_num(m['quantiles'].get('50%'), '.1f')}.</p>")
     d = s["length"]["decisions"]
@@ -187,6 +203,24 @@ def _table(s) -> str:
               f"{', ' + str(len(s['errors'])) + ' failed' if s['errors'] else ''}.</p>")
     return (f"<section class='config'><h3>{e(s['config'])}</h3>"
             f"<table>{''.join(rows)}</table>{extra}</section>")
+
+
+def _overview(summaries) -> str:
+    """One row per configuration: games, win rates (or success rate), the seat test, length."""
+    e = html.escape
+    rows = ["<tr><th>configuration</th><th>games</th><th>failed</th><th>win rate per seat (or team success)</th>"
+            "<th>seat test p</th><th>verdict</th><th>decisions (mean)</th></tr>"]
+    for s in summaries:
+        if s["cooperative"]:
+            rates, p, verdict = f"success {_pct(s['success']['rate'])}", "–", "–"
+        else:
+            rates = " / ".join(_pct(x["win_rate"]) for x in s["seats"])
+            adv = s["seat_advantage"]
+            p, verdict = (_num(adv["p"], ".3g"), seat_verdict(adv)) if adv else ("–", "–")
+        rows.append(f"<tr class='overview'><td>{e(s['config'])}</td><td>{s['games_finished']}</td>"
+                    f"<td>{len(s['errors'])}</td><td>{rates}</td><td>{p}</td><td>{verdict}</td>"
+                    f"<td>{_num(s['length']['decisions']['mean'], '.1f')}</td></tr>")
+    return f"<table class='overview'>{''.join(rows)}</table>"
 
 
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
@@ -205,10 +239,13 @@ def build(records, title="gamespec balance report", sources=()):
     for s, k in zip(summaries, keys):
         s["_key"] = k
     finished = [s for s in summaries if s["games_finished"]]
-    figs = {}
-    if finished:
-        figs = {"winrates": plot_winrates(finished), "scores": plot_scores(finished, data),
-                "length": plot_length(finished, data)}
+    plotted = finished[:MAX_PLOTTED]
+    figs, svgs = {}, {}
+    if plotted:
+        with _plain_text():
+            figs = {"winrates": plot_winrates(plotted), "scores": plot_scores(plotted, data),
+                    "length": plot_length(plotted, data)}
+            svgs = {name: _svg(fig) for name, fig in figs.items()}
     captions = {"winrates": "Seat win rates with 95% Wilson intervals (a shared win counts 1/k to each "
                             "of k winners); cooperative configurations: team success rate.",
                 "scores": "Final score per seat (team score for cooperative games), one panel per configuration.",
@@ -218,11 +255,20 @@ def build(records, title="gamespec balance report", sources=()):
              f"<style>{STYLE}</style></head><body><h1>{e(title)}</h1>"]
     if sources:
         parts.append("<p>Records: " + ", ".join(e(os.fspath(x)) for x in sources) + "</p>")
+    n = len(summaries)
+    if len(finished) > MAX_PLOTTED or n > MAX_DETAILED:
+        parts.append(f"<p class='note'>{n} configurations: the plots show the first {len(plotted)} with finished "
+                     f"games, the tables all of them ({min(n, MAX_DETAILED)} in full, the others one row "
+                     "each).</p>")
     parts.append("<h2>Summary</h2>")
-    parts.extend(_table(s) for s in summaries)
+    parts.extend(_table(s) for s in summaries[:MAX_DETAILED])
+    if n > MAX_DETAILED:
+        parts.append(f"<h2>Other configurations</h2><p>the other {n - MAX_DETAILED} configurations have one "
+                     "row each:</p>")
+        parts.append(_overview(summaries[MAX_DETAILED:]))
     for name in FIGURES:
-        if name in figs:
-            parts.append(f"<figure id='{name}'>{_svg(figs[name])}<figcaption>{e(captions[name])}"
+        if name in svgs:
+            parts.append(f"<figure id='{name}'>{svgs[name]}<figcaption>{e(captions[name])}"
                          "</figcaption></figure>")
     parts.append("</body></html>\n")
     for s in summaries:
@@ -239,10 +285,11 @@ def write_report(records, out, png=False, sources=(), title=None) -> list:
     written.append(os.fspath(out))
     if png:
         stem = os.path.splitext(os.fspath(out))[0]
-        for name, fig in figs.items():
-            path = f"{stem}-{name}.png"
-            fig.savefig(path, format="png", dpi=110)
-            written.append(path)
+        with _plain_text():
+            for name, fig in figs.items():
+                path = f"{stem}-{name}.png"
+                fig.savefig(path, format="png", dpi=110)
+                written.append(path)
     return written
 
 

@@ -6,6 +6,7 @@ beta and gamma functions, so no SciPy is needed.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 Z95 = 1.959963984540054          # the normal 97.5% quantile
@@ -100,8 +101,10 @@ def t_sf(t, df):
     return tail if t >= 0 else 1.0 - tail
 
 
+@functools.lru_cache(maxsize=4096)
 def t_ppf(p, df):
-    """The p-quantile of Student's t (bisection on t_sf; p in (0, 1))."""
+    """The p-quantile of Student's t (bisection on t_sf; p in (0, 1)). Cached: every configuration of
+    a sweep with the same game count asks for the same quantile (200 bisection steps each)."""
     lo, hi = -1e3, 1e3
     for _ in range(200):
         mid = (lo + hi) / 2
@@ -168,6 +171,15 @@ def describe(xs):
     s = sorted(xs)
     return {"n": n, "mean": mean, "ci95": ci, "sd": sd, "min": s[0], "max": s[-1],
             "quantiles": {f"{round(q * 100)}%": quantile(s, q) for q in QUANTILES}}
+
+
+SEAT_TEST = "chi-square test of equal shares"
+
+
+def seat_verdict(adv, alpha=0.05) -> str:
+    """The seat test's result in words (the same words in `simulate`'s text and the report)."""
+    return (f"seats differ at the {alpha:.0%} level" if adv["p"] < alpha
+            else "no evidence that seats differ")
 
 
 # -- the summary ---------------------------------------------------------------------------------

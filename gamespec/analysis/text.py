@@ -47,9 +47,9 @@ def study_lines(r):
         adv = sm["seat_advantage"]
         if adv is not None:
             note = " (shared wins counted fractionally)" if adv["fractional_wins"] else ""
-            verdict = "seats differ at the 5% level" if adv["p"] < 0.05 else "no evidence that seats differ"
-            yield (f"  seat advantage (chi-square test of equal shares): {adv['statistic']:.2f} (df {adv['df']}), "
-                   f"p = {adv['p']:.3g}: {verdict}{note}")
+            from .stats import SEAT_TEST, seat_verdict
+            yield (f"  seat advantage ({SEAT_TEST}): {adv['statistic']:.2f} (df {adv['df']}), "
+                   f"p = {adv['p']:.3g}: {seat_verdict(adv)}{note}")
         t, m = sm["ties"], sm["margin"]
         games = "game" if t["count"] == 1 else "games"
         yield (f"  shared wins: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "

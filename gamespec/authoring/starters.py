@@ -31,24 +31,54 @@ def template_text(template: str) -> str:
     return resources.files("gamespec.authoring").joinpath(f"templates/{template}.yaml").read_text(encoding="utf-8")
 
 
+SCHEMA_FILE = "gamespec.schema.json"   # written beside a new spec; its modeline names it (relative)
+
+
 def schema_path() -> str:
+    """The schema inside the installed package (what `gamespec schema` prints)."""
     import gamespec
     return os.path.join(os.path.dirname(os.path.abspath(gamespec.__file__)), "schema.json")
 
 
 def spec_text(name: str, template: str = DEFAULT_TEMPLATE, path: str | None = None) -> str:
-    """The spec to start from for `name`; its modeline points at the installed schema, relative to `path`."""
+    """The spec to start from for `name`: its modeline names SCHEMA_FILE beside it (never a path into
+    the installed package, which moves or vanishes with its virtualenv)."""
     title = " ".join(w.capitalize() for w in re.split(r"[-_\s]+", name) if w) or "My Game"
-    schema = schema_path()
-    if path is not None:
-        try:
-            schema = os.path.relpath(schema, os.path.dirname(os.path.abspath(path)))
-        except ValueError:       # another drive (Windows): keep it absolute
-            pass
-    schema = schema.replace(os.sep, "/")
     file = path or f"{name}.yaml"
-    return (template_text(template).replace("$SCHEMA", schema).replace("$TITLE", title)
+    return (template_text(template).replace("$SCHEMA", SCHEMA_FILE).replace("$TITLE", title)
             .replace("$FILE", file))
+
+
+def _schema_beside(spec_path) -> tuple:
+    """Write SCHEMA_FILE beside the spec: (its path, 'written' | 'up to date' | 'refreshed' | 'left alone').
+    An older gamespec schema there is refreshed; any other file of that name is not touched."""
+    import json
+
+    path = os.path.join(os.path.dirname(spec_path) or ".", SCHEMA_FILE)
+    with open(schema_path(), encoding="utf-8") as f:
+        text = f.read()
+    status = "written"
+    if os.path.lexists(path):
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = f.read(1 << 22)
+        except (OSError, UnicodeDecodeError):
+            return path, "left alone"
+        if old == text:
+            return path, "up to date"
+        try:
+            ours = json.loads(old).get("$id") == json.loads(text)["$id"]
+        except (ValueError, AttributeError, RecursionError):
+            ours = False
+        if not ours or not os.path.isfile(path) or os.path.islink(path):
+            return path, "left alone"
+        status = "refreshed"
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise NewSpecError(f"cannot write {path}: {e.strerror or e}", code=1) from None
+    return path, status
 
 
 def output_path(name: str) -> str:
@@ -56,7 +86,14 @@ def output_path(name: str) -> str:
 
 
 def write_new(name: str, template: str = DEFAULT_TEMPLATE, force: bool = False) -> str:
-    """Write the spec to start from, NAME.yaml (or NAME if it ends in .yaml); returns the path."""
+    """Write the spec to start from, NAME.yaml (or NAME if it ends in .yaml), and the schema beside
+    it; returns the spec's path."""
+    return write_starter(name, template, force)["file"]
+
+
+def write_starter(name: str, template: str = DEFAULT_TEMPLATE, force: bool = False) -> dict:
+    """write_new's work: {'file': the spec, 'schema': SCHEMA_FILE's path, 'schema_status': what was
+    done to it (see _schema_beside)}."""
     if not name or not re.match(r"^[\w./\\-]+$", name):
         raise NewSpecError(f"'{name}' is not a usable file name (letters, digits, '-', '_', '.', '/')")
     path = output_path(name)
@@ -69,4 +106,5 @@ def write_new(name: str, template: str = DEFAULT_TEMPLATE, force: bool = False) 
             f.write(text)
     except OSError as e:
         raise NewSpecError(f"cannot write {path}: {e.strerror or e}", code=1) from None
-    return path
+    schema, status = _schema_beside(path)
+    return {"file": path, "schema": schema, "schema_status": status}

@@ -1,10 +1,13 @@
 """Game + players + options → pyspiel Python game: sequential, imperfect information, sampled chance,
-terminal returns, ids from gamespec/compile/action_space.py, `resample_from_infostate` on determinize()
+terminal returns, ids from gamespec/compile/action_space.py, observation and information-state tensors
+from interpreter/obs_tensor.py, a measured maximum game length, `resample_from_infostate` on determinize()
 (docs/agents.md)."""
 from __future__ import annotations
 
 import json
 import random
+
+from gamespec.errors import GamespecError
 
 from .common import require, resolve, rewards
 
@@ -12,19 +15,38 @@ np = require("numpy")
 pyspiel = require("pyspiel")
 
 SCORE_BOUND = 1e6    # |utility| bound declared for reward='score' (OpenSpiel wants one; specs give none)
+LENGTH_GAMES = 200   # random games played to measure the maximum game length
+LENGTH_FACTOR = 2    # the declared bound: LENGTH_FACTOR x the longest of them, + LENGTH_MARGIN
+LENGTH_MARGIN = 16
 
 
-def load(spec, players=None, options=None, reward="win"):
-    """The OpenSpiel game of a spec (a path or a gamespec Game) at (players, options)."""
+def measured_length(game, players, options, games=LENGTH_GAMES) -> int:
+    """The maximum game length declared to OpenSpiel: twice the longest of `games` random games
+    (seeds 0..games-1, so the same every time) plus LENGTH_MARGIN, never above the spec's own
+    budget (limits.decisions_per_game, which ends any game that would run longer)."""
+    longest = max((p.decisions for p in game.playouts(games, seed=0, players=players, options=options)),
+                  default=0)
+    return min(game.spec.decisions_per_game, LENGTH_FACTOR * longest + LENGTH_MARGIN)
+
+
+def load(spec, players=None, options=None, reward="win", max_game_length=None):
+    """The OpenSpiel game of a spec (a path or a gamespec Game) at (players, options).
+    `max_game_length`: the bound declared to OpenSpiel (default: measured_length)."""
+    from gamespec.errors import UsageError
     if reward not in ("win", "score"):
-        from gamespec.errors import UsageError
         raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
     game, players, opts = resolve(spec, players, options)
-    return GamespecGame(game, players, opts, reward)
+    if max_game_length is not None and (type(max_game_length) is not int or max_game_length < 1):
+        raise UsageError(f"max_game_length is a whole number >= 1, not {max_game_length!r}")
+    return GamespecGame(game, players, opts, reward, max_game_length)
+
+
+class GameTooLong(GamespecError):
+    """A game longer than the max_game_length declared to OpenSpiel (state unchanged)."""
 
 
 class GamespecGame(pyspiel.Game):
-    def __init__(self, game, players, options, reward="win"):
+    def __init__(self, game, players, options, reward="win", max_game_length=None):
         from gamespec.compile.action_space import space
         from interpreter.obs_tensor import encoder
         self.gs_game = game
@@ -35,6 +57,9 @@ class GamespecGame(pyspiel.Game):
         self.gs_space = space(rs)
         self.gs_encoder = encoder(rs)
         bound = 1.0 if reward == "win" else SCORE_BOUND
+        if max_game_length is None:
+            max_game_length = measured_length(game, players, self.gs_options)
+        self.gs_max_length = max_game_length
         gtype = pyspiel.GameType(
             short_name="python_gamespec",
             long_name=f"gamespec {game.name}",
@@ -46,7 +71,7 @@ class GamespecGame(pyspiel.Game):
             max_num_players=players,
             min_num_players=players,
             provides_information_state_string=True,
-            provides_information_state_tensor=False,
+            provides_information_state_tensor=True,
             provides_observation_string=True,
             provides_observation_tensor=True,
             parameter_specification={})
@@ -57,7 +82,7 @@ class GamespecGame(pyspiel.Game):
             min_utility=-bound,
             max_utility=bound,
             utility_sum=None,
-            max_game_length=game.spec.decisions_per_game)
+            max_game_length=max_game_length)
         super().__init__(gtype, info, {})
         self._seeds = random.Random()
 
@@ -122,6 +147,11 @@ class GamespecState(pyspiel.State):
         if k is None:
             from gamespec.errors import IllegalAction
             raise IllegalAction(f"action id {action} is not legal now")
+        bound = self.get_game().gs_max_length
+        if self._h.s.decisions >= bound:       # the declared bound holds: never a longer game
+            raise GameTooLong(f"the game has made {bound} decisions without ending: more than the "
+                              f"max_game_length declared to OpenSpiel ({bound}); load(..., "
+                              "max_game_length=N) declares a larger one")
         self._h.s.apply(k)
         self._h.legal = None
 
@@ -163,6 +193,16 @@ class GamespecState(pyspiel.State):
             player = s.current_player
         return self.get_game().gs_encoder.encode(s, player).tolist()
 
+    def information_state_tensor(self, player=None):
+        """The player's information as a tensor: the observation tensor (what the player sees and
+        knows now: its cards, the cards it has been shown, the public state) followed by how many
+        decisions have been made (docs/agents.md). Not perfect recall: the history is in
+        information_state_string only."""
+        s = self._h.s
+        if player is None:
+            player = s.current_player
+        return _info_tensor(self.get_game().gs_encoder, s, player).tolist()
+
     def __str__(self):
         """The whole state (hidden cards and seed included: OpenSpiel's debug string, not a
         player channel; players get information_state_string / observation_string / tensors)."""
@@ -170,19 +210,33 @@ class GamespecState(pyspiel.State):
         return json.dumps(s.to_json(), sort_keys=True, default=str)
 
 
+def _info_tensor(enc, s, player):
+    """The information-state tensor: the observation tensor, then the number of decisions so far."""
+    out = np.empty(enc.size + 1, np.float32)
+    out[:enc.size] = enc.encode(s, player)
+    out[enc.size] = s.decisions
+    return out
+
+
 class GamespecObserver:
-    """PyObserver: tensor = state.observation_tensor(p); string = JSON of state.observation(p),
-    with the history as p saw it for the information state (perfect recall), without it otherwise."""
+    """PyObserver. Information state (perfect_recall): tensor = the observation tensor and the
+    decision count, string = JSON of state.observation(p) with the history as p saw it. Observation:
+    tensor = state.observation_tensor(p), string without the history."""
 
     def __init__(self, game, perfect_recall):
         enc = game.gs_encoder
         self.enc = enc
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(enc.size, np.float32)
-        self.dict = {"observation": self.tensor}
+        self.tensor = np.zeros(enc.size + (1 if perfect_recall else 0), np.float32)
+        self.dict = {"observation": self.tensor[:enc.size]}
+        if perfect_recall:
+            self.dict["decisions"] = self.tensor[enc.size:]
 
     def set_from(self, state, player):
-        self.tensor[:] = self.enc.encode(state._h.s, player)
+        if self.perfect_recall:
+            self.tensor[:] = _info_tensor(self.enc, state._h.s, player)
+        else:
+            self.tensor[:] = self.enc.encode(state._h.s, player)
 
     def string_from(self, state, player):
         obs = state._h.s.observation(player)

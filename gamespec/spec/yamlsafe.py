@@ -509,7 +509,7 @@ def load_yaml(data: bytes | str, filename: str = "<spec>", *, max_bytes: int = D
               max_int_digits: int = 100, keep_going: bool = False) -> object:
     """Parse one YAML document into YMap/YList/YStr/int/float/bool/None; raise SpecError on anything else.
 
-    `keep_going`: a duplicate key is not fatal: its first value is kept, and its SpecError is in the
+    `keep_going`: a duplicate key is not fatal: its first value stays, and its SpecError is in the
     returned mapping's `soft_errors` (the loader goes on and reports it with every other error)."""
 
     def err(message, check, mark=_NOWHERE):

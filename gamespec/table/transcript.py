@@ -246,7 +246,8 @@ def show_log(path, spec=None, reader=None) -> list:
     it; a seat's log reads without it, with plainer labels)."""
     import gamespec
     from gamespec.errors import StateFormatError
-    from interpreter.replay import SpecNotFound, find_spec, read_log
+    from gamespec.loader import SpecNotFound, find_spec
+    from interpreter.replay import read_log
     try:
         lines = read_log(path)
     except OSError as e:
