@@ -1,10 +1,19 @@
-"""The `gamespec` command: validate, run, simulate, graph and replay game specs.
+"""The `gamespec` command: fourteen subcommands over game specs, each a thin face of a package.
 
-    gamespec validate games/*.yaml
-    gamespec run games/mygame.yaml --players 4 --seed 7 --log game.jsonl
-    gamespec simulate games/mygame.yaml --games 1000 --players 4 --json
-    gamespec graph games/mygame.yaml --format svg -o mygame.svg
-    gamespec replay game.jsonl
+    gamespec validate games/*.yaml                    check specs: FILE:LINE:COL errors (gamespec.validation)
+    gamespec check --strict games/*.yaml              lints beyond errors (gamespec.authoring)
+    gamespec run games/g.yaml --players 4 --seed 7    play one game with bots, logs (gamespec.table)
+    gamespec simulate games/g.yaml --games 1000       many games, win rates, records (gamespec.analysis)
+    gamespec report records.jsonl -o report.html      a balance report (gamespec.analysis)
+    gamespec compare a.jsonl b.jsonl                  figures that differ beyond noise (gamespec.analysis)
+    gamespec replay game.jsonl                        re-play a log, first divergence (interpreter.replay)
+    gamespec show game.jsonl --for 2                  a log as a transcript, as a seat saw it (gamespec.table)
+    gamespec play games/g.yaml --bot 1=ismcts:500     play against bots in the terminal (gamespec.table)
+    gamespec serve games/*.yaml                       play in the browser (gamespec.web)
+    gamespec graph games/g.yaml -o g.svg              the phase graph (gamespec.draw)
+    gamespec explain games/g.yaml                     the rulebook in words (gamespec.authoring)
+    gamespec new mygame --from trick-taking           a starter spec (gamespec.authoring)
+    gamespec schema -o gamespec.schema.json           the JSON Schemas (gamespec.authoring)
 
 Exit codes: 0 success; 1 a spec error, a failed game, a divergent replay or an unreadable file;
 2 a usage error (bad arguments, player count or option) or an internal error (a bug: the message

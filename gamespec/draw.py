@@ -1,4 +1,4 @@
-"""Phase graph (gamespec/graph.py) → a picture: DOT text, or SVG / PNG / PDF drawn by Graphviz or
+"""Phase graph (gamespec/spec/graph.py) → a picture: DOT text, or SVG / PNG / PDF drawn by Graphviz or
 matplotlib, bounded in size (docs/graph.md).
 
     data, note = render(spec.graph, "My game", format_for("mygame.pdf"))

@@ -1,6 +1,8 @@
 """Error types shared by every stage: spec errors carry FILE:LINE:COL, run-time errors name the rule."""
 from __future__ import annotations
 
+__all__ = ["GamespecError", "SpecError", "SpecErrors", "SpecRuntimeError", "UsageError", "IllegalAction", "StateFormatError"]   # the public face (docs/api.md)
+
 
 class GamespecError(Exception):
     """Base class of every error gamespec raises on purpose."""

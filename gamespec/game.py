@@ -7,6 +7,8 @@ from interpreter.rng import SEED_MAX, check_seed  # noqa: F401 - SEED_MAX re-exp
 
 from .errors import UsageError   # here for old imports too (gamespec.game.UsageError)
 
+__all__ = ["Game", "Playout", "UsageError"]   # the public face (docs/api.md)
+
 
 class Playout(NamedTuple):
     """One random game of `Game.playouts`: its seed, final scores, winners and decisions played."""

@@ -16,6 +16,8 @@ from .spec.schema import validate, without_problems
 from .spec.structure import Checker
 from .spec.yamlsafe import load_yaml
 
+__all__ = ["load", "load_text", "find_spec", "SpecNotFound"]   # the public face (docs/api.md)
+
 
 def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text

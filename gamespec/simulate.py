@@ -15,6 +15,8 @@ from gamespec.errors import GamespecError
 
 from gamespec.bots import RandomBot
 
+__all__ = ["play", "play_out", "play_one", "simulate", "MAX_GAMES"]   # the public face (docs/api.md)
+
 #: The most games one simulate() call plays (operator input is bounded like any other).
 MAX_GAMES = 10_000_000
 

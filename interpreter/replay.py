@@ -14,6 +14,8 @@ from . import rng as _rng
 from .snapshot import same_json as _same
 from .state import State
 
+__all__ = ["replay", "replay_file", "full_log_header", "read_header", "iter_log", "read_log", "ReplayDivergence"]   # the public face (docs/api.md)
+
 
 MAX_LOG_BYTES = 64 * 1024 * 1024   # a log is untrusted input: refused beyond this size
 

@@ -16,6 +16,8 @@ from .actions import fill_template
 from .labels import fill_expressions
 from .observe import face_dict
 
+__all__ = ["PlayerView", "PlayerAction"]   # the public face (docs/api.md)
+
 
 class PlayerAction:
     """One legal action as the deciding player sees it: `.index` (its position in the state's legal

@@ -193,3 +193,21 @@ def test_every_package_is_shipped():
     listed = set(re.findall(r'"([\w.]+)"', re.search(r"^packages = \[(.*)\]$", text, re.M).group(1)))
     packages = {m for m, path in MODULES.items() if path.endswith("__init__.py")}
     assert packages == listed, (sorted(packages - listed), sorted(listed - packages))
+
+
+FACES = ["gamespec", "gamespec.errors", "gamespec.game", "interpreter", "interpreter.views", "interpreter.replay",
+         "gamespec.loader", "gamespec.simulate", "gamespec.bots", "gamespec.analysis", "gamespec.envs",
+         "gamespec.authoring"]
+
+
+@pytest.mark.parametrize("name", FACES)
+def test_each_public_module_names_its_face_and_every_name_exists(name):
+    """docs/api.md, "The public face": each module lists its face in __all__, and each name there is
+    really there."""
+    import importlib
+    mod = importlib.import_module(name)
+    assert getattr(mod, "__all__", None), f"{name} has no __all__"
+    missing = [n for n in mod.__all__ if not hasattr(mod, n)]
+    assert not missing, f"{name}.__all__ names what it does not have: {missing}"
+    doc = open(os.path.join(ROOT, "docs", "api.md"), encoding="utf-8").read()
+    assert f"`{name}`" in doc, f"docs/api.md's public face does not name {name}"

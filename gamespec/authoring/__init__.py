@@ -12,6 +12,8 @@ Everything is imported lazily: importing this package costs nothing at `gamespec
 """
 from __future__ import annotations
 
+__all__ = ["explain", "lint", "check_file", "write_new", "templates", "schema_text", "format_schema", "spec_schema_text", "FORMATS"]   # the public face (docs/api.md)
+
 FORMATS = ("observation", "log", "log-for", "state")
 
 

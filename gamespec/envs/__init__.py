@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from .common import MissingExtra, require, resolve, rewards  # noqa: F401 - the package's face
 
+__all__ = ["pettingzoo_env", "observation_layout", "MissingExtra", "rewards"]   # the public face (docs/api.md)
+
 
 def pettingzoo_env(spec, players=None, options=None, reward="win", seed=None, render_mode=None):
     """A PettingZoo AEC environment of the game (gamespec.envs.pz.GamespecAEC)."""
