@@ -12,7 +12,7 @@
     gamespec serve games/*.yaml                       play in the browser (gamespec.web)
     gamespec graph games/g.yaml -o g.svg              the phase graph (gamespec.draw)
     gamespec explain games/g.yaml                     the rulebook in words (gamespec.authoring)
-    gamespec new mygame --from trick-taking           a starter spec (gamespec.authoring)
+    gamespec new mygame --from trick-taking           a commented spec to start from (gamespec.authoring)
     gamespec schema -o gamespec.schema.json           the JSON Schemas (gamespec.authoring)
 
 Exit codes: 0 success; 1 a spec error, a failed game, a divergent replay or an unreadable file;
