@@ -28,7 +28,7 @@ from gamespec.web.messages import encode  # noqa: E402
 from helpers import GAMES, ROOT  # noqa: E402
 from interpreter.determinize import relabel  # noqa: E402
 
-MAX_SECONDS = 120          # every game loop stops after this long (and after max_decisions moves)
+MAX_SECONDS = 1200         # a last resort only: every game loop is bounded by the game's decision budget
 JSON = {"Content-Type": "application/json"}
 
 

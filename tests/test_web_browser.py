@@ -26,7 +26,7 @@ from web_live import LiveServer  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-GAME_SECONDS = 240          # a browser game stops (and fails) after this long
+GAME_SECONDS = 1800         # a last resort only (a hung page): clicks are bounded, each wait by 30 s
 SHOTS = os.environ.get("GAMESPEC_WEB_SHOTS")
 
 

@@ -200,7 +200,9 @@ def test_a_socket_that_never_reads_delays_nobody(spec):
         slowest = 0.0
         moves = 0
         start = time.monotonic()
-        while time.monotonic() - start < 120:
+        for _ in range(20_000):             # bounded by count; the wall bound is a last resort only
+            if time.monotonic() - start > 1200:
+                break
             view = _get(f"{srv.url}/api/seat/{me}")
             if view["terminal"]:
                 break
@@ -219,8 +221,10 @@ def test_a_socket_that_never_reads_delays_nobody(spec):
         stuck.close()
         for s in stuck_spectators:
             s.close()
-    assert view["terminal"], "the game did not end within 120 s"
-    assert moves > 50 and slowest < 5.0, f"a move took {slowest:.1f} s with a socket that never reads"
+    assert view["terminal"], "the game did not end"
+    # the defect: a move waited 15-40 s for the stuck socket; an answer that does not wait for it is
+    # milliseconds, so 10 s separates the two even on a loaded machine
+    assert moves > 50 and slowest < 10.0, f"a move took {slowest:.1f} s with a socket that never reads"
     assert status["dropped"] >= 1, status           # the slow reader was dropped, not waited for
     print(f"\n{moves} moves, slowest answer {slowest * 1000:.0f} ms; status {status}")
 
