@@ -1,0 +1,1715 @@
+/* The native engine's run-time library (see runtime.h): the parts too long to inline, the RNGs and
+ * the exported entry points (gs_*), which interpreter/native_engine.py calls through ctypes. */
+#include "runtime.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+List EMPTY_LIST = {0, 0};
+
+/* ------------------------------------------------------------------------------------------ */
+/* stopping                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+void rt_stop(G *g, int why) {
+    g->why = why;
+    longjmp(*g->jb, 1);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* arenas: chunks, never moved; reset keeps the first chunk                                   */
+/* ------------------------------------------------------------------------------------------ */
+void *arena_more(G *g, Arena *a, size_t n) {
+    Chunk *c = a->cur;
+    if (c != NULL && c->next != NULL && c->next->cap >= n) {    /* a chunk kept from before */
+        a->cur = c->next;
+        a->cur->used = n;
+        return a->cur->mem;
+    }
+    size_t cap = (size_t)1 << 16;
+    while (cap < n) cap <<= 1;
+    if (c != NULL && cap < c->cap * 2 && c->cap * 2 <= ((size_t)32 << 20)) cap = c->cap * 2;
+    if (a->total + cap > ARENA_CAP) {
+        if (g != NULL) rt_stop(g, B_MEMORY);
+        return NULL;
+    }
+    Chunk *nc = (Chunk *)malloc(sizeof(Chunk) + cap + 16);
+    if (nc == NULL) {
+        if (g != NULL) rt_stop(g, B_MEMORY);
+        return NULL;
+    }
+    nc->mem = (char *)(((uintptr_t)(nc + 1) + 15) & ~(uintptr_t)15);
+    nc->cap = cap;
+    nc->used = n;
+    a->total += cap;
+    if (c == NULL) {
+        nc->next = a->head;      /* (head is NULL here) */
+        a->head = nc;
+    } else {
+        nc->next = c->next;      /* a smaller kept chunk stays after it */
+        c->next = nc;
+    }
+    a->cur = nc;
+    return nc->mem;
+}
+
+void arena_reset(Arena *a) {
+    if (a->head == NULL) return;
+    /* keep at most 4 MB of chunks for reuse */
+    size_t kept = 0;
+    Chunk *c = a->head, *prev = NULL;
+    while (c != NULL) {
+        Chunk *nx = c->next;
+        if (kept + c->cap <= ((size_t)4 << 20) || prev == NULL) {
+            kept += c->cap;
+            c->used = 0;
+            prev = c;
+        } else {
+            prev->next = nx;
+            a->total -= c->cap;
+            free(c);
+        }
+        c = nx;
+    }
+    a->cur = a->head;
+}
+
+void arena_free(Arena *a) {
+    Chunk *c = a->head;
+    while (c != NULL) {
+        Chunk *nx = c->next;
+        free(c);
+        c = nx;
+    }
+    a->head = a->cur = NULL;
+    a->total = 0;
+}
+
+void arelease(G *g, Mark m) {
+    Arena *a = &g->ar[g->side];
+    if (m.chunk == NULL) {
+        if (a->head != NULL) { a->cur = a->head; a->head->used = 0; }
+        return;
+    }
+    a->cur = m.chunk;
+    m.chunk->used = m.used;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Python's value semantics                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+int py_eq(V a, V b) {
+    if (isnum(a) && isnum(b)) return a.i == b.i;
+    if (a.t != b.t) return 0;
+    switch (a.t) {
+    case T_NONE: return 1;
+    case T_STR: return a.i == b.i;
+    case T_LIST: {
+        List *x = LST(a), *y = LST(b);
+        if (x == y) return 1;
+        if (x->n != y->n) return 0;
+        for (int32_t k = 0; k < x->n; k++)
+            if (!py_eq(x->a[k], y->a[k])) return 0;
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+int py_lt(G *g, V a, V b) {
+    if (isnum(a) && isnum(b)) return a.i < b.i;
+    if (a.t == T_STR && b.t == T_STR) return a.i < b.i;      /* texts are interned in sorted order */
+    if (a.t == T_LIST && b.t == T_LIST) {
+        List *x = LST(a), *y = LST(b);
+        int32_t n = x->n < y->n ? x->n : y->n;
+        for (int32_t k = 0; k < n; k++)
+            if (!py_eq(x->a[k], y->a[k])) return py_lt(g, x->a[k], y->a[k]);
+        return x->n < y->n;
+    }
+    FAULT(F_TYPE);      /* '<' not supported between these kinds */
+}
+
+uint64_t py_hash(G *g, V v) {
+    switch (v.t) {
+    case T_NONE: return 0x9e3779b97f4a7c15ULL;
+    case T_BOOL: case T_INT: return (uint64_t)v.i * 0xff51afd7ed558ccdULL;
+    case T_STR: return ((uint64_t)v.i + 0x632be59bd9b4e019ULL) * 0xc4ceb9fe1a85ec53ULL;
+    default: {
+        List *l = LST(v);
+        uint64_t h = 0x345678ULL + (uint64_t)l->n;
+        for (int32_t k = 0; k < l->n; k++) h = (h ^ py_hash(g, l->a[k])) * 0x100000001b3ULL;
+        return h;
+    }
+    }
+}
+
+int64_t py_len(G *g, V v) {
+    if (v.t == T_LIST) return LST(v)->n;
+    if (v.t == T_STR) {
+        if (v.i < 0 || v.i >= g->L->nstr) BAIL(B_TEXT);
+        return g->L->str_len[v.i];
+    }
+    FAULT(F_TYPE);      /* len() of a number, a bool or none */
+}
+
+int64_t pow_i(G *g, int64_t x, int64_t y) {   /* checked_pow */
+    if (y < 0 || y > 64) FAULT(F_INT_SIZE);
+    int64_t r = 1;
+    for (int64_t k = 0; k < y; k++) {
+        if (__builtin_mul_overflow(r, x, &r)) FAULT(F_INT_SIZE);
+    }
+    if (r == INT64_MIN) FAULT(F_INT_SIZE);
+    return r;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* zones                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+static void zgrow(G *g, Zone *z, int32_t need) {
+    int32_t cap = z->cap < 8 ? 8 : z->cap;
+    while (cap < need) cap *= 2;
+    int32_t *a = (int32_t *)realloc(z->a, (size_t)cap * sizeof(int32_t));
+    if (a == NULL) rt_stop(g, B_MEMORY);
+    z->a = a;
+    z->cap = cap;
+}
+
+static inline void zpush(G *g, Zone *z, int32_t c) {
+    if (GS_UNLIKELY(z->n >= z->cap)) zgrow(g, z, z->n + 1);
+    z->a[z->n++] = c;
+}
+
+static inline void zinsert0(G *g, Zone *z, int32_t c) {
+    if (GS_UNLIKELY(z->n >= z->cap)) zgrow(g, z, z->n + 1);
+    memmove(z->a + 1, z->a, (size_t)z->n * sizeof(int32_t));
+    z->a[0] = c;
+    z->n++;
+}
+
+static inline void zremove(G *g, Zone *z, int32_t c) {
+    if (GS_LIKELY(z->n > 0 && z->a[z->n - 1] == c)) { z->n--; return; }
+    for (int32_t k = 0; k < z->n; k++)
+        if (z->a[k] == c) {
+            memmove(z->a + k, z->a + k + 1, (size_t)(z->n - k - 1) * sizeof(int32_t));
+            z->n--;
+            return;
+        }
+    rt_stop(g, B_STATE);     /* a card not where loc says: never (the state is ours) */
+}
+
+List *zlist(G *g, int64_t zi) {
+    Zone *z = &g->z[zone_ok(g, zi)];
+    List *l = list_new(g, z->n);
+    for (int32_t k = 0; k < z->n; k++) l->a[k] = vint(z->a[k]);
+    return l;
+}
+
+List *ztopn(G *g, int64_t zi, int64_t m) {
+    Zone *z = &g->z[zone_ok(g, zi)];
+    if (m <= 0) return list_new(g, 0);
+    int64_t n = m < z->n ? m : z->n;
+    List *l = list_new(g, n);
+    for (int64_t k = 0; k < n; k++) l->a[k] = vint(z->a[z->n - 1 - k]);
+    return l;
+}
+
+List *zbottomn(G *g, int64_t zi, int64_t m) {
+    Zone *z = &g->z[zone_ok(g, zi)];
+    if (m <= 0) return list_new(g, 0);
+    int64_t n = m < z->n ? m : z->n;
+    List *l = list_new(g, n);
+    for (int64_t k = 0; k < n; k++) l->a[k] = vint(z->a[k]);
+    return l;
+}
+
+int zcontains(G *g, int64_t zi, V x) {
+    Zone *z = &g->z[zone_ok(g, zi)];
+    if (!isnum(x)) return 0;
+    for (int32_t k = 0; k < z->n; k++)
+        if (z->a[k] == x.i) return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* moves and knowledge (interpreter/ops.py; the determinization's possibility sets are not    */
+/* kept: nothing in a playout reads them)                                                     */
+/* ------------------------------------------------------------------------------------------ */
+static void lose_track(G *g, int32_t c, int32_t src, uint64_t blind) {
+    uint64_t keep = ~blind;
+    g->kn[c] &= keep;
+    Zone *z = &g->z[src];
+    for (int32_t k = 0; k < z->n; k++) g->kn[z->a[k]] &= keep;
+}
+
+void rt_move(G *g, int64_t c64, int64_t dst, int face, int bottom) {
+    const Layout *L = g->L;
+    g->budget -= 1;
+    if (GS_UNLIKELY(g->budget < 0)) rt_stop(g, F_BUDGET);
+    int32_t c = (int32_t)card_i(g, c64);
+    int32_t d = zone_ok(g, dst);
+    int32_t src = g->loc[c];
+    Zone *zs = &g->z[src];
+    zremove(g, zs, c);
+    if (bottom) zinsert0(g, &g->z[d], c); else zpush(g, &g->z[d], c);
+    g->loc[c] = d;
+    uint64_t old, nw, blind;
+    if (g->nface || face) {
+        int f = g->face[c];
+        if (f) { g->face[c] = 0; g->nface--; }
+        old = f == 0 ? L->zvis[src] : (f == 1 ? L->ALL : 0);
+        if (face) {
+            g->face[c] = (uint8_t)face;
+            g->nface++;
+            nw = face == 1 ? L->ALL : 0;
+        } else {
+            nw = L->zvis[d];
+        }
+        blind = L->is_set[src] ? (L->ALL & ~old & ~nw) : 0;
+    } else {
+        old = L->zvis[src];
+        nw = L->zvis[d];
+        blind = L->set_blind[src] & ~nw;
+    }
+    if (blind) lose_track(g, c, src, blind);
+    uint64_t lost = old & ~nw;
+    if (lost) g->kn[c] |= lost;
+}
+
+void rt_move_v(G *g, V c, int64_t dst, int face, int bottom) {
+    if (c.t == T_NONE) FAULT(F_NO_CARD);
+    if (c.t != T_INT) BAIL(B_CARD);
+    rt_move(g, c.i, dst, face, bottom);
+}
+
+void rt_move_list(G *g, V xs, int64_t dst, int face, int bottom) {
+    List *l = need_list(g, xs);      /* lists are never changed in place: no copy needed */
+    for (int32_t k = 0; k < l->n; k++) rt_move_v(g, l->a[k], dst, face, bottom);
+}
+
+void rt_move_zone(G *g, int64_t src, int64_t dst, int face, int bottom) {
+    Zone *z = &g->z[zone_ok(g, src)];
+    int32_t n = z->n;
+    if (n == 0) return;
+    int32_t *copy = (int32_t *)aalloc(g, (size_t)n * sizeof(int32_t));   /* bottom first keeps the order */
+    memcpy(copy, z->a, (size_t)n * sizeof(int32_t));
+    for (int32_t k = 0; k < n; k++) rt_move(g, copy[k], dst, face, bottom);
+}
+
+void rt_deal(G *g, int64_t src64, int64_t dst, int64_t n, int face) {
+    const Layout *L = g->L;
+    int32_t src = zone_ok(g, src64);
+    for (int64_t k = 0; k < n; k++) {
+        if (g->z[src].n == 0) {
+            int32_t r = L->refill_src[src];
+            if (r < 0) {
+                if (L->stop_empty[src]) return;
+                FAULT(F_EMPTY_ZONE);
+            }
+            rt_move_zone(g, r, src, 0, 0);
+            if (L->refill_shuffle[src]) rt_shuffle(g, src);
+            if (g->z[src].n == 0) {
+                if (L->stop_empty[src]) return;
+                FAULT(F_EMPTY_ZONE);
+            }
+        }
+        rt_move(g, g->z[src].a[g->z[src].n - 1], dst, face, 0);
+    }
+}
+
+void rt_shuffle(G *g, int64_t zi64) {
+    const Layout *L = g->L;
+    int32_t zi = zone_ok(g, zi64);
+    Zone *z = &g->z[zi];
+    if (g->gen == 0) g->rng = rng_shuffle_shake(g->rng, z->a, z->n);
+    else g->rng = rng_shuffle_xorshift(g->rng, z->a, z->n);
+    for (int32_t k = 0; k < z->n; k++) g->kn[z->a[k]] = 0;     /* nobody follows a card through it */
+    for (int32_t m = 0; m < L->nmarks; m++) {
+        if (!L->mark_reset[m]) continue;
+        int64_t *col = g->mk + (int64_t)m * L->ncards;
+        for (int32_t k = 0; k < z->n; k++) col[z->a[k]] = L->mark_init[m];
+    }
+}
+
+void rt_reveal_card(G *g, V c, int64_t p) {
+    if (c.t == T_NONE) return;
+    g->kn[card_of(g, c)] |= (uint64_t)1 << p;
+}
+
+void rt_reveal_list(G *g, V xs, int64_t p) {
+    List *l = need_list(g, xs);
+    for (int32_t k = 0; k < l->n; k++) rt_reveal_card(g, l->a[k], p);
+}
+
+void rt_reveal_zone(G *g, int64_t zi, int64_t p) {
+    Zone *z = &g->z[zone_ok(g, zi)];
+    for (int32_t k = 0; k < z->n; k++) g->kn[z->a[k]] |= (uint64_t)1 << p;
+}
+
+void rt_set_mark(G *g, V what, int what_kind, int m, V val) {
+    const Layout *L = g->L;
+    int64_t x;
+    if (L->mark_bool[m]) {
+        if (val.t != T_BOOL) FAULT(F_MARK);
+        x = val.i;
+    } else {
+        if (val.t == T_BOOL) x = val.i;
+        else if (val.t == T_INT) x = val.i;
+        else FAULT(F_MARK);
+        if (x == INT64_MIN) FAULT(F_INT_SIZE);
+    }
+    int64_t *col = g->mk + (int64_t)m * L->ncards;
+    if (what_kind == 0) {
+        charge(g, 1);
+        if (what.t == T_NONE) FAULT(F_NO_CARD);
+        col[card_of(g, what)] = x;
+    } else if (what_kind == 1) {
+        Zone *z = &g->z[zone_ok(g, what.i)];
+        charge(g, z->n);
+        for (int32_t k = 0; k < z->n; k++) col[z->a[k]] = x;
+    } else {
+        List *l = need_list(g, what);
+        charge(g, l->n);
+        for (int32_t k = 0; k < l->n; k++) {
+            if (l->a[k].t == T_NONE) FAULT(F_NO_CARD);
+            col[card_of(g, l->a[k])] = x;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* lists (closures.py / codegen.py helpers)                                                   */
+/* ------------------------------------------------------------------------------------------ */
+#define MAX_LIST 100000
+#define MAX_RANGE 100000
+
+V rt_index(G *g, V xs, V i) {
+    if (xs.t != T_LIST) {
+        if (xs.t == T_STR) BAIL(B_TEXT);
+        FAULT(F_TYPE);
+    }
+    if (!isnum(i)) FAULT(F_TYPE);
+    List *l = LST(xs);
+    int64_t k = i.i;
+    if (k < 0) k += l->n;
+    if (k < 0 || k >= l->n) FAULT(F_INDEX);
+    return l->a[k];
+}
+
+static List *as_list(G *g, V v) {
+    if (v.t == T_LIST) return LST(v);
+    if (v.t == T_STR) BAIL(B_TEXT);
+    FAULT(F_TYPE);
+}
+
+V rt_join(G *g, V a, V b) {
+    List *x = as_list(g, a), *y = as_list(g, b);
+    int64_t n = (int64_t)x->n + y->n;
+    if (n > MAX_LIST) FAULT(F_VALUE_SIZE);
+    List *l = list_new(g, n);
+    memcpy(l->a, x->a, (size_t)x->n * sizeof(V));
+    memcpy(l->a + x->n, y->a, (size_t)y->n * sizeof(V));
+    charge(g, n);
+    return vlist(l);
+}
+
+V rt_add_assign(G *g, V a, V b, int sign) {
+    if (a.t == T_LIST) {
+        List *x = LST(a);
+        List *y;
+        List *out;
+        if (b.t == T_LIST) y = LST(b);
+        else {
+            List *w = list_new(g, 1);
+            w->a[0] = b;
+            y = w;
+        }
+        if (sign > 0) {
+            int64_t n = (int64_t)x->n + y->n;
+            if (n > MAX_LIST) FAULT(F_VALUE_SIZE);
+            out = list_new(g, n);
+            memcpy(out->a, x->a, (size_t)x->n * sizeof(V));
+            memcpy(out->a + x->n, y->a, (size_t)y->n * sizeof(V));
+        } else {
+            out = list_new(g, x->n);
+            int32_t m = 0;
+            for (int32_t k = 0; k < x->n; k++) {
+                int gone = 0;
+                for (int32_t j = 0; j < y->n; j++)
+                    if (py_eq(x->a[k], y->a[j])) { gone = 1; break; }
+                if (!gone) out->a[m++] = x->a[k];
+            }
+            out->n = m;
+        }
+        charge(g, out->n);
+        return vlist(out);
+    }
+    if (!isnum(a) || !isnum(b)) {
+        if (a.t == T_STR && b.t == T_STR && sign > 0) BAIL(B_TEXT);
+        FAULT(F_TYPE);
+    }
+    return vint(bounded_i(g, sign > 0 ? add_i(g, a.i, b.i) : sub_i(g, a.i, b.i)));
+}
+
+V rt_plus_any(G *g, V a, V b) {
+    if (isnum(a) && isnum(b)) return vint(add_i(g, a.i, b.i));
+    if (a.t == T_STR && b.t == T_STR) {
+        if (a.i == 0) return b;          /* '' + x and x + '' are x: no text is built */
+        if (b.i == 0) return a;
+        BAIL(B_TEXT);
+    }
+    if (a.t == T_LIST && b.t == T_LIST) {
+        List *x = LST(a), *y = LST(b);
+        int64_t n = (int64_t)x->n + y->n;
+        if (n > MAX_LIST) FAULT(F_VALUE_SIZE);
+        List *l = list_new(g, n);
+        memcpy(l->a, x->a, (size_t)x->n * sizeof(V));
+        memcpy(l->a + x->n, y->a, (size_t)y->n * sizeof(V));
+        return vlist(l);
+    }
+    FAULT(F_TYPE);
+}
+
+V rt_arith_any(G *g, int op, V a, V b) {
+    if (!isnum(a) || !isnum(b)) FAULT(F_TYPE);
+    if (op == '-') return vint(sub_i(g, a.i, b.i));
+    if (op == '/') return vint(fdiv_i(g, a.i, b.i));
+    return vint(mod_i(g, a.i, b.i));
+}
+
+V rt_mul_any(G *g, V a, V b) {
+    if (isnum(a) && isnum(b)) return vint(mul_i(g, a.i, b.i));
+    V seq = a, n = b;
+    if (!(a.t == T_STR || a.t == T_LIST)) { seq = b; n = a; }
+    if ((seq.t == T_STR || seq.t == T_LIST) && isnum(n)) {
+        if (seq.t == T_STR) {
+            int64_t len = py_len(g, seq);
+            int64_t size = n.i > 0 ? len * (n.i > 1000001 ? 1000001 : n.i) : 0;
+            if (size > 1000000) FAULT(F_VALUE_SIZE);
+            if (len == 0 || n.i <= 0) return vstr(0);
+            if (n.i == 1) return seq;
+            BAIL(B_TEXT);
+        }
+        List *x = LST(seq);
+        int64_t k = n.i > 0 ? n.i : 0;
+        if (x->n && k > MAX_LIST) FAULT(F_VALUE_SIZE);
+        int64_t size = (int64_t)x->n * k;
+        if (size > MAX_LIST) FAULT(F_VALUE_SIZE);
+        List *l = list_new(g, size);
+        for (int64_t r = 0; r < k; r++) memcpy(l->a + r * x->n, x->a, (size_t)x->n * sizeof(V));
+        return vlist(l);
+    }
+    FAULT(F_TYPE);
+}
+
+V rt_range(G *g, int64_t a, int64_t b) {
+    int64_t span = sub_i(g, b, a);
+    if (span > MAX_RANGE) FAULT(F_RANGE);
+    int64_t n = span > 0 ? span : 0;
+    charge(g, n);
+    List *l = list_new(g, n);
+    for (int64_t k = 0; k < n; k++) l->a[k] = vint(a + k);
+    return vlist(l);
+}
+
+int rt_in(G *g, V x, V xs) {
+    List *l = as_list(g, xs);
+    charge(g, l->n);
+    for (int32_t k = 0; k < l->n; k++)
+        if (py_eq(x, l->a[k])) return 1;
+    return 0;
+}
+
+V rt_sum(G *g, V xs) {
+    List *l = as_list(g, xs);
+    int64_t s = 0;
+    for (int32_t k = 0; k < l->n; k++) {
+        if (!isnum(l->a[k])) FAULT(F_TYPE);
+        s = add_i(g, s, l->a[k].i);
+    }
+    return vint(s);
+}
+
+V rt_maxmin(G *g, V xs, int is_max, int has_default, V dflt) {
+    List *l = as_list(g, xs);
+    if (l->n == 0) {
+        if (has_default) return dflt;
+        FAULT(F_EMPTY_LIST);
+    }
+    V best = l->a[0];
+    for (int32_t k = 1; k < l->n; k++) {
+        V x = l->a[k];
+        if (is_max ? py_lt(g, best, x) : py_lt(g, x, best)) best = x;
+    }
+    return best;
+}
+
+static void merge_sort(G *g, V *a, V *tmp, int64_t n) {
+    if (n < 2) return;
+    if (n <= 12) {             /* insertion sort: stable */
+        for (int64_t i = 1; i < n; i++) {
+            V x = a[i];
+            int64_t j = i;
+            while (j > 0 && py_lt(g, x, a[j - 1])) { a[j] = a[j - 1]; j--; }
+            a[j] = x;
+        }
+        return;
+    }
+    int64_t h = n / 2;
+    merge_sort(g, a, tmp, h);
+    merge_sort(g, a + h, tmp, n - h);
+    int64_t i = 0, j = h, k = 0;
+    while (i < h && j < n) {
+        if (py_lt(g, a[j], a[i])) tmp[k++] = a[j++];
+        else tmp[k++] = a[i++];
+    }
+    while (i < h) tmp[k++] = a[i++];
+    while (j < n) tmp[k++] = a[j++];
+    memcpy(a, tmp, (size_t)n * sizeof(V));
+}
+
+V rt_sorted(G *g, V xs) {
+    List *l = as_list(g, xs);
+    List *out = list_new(g, l->n);
+    memcpy(out->a, l->a, (size_t)l->n * sizeof(V));
+    if (l->n > 1) {
+        V *tmp = (V *)aalloc(g, (size_t)l->n * sizeof(V));
+        merge_sort(g, out->a, tmp, l->n);
+    }
+    return vlist(out);
+}
+
+V rt_first_n(G *g, V xs, int64_t k) {
+    List *l = as_list(g, xs);
+    int64_t n = k < 0 ? 0 : (k < l->n ? k : l->n);
+    List *out = list_new(g, n);
+    memcpy(out->a, l->a, (size_t)n * sizeof(V));
+    return vlist(out);
+}
+
+V rt_last_n(G *g, V xs, int64_t k) {
+    List *l = as_list(g, xs);
+    if (k <= 0) return vlist(list_new(g, 0));
+    int64_t n = k < l->n ? k : l->n;
+    List *out = list_new(g, n);
+    memcpy(out->a, l->a + (l->n - n), (size_t)n * sizeof(V));
+    return vlist(out);
+}
+
+V rt_first(G *g, V xs) {
+    if (xs.t == T_STR) { if (xs.i == 0) return vnone(); BAIL(B_TEXT); }
+    List *l = as_list(g, xs);
+    return l->n ? l->a[0] : vnone();
+}
+
+V rt_last(G *g, V xs) {
+    if (xs.t == T_STR) { if (xs.i == 0) return vnone(); BAIL(B_TEXT); }
+    List *l = as_list(g, xs);
+    return l->n ? l->a[l->n - 1] : vnone();
+}
+
+int rt_any(G *g, V xs) {
+    if (xs.t == T_STR) { if (xs.i == 0) return 0; BAIL(B_TEXT); }
+    List *l = as_list(g, xs);
+    for (int32_t k = 0; k < l->n; k++)
+        if (truthy(l->a[k])) return 1;
+    return 0;
+}
+
+int rt_all(G *g, V xs) {
+    if (xs.t == T_STR) { if (xs.i == 0) return 1; BAIL(B_TEXT); }
+    List *l = as_list(g, xs);
+    for (int32_t k = 0; k < l->n; k++)
+        if (!truthy(l->a[k])) return 0;
+    return 1;
+}
+
+int rt_majority(G *g, V xs, V i, V mn, int sole) {    /* codegen._majority */
+    V v = rt_index(g, xs, i);
+    if (py_lt(g, v, mn)) return 0;
+    V mx = rt_maxmin(g, xs, 1, 0, vnone());
+    if (py_lt(g, v, mx)) return 0;          /* not v >= max */
+    if (!sole) return 1;
+    List *l = LST(xs);
+    int64_t c = 0;
+    for (int32_t k = 0; k < l->n; k++) c += py_eq(l->a[k], v);
+    return c == 1;
+}
+
+/* a hash set of values (Python's set/dict keys: equal values share a slot) */
+typedef struct { int64_t cap; int64_t n; int32_t *slot; } HSet;
+
+static void hs_init(G *g, HSet *h, int64_t n) {
+    int64_t cap = 16;
+    while (cap < n * 2 + 2) cap <<= 1;
+    h->cap = cap;
+    h->n = 0;
+    h->slot = (int32_t *)aalloc(g, (size_t)cap * sizeof(int32_t));
+    memset(h->slot, 0xff, (size_t)cap * sizeof(int32_t));
+}
+
+/* finds x among items[] (indices kept in the set); adds its index `idx` if absent; returns the index
+ * of the equal item (or idx when added) */
+static int32_t hs_find_add(G *g, HSet *h, const V *items, V x, int32_t idx) {
+    uint64_t m = (uint64_t)h->cap - 1;
+    uint64_t p = py_hash(g, x) & m;
+    for (;;) {
+        int32_t s = h->slot[p];
+        if (s < 0) { h->slot[p] = idx; h->n++; return idx; }
+        if (py_eq(items[s], x)) return s;
+        p = (p + 1) & m;
+    }
+}
+
+static int hashable(V v) {
+    if (v.t != T_LIST) return 1;
+    List *l = LST(v);
+    for (int32_t k = 0; k < l->n; k++)
+        if (l->a[k].t == T_LIST && !hashable(l->a[k])) return 0;
+    return 1;     /* (a list becomes a tuple key in distinct/count_by; nested lists too, as tuples of tuples? no:) */
+}
+
+V rt_distinct(G *g, V xs) {
+    List *l = as_list(g, xs);
+    List *out = list_new(g, l->n);
+    int32_t *first = (int32_t *)aalloc(g, (size_t)(l->n + 1) * sizeof(int32_t));
+    HSet h;
+    hs_init(g, &h, l->n);
+    int32_t m = 0;
+    for (int32_t k = 0; k < l->n; k++) {
+        V x = l->a[k];
+        if (x.t == T_LIST) {      /* _key: tuple(x); its items must be hashable */
+            List *y = LST(x);
+            for (int32_t j = 0; j < y->n; j++) if (y->a[j].t == T_LIST) FAULT(F_TYPE);
+        }
+        int32_t s = hs_find_add(g, &h, l->a, x, k);
+        if (s == k) { first[m] = k; out->a[m++] = x; }
+    }
+    (void)hashable;
+    out->n = m;
+    return vlist(out);
+}
+
+V rt_count_by(G *g, V xs) {
+    List *l = as_list(g, xs);
+    List *out = list_new(g, l->n);
+    int32_t *pos = (int32_t *)aalloc(g, (size_t)(l->n + 1) * sizeof(int32_t));
+    HSet h;
+    hs_init(g, &h, l->n);
+    int32_t m = 0;
+    for (int32_t k = 0; k < l->n; k++) {
+        V x = l->a[k];
+        if (x.t == T_LIST) {
+            List *y = LST(x);
+            for (int32_t j = 0; j < y->n; j++) if (y->a[j].t == T_LIST) FAULT(F_TYPE);
+        }
+        int32_t s = hs_find_add(g, &h, l->a, x, k);
+        if (s == k) { pos[k] = m; out->a[m++] = vint(1); }
+        else out->a[pos[s]].i += 1;
+    }
+    out->n = m;
+    return vlist(out);
+}
+
+V rt_unique(G *g, V xs) {      /* list(dict.fromkeys(xs)): keys must be hashable */
+    List *l = as_list(g, xs);
+    for (int32_t k = 0; k < l->n; k++) if (l->a[k].t == T_LIST) FAULT(F_TYPE);
+    return rt_distinct(g, xs);
+}
+
+V rt_dense_rank(G *g, V xs, V i) {     /* sorted(set(vals), reverse=True).index(vals[i]) */
+    List *l = as_list(g, xs);
+    int nums = 0, strs = 0;
+    for (int32_t k = 0; k < l->n; k++) {
+        if (isnum(l->a[k])) nums++;
+        else if (l->a[k].t == T_STR) strs++;
+        else if (l->a[k].t == T_LIST) FAULT(F_TYPE);      /* unhashable */
+        else BAIL(B_TYPE);
+    }
+    if (nums && strs) FAULT(F_TYPE);
+    V v = rt_index(g, xs, i);
+    V d = rt_distinct(g, xs);
+    List *u = LST(d);
+    int64_t r = 0;
+    for (int32_t k = 0; k < u->n; k++)
+        if (py_lt(g, v, u->a[k])) r++;
+    return vint(r);
+}
+
+V rt_run_length(G *g, V xs, V v) {     /* closures.run_length */
+    List *l = as_list(g, xs);
+    for (int32_t k = 0; k < l->n; k++) if (l->a[k].t == T_LIST) FAULT(F_TYPE);
+    HSet h;
+    hs_init(g, &h, l->n);
+    for (int32_t k = 0; k < l->n; k++) hs_find_add(g, &h, l->a, l->a[k], k);
+    if (v.t == T_LIST) FAULT(F_TYPE);
+    /* v in have? */
+    int present = 0;
+    for (int32_t k = 0; k < l->n && !present; k++) present = py_eq(l->a[k], v);
+    if (!present) return vint(0);
+    if (!isnum(v)) FAULT(F_TYPE);
+    int64_t lo = v.i, hi = v.i;
+    for (;;) {
+        if (lo == INT64_MIN) BAIL(B_OVERFLOW);
+        V probe = vint(lo - 1);
+        uint64_t m = (uint64_t)h.cap - 1, p = py_hash(g, probe) & m;
+        int found = 0;
+        for (;;) { int32_t s = h.slot[p]; if (s < 0) break; if (py_eq(l->a[s], probe)) { found = 1; break; } p = (p + 1) & m; }
+        if (!found) break;
+        lo--;
+    }
+    for (;;) {
+        if (hi == INT64_MAX) BAIL(B_OVERFLOW);
+        V probe = vint(hi + 1);
+        uint64_t m = (uint64_t)h.cap - 1, p = py_hash(g, probe) & m;
+        int found = 0;
+        for (;;) { int32_t s = h.slot[p]; if (s < 0) break; if (py_eq(l->a[s], probe)) { found = 1; break; } p = (p + 1) & m; }
+        if (!found) break;
+        hi++;
+    }
+    return vint(sub_i(g, hi, lo) + 1);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+V rt_longest_run(G *g, V xs) {
+    List *l = as_list(g, xs);
+    if (l->n == 0) return vint(0);
+    int64_t *a = (int64_t *)aalloc(g, (size_t)l->n * sizeof(int64_t));
+    for (int32_t k = 0; k < l->n; k++) {
+        if (l->a[k].t == T_LIST) FAULT(F_TYPE);
+        if (!isnum(l->a[k])) FAULT(F_TYPE);
+        a[k] = l->a[k].i;
+    }
+    qsort(a, (size_t)l->n, sizeof(int64_t), cmp_i64);
+    int64_t best = 1, run = 1;
+    for (int32_t k = 1; k < l->n; k++) {
+        if (a[k] == a[k - 1]) continue;
+        if (a[k - 1] != INT64_MAX && a[k] == a[k - 1] + 1) run++;
+        else run = 1;
+        if (run > best) best = run;
+    }
+    return vint(best);
+}
+
+V rt_index_of(G *g, V xs, V x) {
+    List *l = as_list(g, xs);
+    for (int32_t k = 0; k < l->n; k++)
+        if (py_eq(l->a[k], x)) return vint(k);
+    return vint(-1);
+}
+
+V rt_copy_root(G *g, V v) {
+    if (v.t != T_LIST) return v;
+    List *l = LST(v);
+    List *out = list_new(g, l->n);
+    for (int32_t k = 0; k < l->n; k++) out->a[k] = rt_copy_root(g, l->a[k]);
+    return vlist(out);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* listings                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+void lst_reset(Listing *l) {
+    l->n = 0;
+    l->nv = 0;
+    arena_reset(&l->ar);
+}
+
+int32_t lst_entry(G *g, Listing *l, int32_t act, int32_t npairs) {
+    if (l->n >= l->cap) {
+        int32_t cap = l->cap ? l->cap * 2 : 64;
+        int32_t *a = (int32_t *)realloc(l->act, (size_t)cap * sizeof(int32_t));
+        if (a == NULL) rt_stop(g, B_MEMORY);
+        l->act = a;
+        a = (int32_t *)realloc(l->off, (size_t)cap * sizeof(int32_t));
+        if (a == NULL) rt_stop(g, B_MEMORY);
+        l->off = a;
+        l->cap = cap;
+    }
+    if (l->nv + 2 * npairs > l->vcap) {
+        int32_t cap = l->vcap ? l->vcap * 2 : 256;
+        while (cap < l->nv + 2 * npairs) cap *= 2;
+        V *a = (V *)realloc(l->vals, (size_t)cap * sizeof(V));
+        if (a == NULL) rt_stop(g, B_MEMORY);
+        l->vals = a;
+        l->vcap = cap;
+    }
+    int32_t off = l->nv;
+    l->act[l->n] = act;
+    l->off[l->n] = off;
+    l->n++;
+    l->nv += 2 * npairs;
+    return off;
+}
+
+V lst_list(G *g, Listing *l, int64_t n) {
+    List *x = (List *)aalloc_in(g, &l->ar, sizeof(List) + (size_t)n * sizeof(V));
+    x->n = (int32_t)n;
+    x->pad = 0;
+    return vlist(x);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the flow's bookkeeping                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+void rt_count_decision(G *g) {     /* State._count_decision */
+    const Layout *L = g->L;
+    if (g->decisions >= L->max_decisions) rt_stop(g, F_GAME_BUDGET);
+    int64_t spent = g->spent + L->max_steps - g->budget;
+    if (spent > L->max_game_steps) rt_stop(g, F_GAME_STEPS);
+    g->spent = spent;
+    g->decisions += 1;
+}
+
+void rt_run(G *g, int32_t pc) { g->L->run(g, pc); }
+
+void rt_ff_init(G *g, int slot, V items) {
+    Flow *f = &g->ff[slot];
+    f->active = 1;
+    f->items = items;
+    f->idx = 0;
+}
+
+
+void rt_ff_clear_all(G *g) {
+    for (int32_t k = 0; k < g->L->nfor; k++) {
+        g->ff[k].active = 0;
+        g->ff[k].has_var = 0;
+        g->ff[k].idx = 0;
+        g->ff[k].items = vnone();
+        g->ff[k].var = vnone();
+    }
+}
+
+void rt_store_choice(G *g, int32_t k) {    /* State._store: recorded, not applied */
+    if (g->nstored >= g->stcap) {
+        int32_t cap = g->stcap ? g->stcap * 2 : 8;
+        Stored *s = (Stored *)realloc(g->stored, (size_t)cap * sizeof(Stored));
+        if (s == NULL) rt_stop(g, B_MEMORY);
+        g->stored = s;
+        g->stcap = cap;
+    }
+    Listing *l = &g->lst;
+    int32_t act = l->act[k];
+    Stored *s = &g->stored[g->nstored++];
+    s->player = g->actor;
+    s->act = act;
+    int32_t np = act < 0 ? 0 : g->L->act_np[act];
+    List *args = list_new(g, np);
+    V *pv = lst_pairs(l, k);
+    for (int32_t j = 0; j < np; j++) args->a[j] = rt_copy_root(g, pv[2 * j]);
+    s->args = vlist(args);
+}
+
+/* At a decision boundary nothing but the state's own values is live: copy them into the other
+ * arena and reset this one (a two-space copy of a handful of roots). */
+void rt_flip(G *g) {
+    Arena *a = &g->ar[g->side];
+    if (a->head == NULL || (a->cur == a->head && a->head->used == 0)) return;
+    int32_t from = g->side;
+    g->side ^= 1;
+    arena_reset(&g->ar[g->side]);
+    const Layout *L = g->L;
+    for (int32_t k = 0; k < L->nvars; k++)
+        if (g->v[k].t == T_LIST) g->v[k] = rt_copy_root(g, g->v[k]);
+    for (int32_t k = 0; k < L->nfor; k++) {
+        Flow *f = &g->ff[k];
+        if (f->items.t == T_LIST) f->items = rt_copy_root(g, f->items);
+        if (f->var.t == T_LIST) f->var = rt_copy_root(g, f->var);
+    }
+    for (int32_t k = 0; k < g->nstored; k++) g->stored[k].args = rt_copy_root(g, g->stored[k].args);
+    for (int32_t p = 0; p < L->P; p++)
+        if (g->scores[p].t == T_LIST) g->scores[p] = rt_copy_root(g, g->scores[p]);
+    arena_reset(&g->ar[from]);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* RNGs (interpreter/rng.py and CPython's _randommodule.c, bit for bit)                       */
+/* ------------------------------------------------------------------------------------------ */
+uint64_t rng_seed_state(uint64_t seed) {
+    uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return z ? z : 0x2545F4914F6CDD1DULL;
+}
+
+static const uint64_t KECCAK_RC[24] = {
+    0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
+    0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
+    0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
+    0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
+    0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
+    0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL};
+static const int KECCAK_ROT[25] = {0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43,
+                                   25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14};
+
+#define ROL64(x, n) (((x) << (n)) | ((x) >> ((64 - (n)) & 63)))
+
+static void keccak_f(uint64_t st[25]) {
+    for (int round = 0; round < 24; round++) {
+        uint64_t c[5], d[5], b[25];
+        for (int x = 0; x < 5; x++) c[x] = st[x] ^ st[x + 5] ^ st[x + 10] ^ st[x + 15] ^ st[x + 20];
+        for (int x = 0; x < 5; x++) d[x] = c[(x + 4) % 5] ^ ROL64(c[(x + 1) % 5], 1);
+        for (int k = 0; k < 25; k++) st[k] ^= d[k % 5];
+        for (int x = 0; x < 5; x++)
+            for (int y = 0; y < 5; y++) {
+                int r = KECCAK_ROT[x + 5 * y];
+                uint64_t v = st[x + 5 * y];
+                b[y + 5 * ((2 * x + 3 * y) % 5)] = r ? ROL64(v, r) : v;
+            }
+        for (int x = 0; x < 5; x++)
+            for (int y = 0; y < 5; y++)
+                st[x + 5 * y] = b[x + 5 * y] ^ ((~b[(x + 1) % 5 + 5 * y]) & b[(x + 2) % 5 + 5 * y]);
+        st[0] ^= KECCAK_RC[round];
+    }
+}
+
+typedef struct { uint64_t st[25]; uint8_t buf[168]; int pos; } Shake;
+
+static void shake128_u64(Shake *s, uint64_t key) {    /* absorb 8 little-endian bytes, pad */
+    memset(s->st, 0, sizeof(s->st));
+    s->st[0] ^= key;                  /* lanes are little-endian */
+    s->st[1] ^= 0x1FULL;              /* SHAKE's domain bits right after the 8 bytes */
+    s->st[20] ^= 0x8000000000000000ULL;   /* the last bit of the 168-byte rate */
+    keccak_f(s->st);
+    for (int k = 0; k < 21; k++)
+        for (int b = 0; b < 8; b++) s->buf[8 * k + b] = (uint8_t)(s->st[k] >> (8 * b));
+    s->pos = 0;
+}
+
+static inline uint8_t shake_byte(Shake *s) {
+    if (s->pos == 168) {
+        keccak_f(s->st);
+        for (int k = 0; k < 21; k++)
+            for (int b = 0; b < 8; b++) s->buf[8 * k + b] = (uint8_t)(s->st[k] >> (8 * b));
+        s->pos = 0;
+    }
+    return s->buf[s->pos++];
+}
+
+static inline uint32_t shake_u32(Shake *s) {
+    if (s->pos + 4 <= 168) {
+        const uint8_t *p = s->buf + s->pos;
+        s->pos += 4;
+        return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    }
+    uint32_t r = 0;
+    for (int b = 0; b < 4; b++) r |= (uint32_t)shake_byte(s) << (8 * b);
+    return r;
+}
+
+uint64_t rng_shuffle_shake(uint64_t state, int32_t *items, int64_t n) {
+    if (n < 2) return state;
+    Shake s;
+    shake128_u64(&s, state);
+    uint64_t next = 0;
+    for (int b = 0; b < 8; b++) next |= (uint64_t)shake_byte(&s) << (8 * b);
+    for (int64_t i = n - 1; i > 0; i--) {
+        uint64_t m = (uint64_t)i + 1;
+        uint64_t limit = ((uint64_t)1 << 32) - ((uint64_t)1 << 32) % m;
+        uint64_t r = shake_u32(&s);
+        while (r >= limit) r = shake_u32(&s);
+        int64_t j = (int64_t)(r % m);
+        int32_t t = items[i]; items[i] = items[j]; items[j] = t;
+    }
+    return next ? next : 1;
+}
+
+uint64_t rng_shuffle_xorshift(uint64_t x, int32_t *items, int64_t n) {
+    const uint64_t C = 0x2545F4914F6CDD1DULL;
+    for (int64_t i = n - 1; i > 0; i--) {
+        uint64_t m = (uint64_t)i + 1, r;
+        uint64_t lim = UINT64_MAX - ((0 - m) % m);     /* M - (M + 1) % m */
+        for (;;) {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            r = x * C;
+            if (r <= lim) break;
+        }
+        int64_t j = (int64_t)(r % m);
+        int32_t t = items[i]; items[i] = items[j]; items[j] = t;
+    }
+    return x;
+}
+
+/* MT19937 as CPython's random module */
+static void mt_init_genrand(MT *m, uint32_t s) {
+    m->mt[0] = s;
+    for (int i = 1; i < 624; i++)
+        m->mt[i] = 1812433253U * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
+    m->mti = 624;
+}
+
+void mt_init_by_array(MT *m, const uint32_t *key, int keylen) {
+    mt_init_genrand(m, 19650218U);
+    int i = 1, j = 0;
+    int k = 624 > keylen ? 624 : keylen;
+    for (; k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++; j++;
+        if (i >= 624) { m->mt[0] = m->mt[623]; i = 1; }
+        if (j >= keylen) j = 0;
+    }
+    for (k = 623; k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= 624) { m->mt[0] = m->mt[623]; i = 1; }
+    }
+    m->mt[0] = 0x80000000U;
+    m->mti = 624;
+}
+
+void mt_seed_u64(MT *m, uint64_t seed) {    /* random.Random(int): the 32-bit words of |seed| */
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    mt_init_by_array(m, key, key[1] ? 2 : 1);
+}
+
+uint32_t mt_next(MT *m) {
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t y;
+    if (m->mti >= 624) {
+        int kk;
+        for (kk = 0; kk < 624 - 397; kk++) {
+            y = (m->mt[kk] & 0x80000000U) | (m->mt[kk + 1] & 0x7fffffffU);
+            m->mt[kk] = m->mt[kk + 397] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        for (; kk < 623; kk++) {
+            y = (m->mt[kk] & 0x80000000U) | (m->mt[kk + 1] & 0x7fffffffU);
+            m->mt[kk] = m->mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        y = (m->mt[623] & 0x80000000U) | (m->mt[0] & 0x7fffffffU);
+        m->mt[623] = m->mt[396] ^ (y >> 1) ^ mag01[y & 0x1U];
+        m->mti = 0;
+    }
+    y = m->mt[m->mti++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+uint64_t mt_getrandbits(MT *m, int k) {     /* k in 1..64 */
+    if (k <= 32) return (uint64_t)(mt_next(m) >> (32 - k));
+    uint64_t lo = mt_next(m);
+    uint64_t hi = mt_next(m);
+    if (k < 64) hi >>= (64 - k);
+    return lo | (hi << 32);
+}
+
+int64_t mt_randbelow(MT *m, int64_t n) {    /* _randbelow_with_getrandbits, n >= 1 */
+    int k = 64 - __builtin_clzll((uint64_t)n);
+    uint64_t r = mt_getrandbits(m, k);
+    while (r >= (uint64_t)n) r = mt_getrandbits(m, k);
+    return (int64_t)r;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* ranking keys, subsets, listing copies                                                      */
+/* ------------------------------------------------------------------------------------------ */
+int keys_eq(const V *a, const V *b, int n) {
+    for (int k = 0; k < n; k++)
+        if (!py_eq(a[k], b[k])) return 0;
+    return 1;
+}
+
+int keys_lt(G *g, const V *a, const V *b, int n) {      /* tuple a < tuple b */
+    for (int k = 0; k < n; k++)
+        if (!py_eq(a[k], b[k])) return py_lt(g, a[k], b[k]);
+    return 0;
+}
+
+V rt_copy_to_listing(G *g, Listing *l, V v) {
+    if (v.t != T_LIST) return v;
+    List *x = LST(v);
+    V out = lst_list(g, l, x->n);
+    for (int32_t k = 0; k < x->n; k++) LST(out)->a[k] = rt_copy_to_listing(g, l, x->a[k]);
+    return out;
+}
+
+#define MAX_CHOICES 10000
+#define MAX_COMBOS_WALKED 20000000
+
+static int cmp_i64s(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ParamRT.candidates for a subset: every combination of positions, sizes lo..hi, in
+ * itertools.combinations order, identical-looking ones (the same multiset of what the chooser sees)
+ * once; a list of [positions, cards] pairs. */
+List *rt_subsets(G *g, V cards, int from_zone, int64_t lo, int64_t hi) {
+    (void)from_zone;
+    const Layout *L = g->L;
+    List *cs = need_list(g, cards);
+    int32_t n = cs->n;
+    int64_t *key = (int64_t *)aalloc(g, (size_t)(n + 1) * sizeof(int64_t));
+    uint64_t bit = (uint64_t)1 << g->actor;
+    for (int32_t i = 0; i < n; i++) {
+        if (cs->a[i].t == T_NONE) BAIL(B_CARD);
+        int64_t c = card_of(g, cs->a[i]);
+        uint64_t vis = (g->nface && g->face[c]) ? (g->face[c] == 1 ? L->ALL : 0) : L->zvis[g->loc[c]];
+        key[i] = ((vis | g->kn[c]) & bit) ? L->face_of[c] : -(int64_t)i - 1;
+    }
+    if (lo < 0) lo = 0;
+    if (hi > n) hi = n;
+    int64_t cap = 64, made = 0;
+    List *out = list_new(g, cap);
+    out->n = 0;
+    /* the signatures seen: a hash of sorted key arrays */
+    int64_t hcap = 1024;
+    int64_t **sigs = (int64_t **)aalloc(g, (size_t)hcap * sizeof(int64_t *));
+    int32_t *slen = (int32_t *)aalloc(g, (size_t)hcap * sizeof(int32_t));
+    memset(sigs, 0, (size_t)hcap * sizeof(int64_t *));
+    int64_t walked = 0;
+    int32_t *idx = (int32_t *)aalloc(g, (size_t)(n + 1) * sizeof(int32_t));
+    int64_t *sig = (int64_t *)aalloc(g, (size_t)(n + 1) * sizeof(int64_t));
+    for (int64_t size = lo; size <= hi; size++) {
+        for (int32_t i = 0; i < size; i++) idx[i] = i;
+        for (;;) {
+            if (++walked > MAX_COMBOS_WALKED) BAIL(B_LIMIT);
+            for (int32_t i = 0; i < size; i++) sig[i] = key[idx[i]];
+            qsort(sig, (size_t)size, sizeof(int64_t), cmp_i64s);
+            uint64_t h = 1469598103934665603ULL + (uint64_t)size;
+            for (int32_t i = 0; i < size; i++) h = (h ^ (uint64_t)sig[i]) * 1099511628211ULL;
+            int64_t p = (int64_t)(h & (uint64_t)(hcap - 1));
+            int dup = 0;
+            while (sigs[p] != NULL) {
+                if (slen[p] == size && memcmp(sigs[p], sig, (size_t)size * sizeof(int64_t)) == 0) { dup = 1; break; }
+                p = (p + 1) & (hcap - 1);
+            }
+            if (!dup) {
+                made++;
+                if (made > MAX_CHOICES) FAULT(F_CHOICES);
+                int64_t *keep = (int64_t *)aalloc(g, (size_t)(size + 1) * sizeof(int64_t));
+                memcpy(keep, sig, (size_t)size * sizeof(int64_t));
+                sigs[p] = keep;
+                slen[p] = (int32_t)size;
+                if (made * 2 > hcap) {      /* grow the table */
+                    int64_t ncap = hcap * 4;
+                    int64_t **ns = (int64_t **)aalloc(g, (size_t)ncap * sizeof(int64_t *));
+                    int32_t *nl = (int32_t *)aalloc(g, (size_t)ncap * sizeof(int32_t));
+                    memset(ns, 0, (size_t)ncap * sizeof(int64_t *));
+                    for (int64_t q = 0; q < hcap; q++) {
+                        if (sigs[q] == NULL) continue;
+                        uint64_t hh = 1469598103934665603ULL + (uint64_t)slen[q];
+                        for (int32_t i = 0; i < slen[q]; i++) hh = (hh ^ (uint64_t)sigs[q][i]) * 1099511628211ULL;
+                        int64_t r = (int64_t)(hh & (uint64_t)(ncap - 1));
+                        while (ns[r] != NULL) r = (r + 1) & (ncap - 1);
+                        ns[r] = sigs[q];
+                        nl[r] = slen[q];
+                    }
+                    sigs = ns; slen = nl; hcap = ncap;
+                }
+                if (out->n >= cap) {
+                    List *bigger = list_new(g, cap * 2);
+                    memcpy(bigger->a, out->a, (size_t)out->n * sizeof(V));
+                    bigger->n = out->n;
+                    out = bigger;
+                    cap *= 2;
+                }
+                List *pos = list_new(g, size), *cds = list_new(g, size);
+                for (int32_t i = 0; i < size; i++) { pos->a[i] = vint(idx[i]); cds->a[i] = cs->a[idx[i]]; }
+                List *pair = list_new(g, 2);
+                pair->a[0] = vlist(pos);
+                pair->a[1] = vlist(cds);
+                out->a[out->n++] = vlist(pair);
+            }
+            /* the next combination */
+            int32_t i = (int32_t)size - 1;
+            while (i >= 0 && idx[i] == n - size + i) i--;
+            if (i < 0) break;
+            idx[i]++;
+            for (int32_t j = i + 1; j < size; j++) idx[j] = idx[j - 1] + 1;
+        }
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the exported entry points                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+extern const Layout GS_LAYOUT;
+
+typedef struct Ctx { G g; MT pick; MT seats[64]; } Ctx;
+
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    return p;
+}
+
+GS_EXPORT int gs_abi(void) { return GS_ABI; }
+GS_EXPORT const char *gs_key(void) { return GS_LAYOUT.key; }
+
+GS_EXPORT void *gs_new(void) {
+    const Layout *L = &GS_LAYOUT;
+    Ctx *c = (Ctx *)xcalloc(1, sizeof(Ctx));
+    if (c == NULL) return NULL;
+    G *g = &c->g;
+    g->L = L;
+    g->z = (Zone *)xcalloc((size_t)L->nzones, sizeof(Zone));
+    g->loc = (int32_t *)xcalloc((size_t)L->ncards, sizeof(int32_t));
+    g->kn = (uint64_t *)xcalloc((size_t)L->ncards, sizeof(uint64_t));
+    g->face = (uint8_t *)xcalloc((size_t)L->ncards, 1);
+    g->mk = (int64_t *)xcalloc((size_t)L->nmarks * (size_t)L->ncards + 1, sizeof(int64_t));
+    g->v = (V *)xcalloc((size_t)L->nvars + 1, sizeof(V));
+    g->ff = (Flow *)xcalloc((size_t)L->nfor + 1, sizeof(Flow));
+    g->scores = (V *)xcalloc((size_t)L->P, sizeof(V));
+    g->stamp = (int32_t *)xcalloc((size_t)L->nlevels * (size_t)L->nfaces + 1, sizeof(int32_t));
+    g->stamp_gen = (int32_t *)xcalloc((size_t)L->nlevels + 1, sizeof(int32_t));
+    if (!g->z || !g->loc || !g->kn || !g->face || !g->mk || !g->v || !g->ff || !g->scores || !g->stamp ||
+        !g->stamp_gen) return NULL;
+    return c;
+}
+
+GS_EXPORT void gs_free(void *ctx) {
+    if (ctx == NULL) return;
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    for (int32_t k = 0; k < g->L->nzones; k++) free(g->z[k].a);
+    free(g->z); free(g->loc); free(g->kn); free(g->face); free(g->mk); free(g->v); free(g->ff);
+    free(g->scores); free(g->stamp); free(g->stamp_gen); free(g->stored);
+    free(g->lst.act); free(g->lst.off); free(g->lst.vals); arena_free(&g->lst.ar);
+    free(g->lst2.act); free(g->lst2.off); free(g->lst2.vals); arena_free(&g->lst2.ar);
+    arena_free(&g->ar[0]); arena_free(&g->ar[1]);
+    free(c);
+}
+
+static void g_clear(G *g) {      /* everything but the zones' contents and the variables */
+    const Layout *L = g->L;
+    memset(g->kn, 0, (size_t)L->ncards * sizeof(uint64_t));
+    memset(g->face, 0, (size_t)L->ncards);
+    g->nface = 0;
+    for (int32_t m = 0; m < L->nmarks; m++)
+        for (int32_t c = 0; c < L->ncards; c++) g->mk[(int64_t)m * L->ncards + c] = L->mark_init[m];
+    for (int32_t k = 0; k < L->nfor; k++) memset(&g->ff[k], 0, sizeof(Flow));
+    g->nstored = 0;
+    g->pc = 0; g->pending = -1; g->actor = 0; g->cur = 0; g->phase = -1; g->terminal = 0;
+    g->turns = 0; g->decisions = 0; g->budget = L->max_steps; g->spent = 0;
+    for (int32_t p = 0; p < L->P; p++) g->scores[p] = vnone();
+    g->winners = 0;
+    g->has_listing = 0;
+    g->lst.n = 0;
+    arena_reset(&g->ar[0]);
+    arena_reset(&g->ar[1]);
+    g->side = 0;
+    g->why = 0;
+}
+
+static void g_new_game(G *g, uint64_t seed) {     /* State.new */
+    const Layout *L = g->L;
+    g_clear(g);
+    for (int32_t k = 0; k < L->nzones; k++) g->z[k].n = 0;
+    for (int32_t c = 0; c < L->ncards; c++) {
+        int32_t zi = L->init_zone[c];
+        Zone *z = &g->z[zi];
+        if (z->n >= z->cap) zgrow(g, z, z->n + 1);
+        z->a[z->n++] = c;
+        g->loc[c] = zi;
+    }
+    L->setup(g);
+    g->rng = rng_seed_state(seed);
+    g->gen = 0;
+    L->run(g, 0);
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* the pending decision's listing, made if it is not (State._enumerate: a lone skip where the step
+ * is optional and nothing else is listed) */
+static void ensure_listing(G *g) {
+    if (g->has_listing) return;
+    g->L->enumerate(g, g->pending, &g->lst);
+    if (g->lst.n == 0 && g->L->ch_optional[g->pending]) lst_entry(g, &g->lst, -1, 0);
+    g->has_listing = 1;
+}
+
+/* random decisions to the end: one generator, or one per seat */
+static int play_random(G *g, MT *pick, MT *seats, double deadline) {
+    while (!g->terminal) {
+        if (deadline > 0 && now_s() > deadline) return ST_TIMEOUT;
+        rt_flip(g);
+        ensure_listing(g);
+        int32_t n = g->lst.n;
+        if (n <= 0) rt_stop(g, B_STATE);
+        MT *m = seats != NULL ? &seats[g->actor] : pick;
+        int64_t k = mt_randbelow(m, n);
+        if (g->trace != NULL && g->ntrace + 2 <= g->tcap) { g->trace[g->ntrace++] = n; g->trace[g->ntrace++] = g->budget; }
+        g->L->apply(g, (int32_t)k);
+        if (!g->terminal && g->phase != g->last_phase) { g->phases_seen++; g->last_phase = g->phase; }
+    }
+    return ST_OK;
+}
+
+static int status_of(int why) { return why >= 64 ? ST_BAIL : ST_FAULT; }
+
+static void results(G *g, int64_t *scores, int32_t *tags, uint64_t *winners, int64_t *decisions) {
+    const Layout *L = g->L;
+    for (int32_t p = 0; p < L->P; p++) {
+        V s = g->scores[p];
+        scores[p] = s.i;
+        tags[p] = s.t;
+    }
+    *winners = g->winners;
+    *decisions = g->decisions;
+}
+
+static int scores_ok(G *g) {
+    for (int32_t p = 0; p < g->L->P; p++)
+        if (!isnum(g->scores[p])) return 0;
+    return 1;
+}
+
+/* n playouts: game i is State.new(seed + i) played with random.Random(seed + i) (Game.playouts) */
+GS_EXPORT int64_t gs_playouts(void *ctx, uint64_t seed, int64_t n, int32_t *status, int32_t *why, int64_t *scores,
+                    int32_t *tags, uint64_t *winners, int64_t *decisions) {
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    const Layout *L = g->L;
+    for (int64_t i = 0; i < n; i++) {
+        jmp_buf jb;
+        g->jb = &jb;
+        uint64_t s = seed + (uint64_t)i;
+        if (setjmp(jb) == 0) {
+            g_new_game(g, s);
+            mt_seed_u64(&c->pick, s);
+            play_random(g, &c->pick, NULL, 0);
+            if (!scores_ok(g)) rt_stop(g, B_TYPE);
+            status[i] = ST_OK;
+            why[i] = 0;
+            results(g, scores + i * L->P, tags + i * L->P, winners + i, decisions + i);
+        } else {
+            status[i] = status_of(g->why);
+            why[i] = g->why;
+            decisions[i] = g->decisions;
+        }
+    }
+    g->jb = NULL;
+    return n;
+}
+
+/* simulate's games with a RandomBot per seat: keys[i * P * stride + p * stride ..] are the 32-bit
+ * words of seat p's seed (random.seed of its text), keylen[i * P + p] how many */
+GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const uint32_t *keys, const int32_t *keylen,
+                    int32_t stride, double timeout, int32_t *status, int32_t *why, int64_t *scores, int32_t *tags,
+                    uint64_t *winners, int64_t *decisions, int64_t *turns, int64_t *phases, double *seconds) {
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    const Layout *L = g->L;
+    if (L->P > 64) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        jmp_buf jb;
+        g->jb = &jb;
+        double t0 = now_s();
+        if (setjmp(jb) == 0) {
+            for (int32_t p = 0; p < L->P; p++) {
+                int64_t at = (i * L->P + p);
+                mt_init_by_array(&c->seats[p], keys + at * stride, keylen[at]);
+            }
+            g->phases_seen = 0;
+            g->last_phase = -1000;
+            g_new_game(g, seeds[i]);
+            if (!g->terminal && g->phase != g->last_phase) { g->phases_seen++; g->last_phase = g->phase; }
+            int st = play_random(g, NULL, c->seats, timeout > 0 ? t0 + timeout : 0);
+            if (st == ST_TIMEOUT) {
+                status[i] = ST_TIMEOUT;
+                why[i] = 0;
+                decisions[i] = g->decisions;
+            } else {
+                if (!scores_ok(g)) rt_stop(g, B_TYPE);
+                status[i] = ST_OK;
+                why[i] = 0;
+                results(g, scores + i * L->P, tags + i * L->P, winners + i, decisions + i);
+                turns[i] = g->turns;
+                phases[i] = g->phases_seen;
+            }
+        } else {
+            status[i] = status_of(g->why);
+            why[i] = g->why;
+            decisions[i] = g->decisions;
+        }
+        seconds[i] = now_s() - t0;
+    }
+    g->jb = NULL;
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* a state from Python (interpreter/native_engine.py flattens it), and rollouts from it       */
+/* ------------------------------------------------------------------------------------------ */
+typedef struct { const int64_t *p; int64_t left; int bad; } Reader;
+
+static int64_t rd(Reader *r) {
+    if (r->left <= 0) { r->bad = 1; return 0; }
+    r->left--;
+    return *r->p++;
+}
+
+static V rd_value(G *g, Reader *r, int depth) {
+    int64_t t = rd(r);
+    if (depth > 64) { r->bad = 1; return vnone(); }
+    switch (t) {
+    case T_NONE: return vnone();
+    case T_BOOL: return vbool((int)rd(r));
+    case T_INT: return vint(rd(r));
+    case T_STR: {
+        int64_t id = rd(r);
+        if (id < 0 || id >= g->L->nstr) { r->bad = 1; return vnone(); }
+        return vstr(id);
+    }
+    case T_LIST: {
+        int64_t n = rd(r);
+        if (n < 0 || n > MAX_LIST || n > r->left) { r->bad = 1; return vnone(); }
+        List *l = list_new(g, n);
+        for (int64_t k = 0; k < n && !r->bad; k++) l->a[k] = rd_value(g, r, depth + 1);
+        return vlist(l);
+    }
+    default: r->bad = 1; return vnone();
+    }
+}
+
+/* 0: loaded; -1: the buffer is not a consistent state of this rule set */
+static int load_state(G *g, const int64_t *buf, int64_t len) {
+    const Layout *L = g->L;
+    Reader r = {buf, len, 0};
+    if (rd(&r) != GS_ABI) return -1;
+    if (rd(&r) != L->ncards || rd(&r) != L->nzones || rd(&r) != L->nvars || rd(&r) != L->nfor) return -1;
+    g_clear(g);
+    g->pc = (int32_t)rd(&r); g->pending = (int32_t)rd(&r); g->actor = (int32_t)rd(&r); g->cur = (int32_t)rd(&r);
+    g->phase = (int32_t)rd(&r); g->terminal = (int32_t)rd(&r); g->turns = rd(&r); g->decisions = rd(&r);
+    g->budget = rd(&r); g->spent = rd(&r); g->rng = (uint64_t)rd(&r); g->gen = (int32_t)rd(&r);
+    int64_t listed = rd(&r);
+    if (g->pending < -1 || g->pending >= L->nchoose || g->actor < 0 || g->actor >= L->P || g->cur < 0 ||
+        g->cur >= L->P || (g->gen != 0 && g->gen != 1)) return -1;
+    for (int32_t c = 0; c < L->ncards; c++) g->loc[c] = -1;
+    for (int32_t zi = 0; zi < L->nzones; zi++) {
+        int64_t n = rd(&r);
+        if (n < 0 || n > L->ncards || r.bad) return -1;
+        Zone *z = &g->z[zi];
+        z->n = 0;
+        if (z->cap < n) zgrow(g, z, (int32_t)n);
+        for (int64_t k = 0; k < n; k++) {
+            int64_t c = rd(&r);
+            if (c < 0 || c >= L->ncards || g->loc[c] != -1) return -1;
+            z->a[z->n++] = (int32_t)c;
+            g->loc[c] = zi;
+        }
+    }
+    for (int32_t c = 0; c < L->ncards; c++) if (g->loc[c] < 0) return -1;
+    for (int32_t c = 0; c < L->ncards; c++) g->kn[c] = (uint64_t)rd(&r) & L->ALL;
+    for (int32_t c = 0; c < L->ncards; c++) {
+        int64_t f = rd(&r);
+        if (f < 0 || f > 2) return -1;
+        g->face[c] = (uint8_t)f;
+        if (f) g->nface++;
+    }
+    for (int64_t k = 0; k < (int64_t)L->nmarks * L->ncards; k++) g->mk[k] = rd(&r);
+    for (int32_t k = 0; k < L->nvars; k++) g->v[k] = rd_value(g, &r, 0);
+    for (int32_t k = 0; k < L->nfor; k++) {
+        Flow *f = &g->ff[k];
+        f->active = (int32_t)rd(&r);
+        f->has_var = (int32_t)rd(&r);
+        f->idx = rd(&r);
+        f->items = rd_value(g, &r, 0);
+        f->var = rd_value(g, &r, 0);
+        if (f->active && f->items.t != T_LIST) return -1;
+    }
+    int64_t ns = rd(&r);
+    if (ns < 0 || ns > 64) return -1;
+    for (int64_t k = 0; k < ns; k++) {
+        if (g->nstored >= g->stcap) {
+            int32_t cap = g->stcap ? g->stcap * 2 : 8;
+            Stored *s = (Stored *)realloc(g->stored, (size_t)cap * sizeof(Stored));
+            if (s == NULL) return -1;
+            g->stored = s;
+            g->stcap = cap;
+        }
+        Stored *s = &g->stored[g->nstored++];
+        s->player = (int32_t)rd(&r);
+        s->act = (int32_t)rd(&r);
+        s->args = rd_value(g, &r, 0);
+        if (s->args.t != T_LIST) return -1;
+    }
+    if (r.bad || r.left != 0) return -1;
+    if (!g->terminal && g->pending < 0) return -1;
+    /* the listing: made now without its charge when the Python state had made it (the budget is
+     * the one it left), else made by the playout (and charged) as State.playout makes it */
+    if (!g->terminal && listed) {
+        int64_t b = g->budget;
+        ensure_listing(g);
+        g->budget = b;
+    }
+    return 0;
+}
+
+GS_EXPORT int gs_load(void *ctx, const int64_t *buf, int64_t len) {
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    int rc;
+    if (setjmp(jb) == 0) rc = load_state(g, buf, len);
+    else rc = -2 - g->why;       /* the listing faulted: let Python play it */
+    g->jb = NULL;
+    return rc;
+}
+
+static void mt_from(MT *m, const uint32_t *st) {
+    memcpy(m->mt, st, 624 * sizeof(uint32_t));
+    m->mti = (int)st[624];
+}
+
+static void mt_to(const MT *m, uint32_t *st) {
+    memcpy(st, m->mt, 624 * sizeof(uint32_t));
+    st[624] = (uint32_t)m->mti;
+}
+
+/* random decisions from the loaded state to the end; the generator's state (624 words and the
+ * index, random.getstate()'s) in and out */
+GS_EXPORT int gs_rollout(void *ctx, uint32_t *mt, int32_t *why, int64_t *scores, int32_t *tags, uint64_t *winners,
+               int64_t *decisions) {
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    int st;
+    mt_from(&c->pick, mt);
+    if (setjmp(jb) == 0) {
+        play_random(g, &c->pick, NULL, 0);
+        if (!scores_ok(g)) rt_stop(g, B_TYPE);
+        results(g, scores, tags, winners, decisions);
+        mt_to(&c->pick, mt);
+        *why = 0;
+        st = ST_OK;
+    } else {
+        *why = g->why;
+        st = status_of(g->why);
+    }
+    g->jb = NULL;
+    return st;
+}
+
+/* one playout with its listing sizes and budgets recorded (tests, debugging) */
+GS_EXPORT int64_t gs_trace(void *ctx, uint64_t seed, int64_t *out, int64_t cap, int32_t *why) {
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    g->trace = out; g->ntrace = 0; g->tcap = cap;
+    if (setjmp(jb) == 0) {
+        g_new_game(g, seed);
+        mt_seed_u64(&c->pick, seed);
+        play_random(g, &c->pick, NULL, 0);
+        *why = 0;
+    } else {
+        *why = g->why;
+    }
+    g->trace = NULL;
+    g->jb = NULL;
+    return g->ntrace;
+}
+
+/* the RNGs alone, for the tests */
+GS_EXPORT uint64_t gs_test_shuffle(uint64_t state, int32_t *items, int64_t n, int gen) {
+    return gen == 0 ? rng_shuffle_shake(state, items, n) : rng_shuffle_xorshift(state, items, n);
+}
+GS_EXPORT uint64_t gs_test_seed_state(uint64_t seed) { return rng_seed_state(seed); }
+GS_EXPORT void gs_test_mt(const uint32_t *key, int keylen, int64_t n, const int64_t *below, int64_t *out, uint32_t *state) {
+    MT m;
+    mt_init_by_array(&m, key, keylen);
+    for (int64_t i = 0; i < n; i++) out[i] = below[i] > 0 ? mt_randbelow(&m, below[i]) : (int64_t)mt_getrandbits(&m, (int)-below[i]);
+    mt_to(&m, state);
+}
+
+/* the loaded or played state in the loader's format (tests: the struct mirrors the Python state) */
+static int64_t wr_value(V v, int64_t *out, int64_t at, int64_t cap) {
+    if (at + 2 > cap) return cap + 1;
+    out[at++] = v.t;
+    switch (v.t) {
+    case T_NONE: return at;
+    case T_LIST: {
+        List *l = LST(v);
+        out[at++] = l->n;
+        for (int32_t k = 0; k < l->n; k++) at = wr_value(l->a[k], out, at, cap);
+        return at;
+    }
+    default: out[at++] = v.i; return at;
+    }
+}
+
+GS_EXPORT int64_t gs_dump(void *ctx, int64_t *out, int64_t cap, int64_t new_seed) {
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    const Layout *L = g->L;
+    if (new_seed >= 0) {
+        jmp_buf jb;
+        g->jb = &jb;
+        if (setjmp(jb) != 0) { g->jb = NULL; return -1 - g->why; }
+        g_new_game(g, (uint64_t)new_seed);
+        g->jb = NULL;
+    }
+    int64_t at = 0;
+#define W(x) do { if (at >= cap) return -1; out[at++] = (int64_t)(x); } while (0)
+    W(GS_ABI); W(L->ncards); W(L->nzones); W(L->nvars); W(L->nfor);
+    W(g->pc); W(g->pending); W(g->actor); W(g->cur); W(g->phase); W(g->terminal); W(g->turns); W(g->decisions);
+    W(g->budget); W(g->spent); W(g->rng); W(g->gen); W(g->has_listing);
+    for (int32_t zi = 0; zi < L->nzones; zi++) {
+        W(g->z[zi].n);
+        for (int32_t k = 0; k < g->z[zi].n; k++) W(g->z[zi].a[k]);
+    }
+    for (int32_t k = 0; k < L->ncards; k++) W(g->kn[k]);
+    for (int32_t k = 0; k < L->ncards; k++) W(g->face[k]);
+    for (int64_t k = 0; k < (int64_t)L->nmarks * L->ncards; k++) W(g->mk[k]);
+    for (int32_t k = 0; k < L->nvars; k++) { at = wr_value(g->v[k], out, at, cap); if (at > cap) return -1; }
+    for (int32_t k = 0; k < L->nfor; k++) {
+        W(g->ff[k].active); W(g->ff[k].has_var); W(g->ff[k].idx);
+        at = wr_value(g->ff[k].items, out, at, cap);
+        if (at > cap) return -1;
+        at = wr_value(g->ff[k].var, out, at, cap);
+        if (at > cap) return -1;
+    }
+    W(g->nstored);
+    for (int32_t k = 0; k < g->nstored; k++) {
+        W(g->stored[k].player); W(g->stored[k].act);
+        at = wr_value(g->stored[k].args, out, at, cap);
+        if (at > cap) return -1;
+    }
+#undef W
+    return at;
+}
+
+GS_EXPORT int64_t gs_listing(void *ctx, int32_t *acts, int64_t cap) {   /* the pending listing's actions */
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    if (setjmp(jb) != 0) { g->jb = NULL; return -1 - g->why; }
+    if (!g->terminal) ensure_listing(g);
+    g->jb = NULL;
+    int64_t n = g->terminal ? 0 : g->lst.n;
+    for (int64_t k = 0; k < n && k < cap; k++) acts[k] = g->lst.act[k];
+    return n;
+}
+
+GS_EXPORT int gs_apply(void *ctx, int32_t k) {     /* one decision: entry k of the pending listing */
+    Ctx *c = (Ctx *)ctx;
+    G *g = &c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    if (setjmp(jb) != 0) { g->jb = NULL; return -1 - g->why; }
+    if (g->terminal) { g->jb = NULL; return -1; }
+    rt_flip(g);
+    ensure_listing(g);
+    if (k < 0 || k >= g->lst.n) { g->jb = NULL; return -1; }
+    g->L->apply(g, k);
+    g->jb = NULL;
+    return 0;
+}

@@ -1,0 +1,314 @@
+"""A rule set's native library (built by gamespec/compile/cbuild.py from gamespec/compile/native/)
+→ playouts, simulations and rollouts in C, through ctypes; states flattened into the C struct.
+
+Every game the C code stops (a fault, or a case it does not follow: docs/native.md) is played again
+by the Python engine, which raises its own error or finishes it: results and errors are exactly the
+default backend's. Where no library can be had, the Python engine plays, with one line on stderr.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from array import array
+
+# why codes (runtime.h): the check each fault corresponds to, for reports and tests
+WHY = {1: "budget", 2: "runtime", 3: "runtime", 4: "runtime", 5: "runtime", 6: "not-a-player", 7: "int-size",
+       8: "value-size", 9: "empty-zone", 10: "no-legal-action", 11: "type", 12: "runtime", 13: "runtime",
+       14: "game-budget", 15: "game-steps", 16: "flow", 17: "simultaneous", 18: "budget", 19: "runtime",
+       20: "runtime", 21: "budget",
+       64: "bail: a value of another kind", 65: "bail: a text built at run time", 66: "bail: beyond 64 bits",
+       67: "bail: arena memory", 68: "bail: not a card", 69: "bail: state", 70: "bail: a limit"}
+ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = 0, 1, 2, 3
+T_NONE, T_BOOL, T_INT, T_STR, T_LIST = 0, 1, 2, 3, 4
+ABI = 3
+
+_lock = threading.Lock()
+
+
+class NativeLib:
+    """One loaded library (one rule set): its entry points and a context per thread."""
+
+    def __init__(self, path, key, meta, rs, build_seconds=0.0, cached=False):
+        self.path = path
+        self.key = key
+        self.meta = meta
+        self.rs = rs
+        self.build_seconds = build_seconds
+        self.cached = cached
+        self.texts = {t: i for i, t in enumerate(meta["texts"])}
+        self.action_index = {n: i for i, n in enumerate(meta["actions"])}
+        self.for_slot = meta["for_slot"]
+        lib = ctypes.CDLL(path)
+        lib.gs_abi.restype = ctypes.c_int
+        lib.gs_key.restype = ctypes.c_char_p
+        if lib.gs_abi() != ABI or lib.gs_key().decode() != key:
+            raise OSError("the library does not answer with its key")
+        P = ctypes.POINTER
+        i64, i32, u64, u32 = ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.c_uint32
+        lib.gs_new.restype = ctypes.c_void_p
+        lib.gs_free.argtypes = [ctypes.c_void_p]
+        lib.gs_playouts.restype = i64
+        lib.gs_playouts.argtypes = [ctypes.c_void_p, u64, i64, P(i32), P(i32), P(i64), P(i32), P(u64), P(i64)]
+        lib.gs_simulate.restype = i64
+        lib.gs_simulate.argtypes = [ctypes.c_void_p, P(u64), i64, P(u32), P(i32), i32, ctypes.c_double,
+                                    P(i32), P(i32), P(i64), P(i32), P(u64), P(i64), P(i64), P(i64),
+                                    P(ctypes.c_double)]
+        lib.gs_load.restype = ctypes.c_int
+        lib.gs_load.argtypes = [ctypes.c_void_p, P(i64), i64]
+        lib.gs_rollout.restype = ctypes.c_int
+        lib.gs_rollout.argtypes = [ctypes.c_void_p, P(u32), P(i32), P(i64), P(i32), P(u64), P(i64)]
+        lib.gs_test_shuffle.restype = u64
+        lib.gs_test_shuffle.argtypes = [u64, P(i32), i64, ctypes.c_int]
+        lib.gs_test_seed_state.restype = u64
+        lib.gs_test_seed_state.argtypes = [u64]
+        lib.gs_test_mt.argtypes = [P(u32), ctypes.c_int, i64, P(i64), P(i64), P(u32)]
+        self.lib = lib
+        self._local = threading.local()
+        self._ctxs = []
+
+    def ctx(self):
+        c = getattr(self._local, "ctx", None)
+        if c is None:
+            c = self.lib.gs_new()
+            if not c:
+                raise MemoryError("the native engine could not allocate a game")
+            self._local.ctx = c
+            with _lock:
+                self._ctxs.append(c)
+        return c
+
+    def __del__(self):
+        try:
+            for c in self._ctxs:
+                self.lib.gs_free(c)
+        except Exception:   # pragma: no cover - at interpreter exit
+            pass
+
+    # -- whole games ------------------------------------------------------------------------
+    def playouts(self, seed, n):
+        """[(status, why, scores, winners, decisions)] for games seed .. seed+n-1."""
+        P = self.rs.P
+        status, why = _buf("i", n), _buf("i", n)
+        scores, tags = _buf("q", n * P), _buf("i", n * P)
+        winners, decisions = _buf("Q", n), _buf("q", n)
+        self.lib.gs_playouts(self.ctx(), seed, n, _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32),
+                             _ptr(scores, ctypes.c_int64), _ptr(tags, ctypes.c_int32),
+                             _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64))
+        out = []
+        for i in range(n):
+            if status[i] != ST_OK:
+                out.append((status[i], why[i], None, None, decisions[i]))
+                continue
+            sc = [_score(scores[i * P + p], tags[i * P + p]) for p in range(P)]
+            w = winners[i]
+            out.append((ST_OK, 0, sc, [p for p in range(P) if w >> p & 1], decisions[i]))
+        return out
+
+    def simulate(self, seeds, keys, timeout=None):
+        """Games with a RandomBot per seat (keys: per game, per seat, the 32-bit words of its seed)."""
+        P = self.rs.P
+        n = len(seeds)
+        stride = max(len(k) for ks in keys for k in ks) if n else 1
+        kbuf = _buf("I", n * P * stride)
+        klen = _buf("i", n * P)
+        for i, ks in enumerate(keys):
+            for p, words in enumerate(ks):
+                at = (i * P + p) * stride
+                kbuf[at:at + len(words)] = array("I", words)
+                klen[i * P + p] = len(words)
+        sbuf = array("Q", seeds)
+        status, why = _buf("i", n), _buf("i", n)
+        scores, tags = _buf("q", n * P), _buf("i", n * P)
+        winners, decisions, turns, phases = _buf("Q", n), _buf("q", n), _buf("q", n), _buf("q", n)
+        seconds = _buf("d", n)
+        self.lib.gs_simulate(self.ctx(), _ptr(sbuf, ctypes.c_uint64), n, _ptr(kbuf, ctypes.c_uint32),
+                             _ptr(klen, ctypes.c_int32), stride, float(timeout or 0),
+                             _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32), _ptr(scores, ctypes.c_int64),
+                             _ptr(tags, ctypes.c_int32), _ptr(winners, ctypes.c_uint64),
+                             _ptr(decisions, ctypes.c_int64), _ptr(turns, ctypes.c_int64),
+                             _ptr(phases, ctypes.c_int64), _ptr(seconds, ctypes.c_double))
+        out = []
+        for i in range(n):
+            if status[i] != ST_OK:
+                out.append({"status": status[i], "why": why[i], "decisions": decisions[i], "seconds": seconds[i]})
+                continue
+            w = winners[i]
+            out.append({"status": ST_OK, "scores": [_score(scores[i * P + p], tags[i * P + p]) for p in range(P)],
+                        "winners": [p for p in range(P) if w >> p & 1], "decisions": decisions[i],
+                        "turns": turns[i], "phases": phases[i], "seconds": seconds[i]})
+        return out
+
+    # -- a state from Python ------------------------------------------------------------------
+    def load(self, state):
+        """Flatten `state` into this thread's C game; False if it cannot be (the Python engine plays)."""
+        buf = flatten(self, state)
+        if buf is None:
+            return False
+        b = array("q", buf)
+        return self.lib.gs_load(self.ctx(), _ptr(b, ctypes.c_int64), len(b)) == 0
+
+    def rollout(self, mt_state):
+        """Random decisions from the loaded state to the end with the MT19937 state (625 words):
+        (status, why, scores, winners, decisions, the generator's state after)."""
+        P = self.rs.P
+        mt = array("I", mt_state)
+        why = _buf("i", 1)
+        scores, tags = _buf("q", P), _buf("i", P)
+        winners, decisions = _buf("Q", 1), _buf("q", 1)
+        st = self.lib.gs_rollout(self.ctx(), _ptr(mt, ctypes.c_uint32), _ptr(why, ctypes.c_int32),
+                                 _ptr(scores, ctypes.c_int64), _ptr(tags, ctypes.c_int32),
+                                 _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64))
+        if st != ST_OK:
+            return st, why[0], None, None, decisions[0], None
+        sc = [_score(scores[p], tags[p]) for p in range(P)]
+        return ST_OK, 0, sc, [p for p in range(P) if winners[0] >> p & 1], decisions[0], list(mt)
+
+
+def _buf(code, n):
+    return array(code, bytes(array(code).itemsize * max(1, n)))
+
+
+def _ptr(arr, ctype):
+    addr, _ = arr.buffer_info()
+    return ctypes.cast(addr, ctypes.POINTER(ctype))
+
+
+def _score(x, tag):
+    return bool(x) if tag == T_BOOL else x
+
+
+# -- state → flat int64 buffer (runtime.c, load_state) ------------------------------------------
+def flatten(lib, s):
+    """The state's data as the C loader reads it, or None if some value cannot go (a text the
+    generator did not intern, a number beyond 64 bits, an unknown flow key)."""
+    rs = s.rs
+    if s.terminal:
+        return None
+    try:
+        out = [ABI, rs.ncards, rs.nzones, len(rs.var_init), len(lib.for_slot)]
+        gen = 0 if s.gen == "shake128" else 1 if s.gen == "xorshift64*" else None
+        if gen is None:
+            return None
+        out += [s.pc, s.pending, s.actor, s.cur, s.phase, int(s.terminal), s.turns, s.decisions, s.budget,
+                s.spent, _i64(s.rng), gen, int(s._legal is not None)]
+        for z in s.z:
+            out.append(len(z))
+            out.extend(z)
+        out.extend(s.kn)
+        face = s.face
+        out.extend(face.get(c, 0) for c in range(rs.ncards)) if face else out.extend([0] * rs.ncards)
+        for col in s.mk:
+            out.extend(int(x) for x in col)
+        for x in s.v:
+            _value(lib, x, out)
+        slots = [[0, 0, 0, None, None] for _ in lib.for_slot]
+        for k, x in s.fenv.items():
+            if k.startswith("#list"):
+                slot = lib.for_slot.get(k[len("#list"):])
+                if slot is None:
+                    return None
+                slots[slot][0] = 1
+                slots[slot][2] = x[1]
+                slots[slot][3] = list(x[0])
+            else:
+                slot = lib.for_slot.get(k.split("#")[1])
+                if slot is None:
+                    return None
+                slots[slot][1] = 1
+                slots[slot][4] = x
+        for active, has, idx, items, var in slots:
+            out += [active, has, idx]
+            _value(lib, items, out)
+            _value(lib, var, out)
+        evs = _pending(s)
+        out.append(len(evs))
+        for ev in evs:
+            out.append(ev[1])
+            out.append(-1 if ev[2] == "skip" else lib.action_index[ev[2]])
+            _value(lib, [list(x) if isinstance(x, tuple) else x for x in ev[3]], out)
+    except _Unflattenable:
+        return None
+    for x in out:
+        if not -(1 << 63) <= x < (1 << 63):
+            return None
+    return out
+
+
+class _Unflattenable(Exception):
+    pass
+
+
+def _i64(u):
+    return u - (1 << 64) if u >= 1 << 63 else u
+
+
+def _value(lib, x, out):
+    if x is None:
+        out.append(T_NONE)
+    elif x is True or x is False:
+        out += [T_BOOL, int(x)]
+    elif isinstance(x, int):
+        if not -(1 << 63) < x < (1 << 63):
+            raise _Unflattenable
+        out += [T_INT, x]
+    elif isinstance(x, str):
+        i = lib.texts.get(x)
+        if i is None:
+            raise _Unflattenable
+        out += [T_STR, i]
+    elif isinstance(x, (list, tuple)):
+        out += [T_LIST, len(x)]
+        for y in x:
+            _value(lib, y, out)
+    else:
+        raise _Unflattenable
+
+
+def _pending(s):
+    if s.pending < 0 or not getattr(s.rs.chooses[s.pending], "secret", False):
+        # stored choices matter only while their simultaneous step is under way (its choosers' turns)
+        pass
+    from gamespec.compile.flow import pending_choices
+    return pending_choices(s)
+
+
+# -- the entry points Game and State use ---------------------------------------------------------
+def playouts(game, rs, lib, n, seed):
+    """Game.playouts on the native library `lib` (a game it stops is played by the Python engine)."""
+    from gamespec.game import Playout
+    out = []
+    done = 0
+    while done < n:
+        chunk = min(n - done, 4096)
+        for i, (st, why, scores, winners, decisions) in enumerate(lib.playouts(seed + done, chunk)):
+            g = seed + done + i
+            if st == ST_OK:
+                out.append(Playout(g, scores, winners, decisions))
+            else:
+                out.append(_python_playout(game, rs, g))
+        done += chunk
+    return out
+
+
+def _python_playout(game, rs, g):
+    import random
+
+    from gamespec.game import Playout
+    from interpreter.state import State
+    s = State.new(game, rs, g)
+    s.playout(random.Random(g), in_place=True)
+    return Playout(g, s.scores, s.winners, s.decisions)
+
+
+def rollout(lib, state, rng):
+    """state.playout(rng) (not in place) on the native library: the scores, the rng advanced exactly
+    as the Python playout advances it; None when the native engine cannot take this state (the
+    caller plays it in Python)."""
+    if not lib.load(state):
+        return None
+    version, words, gauss = rng.getstate()
+    st, why, scores, winners, decisions, mt = lib.rollout(words)
+    if st != ST_OK:
+        return None
+    rng.setstate((version, tuple(mt), gauss))
+    return scores
