@@ -11,7 +11,7 @@ import sys
 import tempfile
 import threading
 
-FLAGS = ("-O2", "-shared", "-fPIC", "-fno-strict-aliasing", "-fvisibility=hidden", "-std=gnu11")
+FLAGS = ("-O2", "-fPIC", "-fno-strict-aliasing", "-fvisibility=hidden", "-std=gnu11")
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            "interpreter", "native")
 BUILD_TIMEOUT = 600      # seconds: a compiler that hangs is a failed build
@@ -116,37 +116,73 @@ def build(source: str):
     except OSError as e:
         raise NativeUnavailable(f"the cache directory {d} cannot be made ({e.strerror})") from None
     t0 = time.perf_counter()
+    rt_obj = _runtime_object(argv, identity, d)
     with tempfile.TemporaryDirectory(prefix="gamespec-build-") as tmp:
         src = os.path.join(tmp, "game.c")
         with open(src, "w") as f:
             f.write(source)
-            f.write('\n#include "runtime.c"\n')
+        obj = os.path.join(tmp, "game.o")
+        _cc(list(argv) + list(FLAGS) + [f'-DGS_KEY="{key}"', "-I", runtime_dir(), "-c", src, "-o", obj], tmp)
         out = os.path.join(tmp, "game.so")
-        cmd = list(argv) + list(FLAGS) + [f'-DGS_KEY="{key}"', "-I", runtime_dir(), src, "-o", out]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise NativeUnavailable(f"the C compiler took more than {BUILD_TIMEOUT} s") from None
-        except OSError as e:
-            raise NativeUnavailable(f"the C compiler does not run ({e.strerror})") from None
-        if r.returncode != 0 or not os.path.exists(out):
-            first = next((ln for ln in (r.stderr or "").splitlines() if "error" in ln), (r.stderr or "").strip()[:200])
-            raise NativeUnavailable(f"the C build failed: {first.replace(tmp + os.sep, '')[:300]}")
-        # into the cache atomically: a temporary name in the same directory, then rename
-        fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".part", dir=d)
-        try:
-            with os.fdopen(fd, "wb") as f, open(out, "rb") as g:
-                shutil.copyfileobj(g, f)
-            os.chmod(part, 0o755)
-            os.replace(part, so)
-        except OSError as e:
-            _unlink(part)
-            raise NativeUnavailable(f"the cache directory {d} is not writable ({e.strerror})") from None
+        _cc(list(argv) + ["-shared", obj, rt_obj, "-o", out], tmp)
+        _install(out, so, stem, d)
         fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".kpart", dir=d)
         with os.fdopen(fd, "w") as f:
             f.write(key)
         os.replace(part, keyfile)
     return so, key, time.perf_counter() - t0, False
+
+
+def _cc(cmd, tmp):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise NativeUnavailable(f"the C compiler took more than {BUILD_TIMEOUT} s") from None
+    except OSError as e:
+        raise NativeUnavailable(f"the C compiler does not run ({e.strerror})") from None
+    if r.returncode != 0:
+        err = (r.stderr or "").replace(tmp + os.sep, "")
+        first = next((ln for ln in err.splitlines() if "error" in ln), err.strip()[:200])
+        raise NativeUnavailable(f"the C build failed: {first[:300]}")
+
+
+def _install(built, dest, stem, d):
+    """`built` into the cache as `dest`, atomically: a temporary name in the same directory, then
+    rename (concurrent builders race harmlessly: each renames a complete file)."""
+    fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".part", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as f, open(built, "rb") as g:
+            shutil.copyfileobj(g, f)
+        os.chmod(part, 0o755)
+        os.replace(part, dest)
+    except OSError as e:
+        _unlink(part)
+        raise NativeUnavailable(f"the cache directory {d} is not writable ({e.strerror})") from None
+
+
+def _runtime_object(argv, identity, d):
+    """runtime.c compiled once per compiler and runtime version (most of a build's time): its
+    object file in the cache, keyed like a library and checked the same way."""
+    h = hashlib.sha256()
+    for part in runtime_sources() + [" ".join(argv).encode(), identity.encode(), " ".join(FLAGS).encode()]:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    key = h.hexdigest()
+    stem = f"rt-{key[:40]}"
+    obj = os.path.join(d, stem + ".o")
+    keyfile = os.path.join(d, stem + ".key")
+    if _cached_ok(obj, keyfile, key):
+        return obj
+    with tempfile.TemporaryDirectory(prefix="gamespec-build-") as tmp:
+        out = os.path.join(tmp, "runtime.o")
+        _cc(list(argv) + list(FLAGS) + ["-I", runtime_dir(), "-c", os.path.join(runtime_dir(), "runtime.c"),
+                                        "-o", out], tmp)
+        _install(out, obj, stem, d)
+        fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".kpart", dir=d)
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+        os.replace(part, keyfile)
+    return obj
 
 
 def _cached_ok(so, keyfile, key):

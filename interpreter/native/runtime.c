@@ -84,20 +84,11 @@ void arena_free(Arena *a) {
     a->total = 0;
 }
 
-void arelease(G *g, Mark m) {
-    Arena *a = &g->ar[g->side];
-    if (m.chunk == NULL) {
-        if (a->head != NULL) { a->cur = a->head; a->head->used = 0; }
-        return;
-    }
-    a->cur = m.chunk;
-    m.chunk->used = m.used;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Python's value semantics                                                                   */
 /* ------------------------------------------------------------------------------------------ */
-int py_eq(V a, V b) {
+int py_eq_slow(V a, V b) {
     if (isnum(a) && isnum(b)) return a.i == b.i;
     if (a.t != b.t) return 0;
     switch (a.t) {
@@ -115,7 +106,7 @@ int py_eq(V a, V b) {
     }
 }
 
-int py_lt(G *g, V a, V b) {
+int py_lt_slow(G *g, V a, V b) {
     if (isnum(a) && isnum(b)) return a.i < b.i;
     if (a.t == T_STR && b.t == T_STR) return a.i < b.i;      /* texts are interned in sorted order */
     if (a.t == T_LIST && b.t == T_LIST) {
@@ -294,9 +285,35 @@ void rt_move_zone(G *g, int64_t src, int64_t dst, int face, int bottom) {
     for (int32_t k = 0; k < n; k++) rt_move(g, copy[k], dst, face, bottom);
 }
 
-void rt_deal(G *g, int64_t src64, int64_t dst, int64_t n, int face) {
+void rt_deal(G *g, int64_t src64, int64_t dst64, int64_t n, int face) {
     const Layout *L = g->L;
     int32_t src = zone_ok(g, src64);
+    int32_t dst = zone_ok(g, dst64);
+    Zone *zs = &g->z[src];
+    if (n > 0 && n <= zs->n && n <= g->budget && !face && !g->nface && src != dst) {
+        /* ops.deal's one piece: the same outcome as n single moves */
+        g->budget -= n;
+        Zone *zd = &g->z[dst];
+        if (zd->n + n > zd->cap) zgrow(g, zd, (int32_t)(zd->n + n));
+        for (int64_t k = 0; k < n; k++) {
+            int32_t c = zs->a[zs->n - 1 - k];
+            zd->a[zd->n++] = c;
+            g->loc[c] = dst;
+        }
+        zs->n -= (int32_t)n;
+        uint64_t nw = L->zvis[dst];
+        uint64_t blind = L->set_blind[src] & ~nw;
+        int32_t *moved = zd->a + zd->n - n;
+        if (blind) {
+            uint64_t keep = ~blind;
+            for (int64_t k = 0; k < n; k++) g->kn[moved[k]] &= keep;
+            for (int32_t k = 0; k < zs->n; k++) g->kn[zs->a[k]] &= keep;
+        }
+        uint64_t lost = L->zvis[src] & ~nw;
+        if (lost)
+            for (int64_t k = 0; k < n; k++) g->kn[moved[k]] |= lost;
+        return;
+    }
     for (int64_t k = 0; k < n; k++) {
         if (g->z[src].n == 0) {
             int32_t r = L->refill_src[src];
@@ -381,7 +398,7 @@ void rt_set_mark(G *g, V what, int what_kind, int m, V val) {
 #define MAX_LIST 100000
 #define MAX_RANGE 100000
 
-V rt_index(G *g, V xs, V i) {
+V rt_index_slow(G *g, V xs, V i) {
     if (xs.t != T_LIST) {
         if (xs.t == T_STR) BAIL(B_TEXT);
         FAULT(F_TYPE);
@@ -814,10 +831,10 @@ V rt_copy_root(G *g, V v) {
 void lst_reset(Listing *l) {
     l->n = 0;
     l->nv = 0;
-    arena_reset(&l->ar);
+    if (l->ar.head != NULL && (l->ar.cur != l->ar.head || l->ar.head->used)) arena_reset(&l->ar);
 }
 
-int32_t lst_entry(G *g, Listing *l, int32_t act, int32_t npairs) {
+int32_t lst_grow(G *g, Listing *l, int32_t act, int32_t npairs) {
     if (l->n >= l->cap) {
         int32_t cap = l->cap ? l->cap * 2 : 64;
         int32_t *a = (int32_t *)realloc(l->act, (size_t)cap * sizeof(int32_t));
@@ -903,11 +920,13 @@ void rt_store_choice(G *g, int32_t k) {    /* State._store: recorded, not applie
     s->args = vlist(args);
 }
 
+#define FLIP_AT ((size_t)48 << 10)    /* reclaim once this much of the first chunk is used */
+
 /* At a decision boundary nothing but the state's own values is live: copy them into the other
  * arena and reset this one (a two-space copy of a handful of roots). */
 void rt_flip(G *g) {
     Arena *a = &g->ar[g->side];
-    if (a->head == NULL || (a->cur == a->head && a->head->used == 0)) return;
+    if (a->head == NULL || (a->cur == a->head && a->head->used < FLIP_AT)) return;
     int32_t from = g->side;
     g->side ^= 1;
     arena_reset(&g->ar[g->side]);
@@ -943,28 +962,101 @@ static const uint64_t KECCAK_RC[24] = {
     0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
     0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL};
-static const int KECCAK_ROT[25] = {0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43,
-                                   25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14};
+#define ROL64(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
 
-#define ROL64(x, n) (((x) << (n)) | ((x) >> ((64 - (n)) & 63)))
-
-static void keccak_f(uint64_t st[25]) {
+static void keccak_f(uint64_t st[25]) {     /* Keccak-f[1600], one round body written out */
+    uint64_t a0 = st[0]; uint64_t a1 = st[1]; uint64_t a2 = st[2]; uint64_t a3 = st[3]; uint64_t a4 = st[4]; uint64_t a5 = st[5]; uint64_t a6 = st[6]; uint64_t a7 = st[7]; uint64_t a8 = st[8]; uint64_t a9 = st[9]; uint64_t a10 = st[10]; uint64_t a11 = st[11]; uint64_t a12 = st[12]; uint64_t a13 = st[13]; uint64_t a14 = st[14]; uint64_t a15 = st[15]; uint64_t a16 = st[16]; uint64_t a17 = st[17]; uint64_t a18 = st[18]; uint64_t a19 = st[19]; uint64_t a20 = st[20]; uint64_t a21 = st[21]; uint64_t a22 = st[22]; uint64_t a23 = st[23]; uint64_t a24 = st[24];
+    uint64_t c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
+    uint64_t b0; uint64_t b1; uint64_t b2; uint64_t b3; uint64_t b4; uint64_t b5; uint64_t b6; uint64_t b7; uint64_t b8; uint64_t b9; uint64_t b10; uint64_t b11; uint64_t b12; uint64_t b13; uint64_t b14; uint64_t b15; uint64_t b16; uint64_t b17; uint64_t b18; uint64_t b19; uint64_t b20; uint64_t b21; uint64_t b22; uint64_t b23; uint64_t b24;
     for (int round = 0; round < 24; round++) {
-        uint64_t c[5], d[5], b[25];
-        for (int x = 0; x < 5; x++) c[x] = st[x] ^ st[x + 5] ^ st[x + 10] ^ st[x + 15] ^ st[x + 20];
-        for (int x = 0; x < 5; x++) d[x] = c[(x + 4) % 5] ^ ROL64(c[(x + 1) % 5], 1);
-        for (int k = 0; k < 25; k++) st[k] ^= d[k % 5];
-        for (int x = 0; x < 5; x++)
-            for (int y = 0; y < 5; y++) {
-                int r = KECCAK_ROT[x + 5 * y];
-                uint64_t v = st[x + 5 * y];
-                b[y + 5 * ((2 * x + 3 * y) % 5)] = r ? ROL64(v, r) : v;
-            }
-        for (int x = 0; x < 5; x++)
-            for (int y = 0; y < 5; y++)
-                st[x + 5 * y] = b[x + 5 * y] ^ ((~b[(x + 1) % 5 + 5 * y]) & b[(x + 2) % 5 + 5 * y]);
-        st[0] ^= KECCAK_RC[round];
+        c0 = a0 ^ a5 ^ a10 ^ a15 ^ a20;
+        c1 = a1 ^ a6 ^ a11 ^ a16 ^ a21;
+        c2 = a2 ^ a7 ^ a12 ^ a17 ^ a22;
+        c3 = a3 ^ a8 ^ a13 ^ a18 ^ a23;
+        c4 = a4 ^ a9 ^ a14 ^ a19 ^ a24;
+        d0 = c4 ^ ROL64(c1, 1);
+        d1 = c0 ^ ROL64(c2, 1);
+        d2 = c1 ^ ROL64(c3, 1);
+        d3 = c2 ^ ROL64(c4, 1);
+        d4 = c3 ^ ROL64(c0, 1);
+        a0 ^= d0;
+        a5 ^= d0;
+        a10 ^= d0;
+        a15 ^= d0;
+        a20 ^= d0;
+        a1 ^= d1;
+        a6 ^= d1;
+        a11 ^= d1;
+        a16 ^= d1;
+        a21 ^= d1;
+        a2 ^= d2;
+        a7 ^= d2;
+        a12 ^= d2;
+        a17 ^= d2;
+        a22 ^= d2;
+        a3 ^= d3;
+        a8 ^= d3;
+        a13 ^= d3;
+        a18 ^= d3;
+        a23 ^= d3;
+        a4 ^= d4;
+        a9 ^= d4;
+        a14 ^= d4;
+        a19 ^= d4;
+        a24 ^= d4;
+        b0 = a0;
+        b16 = ROL64(a5, 36);
+        b7 = ROL64(a10, 3);
+        b23 = ROL64(a15, 41);
+        b14 = ROL64(a20, 18);
+        b10 = ROL64(a1, 1);
+        b1 = ROL64(a6, 44);
+        b17 = ROL64(a11, 10);
+        b8 = ROL64(a16, 45);
+        b24 = ROL64(a21, 2);
+        b20 = ROL64(a2, 62);
+        b11 = ROL64(a7, 6);
+        b2 = ROL64(a12, 43);
+        b18 = ROL64(a17, 15);
+        b9 = ROL64(a22, 61);
+        b5 = ROL64(a3, 28);
+        b21 = ROL64(a8, 55);
+        b12 = ROL64(a13, 25);
+        b3 = ROL64(a18, 21);
+        b19 = ROL64(a23, 56);
+        b15 = ROL64(a4, 27);
+        b6 = ROL64(a9, 20);
+        b22 = ROL64(a14, 39);
+        b13 = ROL64(a19, 8);
+        b4 = ROL64(a24, 14);
+        a0 = b0 ^ ((~b1) & b2);
+        a1 = b1 ^ ((~b2) & b3);
+        a2 = b2 ^ ((~b3) & b4);
+        a3 = b3 ^ ((~b4) & b0);
+        a4 = b4 ^ ((~b0) & b1);
+        a5 = b5 ^ ((~b6) & b7);
+        a6 = b6 ^ ((~b7) & b8);
+        a7 = b7 ^ ((~b8) & b9);
+        a8 = b8 ^ ((~b9) & b5);
+        a9 = b9 ^ ((~b5) & b6);
+        a10 = b10 ^ ((~b11) & b12);
+        a11 = b11 ^ ((~b12) & b13);
+        a12 = b12 ^ ((~b13) & b14);
+        a13 = b13 ^ ((~b14) & b10);
+        a14 = b14 ^ ((~b10) & b11);
+        a15 = b15 ^ ((~b16) & b17);
+        a16 = b16 ^ ((~b17) & b18);
+        a17 = b17 ^ ((~b18) & b19);
+        a18 = b18 ^ ((~b19) & b15);
+        a19 = b19 ^ ((~b15) & b16);
+        a20 = b20 ^ ((~b21) & b22);
+        a21 = b21 ^ ((~b22) & b23);
+        a22 = b22 ^ ((~b23) & b24);
+        a23 = b23 ^ ((~b24) & b20);
+        a24 = b24 ^ ((~b20) & b21);
+        a0 ^= KECCAK_RC[round];
     }
+    st[0] = a0; st[1] = a1; st[2] = a2; st[3] = a3; st[4] = a4; st[5] = a5; st[6] = a6; st[7] = a7; st[8] = a8; st[9] = a9; st[10] = a10; st[11] = a11; st[12] = a12; st[13] = a13; st[14] = a14; st[15] = a15; st[16] = a16; st[17] = a17; st[18] = a18; st[19] = a19; st[20] = a20; st[21] = a21; st[22] = a22; st[23] = a23; st[24] = a24;
 }
 
 typedef struct { uint64_t st[25]; uint8_t buf[168]; int pos; } Shake;
@@ -1037,15 +1129,91 @@ uint64_t rng_shuffle_xorshift(uint64_t x, int32_t *items, int64_t n) {
 }
 
 /* MT19937 as CPython's random module */
-static void mt_init_genrand(MT *m, uint32_t s) {
-    m->mt[0] = s;
-    for (int i = 1; i < 624; i++)
-        m->mt[i] = 1812433253U * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
-    m->mti = 624;
-}
+
+static const uint32_t MT_BASE[624] = {   /* init_genrand(19650218): init_by_array's start */
+    0x012bd6aaU, 0x82d2ab13U, 0x342096b7U, 0x54846536U, 0x2ae75db7U, 0x826fe838U, 0x2b03a8e8U, 0x6c2dcb8fU,
+    0xa8e24d0eU, 0xe7d7d1c5U, 0x3bd2b928U, 0x4f5174d3U, 0xac6578e6U, 0xcff6b601U, 0xe5cae0d8U, 0xc55ce976U,
+    0x54cab839U, 0x9a18a629U, 0xabd39209U, 0xa5ed816aU, 0xfaccb61cU, 0x8f137150U, 0x8b8e9770U, 0x9a6bc211U,
+    0xe9e4bc97U, 0x48359a7dU, 0xb6364f06U, 0xccd250afU, 0x20d9dff8U, 0x4e9914f5U, 0x7147d862U, 0xd2da5a2eU,
+    0x7da2a8e1U, 0xbbac8081U, 0x2369ced1U, 0x6c237198U, 0x48f5b281U, 0x26f5eca5U, 0x0f2daa3fU, 0xa8d8e202U,
+    0xdc832a28U, 0x7c7da620U, 0xd261342fU, 0x02792187U, 0xab6c796fU, 0xfcc23d2eU, 0x539a37efU, 0x73486f15U,
+    0xb8918714U, 0xac4f11dfU, 0x04cc5163U, 0x39df1742U, 0xb3447f3eU, 0x2cc14ee1U, 0x2fa187fbU, 0xd85cf93eU,
+    0xaabafa49U, 0xe7c3e2d0U, 0x7c706879U, 0xbb896f93U, 0xc2e49d71U, 0xa2922037U, 0x94561227U, 0xb0adf5d8U,
+    0x7e29a942U, 0xf6d9a2b0U, 0xd2d3fbe1U, 0xda9c526dU, 0x90cb63aaU, 0x922b398dU, 0xb3c43cb1U, 0x1dccbde6U,
+    0x8cb10206U, 0xfa05efddU, 0x08c770e0U, 0xc83768abU, 0x61763294U, 0xf2c6b216U, 0xd8447f97U, 0xe85889b3U,
+    0x106d82c0U, 0xa96d5611U, 0xb9b820d1U, 0xb8fade92U, 0x1204df24U, 0x01524d89U, 0x7bb5e863U, 0xdacf2101U,
+    0xeb701822U, 0x750a2e5eU, 0xf86e22d5U, 0x2ff244c9U, 0x3ee3b4a9U, 0xe823b80aU, 0x87d36cebU, 0x0211a94cU,
+    0xf5a5775cU, 0xcec2efdcU, 0x885ffa5dU, 0x17739edeU, 0x20b47bfaU, 0x5963b407U, 0x13d73cc4U, 0x5ccbddbbU,
+    0x3e2d04caU, 0xf8d8fe1bU, 0x603f17e2U, 0x27e1e7faU, 0x711b500eU, 0xc2079d58U, 0x51b3c855U, 0x5c6efd93U,
+    0x647b2d0aU, 0x6f00a8c8U, 0x8f1528bfU, 0x9f513804U, 0x623050d2U, 0xd215ceb4U, 0x693b7da9U, 0xaa4f7bbfU,
+    0xd8bef709U, 0xaed1d16bU, 0x47b7cfe7U, 0x61111c39U, 0xd9621a94U, 0xb2104d10U, 0xad2b0a98U, 0x9cdd9941U,
+    0xef4752efU, 0x66f8039dU, 0x430be90eU, 0x86d4fa6eU, 0x94fe9920U, 0x90539cefU, 0xf672bf07U, 0x8c9a811bU,
+    0x3bba5065U, 0x144ac562U, 0xc2cf5234U, 0x424bdf3eU, 0x7120cb67U, 0xc693d5cbU, 0xae336076U, 0xcc0f2253U,
+    0x4b855a20U, 0x8bbf3896U, 0x73c486f6U, 0xbd846f06U, 0x5dc4f128U, 0x47e116c2U, 0xb4515685U, 0xfd1662daU,
+    0x14aa2135U, 0x77577782U, 0x6d0c4249U, 0xc546af03U, 0x718a0b9cU, 0x38f89a8eU, 0xa6acf8a4U, 0x27d8f01dU,
+    0x9de14111U, 0xa136d820U, 0x353b780cU, 0x2c08c95fU, 0xa8d44a1fU, 0x7a35c316U, 0x063e47b9U, 0xcd034da4U,
+    0x3a6d028bU, 0x192b6480U, 0xe667272aU, 0x78c664d8U, 0x202ceb49U, 0xf6a1e57aU, 0x43fc4a6bU, 0x97421681U,
+    0xecb3fd5fU, 0x731d31fdU, 0xb828951eU, 0x4392d0bfU, 0x17d409aaU, 0xdb79cac7U, 0xffebe40aU, 0x3d58c944U,
+    0xe898cc8cU, 0x75aa3c24U, 0xc75c8853U, 0xa6a4984bU, 0xca6e2689U, 0x15db0f2fU, 0x18d62549U, 0x376fc78cU,
+    0x35b7a6fcU, 0x5ab5be2dU, 0xcfad941eU, 0x1c89f534U, 0xbb129248U, 0xf6a351f7U, 0xe2f6ea0aU, 0xe0e82754U,
+    0xc006151bU, 0xb7582b41U, 0xf7c4ed39U, 0x183ba2adU, 0xe850c40dU, 0x252ad853U, 0x85f0c48dU, 0x6517143aU,
+    0xad8b8f17U, 0xed34b11aU, 0x2c3f40afU, 0xe75b2cdeU, 0x8805f905U, 0x9fd0ff98U, 0xdb744298U, 0x02c03afeU,
+    0xba5b350eU, 0xd8b35a95U, 0x3c570408U, 0xdbb4e003U, 0x9a3c60dcU, 0x77bb0673U, 0x985a8dd8U, 0x6a99a1e1U,
+    0x335dbe40U, 0xa28c5021U, 0x2d3359b1U, 0x70191cb8U, 0x7f5656e1U, 0x51ae2745U, 0x2f94e2baU, 0x1e28fe49U,
+    0x964064b5U, 0xb24eac1cU, 0xcff7f6c0U, 0xc337b6daU, 0x61c44589U, 0xe25d3795U, 0xfea0351cU, 0xb97b8d2aU,
+    0x086119b8U, 0x991a9e89U, 0xa025f0c9U, 0xb661a40aU, 0x1186001cU, 0x70b10801U, 0x6b2028f6U, 0xcc5d596aU,
+    0x538c7865U, 0x9d95046dU, 0xde3327c5U, 0xa8e1a819U, 0x60bac6a3U, 0xe46b10e7U, 0x1083aef2U, 0xdd318879U,
+    0xf9ea2322U, 0xc8138606U, 0x288f8dfbU, 0x997b580aU, 0x57fe042cU, 0xc0aebbc6U, 0xc5cf82bfU, 0xfaf93133U,
+    0xf7f318f8U, 0x7e242f10U, 0x96edabbfU, 0x2ad7e79cU, 0x9764dd98U, 0xbc98d8cfU, 0x9dee3eefU, 0x8326a990U,
+    0xa9fe09aaU, 0x27fcb859U, 0x9bcb5d2fU, 0xd453d8d4U, 0x46009ce7U, 0x447efdd3U, 0x84ad86f0U, 0xfe4bc091U,
+    0xb9ef1cb2U, 0x5a808289U, 0x6c4648c2U, 0x9600110aU, 0x0e5c0144U, 0x9fd5e4f1U, 0x4d8e5ffdU, 0xba6dbb8bU,
+    0x33664f2dU, 0x2df752e2U, 0x1a1ca64cU, 0x3e60491fU, 0x36f7715fU, 0x48e492a0U, 0x030d03abU, 0x68c5f69eU,
+    0x196e64e3U, 0xa2c049b8U, 0x9967a18cU, 0x4e39bc31U, 0x27ccf01cU, 0xc11db839U, 0x99e6ba10U, 0xe0190c49U,
+    0x5f7b7462U, 0xafb2e740U, 0x3a25903cU, 0x4ca604dfU, 0xe02cbacaU, 0x491a4382U, 0x0212bee5U, 0xadd0de90U,
+    0x0881f2d2U, 0x21f53013U, 0xf0fb23b9U, 0xeb49a39dU, 0x5def1c92U, 0xd1a5f23cU, 0xb8d54b19U, 0x831515e6U,
+    0xc944a834U, 0xf39ccdf4U, 0xdcd772b5U, 0x585da911U, 0x5bdd4494U, 0x6412cd0eU, 0x7a90ef31U, 0xb57f0f37U,
+    0x60b75e31U, 0x1d0fda39U, 0xf6989ac7U, 0xe063f49fU, 0x859afed8U, 0x987f374fU, 0x3de407afU, 0x7cdcb05aU,
+    0x93ef4837U, 0xc07edb3aU, 0xdfecffcfU, 0x3bf918cfU, 0xf93691ffU, 0xd48b75c1U, 0x8d5848e0U, 0x5903b481U,
+    0x098eb7d8U, 0x4c992191U, 0xd6504f2aU, 0xfe2b2d88U, 0x45355c33U, 0x79c22317U, 0x2bf89f0cU, 0xcf882d1bU,
+    0x1c83a3d8U, 0x4d863d99U, 0x3c14a65aU, 0x45a1cce5U, 0xd9b7db58U, 0xad6a3f4cU, 0xe9edb92cU, 0x672d37f2U,
+    0xf36d1f47U, 0xfaa4bb3dU, 0x51e40ee0U, 0xaf174930U, 0xa2b9a426U, 0x391107a1U, 0xc2342cf3U, 0x05322c1fU,
+    0x2f4100abU, 0x96adc7e8U, 0xa1f21ac4U, 0xb8428791U, 0x05d22973U, 0x6a3de6d4U, 0x36c7107fU, 0x2bd67a92U,
+    0x05347f12U, 0x3734c593U, 0x70929f79U, 0xdd7823d3U, 0x6640728cU, 0x7295a81eU, 0xf8dcecb9U, 0x5aeef0e1U,
+    0xd54ce9e0U, 0x79b7c310U, 0xde5b1037U, 0xd7053a07U, 0xe7380918U, 0xd9b80c2cU, 0x8d6af711U, 0xcef1a706U,
+    0xa4db9381U, 0xd9274f38U, 0xc485d6d1U, 0xa0822465U, 0x6ba47d2fU, 0x532502b3U, 0xc6e953c8U, 0x4672b3a6U,
+    0x8af64173U, 0x12444c26U, 0xdebc6290U, 0x67189092U, 0xca14b693U, 0x8dcf1865U, 0xe594c139U, 0xefae4779U,
+    0x40587ebaU, 0x19d91460U, 0x6d2c6b7aU, 0xac683c22U, 0xf22cda3cU, 0x1836d378U, 0x4d14a7f6U, 0x42ca7512U,
+    0xea0c5d1fU, 0x5078b9adU, 0xfeb24e7eU, 0xc9c4ddf4U, 0x3b35c317U, 0x2b3e48b8U, 0x01852a3eU, 0x2cd6da1dU,
+    0xde489419U, 0x8e9a59ebU, 0x9e622b97U, 0x1320f074U, 0xafd8f370U, 0x3afe0fa7U, 0x1e2d8d91U, 0x53b274e4U,
+    0x5439ad09U, 0x33928dd9U, 0x33aa194fU, 0x6ed044deU, 0x231f84afU, 0x2e3a01c0U, 0x54127276U, 0x5fc9d9aaU,
+    0xe7cc652fU, 0x29fc7815U, 0xd1719f03U, 0xc8eabcbbU, 0xaca2ee54U, 0x1a2e0fabU, 0x8c3bb335U, 0x60f72572U,
+    0x0eb1531fU, 0x0b4a63fcU, 0x4fbf502eU, 0xddaccb4eU, 0xf9136c25U, 0xa69402c3U, 0x6d2560ebU, 0x6f027819U,
+    0x86e63b40U, 0xe559b4d3U, 0x2fd7a7daU, 0xd7dee4cdU, 0x9d048512U, 0xc16e111dU, 0x5767d0a4U, 0x5b209fe8U,
+    0x14d1c9bdU, 0xbbe5be62U, 0xc9257db2U, 0x87e551a8U, 0x49d333e6U, 0x066b1af8U, 0x36785daeU, 0xdf61157dU,
+    0xd43fea8eU, 0xd798007aU, 0x7687f297U, 0x6e8efd09U, 0x6f0b1e04U, 0xb09686d6U, 0x5956a782U, 0x776a338eU,
+    0xaf66e04bU, 0x2f9c8faeU, 0xe76acf88U, 0xc70246baU, 0xb6cde9e1U, 0x7a9cc374U, 0xf8a5bc0fU, 0xff599ea3U,
+    0x8a9f3708U, 0x9e8b12dbU, 0x09e39287U, 0xa5e4102eU, 0x80d5ef48U, 0x147c041fU, 0xa3fb3929U, 0xd7e292e6U,
+    0x0d438349U, 0xbfe3debeU, 0x0e3d7e1eU, 0xa192d1c9U, 0xb1bf6a0bU, 0x4282a882U, 0x094f98a5U, 0x0d9a8810U,
+    0x89384048U, 0x379ef92bU, 0xf93d52f1U, 0x83333d75U, 0x115cf0efU, 0x0123f748U, 0xd57e1966U, 0x041a13d8U,
+    0x3dd06e38U, 0x91bf7619U, 0x957b0da9U, 0x5789e97aU, 0x9db8f28bU, 0xa1820312U, 0x215ec756U, 0x9e6bacf5U,
+    0x0ecc6e7bU, 0x27246b90U, 0x9fde81daU, 0xd32dd443U, 0xa56aff4cU, 0x68f979d3U, 0xd95c73e8U, 0x8aef80c6U,
+    0x31c2b364U, 0xeb8d4c85U, 0x2c5ce8f0U, 0xd7e058c3U, 0xa841c5d4U, 0x45ac9583U, 0xc7a79060U, 0x2815f426U,
+    0x455bab16U, 0xcd5ad12cU, 0x2b0fb0a5U, 0xd33c0034U, 0xa84a86cfU, 0x7325e5feU, 0x940236b9U, 0xf746ace6U,
+    0xb7abc579U, 0xadd0bea8U, 0x380a3534U, 0xf6ebd3a7U, 0x98c945d8U, 0xdec03b27U, 0x8f799b5aU, 0x0e8463dfU,
+    0x62c6c023U, 0xee2a0193U, 0x3c58affaU, 0x8d0039cdU, 0xa8af97d7U, 0x885ae636U, 0xac7aa8b2U, 0x8d7abf9fU,
+    0xfb43a021U, 0x0b4e619bU, 0x77657759U, 0xcb4e2febU, 0x3cd410bcU, 0x41c33861U, 0x75d0a016U, 0x359c7a4aU,
+    0x7433db6aU, 0xbcced670U, 0x237b9f34U, 0x7264a5bfU, 0xae9a1432U, 0x24e7a92dU, 0x2529d5ffU, 0x7affe6daU,
+    0x2d7e49a7U, 0xffce7024U, 0xeb8820a5U, 0xb2b7b9c1U, 0x2d3aa733U, 0x52034464U, 0x95a70b1fU, 0xf9a4e9b8U,
+    0x07424c0fU, 0xc0450b34U, 0x50beddfdU, 0x61fd72b7U, 0x365baa1aU, 0x1ee8088fU, 0xee08e9b9U, 0x8aaec2b1U,
+    0x14099defU, 0x32d9389cU, 0xab42d3deU, 0xefc2541fU, 0xb3722d60U, 0x7c035bffU, 0x65803b8cU, 0xc850f5f8U,
+    0xf971615fU, 0x9059a7a5U, 0xf7a8863dU, 0xb90626d1U, 0x5df93e9bU, 0x240c1f1fU, 0xa348e099U, 0xf4309286U,
+    0x7335fdd9U, 0x6a0dc099U, 0x97a6565aU, 0x553d2b1bU, 0x82e8eda6U, 0xfc8e8819U, 0x9bc79ea8U, 0x58509579U,
+    0xae1032c0U, 0x92dbdaf3U, 0x417f5c7fU, 0xaf30ee21U, 0x94b3b13bU, 0xb94b6eeaU, 0x6174ebf6U, 0xad2949e2U,
+};
 
 void mt_init_by_array(MT *m, const uint32_t *key, int keylen) {
-    mt_init_genrand(m, 19650218U);
+    memcpy(m->mt, MT_BASE, sizeof(MT_BASE));
+    m->mti = 624;
     int i = 1, j = 0;
     int k = 624 > keylen ? 624 : keylen;
     for (; k; k--) {

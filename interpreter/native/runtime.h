@@ -170,7 +170,16 @@ static inline void *aalloc(G *g, size_t n) { return aalloc_in(g, &g->ar[g->side]
 static inline Mark amark(G *g) {
     Mark m; Arena *a = &g->ar[g->side]; m.chunk = a->cur; m.used = a->cur ? a->cur->used : 0; return m;
 }
-void arelease(G *g, Mark m);
+static inline void arelease(G *g, Mark m) {
+    Arena *a = &g->ar[g->side];
+    if (GS_LIKELY(m.chunk != NULL)) {
+        a->cur = m.chunk;
+        m.chunk->used = m.used;
+    } else if (a->head != NULL) {
+        a->cur = a->head;
+        a->head->used = 0;
+    }
+}
 
 static inline List *list_new(G *g, int64_t n) {
     List *l = (List *)aalloc(g, sizeof(List) + (size_t)(n > 0 ? n : 0) * sizeof(V));
@@ -201,8 +210,17 @@ static inline List *need_list(G *g, V v) {
     if (GS_LIKELY(v.t == T_LIST)) return LST(v);
     BAIL(B_TYPE);
 }
-int py_eq(V a, V b);
-int py_lt(G *g, V a, V b);                /* a < b, or a fault/bail where Python raises */
+int py_eq_slow(V a, V b);
+int py_lt_slow(G *g, V a, V b);
+static inline int py_eq(V a, V b) {
+    if (GS_LIKELY(isnum(a) && isnum(b))) return a.i == b.i;
+    if (a.t == T_STR && b.t == T_STR) return a.i == b.i;
+    return py_eq_slow(a, b);
+}
+static inline int py_lt(G *g, V a, V b) {  /* a < b, or a fault/bail where Python raises */
+    if (GS_LIKELY(isnum(a) && isnum(b))) return a.i < b.i;
+    return py_lt_slow(g, a, b);
+}
 static inline int py_le(G *g, V a, V b) { return py_lt(g, a, b) || py_eq(a, b); }
 uint64_t py_hash(G *g, V v);
 int64_t py_len(G *g, V v);                /* len(): a list or a text */
@@ -317,7 +335,15 @@ static inline int rt_face_down(G *g, V c) {
 }
 
 /* ---- lists -------------------------------------------------------------------------------- */
-V rt_index(G *g, V xs, V i);                   /* xs[i], Python's indexing */
+V rt_index_slow(G *g, V xs, V i);
+static inline V rt_index(G *g, V xs, V i) {    /* xs[i], Python's indexing */
+    if (GS_LIKELY(xs.t == T_LIST && isnum(i))) {
+        List *l = LST(xs);
+        int64_t k = i.i < 0 ? i.i + l->n : i.i;
+        if (GS_LIKELY(k >= 0 && k < l->n)) return l->a[k];
+    }
+    return rt_index_slow(g, xs, i);
+}
 V rt_join(G *g, V a, V b);                     /* a + b on lists (charged) */
 V rt_add_assign(G *g, V a, V b, int sign);     /* `+=` / `-=` (closures._add) */
 V rt_plus_any(G *g, V a, V b);                 /* checked_plus */
@@ -347,7 +373,16 @@ V rt_copy_root(G *g, V v);                     /* into the current arena, deep *
 
 /* ---- listings ------------------------------------------------------------------------------ */
 void lst_reset(Listing *l);
-int32_t lst_entry(G *g, Listing *l, int32_t act, int32_t npairs);  /* returns the vals offset */
+int32_t lst_grow(G *g, Listing *l, int32_t act, int32_t npairs);
+static inline int32_t lst_entry(G *g, Listing *l, int32_t act, int32_t npairs) {  /* returns the vals offset */
+    if (GS_UNLIKELY(l->n >= l->cap || l->nv + 2 * npairs > l->vcap)) return lst_grow(g, l, act, npairs);
+    int32_t off = l->nv;
+    l->act[l->n] = act;
+    l->off[l->n] = off;
+    l->n++;
+    l->nv += 2 * npairs;
+    return off;
+}
 static inline V *lst_pairs(Listing *l, int32_t k) { return l->vals + l->off[k]; }
 V lst_list(G *g, Listing *l, int64_t n);          /* a list allocated with the listing (subsets) */
 

@@ -588,14 +588,30 @@ class RuleGen:
             key = self.hold(self.ex(n.index, sc))
             out = self.fresh("z")
             self.emit(f"int64_t {out} = -1;")
-            if all(isinstance(k, int) and not isinstance(k, bool) for k in keys) and \
-                    keys == list(range(keys[0], keys[0] + len(keys))) if keys else False:
-                kv = self.tmp("V", self.V(key))
-                self.emit(f"if (isnum({kv}) && {kv}.i >= {keys[0]} && {kv}.i < {keys[0] + len(keys)}) "
-                          f"{out} = {base} + ({kv}.i - {keys[0]});")
+            ints = all(isinstance(k, int) and not isinstance(k, bool) for k in keys)
+            strs = all(isinstance(k, str) for k in keys)
+            if ints and keys == list(range(keys[0], keys[0] + len(keys))) and key.k in ("i", "c", "b", "V"):
+                kv = self.num(key) if key.k != "V" else None
+                if kv is None:
+                    kv = self.tmp("V", key.c)
+                    self.emit(f"if (isnum({kv}) && {kv}.i >= {keys[0]} && {kv}.i < {keys[0] + len(keys)}) "
+                              f"{out} = {base} + ({kv}.i - {keys[0]});")
+                else:
+                    self.emit(f"if ({kv} >= {keys[0]} && {kv} < {keys[0] + len(keys)}) {out} = {base} + ({kv} - {keys[0]});")
+            elif strs and key.k == "s":
+                self.emit(f"switch ({key.c}) {{")
+                for i, k in enumerate(keys):
+                    self.emit(f"case {self.p.texts(k)}: {out} = {base + i}; break;")
+                self.emit("default: break;")
+                self.emit("}")
+            elif strs and key.k == "V":
+                self.emit(f"if ({key.c}.t == T_STR) switch ({key.c}.i) {{")
+                for i, k in enumerate(keys):
+                    self.emit(f"case {self.p.texts(k)}: {out} = {base + i}; break;")
+                self.emit("default: break;")
+                self.emit("}")
             else:
-                kv = self.V(key)
-                kv = self.tmp("V", kv)
+                kv = self.tmp("V", self.V(key))
                 for i, k in enumerate(keys):
                     self.emit(f"{'if' if i == 0 else 'else if'} (py_eq({kv}, (V){self.p.pool.v(k)})) {out} = {base + i};")
             self.emit(f"if ({out} < 0) FAULT(F_KEY);")

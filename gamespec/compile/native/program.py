@@ -286,6 +286,14 @@ class Program:
                     sc[p.name] = E(f"{b}.i", "s")
                 else:
                     sc[p.name] = E(b, "V")
+            elif p.kind == "choice" and p.choices is not None and p.choices:
+                kinds = {_kind(x) for x in p.choices}
+                if kinds == {"s"}:
+                    sc[p.name] = E(f"{b}.i", "s")
+                elif kinds == {"i"}:
+                    sc[p.name] = E(f"{b}.i", "i")
+                else:
+                    sc[p.name] = E(b, "V")
             else:
                 sc[p.name] = E(b, "V")
         return sc
@@ -492,8 +500,9 @@ class Program:
                 rg.emit(f"charge(g, {len(values)});")
                 rg.emit(f"for (int32_t {k} = 0; {k} < {len(values)}; {k}++) {{")
                 rg.ind += 1
-                item = E(f"{lst}.a[{k}]", "V")
-                val = item.c
+                val = f"{lst}.a[{k}]"
+                kinds = {_kind(x) for x in p.choices}
+                item = E(f"{val}.i", "s") if kinds == {"s"} else E(f"{val}.i", "i") if kinds == {"i"} else E(val, "V")
             else:
                 e = rg.ex(p.source.ast, inner)
                 src = rg.V(e) if p.source.ast.t != "zone" else f"vlist(zlist(g, {rg.zone(e)}))"
