@@ -57,6 +57,9 @@ class NativeLib:
         lib.gs_load.argtypes = [ctypes.c_void_p, P(i64), i64]
         lib.gs_rollout.restype = ctypes.c_int
         lib.gs_rollout.argtypes = [ctypes.c_void_p, P(u32), P(i32), P(i64), P(i32), P(u64), P(i64)]
+        lib.gs_ismcts.restype = ctypes.c_int
+        lib.gs_ismcts.argtypes = [ctypes.c_void_p, ctypes.c_void_p, P(i64), i64, i64, ctypes.c_double,
+                                  ctypes.c_double, i64, P(u32), P(i64), P(ctypes.c_double), P(i64), P(i32)]
         lib.gs_test_shuffle.restype = u64
         lib.gs_test_shuffle.argtypes = [u64, P(i32), i64, ctypes.c_int]
         lib.gs_test_seed_state.restype = u64
@@ -73,6 +76,18 @@ class NativeLib:
             if not c:
                 raise MemoryError("the native engine could not allocate a game")
             self._local.ctx = c
+            with _lock:
+                self._ctxs.append(c)
+        return c
+
+    def world_ctx(self):
+        """A second game per thread: the world an ISMCTS iteration plays (the first holds the state)."""
+        c = getattr(self._local, "wctx", None)
+        if c is None:
+            c = self.lib.gs_new()
+            if not c:
+                raise MemoryError("the native engine could not allocate a game")
+            self._local.wctx = c
             with _lock:
                 self._ctxs.append(c)
         return c
@@ -162,6 +177,81 @@ class NativeLib:
             return st, why[0], None, None, decisions[0], None
         sc = [_score(scores[p], tags[p]) for p in range(P)]
         return ST_OK, 0, sc, [p for p in range(P) if winners[0] >> p & 1], decisions[0], list(mt)
+
+
+    # -- the search ---------------------------------------------------------------------------
+    def ismcts(self, state, player, parts, iterations, c, n_root, mt_state, deadline=None):
+        """ISMCTS from `state` for `player` (gamespec/bots/ismcts.py, in C): (visits, rewards per root
+        position, iterations run, the generator's state after), or None (then the Python search
+        runs, from the same generator state)."""
+        if not self.load(state):
+            return None
+        plan = flatten_plan(self, state, player, parts)
+        if plan is None:
+            return None
+        b = array("q", plan)
+        mt = array("I", mt_state)
+        visits = _buf("q", n_root)
+        reward = _buf("d", n_root)
+        done = _buf("q", 1)
+        why = _buf("i", 1)
+        rc = self.lib.gs_ismcts(self.ctx(), self.world_ctx(), _ptr(b, ctypes.c_int64), len(b), iterations, float(c),
+                                float(deadline or 0), n_root, _ptr(mt, ctypes.c_uint32), _ptr(visits, ctypes.c_int64),
+                                _ptr(reward, ctypes.c_double), _ptr(done, ctypes.c_int64), _ptr(why, ctypes.c_int32))
+        if rc != 0:
+            return None
+        return list(visits[:n_root]), list(reward[:n_root]), done[0], list(mt)
+
+
+def flatten_plan(lib, s, p, parts):
+    """The determinizer's draw-independent parts (interpreter/determinize.py) as runtime.c reads
+    them (read_plan), or None."""
+    places, hidden, draw, card_vars, secret, flow = parts
+    plan = getattr(draw, "plan", None)
+    if plan is None:
+        return None
+    rs = s.rs
+    secret_pending = int(s.pending >= 0 and bool(getattr(rs.chooses[s.pending], "secret", False)))
+    out = [p, secret_pending, len(places)]
+    for (zi, i), c in zip(places, hidden):
+        out += [zi, i, c]
+    if plan[0] == "shuffle":
+        out += [0, len(plan[1])] + list(plan[1])
+    else:
+        _, buckets, order, groups = plan
+        out += [1, len(buckets)]
+        for cs in buckets:
+            out += [len(cs)] + list(cs)
+        out.append(len(order))
+        for i, ks in order:
+            out += [i, len(ks)] + list(ks)
+        out.append(len(groups))
+        for idx in groups:
+            out += [len(idx)] + list(idx)
+    out += [len(card_vars)] + list(card_vars)
+    out.append(len(secret))
+    try:
+        for i, init in secret:
+            out.append(i)
+            _value(lib, init, out)
+    except _Unflattenable:
+        return None
+    slots = []
+    for k, _num in flow:
+        slot = lib.for_slot.get(k.split("#")[1])
+        if slot is None:
+            return None
+        slots.append(slot)
+    out += [len(slots)] + slots
+    vis = {"zone": 0, "public": 1, "hidden": 2}
+    out += [vis.get(d.visibility, 2) for d in rs.mark_decl]
+    if any(d.visibility == "zone" for d in rs.mark_decl):
+        bit = 1 << p
+        blind = [c for c in range(rs.ncards) if not s._sight(c) & bit]
+    else:
+        blind = []
+    out += [len(blind)] + blind
+    return out
 
 
 def _buf(code, n):
@@ -290,6 +380,35 @@ def playouts(game, rs, lib, n, seed):
     return out
 
 
+def random_bot_key(seed, seat):
+    """The 32-bit words random.seed uses for RandomBot(seed, seat)'s text seed (version 2: the text's
+    bytes and their SHA-512, as one big-endian integer), as mt_init_by_array takes them."""
+    import hashlib
+    b = f"gamespec.RandomBot:{seed}:{seat}".encode()
+    a = int.from_bytes(b + hashlib.sha512(b).digest(), "big")
+    n = max(1, (a.bit_length() + 31) // 32)
+    return [(a >> (32 * i)) & 0xFFFFFFFF for i in range(n)]
+
+
+def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe):
+    """interpreter.simulate's per-game results for a random bot in every seat, the games in C; a
+    game the C code stops (or that timed out) is played by `play_safe` (the Python engine)."""
+    keys = [[random_bot_key(s, p) for p in range(players)] for s in seeds]
+    out = []
+    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout)):
+        if r["status"] == ST_OK:
+            out.append({"seed": seed, "bots": list(kinds), "scores": r["scores"], "winners": r["winners"],
+                        "decisions": r["decisions"], "turns": r["turns"], "phases": r["phases"],
+                        "seconds": r["seconds"]})
+        elif r["status"] == ST_TIMEOUT:
+            from .simulate import timed_out
+            e = timed_out(timeout, r["decisions"])
+            out.append({"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False})
+        else:
+            out.append(play_safe(game, players, seed, options, kinds, timeout, "python"))
+    return out
+
+
 def _python_playout(game, rs, g):
     import random
 
@@ -298,6 +417,24 @@ def _python_playout(game, rs, g):
     s = State.new(game, rs, g)
     s.playout(random.Random(g), in_place=True)
     return Playout(g, s.scores, s.winners, s.decisions)
+
+
+def search(lib, view, rng, iterations, c, deadline=None):
+    """An ISMCTS search of `view` in C: (root statistics {position: (visits, reward)}, iterations),
+    the bot's rng advanced exactly as the Python search advances it; None if the C search cannot
+    take it (the caller runs the Python search from the rng as it was)."""
+    state = view._state()
+    world_of = view.determinizer()
+    parts = getattr(world_of, "parts", None)
+    if parts is None:
+        return None
+    version, words, gauss = rng.getstate()
+    got = lib.ismcts(state, view.player, parts, iterations, c, view.num_legal_actions, words, deadline)
+    if got is None:
+        return None
+    visits, reward, done, mt = got
+    rng.setstate((version, tuple(mt), gauss))
+    return {i: (v, r) for i, (v, r) in enumerate(zip(visits, reward)) if v}, done
 
 
 def rollout(lib, state, rng):

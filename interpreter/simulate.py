@@ -79,7 +79,18 @@ def play_out(state, bots=None, seed=0, observe=None, timeout=None, after=None):
     return state
 
 
-def play_one(game, players, seed, options=None, bots=None, timeout=None) -> dict:
+ENGINES = ("native", "python")
+
+
+def check_engine(engine):
+    """'native' (random seats as whole games in C, ISMCTS searches in C: docs/native.md) or 'python'."""
+    if engine not in ENGINES:
+        from gamespec import UsageError
+        raise UsageError(f"the engine is native or python, not {str(engine)[:40]!r}")
+    return engine
+
+
+def play_one(game, players, seed, options=None, bots=None, timeout=None, engine="python") -> dict:
     """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
     {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
 
@@ -97,16 +108,16 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None) -> dict
             seen["phases"] += 1
             seen["last"] = st.phase
     count(state)
-    play_out(state, make_bots(kinds, seed), seed, timeout=timeout, after=count)
+    play_out(state, make_bots(kinds, seed, engine=engine), seed, timeout=timeout, after=count)
     return {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
             "decisions": state.decisions, "turns": state.turns, "phases": seen["phases"],
             "seconds": time.perf_counter() - t0}
 
 
-def _play_safe(game, players, seed, options, bots=None, timeout=None) -> dict:
+def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="python") -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
-        return play_one(game, players, seed, options, bots, timeout)
+        return play_one(game, players, seed, options, bots, timeout, engine)
     except GamespecError as e:
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
     except Exception as e:  # an interpreter bug: keep the traceback
@@ -232,7 +243,7 @@ def _worker_init():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None):
+def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None, engine="python"):
     """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error.
 
     `text`: the spec's bytes, for a worker that cannot read `path` (a Ray node); else it reads `path`.
@@ -241,7 +252,21 @@ def _run_block(path, sha, players, options, first, count, bots=None, text=None, 
         game = _worker_game(path, sha, text)
     except GamespecError as e:      # sent back as text: the error classes do not all pickle
         return first, {"fatal": str(e)}
-    return first, [_play_safe(game, players, seed, options, bots, timeout) for seed in range(first, first + count)]
+    return first, play_many(game, players, range(first, first + count), options, bots, timeout, engine)
+
+
+def play_many(game, players, seeds, options, bots=None, timeout=None, engine="python") -> list:
+    """_play_safe for each seed, in order. With the native engine and a random bot in every seat the
+    games are played in C (each seat's RandomBot stream mirrored), a game the C code stops played
+    again by _play_safe: the same results either way."""
+    kinds = list(bots) if bots is not None else ["random"] * players
+    if engine == "native" and all(k == "random" for k in kinds) and seeds:
+        rs = game.ruleset(players, game.check_options(options))
+        lib = game.native_library(rs)
+        if lib is not None:
+            from .native_engine import simulate_games
+            return simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe)
+    return [_play_safe(game, players, seed, options, bots, timeout, engine) for seed in seeds]
 
 
 def _block_size(games, workers):
@@ -250,7 +275,7 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, timeout=None) -> dict:
+             game=None, bots=None, on_result=None, timeout=None, engine="python") -> dict:
     """Play `games` games with bots (a kind per seat; default random), seeds seed .. seed+games-1;
     aggregate in seed order.
 
@@ -275,6 +300,9 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     if games:
         check_seed(seed + games - 1, what="the last game's seed")
     check_timeout(timeout)
+    check_engine(engine)
+    if engine == "native":       # built (or found in the cache) once, before any worker starts
+        game.native_library(game.ruleset(players, opts))
     if workers is None:         # all cores, but no more than one per 20 games (start-up costs)
         workers = max(1, min(os.cpu_count() or 1, games // 20))
     if not isinstance(workers, int) or workers < 1:
@@ -287,12 +315,14 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     done = 0
     t0 = time.perf_counter()
     if used == 1:
-        for i in range(games):
-            r = _play_safe(game, players, seed + i, opts, bots, timeout)
-            acc.add(r)
-            if on_result is not None:
-                on_result(r)
-            done += 1
+        step = 1 if engine != "native" else 64      # native games come in blocks (progress per block)
+        for first in range(seed, seed + games, step):
+            for r in play_many(game, players, range(first, min(first + step, seed + games)), opts, bots,
+                               timeout, engine):
+                acc.add(r)
+                if on_result is not None:
+                    on_result(r)
+                done += 1
             if progress is not None:
                 progress(done, games)
     else:
@@ -302,7 +332,8 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         ctx = multiprocessing.get_context("spawn")
         collect = InOrder(blocks, acc, on_result)
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init) as ex:
-            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout)
+            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout,
+                                 engine)
                        for first, count in blocks}
             try:
                 while futures:

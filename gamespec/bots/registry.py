@@ -83,8 +83,9 @@ def load_class(target: str):
     return obj
 
 
-def make_bot(kind: str, seat: int, seed: int = 0):
-    """A bot of `kind` for `seat`, seeded from the game seed and the seat."""
+def make_bot(kind: str, seat: int, seed: int = 0, engine: str | None = None):
+    """A bot of `kind` for `seat`, seeded from the game seed and the seat. `engine` "native": an
+    ISMCTS bot searches in C (docs/native.md); other kinds play as always."""
     name, arg = parse_kind(kind)
     if name == "random":
         from .randombot import RandomBot
@@ -94,7 +95,8 @@ def make_bot(kind: str, seat: int, seed: int = 0):
         return GreedyBot(seed, seat)
     if name == "ismcts":
         from .ismcts import ISMCTSBot
-        return ISMCTSBot(seed, seat) if arg is None else ISMCTSBot(seed, seat, iterations=arg)
+        kw = {} if engine is None else {"engine": engine}
+        return ISMCTSBot(seed, seat, **kw) if arg is None else ISMCTSBot(seed, seat, iterations=arg, **kw)
     import inspect
     cls = load_class(arg)
     try:
@@ -110,9 +112,9 @@ def make_bot(kind: str, seat: int, seed: int = 0):
                        "(a bot class is built with no arguments, or with seed= and seat=)") from None
 
 
-def make_bots(kinds, seed: int = 0) -> list:
+def make_bots(kinds, seed: int = 0, engine: str | None = None) -> list:
     """One bot per seat from a list of kinds (see seat_kinds)."""
-    return [make_bot(k, seat, seed) for seat, k in enumerate(kinds)]
+    return [make_bot(k, seat, seed, engine) for seat, k in enumerate(kinds)]
 
 
 def kinds_from_args(specs, players: int) -> list:

@@ -124,7 +124,7 @@ def build(source: str):
         obj = os.path.join(tmp, "game.o")
         _cc(list(argv) + list(FLAGS) + [f'-DGS_KEY="{key}"', "-I", runtime_dir(), "-c", src, "-o", obj], tmp)
         out = os.path.join(tmp, "game.so")
-        _cc(list(argv) + ["-shared", obj, rt_obj, "-o", out], tmp)
+        _cc(list(argv) + ["-shared", obj, rt_obj, "-o", out, "-lm"], tmp)
         _install(out, so, stem, d)
         fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".kpart", dir=d)
         with os.fdopen(fd, "w") as f:

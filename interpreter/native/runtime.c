@@ -1881,3 +1881,575 @@ GS_EXPORT int gs_apply(void *ctx, int32_t k) {     /* one decision: entry k of t
     g->jb = NULL;
     return 0;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* ISMCTS in C (gamespec/bots/ismcts.py, the same draws in the same order): per iteration a    */
+/* determinization of the loaded state (interpreter/determinize.py's plan), the tree walk,     */
+/* one expansion, a random playout and the backup                                              */
+/* ------------------------------------------------------------------------------------------ */
+#include <math.h>
+
+static void g_copy(G *w, const G *b) {      /* a world starts as a copy of the base state */
+    const Layout *L = b->L;
+    for (int32_t zi = 0; zi < L->nzones; zi++) {
+        Zone *zw = &w->z[zi];
+        const Zone *zb = &b->z[zi];
+        if (zw->cap < zb->n) zgrow(w, zw, zb->n);
+        memcpy(zw->a, zb->a, (size_t)zb->n * sizeof(int32_t));
+        zw->n = zb->n;
+    }
+    memcpy(w->loc, b->loc, (size_t)L->ncards * sizeof(int32_t));
+    memcpy(w->kn, b->kn, (size_t)L->ncards * sizeof(uint64_t));
+    memcpy(w->face, b->face, (size_t)L->ncards);
+    w->nface = b->nface;
+    memcpy(w->mk, b->mk, (size_t)L->nmarks * (size_t)L->ncards * sizeof(int64_t));
+    memcpy(w->v, b->v, (size_t)L->nvars * sizeof(V));
+    memcpy(w->ff, b->ff, (size_t)L->nfor * sizeof(Flow));
+    if (w->stcap < b->nstored) {
+        Stored *s = (Stored *)realloc(w->stored, (size_t)(b->nstored + 8) * sizeof(Stored));
+        if (s == NULL) rt_stop(w, B_MEMORY);
+        w->stored = s;
+        w->stcap = b->nstored + 8;
+    }
+    memcpy(w->stored, b->stored, (size_t)b->nstored * sizeof(Stored));
+    w->nstored = b->nstored;
+    w->rng = b->rng; w->gen = b->gen;
+    w->pc = b->pc; w->pending = b->pending; w->actor = b->actor; w->cur = b->cur; w->phase = b->phase;
+    w->terminal = b->terminal; w->turns = b->turns; w->decisions = b->decisions;
+    w->budget = b->budget; w->spent = b->spent;
+    for (int32_t p = 0; p < L->P; p++) w->scores[p] = vnone();
+    w->winners = 0;
+    w->has_listing = 0;
+    w->lst.n = 0;
+    arena_reset(&w->ar[0]);
+    arena_reset(&w->ar[1]);
+    w->side = 0;
+}
+
+/* the determinizer's plan, read once per search */
+typedef struct {
+    int32_t nplaces; int32_t *pz, *pi, *pc;         /* per hidden place: zone, position, real card */
+    int32_t kind;                                    /* 0: any card anywhere (a shuffle); 1: by origin */
+    int32_t ncards; int32_t *cards;                  /* kind 0: the hidden cards, sorted */
+    int32_t nb; int32_t *blen, *boff, *bcards;      /* kind 1: buckets (origins) of cards */
+    int32_t nplan; int32_t *plan_i, *plan_nk, *plan_koff, *plan_k;
+    int32_t ngroups; int32_t *glen, *goff, *gidx;
+    int32_t ncv; int32_t *cv;                        /* card variables */
+    int32_t nsec; int32_t *sec_i; V *sec_v;          /* variables the player cannot see: initial values */
+    int32_t nflow; int32_t *flow_slot;               /* flow loops over cards */
+    int32_t *mark_vis;                               /* per mark: 0 zone, 1 public, 2 hidden */
+    int32_t nblind; int32_t *blind;                  /* real cards the player does not see where they lie */
+    int32_t player, secret_pending;
+} Plan;
+
+static int32_t *rd_ints(G *g, Reader *r, int64_t n) {
+    if (n < 0 || n > r->left) { r->bad = 1; return NULL; }
+    int32_t *a = (int32_t *)aalloc(g, (size_t)(n + 1) * sizeof(int32_t));
+    for (int64_t k = 0; k < n; k++) a[k] = (int32_t)rd(r);
+    return a;
+}
+
+static int read_plan(G *g, Plan *pl, const int64_t *buf, int64_t len) {
+    Reader r = {buf, len, 0};
+    const Layout *L = g->L;
+    memset(pl, 0, sizeof(Plan));
+    pl->player = (int32_t)rd(&r);
+    pl->secret_pending = (int32_t)rd(&r);
+    pl->nplaces = (int32_t)rd(&r);
+    if (pl->nplaces < 0 || pl->nplaces > L->ncards) return -1;
+    pl->pz = (int32_t *)aalloc(g, (size_t)(pl->nplaces + 1) * sizeof(int32_t));
+    pl->pi = (int32_t *)aalloc(g, (size_t)(pl->nplaces + 1) * sizeof(int32_t));
+    pl->pc = (int32_t *)aalloc(g, (size_t)(pl->nplaces + 1) * sizeof(int32_t));
+    for (int32_t k = 0; k < pl->nplaces; k++) {
+        pl->pz[k] = (int32_t)rd(&r); pl->pi[k] = (int32_t)rd(&r); pl->pc[k] = (int32_t)rd(&r);
+        if (pl->pz[k] < 0 || pl->pz[k] >= L->nzones || pl->pc[k] < 0 || pl->pc[k] >= L->ncards) return -1;
+        if (pl->pi[k] < 0 || pl->pi[k] >= g->z[pl->pz[k]].n || g->z[pl->pz[k]].a[pl->pi[k]] != pl->pc[k]) return -1;
+    }
+    pl->kind = (int32_t)rd(&r);
+    if (pl->kind == 0) {
+        pl->ncards = (int32_t)rd(&r);
+        if (pl->ncards != pl->nplaces) return -1;
+        pl->cards = rd_ints(g, &r, pl->ncards);
+    } else {
+        pl->nb = (int32_t)rd(&r);
+        if (pl->nb < 0 || pl->nb > L->nzones + 1) return -1;
+        pl->blen = (int32_t *)aalloc(g, (size_t)(pl->nb + 1) * sizeof(int32_t));
+        pl->boff = (int32_t *)aalloc(g, (size_t)(pl->nb + 1) * sizeof(int32_t));
+        pl->bcards = (int32_t *)aalloc(g, (size_t)(pl->nplaces + 1) * sizeof(int32_t));
+        int32_t at = 0;
+        for (int32_t b = 0; b < pl->nb; b++) {
+            pl->blen[b] = (int32_t)rd(&r);
+            pl->boff[b] = at;
+            if (pl->blen[b] < 0 || at + pl->blen[b] > pl->nplaces) return -1;
+            for (int32_t k = 0; k < pl->blen[b]; k++) pl->bcards[at++] = (int32_t)rd(&r);
+        }
+        pl->nplan = (int32_t)rd(&r);
+        if (pl->nplan != pl->nplaces) return -1;
+        pl->plan_i = (int32_t *)aalloc(g, (size_t)(pl->nplan + 1) * sizeof(int32_t));
+        pl->plan_nk = (int32_t *)aalloc(g, (size_t)(pl->nplan + 1) * sizeof(int32_t));
+        pl->plan_koff = (int32_t *)aalloc(g, (size_t)(pl->nplan + 1) * sizeof(int32_t));
+        pl->plan_k = (int32_t *)aalloc(g, (size_t)(pl->nplan * (pl->nb + 1) + 1) * sizeof(int32_t));
+        at = 0;
+        for (int32_t q = 0; q < pl->nplan; q++) {
+            pl->plan_i[q] = (int32_t)rd(&r);
+            pl->plan_nk[q] = (int32_t)rd(&r);
+            pl->plan_koff[q] = at;
+            if (pl->plan_i[q] < 0 || pl->plan_i[q] >= pl->nplaces || pl->plan_nk[q] < 0 || pl->plan_nk[q] > pl->nb)
+                return -1;
+            for (int32_t k = 0; k < pl->plan_nk[q]; k++) {
+                pl->plan_k[at] = (int32_t)rd(&r);
+                if (pl->plan_k[at] < 0 || pl->plan_k[at] >= pl->nb) return -1;
+                at++;
+            }
+        }
+        pl->ngroups = (int32_t)rd(&r);
+        if (pl->ngroups < 0 || pl->ngroups > pl->nplaces + 1) return -1;
+        pl->glen = (int32_t *)aalloc(g, (size_t)(pl->ngroups + 1) * sizeof(int32_t));
+        pl->goff = (int32_t *)aalloc(g, (size_t)(pl->ngroups + 1) * sizeof(int32_t));
+        pl->gidx = (int32_t *)aalloc(g, (size_t)(pl->nplaces + 1) * sizeof(int32_t));
+        at = 0;
+        for (int32_t q = 0; q < pl->ngroups; q++) {
+            pl->glen[q] = (int32_t)rd(&r);
+            pl->goff[q] = at;
+            if (pl->glen[q] < 0 || at + pl->glen[q] > pl->nplaces) return -1;
+            for (int32_t k = 0; k < pl->glen[q]; k++) {
+                pl->gidx[at] = (int32_t)rd(&r);
+                if (pl->gidx[at] < 0 || pl->gidx[at] >= pl->nplaces) return -1;
+                at++;
+            }
+        }
+    }
+    pl->ncv = (int32_t)rd(&r);
+    pl->cv = rd_ints(g, &r, pl->ncv);
+    for (int32_t k = 0; k < pl->ncv; k++) if (pl->cv[k] < 0 || pl->cv[k] >= L->nvars) return -1;
+    pl->nsec = (int32_t)rd(&r);
+    if (pl->nsec < 0 || pl->nsec > L->nvars) return -1;
+    pl->sec_i = (int32_t *)aalloc(g, (size_t)(pl->nsec + 1) * sizeof(int32_t));
+    pl->sec_v = (V *)aalloc(g, (size_t)(pl->nsec + 1) * sizeof(V));
+    for (int32_t k = 0; k < pl->nsec; k++) {
+        pl->sec_i[k] = (int32_t)rd(&r);
+        if (pl->sec_i[k] < 0 || pl->sec_i[k] >= L->nvars) return -1;
+        pl->sec_v[k] = rd_value(g, &r, 0);
+    }
+    pl->nflow = (int32_t)rd(&r);
+    pl->flow_slot = rd_ints(g, &r, pl->nflow);
+    for (int32_t k = 0; k < pl->nflow; k++) if (pl->flow_slot[k] < 0 || pl->flow_slot[k] >= L->nfor) return -1;
+    pl->mark_vis = rd_ints(g, &r, L->nmarks);
+    pl->nblind = (int32_t)rd(&r);
+    pl->blind = rd_ints(g, &r, pl->nblind);
+    for (int32_t k = 0; k < pl->nblind; k++) if (pl->blind[k] < 0 || pl->blind[k] >= L->ncards) return -1;
+    if (r.bad || r.left != 0 || pl->player < 0 || pl->player >= L->P) return -1;
+    return 0;
+}
+
+static void mt_shuffle(MT *m, int32_t *a, int32_t n) {     /* random.shuffle */
+    for (int32_t i = n - 1; i > 0; i--) {
+        int32_t j = (int32_t)mt_randbelow(m, (int64_t)i + 1);
+        int32_t t = a[i]; a[i] = a[j]; a[j] = t;
+    }
+}
+
+/* the determinizer's draw: a card for each hidden place */
+static void draw_cards(G *w, const Plan *pl, MT *m, int32_t *drawn) {
+    int32_t n = pl->nplaces;
+    if (pl->kind == 0) {
+        memcpy(drawn, pl->cards, (size_t)n * sizeof(int32_t));
+        mt_shuffle(m, drawn, n);
+        return;
+    }
+    int32_t *bk = (int32_t *)aalloc(w, (size_t)(n + 1) * sizeof(int32_t));
+    int32_t *bl = (int32_t *)aalloc(w, (size_t)(pl->nb + 1) * sizeof(int32_t));
+    for (int attempt = 0; attempt < 20; attempt++) {
+        memcpy(bk, pl->bcards, (size_t)n * sizeof(int32_t));
+        memcpy(bl, pl->blen, (size_t)pl->nb * sizeof(int32_t));
+        int ok = 1;
+        for (int32_t q = 0; q < pl->nplan && ok; q++) {
+            int32_t i = pl->plan_i[q], nk = pl->plan_nk[q];
+            const int32_t *ks = pl->plan_k + pl->plan_koff[q];
+            int32_t b, j;
+            if (nk == 1) {
+                b = ks[0];
+                if (bl[b] == 0) { ok = 0; break; }
+                j = (int32_t)mt_randbelow(m, bl[b]);
+            } else {
+                int64_t total = 0;
+                for (int32_t k = 0; k < nk; k++) total += bl[ks[k]];
+                if (total == 0) { ok = 0; break; }
+                int64_t jj = mt_randbelow(m, total);
+                b = ks[nk - 1];
+                for (int32_t k = 0; k < nk; k++) {
+                    if (jj < bl[ks[k]]) { b = ks[k]; break; }
+                    jj -= bl[ks[k]];
+                }
+                j = (int32_t)jj;
+            }
+            int32_t *cs = bk + pl->boff[b];
+            drawn[i] = cs[j];
+            cs[j] = cs[bl[b] - 1];
+            bl[b]--;
+        }
+        if (ok) return;
+    }
+    for (int32_t q = 0; q < pl->ngroups; q++) {     /* only among the cards of the same origin */
+        int32_t len = pl->glen[q];
+        const int32_t *idx = pl->gidx + pl->goff[q];
+        int32_t *cs = (int32_t *)aalloc(w, (size_t)(len + 1) * sizeof(int32_t));
+        for (int32_t k = 0; k < len; k++) cs[k] = pl->pc[idx[k]];
+        mt_shuffle(m, cs, len);
+        for (int32_t k = 0; k < len; k++) drawn[idx[k]] = cs[k];
+    }
+}
+
+/* determinize.determinizer's world(rng), in w (a copy of the base state b) */
+static void make_world(G *w, const G *b, const Plan *pl, MT *m) {
+    const Layout *L = b->L;
+    g_copy(w, b);
+    int32_t n = pl->nplaces;
+    int32_t *drawn = (int32_t *)aalloc(w, (size_t)(n + 1) * sizeof(int32_t));
+    draw_cards(w, pl, m, drawn);
+    int32_t *map = (int32_t *)aalloc(w, (size_t)L->ncards * sizeof(int32_t));
+    for (int32_t c = 0; c < L->ncards; c++) map[c] = c;
+    for (int32_t k = 0; k < n; k++) {
+        int32_t c = pl->pc[k], x = drawn[k];
+        map[c] = x;
+        w->z[pl->pz[k]].a[pl->pi[k]] = x;
+        w->loc[x] = pl->pz[k];
+        w->kn[x] = b->kn[c];            /* knowledge belongs to the place */
+    }
+    if (b->nface) {                      /* so do turned faces */
+        memset(w->face, 0, (size_t)L->ncards);
+        for (int32_t c = 0; c < L->ncards; c++) if (b->face[c]) w->face[map[c]] = b->face[c];
+    }
+    for (int32_t mi = 0; mi < L->nmarks; mi++) {    /* and marks */
+        int64_t *col = w->mk + (int64_t)mi * L->ncards;
+        const int64_t *src = b->mk + (int64_t)mi * L->ncards;
+        if (pl->mark_vis[mi] == 2) {
+            for (int32_t c = 0; c < L->ncards; c++) col[c] = L->mark_init[mi];
+            continue;
+        }
+        for (int32_t c = 0; c < L->ncards; c++) col[map[c]] = src[c];
+        if (pl->mark_vis[mi] == 0)
+            for (int32_t k = 0; k < pl->nblind; k++) col[map[pl->blind[k]]] = L->mark_init[mi];
+    }
+    for (int32_t k = 0; k < pl->nsec; k++) w->v[pl->sec_i[k]] = pl->sec_v[k];
+    for (int32_t k = 0; k < pl->ncv; k++) {
+        V x = w->v[pl->cv[k]];
+        if (x.t == T_LIST) {
+            List *l = LST(x), *o = list_new(w, l->n);
+            for (int32_t j = 0; j < l->n; j++) o->a[j] = l->a[j].t == T_INT ? vint(map[card_of(w, l->a[j])]) : l->a[j];
+            w->v[pl->cv[k]] = vlist(o);
+        } else if (x.t == T_INT) {
+            w->v[pl->cv[k]] = vint(map[card_of(w, x)]);
+        }
+    }
+    for (int32_t k = 0; k < pl->nflow; k++) {
+        Flow *f = &w->ff[pl->flow_slot[k]];
+        if (f->has_var && f->var.t == T_INT) f->var = vint(map[card_of(w, f->var)]);
+        if (f->items.t == T_LIST) {
+            List *l = LST(f->items), *o = list_new(w, l->n);
+            for (int32_t j = 0; j < l->n; j++) o->a[j] = l->a[j].t == T_INT ? vint(map[card_of(w, l->a[j])]) : l->a[j];
+            f->items = vlist(o);
+        }
+    }
+    w->rng = rng_seed_state(mt_getrandbits(m, 64));
+    w->has_listing = 0;
+    if (pl->secret_pending && w->pending >= 0) {    /* _redraw_pending: the others' stored choices */
+        int any = 0;
+        for (int32_t k = 0; k < w->nstored; k++) any |= w->stored[k].player != pl->player;
+        if (any) {
+            int32_t actor = w->actor;
+            for (int32_t k = 0; k < w->nstored; k++) {
+                if (w->stored[k].player == pl->player) continue;
+                w->actor = w->stored[k].player;
+                L->enumerate(w, w->pending, &w->lst2);
+                if (w->lst2.n == 0 && L->ch_optional[w->pending]) lst_entry(w, &w->lst2, -1, 0);
+                if (w->lst2.n == 0) continue;
+                int32_t e = (int32_t)mt_randbelow(m, w->lst2.n);
+                int32_t act = w->lst2.act[e];
+                int32_t np = act < 0 ? 0 : L->act_np[act];
+                List *args = list_new(w, np);
+                V *pv = lst_pairs(&w->lst2, e);
+                for (int32_t j = 0; j < np; j++) args->a[j] = rt_copy_root(w, pv[2 * j]);
+                w->stored[k].act = act;
+                w->stored[k].args = vlist(args);
+            }
+            w->actor = actor;
+            w->has_listing = 0;
+        }
+    }
+}
+
+/* the tree */
+typedef struct {
+    int32_t player;
+    int32_t nch, cap;        /* children: indices into the node array; a hash of their keys */
+    int32_t *ch;
+    int32_t hcap; int32_t *hash;
+    int64_t visits, avail;
+    double reward;
+    uint64_t keyhash;
+    int32_t keyoff, keylen;  /* key tokens in the key pool; keylen -1: a root position (keyhash) */
+} Node;
+
+typedef struct {
+    Node *nodes; int32_t n, cap;
+    int64_t *keys; int64_t nk, kcap;
+    int oom;
+} Tree;
+
+static int64_t *tree_keys(Tree *t, int64_t n) {
+    if (t->nk + n > t->kcap) {
+        int64_t cap = t->kcap ? t->kcap * 2 : 4096;
+        while (cap < t->nk + n) cap *= 2;
+        int64_t *k = (int64_t *)realloc(t->keys, (size_t)cap * sizeof(int64_t));
+        if (k == NULL) { t->oom = 1; return NULL; }
+        t->keys = k;
+        t->kcap = cap;
+    }
+    int64_t *p = t->keys + t->nk;
+    t->nk += n;
+    return p;
+}
+
+static int32_t tree_node(Tree *t, int32_t player) {
+    if (t->n >= t->cap) {
+        int32_t cap = t->cap ? t->cap * 2 : 1024;
+        Node *n = (Node *)realloc(t->nodes, (size_t)cap * sizeof(Node));
+        if (n == NULL) { t->oom = 1; return -1; }
+        t->nodes = n;
+        t->cap = cap;
+    }
+    Node *x = &t->nodes[t->n];
+    memset(x, 0, sizeof(Node));
+    x->player = player;
+    x->keylen = -1;
+    return t->n++;
+}
+
+static void tree_free(Tree *t) {
+    for (int32_t k = 0; k < t->n; k++) { free(t->nodes[k].ch); free(t->nodes[k].hash); }
+    free(t->nodes);
+    free(t->keys);
+}
+
+/* an edge key below the root: (actor, action, its arguments), a bool as its number (1 == True) */
+static int64_t key_tokens(V v, int64_t *out, int64_t at, int64_t cap) {
+    if (at + 2 > cap) return cap + 1;
+    switch (v.t) {
+    case T_NONE: out[at++] = 0; return at;
+    case T_BOOL: case T_INT: out[at++] = 2; out[at++] = v.i; return at;
+    case T_STR: out[at++] = 3; out[at++] = v.i; return at;
+    default: {
+        List *l = LST(v);
+        out[at++] = 4;
+        out[at++] = l->n;
+        for (int32_t k = 0; k < l->n; k++) at = key_tokens(l->a[k], out, at, cap);
+        return at;
+    }
+    }
+}
+
+static uint64_t hash_tokens(const int64_t *k, int64_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t i = 0; i < n; i++) h = (h ^ (uint64_t)k[i]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+static int node_same_key(const Tree *t, const Node *c, uint64_t h, const int64_t *k, int64_t n) {
+    if (c->keyhash != h) return 0;
+    return c->keylen == n && memcmp(t->keys + c->keyoff, k, (size_t)n * sizeof(int64_t)) == 0;
+}
+
+static int32_t child_find(const Tree *t, const Node *x, uint64_t h, const int64_t *k, int64_t n) {
+    if (x->hcap == 0) return -1;
+    uint64_t mask = (uint64_t)x->hcap - 1;
+    for (uint64_t p = h & mask;; p = (p + 1) & mask) {
+        int32_t c = x->hash[p];
+        if (c < 0) return -1;
+        if (node_same_key(t, &t->nodes[c], h, k, n)) return c;
+    }
+}
+
+static int child_add(Tree *t, int32_t xi, int32_t c) {
+    Node *x = &t->nodes[xi];
+    if (x->nch >= x->cap) {
+        int32_t cap = x->cap ? x->cap * 2 : 8;
+        int32_t *a = (int32_t *)realloc(x->ch, (size_t)cap * sizeof(int32_t));
+        if (a == NULL) return -1;
+        x->ch = a;
+        x->cap = cap;
+    }
+    x->ch[x->nch++] = c;
+    if (x->nch * 2 > x->hcap) {
+        int32_t hcap = x->hcap ? x->hcap * 2 : 16;
+        while (hcap < x->nch * 2) hcap *= 2;
+        int32_t *hs = (int32_t *)malloc((size_t)hcap * sizeof(int32_t));
+        if (hs == NULL) return -1;
+        for (int32_t k = 0; k < hcap; k++) hs[k] = -1;
+        for (int32_t k = 0; k < x->nch; k++) {
+            uint64_t p = t->nodes[x->ch[k]].keyhash & (uint64_t)(hcap - 1);
+            while (hs[p] >= 0) p = (p + 1) & (uint64_t)(hcap - 1);
+            hs[p] = x->ch[k];
+        }
+        free(x->hash);
+        x->hash = hs;
+        x->hcap = hcap;
+    } else {
+        uint64_t mask = (uint64_t)x->hcap - 1, p = t->nodes[c].keyhash & mask;
+        while (x->hash[p] >= 0) p = (p + 1) & mask;
+        x->hash[p] = c;
+    }
+    return 0;
+}
+
+
+/* The search: the bot's random.Random (MT words and index) in and out; the root's children's
+ * visits and rewards out (positions without a child: visits 0, reward 0). 0: done; else a code
+ * (the Python search then runs instead, from the same generator state). */
+static void search(G *b, G *w, const Layout *L, const Plan *pl, Tree *t, MT *m, int64_t iterations, double c,
+                   double deadline, int64_t n_root, int32_t *path, int64_t *kbuf, int64_t kcap, int32_t *untried,
+                   int32_t *kids, int64_t *koff, int64_t *itp, int32_t *why, int *rc) {
+    int32_t root = tree_node(t, -1);
+    while (*itp < iterations) {
+        if (deadline > 0 && *itp && now_s() >= deadline) break;
+        *itp += 1;
+        make_world(w, b, pl, m);
+        ensure_listing(w);           /* world.legal_action_count(): made (and charged) now */
+        if (w->lst.n != n_root) { *why = B_STATE; *rc = 3; return; }
+        int32_t np = 0;
+        path[np++] = root;
+        int32_t node = root;
+        int32_t actor = w->actor;
+        int below = 0;               /* keys: positions at the root, (actor, action, args) below */
+        for (;;) {
+            Listing *l = &w->lst;
+            int32_t n = l->n, nun = 0;
+            if (n > 100000) { *why = B_LIMIT; *rc = 2; return; }
+            int64_t kat = 0;
+            for (int32_t i = 0; i < n; i++) {     /* each key's tokens, then its child if any */
+                int64_t *k = kbuf + kat;
+                int64_t at = 0;
+                if (!below) {
+                    k[at++] = -1;
+                    k[at++] = i;
+                } else {
+                    int32_t act = l->act[i];
+                    int32_t npar = act < 0 ? 0 : L->act_np[act];
+                    k[at++] = actor;
+                    k[at++] = act;
+                    V *pv = lst_pairs(l, i);
+                    for (int32_t j = 0; j < npar; j++) at = key_tokens(pv[2 * j], k, at, kcap - kat);
+                    if (at > kcap - kat) { *why = B_LIMIT; *rc = 2; return; }
+                }
+                koff[i] = kat;
+                uint64_t h = hash_tokens(k, at);
+                int32_t ch = child_find(t, &t->nodes[node], h, k, at);
+                kids[i] = ch;
+                if (ch < 0) untried[nun++] = i;
+                else t->nodes[ch].avail += 1;
+                kat += at;
+            }
+            koff[n] = kat;
+            if (nun) {
+                int32_t i = nun > 1 ? untried[mt_randbelow(m, nun)] : untried[0];
+                int32_t ch = tree_node(t, actor);
+                if (ch < 0) { *why = B_MEMORY; *rc = 2; return; }
+                int64_t len = koff[i + 1] - koff[i];
+                int64_t *dst = tree_keys(t, len);
+                if (dst == NULL) { *why = B_MEMORY; *rc = 2; return; }
+                memcpy(dst, kbuf + koff[i], (size_t)len * sizeof(int64_t));
+                Node *cn = &t->nodes[ch];
+                cn->avail = 1;
+                cn->keyoff = (int32_t)(dst - t->keys);
+                cn->keylen = (int32_t)len;
+                cn->keyhash = hash_tokens(dst, len);
+                if (child_add(t, node, ch) != 0) { *why = B_MEMORY; *rc = 2; return; }
+                rt_flip(w);
+                L->apply(w, i);
+                path[np++] = ch;
+                break;
+            }
+            int32_t best_i = 0;
+            double best_v = -1.0;
+            for (int32_t i = 0; i < n; i++) {
+                Node *cn = &t->nodes[kids[i]];
+                double v = cn->reward / (double)cn->visits + c * sqrt(log((double)cn->avail) / (double)cn->visits);
+                if (v > best_v) { best_i = i; best_v = v; }
+            }
+            node = kids[best_i];
+            rt_flip(w);
+            L->apply(w, best_i);
+            path[np++] = node;
+            if (np >= 100000) { *why = B_LIMIT; *rc = 2; return; }
+            if (w->terminal) break;
+            ensure_listing(w);
+            actor = w->actor;
+            below = 1;
+        }
+        if (!w->terminal) play_random(w, m, NULL, 0);
+        if (!scores_ok(w)) rt_stop(w, B_TYPE);
+        int nw = __builtin_popcountll(w->winners);
+        double share = nw ? 1.0 / (double)nw : 0.0;
+        for (int32_t k = 0; k < np; k++) {
+            Node *x = &t->nodes[path[k]];
+            x->visits += 1;
+            if (x->player >= 0 && ((w->winners >> x->player) & 1)) x->reward += share;
+        }
+    }
+}
+
+GS_EXPORT int gs_ismcts(void *ctx, void *wctx, const int64_t *plan, int64_t plan_len, int64_t iterations,
+                        double c, double deadline, int64_t n_root, uint32_t *mt, int64_t *visits,
+                        double *reward, int64_t *done_it, int32_t *why) {
+    Ctx *cx = (Ctx *)ctx;
+    G *b = &cx->g;                  /* the loaded real state */
+    G *w = &((Ctx *)wctx)->g;       /* the world each iteration plays */
+    const Layout *L = b->L;
+    const int64_t kcap = 1 << 16;
+    /* everything the search allocates is made before setjmp (a fault jumps back here) */
+    MT *m = (MT *)malloc(sizeof(MT));
+    Plan *pl = (Plan *)malloc(sizeof(Plan));
+    Tree *tp = (Tree *)calloc(1, sizeof(Tree));
+    int32_t *path = (int32_t *)malloc((size_t)100064 * sizeof(int32_t));
+    int64_t *kbuf = (int64_t *)malloc((size_t)kcap * sizeof(int64_t));
+    int32_t *untried = (int32_t *)malloc((size_t)100001 * sizeof(int32_t));
+    int32_t *kids = (int32_t *)malloc((size_t)100001 * sizeof(int32_t));
+    int64_t *koff = (int64_t *)malloc((size_t)100002 * sizeof(int64_t));
+    int64_t *itp = (int64_t *)calloc(1, sizeof(int64_t));
+    int rc = 0;
+    jmp_buf jb;
+    if (!m || !pl || !tp || !path || !kbuf || !untried || !kids || !koff || !itp) {
+        *why = B_MEMORY;
+        rc = 2;
+        goto out;
+    }
+    mt_from(m, mt);
+    b->jb = &jb;
+    w->jb = &jb;
+    if (setjmp(jb) != 0) {
+        *why = b->why ? b->why : w->why;
+        rc = 1;
+        goto out;
+    }
+    if (read_plan(b, pl, plan, plan_len) != 0) { *why = B_STATE; rc = 2; goto out; }
+    search(b, w, L, pl, tp, m, iterations, c, deadline, n_root, path, kbuf, kcap, untried, kids, koff, itp, why, &rc);
+    if (rc == 0) {
+        Tree *t = tp;
+        for (int64_t i = 0; i < n_root; i++) { visits[i] = 0; reward[i] = 0.0; }
+        Node *r = &t->nodes[0];
+        for (int32_t k = 0; k < r->nch; k++) {
+            Node *x = &t->nodes[r->ch[k]];
+            int64_t i = t->keys[x->keyoff + 1];       /* a root key: (-1, position) */
+            if (i >= 0 && i < n_root) { visits[i] = x->visits; reward[i] = x->reward; }
+        }
+        *done_it = *itp;
+        mt_to(m, mt);
+        *why = 0;
+    }
+out:
+    if (tp) { tree_free(tp); free(tp); }
+    free(m); free(pl); free(path); free(kbuf); free(untried); free(kids); free(koff); free(itp);
+    b->jb = NULL;
+    w->jb = NULL;
+    return rc;
+}
