@@ -72,7 +72,7 @@ def _block_task():
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, address=None, timeout=None) -> dict:
+             game=None, bots=None, on_result=None, address=None, timeout=None, engine="python") -> dict:
     """interpreter.simulate.simulate's contract, with the blocks played as Ray tasks."""
     import gamespec
     from gamespec import UsageError
@@ -100,7 +100,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         t0 = time.perf_counter()
         text_ref = ray.put(text)
         task = _block_task()
-        refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref, timeout): first
+        refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref, timeout, engine): first
                 for first, count in blocks}
         collect = _sim.InOrder(blocks, acc, on_result)
         try:
