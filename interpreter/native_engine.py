@@ -203,6 +203,39 @@ class NativeLib:
         return list(visits[:n_root]), list(reward[:n_root]), done[0], list(mt)
 
 
+    # -- for the tests: the generators alone, the struct as data --------------------------------
+    def shuffle(self, state, items, generator="shake128"):
+        """(new RNG state, items shuffled) by C's rng_shuffle_* (interpreter/rng.py's shuffles)."""
+        buf = array("i", items) if items else array("i", [0])
+        nxt = self.lib.gs_test_shuffle(state, _ptr(buf, ctypes.c_int32), len(items),
+                                       0 if generator == "shake128" else 1)
+        return nxt, list(buf[:len(items)])
+
+    def seed_state(self, seed):
+        return self.lib.gs_test_seed_state(seed)
+
+    def mt_draws(self, key, ops):
+        """C's MT19937 seeded by init_by_array(key): for each op n > 0 randbelow(n), for n < 0
+        getrandbits(-n); (draws, the state after as random.getstate()'s 625 words)."""
+        k = array("I", key)
+        o = array("q", ops or [1])
+        out = _buf("q", len(ops))
+        st = _buf("I", 625)
+        self.lib.gs_test_mt(_ptr(k, ctypes.c_uint32), len(key), len(ops), _ptr(o, ctypes.c_int64),
+                            _ptr(out, ctypes.c_int64), _ptr(st, ctypes.c_uint32))
+        return [x if n > 0 else x % (1 << 64) for x, n in zip(out[:len(ops)], ops)], list(st)
+
+    def dump(self):
+        """The loaded or played state in the loader's format (flatten()'s)."""
+        f = self.lib.gs_dump
+        f.restype = ctypes.c_int64
+        f.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64]
+        cap = 1 << 20
+        out = _buf("q", cap)
+        n = f(self.ctx(), _ptr(out, ctypes.c_int64), cap, -1)
+        return list(out[:n]) if n >= 0 else None
+
+
 def flatten_plan(lib, s, p, parts):
     """The determinizer's draw-independent parts (interpreter/determinize.py) as runtime.c reads
     them (read_plan), or None."""

@@ -254,8 +254,12 @@ def _make(rs):
             path, key, secs, cached = build(source)
         except NativeUnavailable as e:
             return str(e)
+        # a retry loads the rebuilt file under a name of its own: the loader would hand back the
+        # library it already mapped under the cache's name
+        load_as = path if not attempt else _private_link(path)
         try:
-            lib = NativeLib(path, key, meta, rs, secs, cached)
+            lib = NativeLib(load_as, key, meta, rs, secs, cached)
+            lib.path = path
             lib.generate_seconds = gen_s
             lib.load_seconds = time.perf_counter() - t0
             return lib
@@ -263,7 +267,20 @@ def _make(rs):
             forget(path)     # a foreign or broken file in the cache: never trusted, built again
             if attempt:
                 return f"the native library cannot be loaded ({e})"
+        finally:
+            if load_as != path:
+                _unlink(load_as)
     return "the native library cannot be loaded"
+
+
+def _private_link(path):
+    import uuid
+    link = f"{path[:-3]}.{os.getpid()}.{uuid.uuid4().hex[:8]}.so"
+    try:
+        os.link(path, link)
+    except OSError:
+        shutil.copyfile(path, link)
+    return link
 
 
 if __name__ == "__main__":     # pragma: no cover - a manual check of the toolchain
