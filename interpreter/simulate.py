@@ -18,8 +18,8 @@ from gamespec.bots import RandomBot
 #: The most games one simulate() call plays (operator input is bounded like any other).
 MAX_GAMES = 10_000_000
 
-#: Fields of a simulate() report that depend on timing (and so differ between runs).
-TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers")
+#: Fields of a simulate() report that depend on how it ran (timing, workers, engine), not on the games.
+TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers", "engine")
 
 
 def play(game, players, seed, options=None, bots=None, log=False, observe=None, timeout=None):
@@ -117,7 +117,8 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, engine=
 def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="python") -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
-        return play_one(game, players, seed, options, bots, timeout, engine)
+        kw = {} if engine == "python" else {"engine": engine}
+        return play_one(game, players, seed, options, bots, timeout, **kw)
     except GamespecError as e:
         return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
     except Exception as e:  # an interpreter bug: keep the traceback
@@ -147,10 +148,10 @@ class InOrder:
             self.next += 1
 
 
-def summary(game, path, players, opts, seed, games, acc, seconds, workers) -> dict:
+def summary(game, path, players, opts, seed, games, acc, seconds, workers, engine="python") -> dict:
     """The report of a simulation run (serial, process pool or Ray)."""
     out = {"game": game.name, "spec": path, "players": players, "options": opts, "seed": seed,
-           "games_requested": games}
+           "games_requested": games, "engine": engine}
     out.update(acc.report())
     out["seconds"] = seconds
     out["games_per_second"] = acc.n / seconds if seconds > 0 else None
@@ -350,7 +351,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                 raise
     seconds = time.perf_counter() - t0
 
-    out = summary(game, path, players, opts, seed, games, acc, seconds, used)
+    out = summary(game, path, players, opts, seed, games, acc, seconds, used, engine)
     if bots is not None:
         out["bots"] = list(bots)
     return out

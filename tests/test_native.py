@@ -23,19 +23,10 @@ from helpers import GAMES, ROOT, config_id
 SPECS = GAMES + sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
 
 
-@pytest.fixture(scope="session", autouse=True)
-def native_cache(tmp_path_factory):
-    """One temporary cache for the whole run (shared by the xdist workers: the builds race safely)."""
-    root = tmp_path_factory.getbasetemp()
-    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
-    d = str(root / "gamespec-native-cache")
-    old = os.environ.get("GAMESPEC_CACHE")
-    os.environ["GAMESPEC_CACHE"] = d
-    yield d
-    if old is None:
-        os.environ.pop("GAMESPEC_CACHE", None)
-    else:
-        os.environ["GAMESPEC_CACHE"] = old
+@pytest.fixture
+def native_cache():
+    """The run's temporary build cache (tests/conftest.py sets GAMESPEC_CACHE)."""
+    return os.environ["GAMESPEC_CACHE"]
 
 
 def _compiler_reason():

@@ -127,4 +127,4 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     finally:
         if started:
             ray.shutdown()
-    return _sim.summary(game, path, players, opts, seed, games, acc, seconds, cpus)
+    return _sim.summary(game, path, players, opts, seed, games, acc, seconds, cpus, engine)

@@ -65,7 +65,6 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
         summary.cooperative = coop
     out["bots"] = kinds
     out["backend"] = backend
-    out["engine"] = engine
     out["summary"] = summary.result()
     return out
 
