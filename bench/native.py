@@ -93,19 +93,22 @@ def playouts_figures(stem, players, games, rounds):
 
 
 def simulate_figures(stem, players, games, rounds):
-    from interpreter.simulate import simulate
+    import gamespec
+    from gamespec.compile.fused import generate_all
+    from interpreter.simulate import TIMING_FIELDS, simulate
     path = os.path.join(ROOT, "games", stem + ".yaml")
+    game = gamespec.load(path)       # loaded once, as `gamespec simulate` does: the games are timed
     for engine in ("python", "native"):
-        simulate(path, games=10, players=players, seed=10 ** 6, workers=1, engine=engine)
+        simulate(path, games=10, players=players, seed=10 ** 6, workers=1, engine=engine, game=game)
+    generate_all(game.ruleset(players, {}))
     per = {"python": [], "native": []}
     for r in range(rounds):
         outs = {}
         for engine in ("python", "native"):
             out, t = cpu(lambda: simulate(path, games=games, players=players, seed=r * games, workers=1,
-                                          engine=engine))
+                                          engine=engine, game=game))
             per[engine].append(t / games * 1e6)
-            outs[engine] = {k: v for k, v in out.items() if k not in ("seconds", "games_per_second",
-                                                                       "decisions_per_second", "workers")}
+            outs[engine] = {k: v for k, v in out.items() if k not in TIMING_FIELDS}
         if outs["python"] != outs["native"]:
             raise SystemExit(f"{stem}: simulate's report differs between the engines")
     return {"us_per_game": {k: statistics.median(v) for k, v in per.items()},

@@ -8,8 +8,13 @@ default backend's. Where no library can be had, the Python engine plays, with on
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from array import array
+from hashlib import sha512 as _sha512
+
+if sys.byteorder != "little":       # the words of a seed are read as little-endian (and so is the C side)
+    raise ImportError("the native engine needs a little-endian machine")
 
 # why codes (runtime.h): the check each fault corresponds to, for reports and tests
 WHY = {1: "budget", 2: "runtime", 3: "runtime", 4: "runtime", 5: "runtime", 6: "not-a-player", 7: "int-size",
@@ -124,13 +129,16 @@ class NativeLib:
         P = self.rs.P
         n = len(seeds)
         stride = max(len(k) for ks in keys for k in ks) if n else 1
-        kbuf = _buf("I", n * P * stride)
-        klen = _buf("i", n * P)
-        for i, ks in enumerate(keys):
-            for p, words in enumerate(ks):
-                at = (i * P + p) * stride
-                kbuf[at:at + len(words)] = array("I", words)
-                klen[i * P + p] = len(words)
+        kbuf = array("I")
+        klen = array("i")
+        pad = array("I", bytes(4 * stride))
+        for ks in keys:
+            for words in ks:
+                kbuf += words
+                kbuf += pad[:stride - len(words)]
+                klen.append(len(words))
+        if not n:
+            kbuf, klen = _buf("I", 1), _buf("i", 1)
         sbuf = array("Q", seeds)
         status, why = _buf("i", n), _buf("i", n)
         scores, tags = _buf("q", n * P), _buf("i", n * P)
@@ -415,12 +423,12 @@ def playouts(game, rs, lib, n, seed):
 
 def random_bot_key(seed, seat):
     """The 32-bit words random.seed uses for RandomBot(seed, seat)'s text seed (version 2: the text's
-    bytes and their SHA-512, as one big-endian integer), as mt_init_by_array takes them."""
-    import hashlib
+    bytes and their SHA-512, as one big-endian integer), as mt_init_by_array takes them (its
+    little-endian words, at least one)."""
     b = f"gamespec.RandomBot:{seed}:{seat}".encode()
-    a = int.from_bytes(b + hashlib.sha512(b).digest(), "big")
+    a = int.from_bytes(b + _sha512(b).digest(), "big")
     n = max(1, (a.bit_length() + 31) // 32)
-    return [(a >> (32 * i)) & 0xFFFFFFFF for i in range(n)]
+    return array("I", a.to_bytes(4 * n, "little"))
 
 
 def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe):

@@ -1211,23 +1211,28 @@ static const uint32_t MT_BASE[624] = {   /* init_genrand(19650218): init_by_arra
     0xae1032c0U, 0x92dbdaf3U, 0x417f5c7fU, 0xaf30ee21U, 0x94b3b13bU, 0xb94b6eeaU, 0x6174ebf6U, 0xad2949e2U,
 };
 
-void mt_init_by_array(MT *m, const uint32_t *key, int keylen) {
-    memcpy(m->mt, MT_BASE, sizeof(MT_BASE));
-    m->mti = 624;
+void mt_init_by_array(MT *m, const uint32_t *key, int keylen) {    /* CPython's init_by_array */
+    uint32_t *mt = m->mt;
+    memcpy(mt, MT_BASE, sizeof(MT_BASE));
+    uint32_t prev = mt[0];
     int i = 1, j = 0;
     int k = 624 > keylen ? 624 : keylen;
     for (; k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        uint32_t x = (mt[i] ^ ((prev ^ (prev >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        mt[i] = x;
+        prev = x;
         i++; j++;
-        if (i >= 624) { m->mt[0] = m->mt[623]; i = 1; }
         if (j >= keylen) j = 0;
+        if (i >= 624) { mt[0] = mt[623]; prev = mt[0]; i = 1; }
     }
     for (k = 623; k; k--) {
-        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        uint32_t x = (mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941U)) - (uint32_t)i;
+        mt[i] = x;
+        prev = x;
         i++;
-        if (i >= 624) { m->mt[0] = m->mt[623]; i = 1; }
+        if (i >= 624) { mt[0] = mt[623]; prev = mt[0]; i = 1; }
     }
-    m->mt[0] = 0x80000000U;
+    mt[0] = 0x80000000U;
     m->mti = 624;
 }
 
