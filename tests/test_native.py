@@ -455,3 +455,126 @@ def lib_of_text(g, players):
     lib = library(g.ruleset(players, {}))
     assert not isinstance(lib, str), lib
     return lib
+
+
+# -- values: a differential fuzz of Python's semantics ---------------------------------------------
+_LEAVES = ["0", "1", "-3", "7", "2", "true", "false", "none", "'a'", "'b'", "''", "[1, 2]", "[true, 1]",
+           "['a', 'b']", "[none]", "[]", "actor", "size(deck)", "stopped[actor]", "[c.value for c in hand[actor]]",
+           "top(deck)", "num_players", "[3, 1, 2, 1]", "[2, 2, true]", "['b', 'a', 'a']", "[[1], [2]]",
+           "999999999999999999", "-999999999999999999", "64", "m"]
+_ANY = ["m[0]", "m[1]", "m[2]", "m[3]", "m", "tab[k0]", "tab[k1]", "tab[2]", "acc", "memo", "m[actor]",
+        "first(acc)", "last(m)", "m[-1]", "t0[1]", "t0[0]", "a0", "a1"]
+_OPS = ["+", "-", "*", "//", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "in", "not in", "**"]
+_FUN = ["max", "min", "sorted", "distinct", "count_by", "sum", "any", "all", "first", "last", "longest_run",
+        "size", "abs"]
+
+
+def _random_expr(r, d=0):
+    """Expressions over values of every kind, many typed `any` (list items, table values), so that
+    their kinds are found at run time: where C and Python could part."""
+    if d > 3 or r.random() < 0.3:
+        return r.choice(_ANY) if r.random() < 0.6 else r.choice(_LEAVES)
+    k = r.random()
+    if k < 0.35:
+        return f"({_random_expr(r, d + 1)} {r.choice(_OPS)} {_random_expr(r, d + 1)})"
+    if k < 0.55:
+        return f"{r.choice(_FUN)}({_random_expr(r, d + 1)})"
+    if k < 0.6:
+        return f"({r.choice(['-', 'not '])}{_random_expr(r, d + 1)})"
+    if k < 0.7:
+        return f"({_random_expr(r, d + 1)} if {_random_expr(r, d + 1)} else {_random_expr(r, d + 1)})"
+    if k < 0.78:
+        f = r.choice(["index_of", "dense_rank", "run_length", "first", "last"])
+        return f"{f}({_random_expr(r, d + 1)}, {_random_expr(r, d + 1)})"
+    if k < 0.84:
+        f = r.choice(["is_max", "is_sole_max"])
+        return f"{f}({_random_expr(r, d + 1)}, {_random_expr(r, d + 1)}, min={_random_expr(r, d + 1)})"
+    if k < 0.9:
+        return f"{_random_expr(r, d + 1)}[{_random_expr(r, d + 1)}]"
+    if k < 0.95:
+        return (f"[x {r.choice(_OPS[:6])} {_random_expr(r, d + 1)} for x in {_random_expr(r, d + 1)} "
+                f"if x {r.choice(_OPS[5:11])} {_random_expr(r, d + 1)}]")
+    f = r.choice(["max", "min", "sum", "any", "all", "first", "last", "count", "sorted"])
+    return f"{f}(x for x in {_random_expr(r, d + 1)} if {_random_expr(r, d + 1)})"
+
+
+def _semantics_spec(seed):
+    import test_hostile as H
+    r = random.Random(seed)
+    spec = H.TINY.replace("variables:\n", "variables:\n  memo: {type: list, initial: []}\n"
+                          "  mix: {type: list, initial: [1, 'a', true, none]}\n  acc: {type: list, initial: []}\n", 1)
+    spec = spec.replace("name: Tiny", "name: Tiny\ntables:\n  tab: {0: [1, 'x'], 1: 'y', 2: 3}", 1)
+    eff = (f"let k0 = 0; let k1 = 1; let m = mix; let t0 = tab[0]; let a0 = m[actor]; let a1 = first(acc); "
+           f"memo = [{_random_expr(r)}]; acc += [{_random_expr(r)}]; stopped[actor] = 1")
+    return spec.replace('effect: "stopped[actor] = 1"', "effect: " + json.dumps(eff))
+
+
+def _final_values(g, players, seed):
+    """The game's end on each engine: (outcome, the variables' values) — from the Python engine's
+    state, and from the C struct after the same game in C (or the Python error)."""
+    from gamespec.compile.cbuild import library
+    from interpreter.native_engine import ST_OK, T_LIST
+    from interpreter.state import State
+    try:
+        s = State.new(g, g.ruleset(players, {}), seed)
+        s.playout(random.Random(seed), in_place=True)
+        py = ("ok", s.scores, s.winners, s.decisions, s.v)
+    except SpecRuntimeError as e:
+        py = ("error", e.check, e.where, e.message)
+    lib = library(g.ruleset(players, {}))
+    st, why, scores, winners, decisions = lib.playouts(seed, 1)[0]
+    if st != ST_OK:
+        try:
+            r = g.playouts(1, seed=seed, players=players)[0]     # played again by the Python engine
+            return py, ("ok", r.scores, r.winners, r.decisions, py[4] if py[0] == "ok" else None)
+        except SpecRuntimeError as e:
+            return py, ("error", e.check, e.where, e.message)
+    flat = lib.dump()
+    at = 18
+    for _ in range(g.ruleset(players, {}).nzones):      # skip the zones, knowledge, faces
+        at += 1 + flat[at]
+    rs = g.ruleset(players, {})
+    at += 2 * rs.ncards + len(rs.mark_init) * rs.ncards
+
+    def value(at):
+        t = flat[at]
+        if t == T_LIST:
+            n, at, out = flat[at + 1], at + 2, []
+            for _ in range(n):
+                x, at = value(at)
+                out.append(x)
+            return out, at
+        if t == 0:
+            return None, at + 1
+        x = flat[at + 1]
+        texts = lib.meta["texts"]
+        return (bool(x) if t == 1 else x if t == 2 else texts[x]), at + 2
+    vs = []
+    for _ in range(len(rs.var_init)):
+        x, at = value(at)
+        vs.append(x)
+    return py, ("ok", scores, winners, decisions, vs)
+
+
+def _strict(x):
+    """A value with its kinds (True and 1 are different values to keep)."""
+    if isinstance(x, list):
+        return [_strict(y) for y in x]
+    return (type(x).__name__, x)
+
+
+@needs_cc
+@settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 32))
+def test_values_of_every_kind_end_the_same(seed):
+    """Random expressions over numbers, bools, texts, none and lists, most typed `any`, stored in
+    variables: the same final variables (kinds included), scores and errors on both engines."""
+    from hypothesis import assume
+    text = _semantics_spec(seed)
+    try:
+        g = gamespec.load_text(text, "values.yaml", backend="native")
+    except gamespec.SpecErrors:
+        assume(False)
+    for game_seed in range(3):
+        py, nat = _final_values(g, 2, game_seed)
+        assert _strict(nat) == _strict(py), text
