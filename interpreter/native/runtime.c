@@ -1693,7 +1693,7 @@ static int load_state(G *g, const int64_t *buf, int64_t len) {
         f->idx = rd(&r);
         f->items = rd_value(g, &r, 0);
         f->var = rd_value(g, &r, 0);
-        if (f->active && f->items.t != T_LIST) return -1;
+        if (f->idx < 0 || f->idx > MAX_LIST || (f->active && f->items.t != T_LIST)) return -1;
     }
     int64_t ns = rd(&r);
     if (ns < 0 || ns > 64) return -1;
@@ -1709,7 +1709,9 @@ static int load_state(G *g, const int64_t *buf, int64_t len) {
         s->player = (int32_t)rd(&r);
         s->act = (int32_t)rd(&r);
         s->args = rd_value(g, &r, 0);
-        if (s->args.t != T_LIST) return -1;
+        if (s->args.t != T_LIST || s->player < 0 || s->player >= L->P || s->act < -1 || s->act >= L->nactions)
+            return -1;
+        if (s->act >= 0 && LST(s->args)->n != L->act_np[s->act]) return -1;
     }
     if (r.bad || r.left != 0) return -1;
     if (!g->terminal && g->pending < 0) return -1;

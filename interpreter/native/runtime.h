@@ -122,6 +122,7 @@ typedef struct Layout {
     const int32_t *ch_optional;    /* per decision point: has an optional skip */
     int32_t nchoose;
     const int32_t *act_np;         /* per action: its number of parameters */
+    int32_t nactions;
     const char *key;
 } Layout;
 

@@ -1044,7 +1044,7 @@ def assemble(prog, rs):
     out.append(f"    {mark_init}, {mark_reset}, {mark_bool}, {str_len},")
     out.append(f"    {int(rs.max_steps)}LL, {int(rs.max_decisions)}LL, {int(rs.max_game_steps)}LL,")
     out.append("    gen_setup, gen_run, gen_apply, gen_enumerate,")
-    out.append(f"    {ch_opt}, {len(rs.chooses)}, {act_np},")
+    out.append(f"    {ch_opt}, {len(rs.chooses)}, {act_np}, {len(prog.action_names)},")
     out.append("    GS_KEY")
     out.append("};")
     meta = {"texts": prog.texts.items, "actions": prog.action_names, "for_slot": dict(prog.for_slot)}
