@@ -684,9 +684,26 @@ static int hashable(V v) {
     return 1;     /* (a list becomes a tuple key in distinct/count_by; nested lists too, as tuples of tuples? no:) */
 }
 
+#define SMALL_SET 24      /* up to this many items a scan beats hashing */
+
 V rt_distinct(G *g, V xs) {
     List *l = as_list(g, xs);
     List *out = list_new(g, l->n);
+    if (l->n <= SMALL_SET) {
+        int32_t m = 0;
+        for (int32_t k = 0; k < l->n; k++) {
+            V x = l->a[k];
+            if (x.t == T_LIST) {
+                List *y = LST(x);
+                for (int32_t j = 0; j < y->n; j++) if (y->a[j].t == T_LIST) FAULT(F_TYPE);
+            }
+            int seen = 0;
+            for (int32_t j = 0; j < m && !seen; j++) seen = py_eq(out->a[j], x);
+            if (!seen) out->a[m++] = x;
+        }
+        out->n = m;
+        return vlist(out);
+    }
     int32_t *first = (int32_t *)aalloc(g, (size_t)(l->n + 1) * sizeof(int32_t));
     HSet h;
     hs_init(g, &h, l->n);
@@ -708,6 +725,23 @@ V rt_distinct(G *g, V xs) {
 V rt_count_by(G *g, V xs) {
     List *l = as_list(g, xs);
     List *out = list_new(g, l->n);
+    if (l->n <= SMALL_SET) {
+        V firsts[SMALL_SET];
+        int32_t m = 0;
+        for (int32_t k = 0; k < l->n; k++) {
+            V x = l->a[k];
+            if (x.t == T_LIST) {
+                List *y = LST(x);
+                for (int32_t j = 0; j < y->n; j++) if (y->a[j].t == T_LIST) FAULT(F_TYPE);
+            }
+            int32_t at = -1;
+            for (int32_t j = 0; j < m && at < 0; j++) if (py_eq(firsts[j], x)) at = j;
+            if (at < 0) { firsts[m] = x; out->a[m++] = vint(1); }
+            else out->a[at].i += 1;
+        }
+        out->n = m;
+        return vlist(out);
+    }
     int32_t *pos = (int32_t *)aalloc(g, (size_t)(l->n + 1) * sizeof(int32_t));
     HSet h;
     hs_init(g, &h, l->n);
@@ -751,9 +785,23 @@ V rt_dense_rank(G *g, V xs, V i) {     /* sorted(set(vals), reverse=True).index(
     return vint(r);
 }
 
+static int small_has(const List *l, V x) {
+    for (int32_t k = 0; k < l->n; k++) if (py_eq(l->a[k], x)) return 1;
+    return 0;
+}
+
 V rt_run_length(G *g, V xs, V v) {     /* closures.run_length */
     List *l = as_list(g, xs);
     for (int32_t k = 0; k < l->n; k++) if (l->a[k].t == T_LIST) FAULT(F_TYPE);
+    if (l->n <= SMALL_SET) {
+        if (v.t == T_LIST) FAULT(F_TYPE);
+        if (!small_has(l, v)) return vint(0);
+        if (!isnum(v)) FAULT(F_TYPE);
+        int64_t lo = v.i, hi = v.i;
+        while (lo != INT64_MIN && small_has(l, vint(lo - 1))) lo--;
+        while (hi != INT64_MAX && small_has(l, vint(hi + 1))) hi++;     /* (no value lies beyond int64) */
+        return vint(add_i(g, sub_i(g, hi, lo), 1));
+    }
     HSet h;
     hs_init(g, &h, l->n);
     for (int32_t k = 0; k < l->n; k++) hs_find_add(g, &h, l->a, l->a[k], k);
