@@ -1127,3 +1127,46 @@ def _escapes(stmts):
                     return True
         return False
     return walk(stmts)
+
+
+_NO_ALLOC_CALLS = {"size", "abs", "zone_of", "face_down", "mark", "next_player", "prev_player", "indices"}
+_AGG_NO_ALLOC = {"count", "sum", "any", "all", "max", "min", "first", "last"}
+
+
+def allocates(node) -> bool:
+    """May evaluating this rule (an expression or statements) allocate from the arena? (When it
+    cannot, its function takes no arena mark to release.) Conservative: anything that builds a
+    list, or calls a built-in that may, says yes."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            stack.extend(x)
+            continue
+        if not isinstance(x, A.Node):
+            continue
+        if isinstance(x, A.ListLit) and not all(isinstance(i, A.Const) for i in x.items):
+            return True
+        if isinstance(x, A.Comp) and not x.gen:
+            return True
+        if isinstance(x, A.BinOp) and x.op in ("+", "*") and getattr(x, "t", "any") != "int":
+            return True
+        if isinstance(x, A.Assign) and getattr(x.value, "t", "") == "zone":
+            return True
+        if isinstance(x, A.Call):
+            f = x.func
+            gen = bool(x.args) and isinstance(x.args[0], A.Comp) and x.args[0].gen
+            ok = f in _NO_ALLOC_CALLS or (gen and f in _AGG_NO_ALLOC) or \
+                (f in ("top", "bottom") and len(x.args) == 1) or \
+                (f in ("max", "min") and len(x.args) > 1) or \
+                (f in ("end_game", "end_phase", "end_turn", "shuffle", "deal", "reveal", "set_mark")) or \
+                (f == "move" and getattr(x.args[0], "t", "") != "zone") or \
+                (f in ("count", "any", "all", "first", "last", "sum", "max", "min") and not gen and x.args
+                 and getattr(x.args[0], "t", "") != "zone" and len(x.args) == 1)
+            if not ok:
+                return True
+            if gen and x.args[0].iter is not None and isinstance(x.args[0].iter, A.Call) and \
+                    x.args[0].iter.func in ("range", "others", "players_from"):
+                pass     # loops over those are written out, no list made
+        stack.extend(x.children())
+    return False

@@ -4,7 +4,7 @@ pc), the scoring and the exported layout (runtime.h's `Layout`)."""
 from __future__ import annotations
 
 from ... import ast as A
-from .cgen import E, RuleGen, END_GAME, END_PHASE, END_TURN, _escapes
+from .cgen import E, RuleGen, END_GAME, END_PHASE, END_TURN, _escapes, allocates
 from .errors import NativeUnsupported
 from .values import Pool, Texts, collect_texts
 
@@ -156,7 +156,7 @@ class Program:
         fname = f"eff{self.uid}"
         rg = self.gen()
         sc = self.flow_scope(names)
-        release = not _escapes(rule.ast)
+        release = not _escapes(rule.ast) and allocates(rule.ast)
         if release:
             rg.emit("Mark m0 = amark(g);")
         rg.block(rule.ast, sc)
@@ -180,10 +180,13 @@ class Program:
         self.uid += 1
         fname = f"cond{self.uid}"
         rg = self.gen()
-        rg.emit("Mark m0 = amark(g);")
+        mark = allocates(rule.ast)
+        if mark:
+            rg.emit("Mark m0 = amark(g);")
         c = self.expr_into(rg, rule, self.flow_scope(names), "test")
         rg.emit(f"int r = {c};")
-        rg.emit("arelease(g, m0);")
+        if mark:
+            rg.emit("arelease(g, m0);")
         rg.emit("return r;")
         self.function(f"static int {fname}(G *g)", rg.lines)
         return fname
@@ -318,7 +321,7 @@ class Program:
             rg.emit(f"if (!isnum({cur}) || !isnum({am})) BAIL(B_TYPE);")
             rg.emit(f"{slot} = vint(sub_i(g, {cur}.i, {am}.i));")
         if decl.effect is not None:
-            release = not _escapes(decl.effect.ast)
+            release = not _escapes(decl.effect.ast) and allocates(decl.effect.ast)
             if release:
                 rg.emit("Mark m0 = amark(g);")
             rg.block(decl.effect.ast, sc)
@@ -337,10 +340,13 @@ class Program:
         pnames = {p.name for p in decl.params}
         cond_first = decl.cond is not None and not (names_in_cond & pnames)
         np_ = len(decl.params)
-        rg.emit("Mark m0 = amark(g);")
+        parts = [decl.cond.ast if decl.cond else None] + [r.ast for _, r in decl.cost] + \
+            [x.ast for p in decl.params for x in (p.source, p.lo, p.hi, p.where) if x is not None]
+        mark = any(p.kind == "subset" for p in decl.params) or allocates([x for x in parts if x is not None])
+        rg.emit("Mark m0 = amark(g);" if mark else "Mark m0 = {NULL, 0}; (void)m0;")
         if cond_first:
             c = rg.test(decl.cond.ast, {})
-            rg.emit(f"if (!({c})) {{ arelease(g, m0); return; }}")
+            rg.emit(f"if (!({c})) {{ {'arelease(g, m0); ' if mark else ''}return; }}")
         binds = []      # per parameter: (arg C, bind C) as V expressions
         sc = {}
         state = {"level": 0}
@@ -377,7 +383,8 @@ class Program:
         level(0, sc)
         if not np_ and decl.cost:
             rg.emit("done: ;")
-        rg.emit("arelease(g, m0);")
+        if mark:
+            rg.emit("arelease(g, m0);")
         self.function(f"static void {fname}(G *g, Listing *out)", rg.lines)
         return fname
 
