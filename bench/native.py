@@ -28,7 +28,6 @@ import argparse
 import glob
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys

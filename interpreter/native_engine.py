@@ -396,9 +396,7 @@ def _value(lib, x, out):
 
 
 def _pending(s):
-    if s.pending < 0 or not getattr(s.rs.chooses[s.pending], "secret", False):
-        # stored choices matter only while their simultaneous step is under way (its choosers' turns)
-        pass
+    """The stored choices of a simultaneous step under way (the secret events on top of the history)."""
     from gamespec.compile.flow import pending_choices
     return pending_choices(s)
 

@@ -5,7 +5,6 @@ reaches the C source. Skipped (with the reason) where no C compiler is found."""
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import os
 import random

@@ -676,14 +676,6 @@ static int32_t hs_find_add(G *g, HSet *h, const V *items, V x, int32_t idx) {
     }
 }
 
-static int hashable(V v) {
-    if (v.t != T_LIST) return 1;
-    List *l = LST(v);
-    for (int32_t k = 0; k < l->n; k++)
-        if (l->a[k].t == T_LIST && !hashable(l->a[k])) return 0;
-    return 1;     /* (a list becomes a tuple key in distinct/count_by; nested lists too, as tuples of tuples? no:) */
-}
-
 #define SMALL_SET 24      /* up to this many items a scan beats hashing */
 
 V rt_distinct(G *g, V xs) {
@@ -704,7 +696,6 @@ V rt_distinct(G *g, V xs) {
         out->n = m;
         return vlist(out);
     }
-    int32_t *first = (int32_t *)aalloc(g, (size_t)(l->n + 1) * sizeof(int32_t));
     HSet h;
     hs_init(g, &h, l->n);
     int32_t m = 0;
@@ -715,9 +706,8 @@ V rt_distinct(G *g, V xs) {
             for (int32_t j = 0; j < y->n; j++) if (y->a[j].t == T_LIST) FAULT(F_TYPE);
         }
         int32_t s = hs_find_add(g, &h, l->a, x, k);
-        if (s == k) { first[m] = k; out->a[m++] = x; }
+        if (s == k) out->a[m++] = x;
     }
-    (void)hashable;
     out->n = m;
     return vlist(out);
 }
@@ -901,12 +891,7 @@ int32_t lst_grow(G *g, Listing *l, int32_t act, int32_t npairs) {
         l->vals = a;
         l->vcap = cap;
     }
-    int32_t off = l->nv;
-    l->act[l->n] = act;
-    l->off[l->n] = off;
-    l->n++;
-    l->nv += 2 * npairs;
-    return off;
+    return lst_entry(g, l, act, npairs);
 }
 
 V lst_list(G *g, Listing *l, int64_t n) {
@@ -928,7 +913,6 @@ void rt_count_decision(G *g) {     /* State._count_decision */
     g->decisions += 1;
 }
 
-void rt_run(G *g, int32_t pc) { g->L->run(g, pc); }
 
 void rt_ff_init(G *g, int slot, V items) {
     Flow *f = &g->ff[slot];
@@ -1640,32 +1624,66 @@ static int scores_ok(G *g) {
     return 1;
 }
 
+/* one game of gs_playouts; the setjmp lives here, so that the caller's loop is untouched by a stop */
+static int one_playout(Ctx *c, uint64_t s, int64_t *scores, int32_t *tags, uint64_t *winners, int64_t *decisions,
+                       int32_t *why) {
+    G *g = &c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    if (setjmp(jb) != 0) {
+        *why = g->why;
+        *decisions = g->decisions;
+        return status_of(g->why);
+    }
+    g_new_game(g, s);
+    mt_seed_u64(&c->pick, s);
+    play_random(g, &c->pick, NULL, 0);
+    if (!scores_ok(g)) rt_stop(g, B_TYPE);
+    *why = 0;
+    results(g, scores, tags, winners, decisions);
+    return ST_OK;
+}
+
 /* n playouts: game i is State.new(seed + i) played with random.Random(seed + i) (Game.playouts) */
 GS_EXPORT int64_t gs_playouts(void *ctx, uint64_t seed, int64_t n, int32_t *status, int32_t *why, int64_t *scores,
                     int32_t *tags, uint64_t *winners, int64_t *decisions) {
     Ctx *c = (Ctx *)ctx;
+    int32_t P = c->g.L->P;
+    for (int64_t i = 0; i < n; i++)
+        status[i] = one_playout(c, seed + (uint64_t)i, scores + i * P, tags + i * P, winners + i, decisions + i, why + i);
+    c->g.jb = NULL;
+    return n;
+}
+
+static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int32_t *keylen, int32_t stride,
+                         double timeout, int64_t *scores, int32_t *tags, uint64_t *winners, int64_t *decisions,
+                         int64_t *turns, int64_t *phases, int32_t *why) {
     G *g = &c->g;
     const Layout *L = g->L;
-    for (int64_t i = 0; i < n; i++) {
-        jmp_buf jb;
-        g->jb = &jb;
-        uint64_t s = seed + (uint64_t)i;
-        if (setjmp(jb) == 0) {
-            g_new_game(g, s);
-            mt_seed_u64(&c->pick, s);
-            play_random(g, &c->pick, NULL, 0);
-            if (!scores_ok(g)) rt_stop(g, B_TYPE);
-            status[i] = ST_OK;
-            why[i] = 0;
-            results(g, scores + i * L->P, tags + i * L->P, winners + i, decisions + i);
-        } else {
-            status[i] = status_of(g->why);
-            why[i] = g->why;
-            decisions[i] = g->decisions;
-        }
+    jmp_buf jb;
+    g->jb = &jb;
+    if (setjmp(jb) != 0) {
+        *why = g->why;
+        *decisions = g->decisions;
+        return status_of(g->why);
     }
-    g->jb = NULL;
-    return n;
+    double t0 = timeout > 0 ? now_s() : 0;
+    for (int32_t p = 0; p < L->P; p++) mt_init_by_array(&c->seats[p], keys + (int64_t)p * stride, keylen[p]);
+    g->phases_seen = 0;
+    g->last_phase = -1000;
+    g_new_game(g, seed);
+    if (!g->terminal && g->phase != g->last_phase) { g->phases_seen++; g->last_phase = g->phase; }
+    int st = play_random(g, NULL, c->seats, timeout > 0 ? t0 + timeout : 0);
+    *why = 0;
+    if (st == ST_TIMEOUT) {
+        *decisions = g->decisions;
+        return ST_TIMEOUT;
+    }
+    if (!scores_ok(g)) rt_stop(g, B_TYPE);
+    results(g, scores, tags, winners, decisions);
+    *turns = g->turns;
+    *phases = g->phases_seen;
+    return ST_OK;
 }
 
 /* simulate's games with a RandomBot per seat: keys[i * P * stride + p * stride ..] are the 32-bit
@@ -1674,43 +1692,16 @@ GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const
                     int32_t stride, double timeout, int32_t *status, int32_t *why, int64_t *scores, int32_t *tags,
                     uint64_t *winners, int64_t *decisions, int64_t *turns, int64_t *phases, double *seconds) {
     Ctx *c = (Ctx *)ctx;
-    G *g = &c->g;
-    const Layout *L = g->L;
-    if (L->P > 64) return -1;
+    int32_t P = c->g.L->P;
+    if (P > 64) return -1;
     for (int64_t i = 0; i < n; i++) {
-        jmp_buf jb;
-        g->jb = &jb;
         double t0 = now_s();
-        if (setjmp(jb) == 0) {
-            for (int32_t p = 0; p < L->P; p++) {
-                int64_t at = (i * L->P + p);
-                mt_init_by_array(&c->seats[p], keys + at * stride, keylen[at]);
-            }
-            g->phases_seen = 0;
-            g->last_phase = -1000;
-            g_new_game(g, seeds[i]);
-            if (!g->terminal && g->phase != g->last_phase) { g->phases_seen++; g->last_phase = g->phase; }
-            int st = play_random(g, NULL, c->seats, timeout > 0 ? t0 + timeout : 0);
-            if (st == ST_TIMEOUT) {
-                status[i] = ST_TIMEOUT;
-                why[i] = 0;
-                decisions[i] = g->decisions;
-            } else {
-                if (!scores_ok(g)) rt_stop(g, B_TYPE);
-                status[i] = ST_OK;
-                why[i] = 0;
-                results(g, scores + i * L->P, tags + i * L->P, winners + i, decisions + i);
-                turns[i] = g->turns;
-                phases[i] = g->phases_seen;
-            }
-        } else {
-            status[i] = status_of(g->why);
-            why[i] = g->why;
-            decisions[i] = g->decisions;
-        }
+        status[i] = one_simulated(c, seeds[i], keys + i * P * stride, keylen + i * P, stride, timeout,
+                                  scores + i * P, tags + i * P, winners + i, decisions + i, turns + i, phases + i,
+                                  why + i);
         seconds[i] = now_s() - t0;
     }
-    g->jb = NULL;
+    c->g.jb = NULL;
     return n;
 }
 

@@ -95,7 +95,6 @@ typedef struct G {
     MT *seat_pick;           /* per seat (simulate's random bots), or NULL */
     int32_t *stamp; int32_t *stamp_gen;   /* face de-duplication per parameter level */
     int64_t phases_seen; int32_t last_phase;
-    V *bind2;                /* scratch: an entry's bindings copied for its effect */
     int64_t *trace; int64_t ntrace, tcap;   /* tests: each decision's listing size */
 } G;
 
@@ -369,7 +368,6 @@ V rt_index_of(G *g, V xs, V x);
 V rt_distinct(G *g, V xs);
 V rt_count_by(G *g, V xs);
 V rt_unique(G *g, V xs);                       /* dict.fromkeys: a choice parameter's values */
-void rt_bounded_list(G *g, V v);               /* a value stored by a rule: numbers below 2**63 */
 V rt_copy_root(G *g, V v);                     /* into the current arena, deep */
 
 /* ---- listings ------------------------------------------------------------------------------ */
@@ -389,7 +387,6 @@ V lst_list(G *g, Listing *l, int64_t n);          /* a list allocated with the l
 
 /* ---- the flow and the game (runtime.c) ---------------------------------------------------- */
 void rt_count_decision(G *g);
-void rt_run(G *g, int32_t pc);
 void rt_flip(G *g);                 /* at a decision boundary: live values to the other arena */
 void rt_store_choice(G *g, int32_t k);
 void rt_ff_init(G *g, int slot, V items);

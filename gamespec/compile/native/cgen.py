@@ -551,7 +551,7 @@ class RuleGen:
         if kind == "local":
             e = sc.get(n.id)
             if e is None:
-                raise NativeUnsupported(f"an unbound name")
+                raise NativeUnsupported("an unbound name")
             return e
         if kind == "const":
             if n.id == "current":
@@ -800,8 +800,6 @@ class RuleGen:
         """[elt for var in iter if cond] as a list."""
         return E(self.comp_from(self.iterable(n.iter, sc), n, sc, comp_weight(n)), "V")
 
-    def loop_over(self, it, body, per, copy=False):
-        self.loop_it(it, body, per, copy)
 
     def aggregate(self, n, sc):
         f = n.func
@@ -826,7 +824,7 @@ class RuleGen:
                 inner = bind(item)
                 cond_ok(inner)
                 self.emit(f"{k}++;")
-            self.loop_over(itv, body, w)
+            self.loop_it(itv, body, w)
             return E(k, "i")
         if f == "sum":
             k = self.tmp("int64_t", "0")
@@ -840,7 +838,7 @@ class RuleGen:
                     self.emit(f"{k} = add_i(g, {k}, {e.c}.i);")
                 else:
                     self.emit(f"{k} = add_i(g, {k}, {self.num(e)});")
-            self.loop_over(itv, body, w)
+            self.loop_it(itv, body, w)
             return E(k, "i")
         if f in ("any", "all"):
             r = self.tmp("int", "0" if f == "any" else "1")
@@ -853,7 +851,7 @@ class RuleGen:
                     self.emit(f"if ({t}) {{ {r} = 1; break; }}")
                 else:
                     self.emit(f"if (!({t})) {{ {r} = 0; break; }}")
-            self.loop_over(itv, body, w)
+            self.loop_it(itv, body, w)
             return E(r, "b")
         if f in ("max", "min"):
             best = self.tmp("V", "vnone()")
@@ -865,7 +863,7 @@ class RuleGen:
                 e = self.tmp("V", self.V(self.ex(c.elt, inner)))
                 better = f"py_lt(g, {best}, {e})" if f == "max" else f"py_lt(g, {e}, {best})"
                 self.emit(f"if (!{have}) {{ {best} = {e}; {have} = 1; }} else if ({better}) {best} = {e};")
-            self.loop_over(itv, body, w)
+            self.loop_it(itv, body, w)
             self.emit(f"if (!{have}) {{")
             with self.indent():
                 if "default" in n.kwargs:
@@ -884,7 +882,7 @@ class RuleGen:
                 e = self.ex(c.elt, inner)
                 self.emit(f"{r} = {self.V(e)};")
                 self.emit("break;")
-            self.loop_over(itv, body, w)
+            self.loop_it(itv, body, w)
             return E(r, "V")
         if f == "last":
             r = self.tmp("V", "vnone()")
@@ -894,7 +892,7 @@ class RuleGen:
                 cond_ok(inner)
                 e = self.ex(c.elt, inner)
                 self.emit(f"{r} = {self.V(e)};")
-            self.loop_over(itv, body, w)
+            self.loop_it(itv, body, w)
             return E(r, "V")
         if f == "sorted":
             lst = self.comp_from(itv, c, sc, w)
@@ -925,7 +923,7 @@ class RuleGen:
                 self.emit(f"if (!({t})) continue;")
             e = self.ex(c.elt, inner)
             self.emit(f"{out}->a[{cnt}++] = {self.V(e)};")
-        self.loop_over(itv, body, w)
+        self.loop_it(itv, body, w)
         self.emit(f"{out}->n = {cnt};")
         return f"vlist({out})"
 

@@ -4,7 +4,7 @@ pc), the scoring and the exported layout (runtime.h's `Layout`)."""
 from __future__ import annotations
 
 from ... import ast as A
-from .cgen import E, RuleGen, END_GAME, END_PHASE, END_TURN, _escapes, allocates
+from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, allocates
 from .errors import NativeUnsupported
 from .values import Pool, Texts, collect_texts
 
@@ -30,6 +30,7 @@ class Program:
         self._tables = {}
         self._arrays = {}
         self._afters = {}
+        self._listings = set()
         self._acts = {}          # action name -> (index, effect fn, enum fn)
         self.action_names = list(rs.spec.actions)
         self.action_index = {n: i for i, n in enumerate(self.action_names)}
@@ -108,7 +109,7 @@ class Program:
                 f"static V {ident}_i(G *g, int64_t k) {{\n"
                 f"    if (k < {lo}LL || k > {hi}LL || !{has}[k - {lo}LL]) FAULT(F_KEY);\n"
                 f"    return {arr}[k - {lo}LL];\n}}")
-            lines += [f"    if (!isnum(k)) {{ if (k.t == T_LIST) FAULT(F_KEY); FAULT(F_KEY); }}",
+            lines += ["    if (!isnum(k)) FAULT(F_KEY);",
                       f"    return {ident}_i(g, k.i);", "}"]
             got = (ident, "dense")
         else:
@@ -534,9 +535,9 @@ class Program:
         """`void list_N(G *g, Listing *out)`: the actions' entries, else the fallback's, then the skip
         (only beside something else: an empty listing is what the flow skips)."""
         fname = f"list{ch.idx}"
-        if fname in self._arrays:
+        if fname in self._listings:
             return fname
-        self._arrays[fname] = fname
+        self._listings.add(fname)
         lines = ["    lst_reset(out);"]
         for rt in ch.actions:
             lines.append(f"    {self.action(rt)[2]}(g, out);")
@@ -549,16 +550,6 @@ class Program:
             lines.append("    if (out->n > 0) lst_entry(g, out, -1, 0);")
         self.function(f"static void {fname}(G *g, Listing *out)", lines)
         return fname
-
-
-def _kind(v):
-    if isinstance(v, bool):
-        return "b"
-    if isinstance(v, int):
-        return "i"
-    if isinstance(v, str):
-        return "s"
-    return "V"
 
 
 def _names_in(node):
@@ -945,7 +936,7 @@ class Flow:
         sign = 1 if rs.winner == "highest" else -1
         tbs = [p.value_fn(t, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)}) for t in spec.tie_breakers]
         rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
-        rg.emit(f"    if (!isnum(scores[p])) BAIL(B_TYPE);")
+        rg.emit("    if (!isnum(scores[p])) BAIL(B_TYPE);")
         rg.emit(f"    keys[p][0] = vint(mul_i(g, {sign}, scores[p].i));")
         for j, t in enumerate(tbs):
             rg.emit(f"    keys[p][{j + 1}] = {t}(g, p);")
