@@ -6,7 +6,9 @@
 
 Timings on a shared machine are noisy: compare ratios within one run. Each game with a hand-written
 simulator in bench/baselines/ (<game>_baseline.py) is also played at 4 players interleaved with that
-simulator, so that their ratio is meaningful even when the machine is busy. For exact figures
+simulator (CPU time, warmed up first, at least 200 games per round, the ratio per game), so that
+their ratio is meaningful even when the machine is busy. The native engine's figures are
+bench/native.py's. For exact figures
 (CPU instructions per decision under callgrind, immune to the machine's load) and the index and
 in-engine playout loops, use bench/instructions.py.
 """
@@ -42,9 +44,9 @@ def playouts(game, players, options, seeds):
 
 
 def timed(fn, *args):
-    t = time.perf_counter()
+    t = time.process_time()
     r = fn(*args)
-    return r, time.perf_counter() - t
+    return r, time.process_time() - t
 
 
 def per_call(game, players, options, n_states=300):
@@ -60,43 +62,43 @@ def per_call(game, players, options, n_states=300):
         s.apply(acts[rnd.randrange(len(acts))])
     out = {}
     clones = [x.clone() for x in states]
-    t = time.perf_counter()
+    t = time.process_time()
     for x in clones:
         x._legal = None
         x.legal_actions()
-    out["legal_actions_us"] = (time.perf_counter() - t) / len(clones) * 1e6
+    out["legal_actions_us"] = (time.process_time() - t) / len(clones) * 1e6
     pairs = []
     for x in states:
         c = x.clone()
         a = c.legal_actions()
         pairs.append((c, a[rnd.randrange(len(a))]))
-    t = time.perf_counter()
+    t = time.process_time()
     for c, a in pairs:
         c.apply(a)
-    out["apply_us"] = (time.perf_counter() - t) / len(pairs) * 1e6
-    t = time.perf_counter()
+    out["apply_us"] = (time.process_time() - t) / len(pairs) * 1e6
+    t = time.process_time()
     for x in states:
         x.clone()
-    out["clone_us"] = (time.perf_counter() - t) / len(states) * 1e6
-    t = time.perf_counter()
+    out["clone_us"] = (time.process_time() - t) / len(states) * 1e6
+    t = time.process_time()
     for x in states:
         x.observation(x.current_player or 0)
-    out["observation_us"] = (time.perf_counter() - t) / len(states) * 1e6
-    t = time.perf_counter()
+    out["observation_us"] = (time.process_time() - t) / len(states) * 1e6
+    t = time.process_time()
     for x in states[:100]:
         game.state_from_json(x.to_json())
-    out["json_roundtrip_us"] = (time.perf_counter() - t) / min(100, len(states)) * 1e6
+    out["json_roundtrip_us"] = (time.process_time() - t) / min(100, len(states)) * 1e6
     return out
 
 
 def compile_ms(path, players, options, repeat=5):
     best_load, best_compile = 1e9, 1e9
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         g = gamespec.load(path)
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         g.ruleset(players, g.check_options(options))
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         best_load = min(best_load, t1 - t)
         best_compile = min(best_compile, t2 - t1)
     return best_load * 1e3, best_compile * 1e3
@@ -110,27 +112,44 @@ def peak_mb(game, players, options, games=50):
     return peak / 1e6   # Python allocations only (tracemalloc), not the interpreter's baseline
 
 
+def cpu_timed(fn, *args):
+    t = time.process_time()
+    r = fn(*args)
+    return r, time.process_time() - t
+
+
 def vs_baseline(path, games, rounds=5, players=4):
-    """Random playouts of the spec and of its hand-written simulator, interleaved round by round."""
+    """Random playouts of the spec and of its hand-written simulator, interleaved round by round on
+    the same seeds, in CPU time, after a warm-up outside the timed window (the rule set compiled,
+    every fused function generated, both loops played on other seeds): the ratio per game, the
+    median over rounds, at least 200 games per round."""
     import importlib
+    from gamespec.compile.fused import generate_all
+    games = max(games, 200)
     base = importlib.import_module(os.path.splitext(os.path.basename(path))[0] + "_baseline")
     g = gamespec.load(path)
+    playouts(g, players, {}, range(10 ** 6, 10 ** 6 + 20))
+    generate_all(g.ruleset(players, {}))
+    for seed in range(10 ** 6, 10 ** 6 + 20):
+        base.play_game(seed, players=players)
     ours, theirs = [], []
     for r in range(rounds):       # interleaved, so both see the same machine load
         seeds = range(r * games, (r + 1) * games)
-        d, t = timed(playouts, g, players, {}, seeds)
+        d, t = cpu_timed(playouts, g, players, {}, seeds)
         ours.append((games / t, d / t))
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         bd = 0
         for seed in seeds:
             bd += base.play_game(seed, players=players)[1]
-        t1 = time.perf_counter() - t0
+        t1 = time.process_time() - t0
         theirs.append((games / t1, bd / t1))
     o = statistics.median(x[0] for x in ours)
     b = statistics.median(x[0] for x in theirs)
-    return {"gamespec_games_per_s": o, "baseline_games_per_s": b, "ratio": o / b,
+    return {"gamespec_games_per_s": o, "baseline_games_per_s": b,
+            "ratio": statistics.median(x[0] / y[0] for x, y in zip(ours, theirs)),
             "gamespec_decisions_per_s": statistics.median(x[1] for x in ours),
-            "baseline_decisions_per_s": statistics.median(x[1] for x in theirs)}
+            "baseline_decisions_per_s": statistics.median(x[1] for x in theirs),
+            "games_per_round": games, "rounds": rounds, "clock": "CPU (process_time)"}
 
 
 def main(argv=None):

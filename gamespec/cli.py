@@ -318,7 +318,7 @@ def cmd_simulate(args) -> int:
                               backend=args.backend, address=args.address, records=args.records,
                               progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show,
                                                                           force=args.progress),
-                              timeout=args.timeout)
+                              timeout=args.timeout, engine=args.engine)
     sweep, outs = study["sweep"], study["configs"]
     errors = [e for r in outs for e in r["errors"]]
     internal = [e for e in errors if e.get("internal")]
@@ -720,6 +720,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--address", metavar="ADDR",
                    help="with --backend ray: 'auto' or HOST:PORT of a running cluster "
                         "(default: start a local Ray for this run)")
+    s.add_argument("--engine", choices=("native", "python"), default="native",
+                   help="native (default): random seats play whole games in compiled C and ISMCTS seats "
+                        "search in C, built with the system C compiler and cached; the Python engine "
+                        "where that is not available (one line says why). python: the Python engine. "
+                        "The results are the same (docs/native.md)")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
     shown = s.add_mutually_exclusive_group()
     shown.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

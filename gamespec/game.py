@@ -18,10 +18,19 @@ class Playout(NamedTuple):
     decisions: int
 
 
+BACKENDS = ("codegen", "closures", "native")
+
+
+def check_backend(backend):
+    if backend is not None and backend not in BACKENDS:
+        raise UsageError(f"the backend is one of {', '.join(BACKENDS)}, not {str(backend)[:40]!r}")
+    return backend
+
+
 class Game:
     def __init__(self, spec, backend: str | None = None):
         self.spec = spec
-        self.backend = backend     # 'codegen' (default) or 'closures' (the reference backend)
+        self.backend = backend     # 'codegen' (default), 'closures' (the reference) or 'native' (docs/native.md)
         self._rulesets = {}
 
     @property
@@ -112,12 +121,37 @@ class Game:
             check_seed(seed + n - 1, what="the last playout's seed")
         players = self.spec.min_players if players is None else players
         rs = self.ruleset(players, self.check_options(options))
-        out = []
-        for g in range(seed, seed + n):
+
+        def one(g):
             s = State.new(self, rs, g)
             s.playout(random.Random(g), in_place=True)
-            out.append(Playout(g, s.scores, s.winners, s.decisions))
-        return out
+            return Playout(g, s.scores, s.winners, s.decisions)
+        if n and rs.backend == "native":
+            lib = self.native_library(rs)
+            if lib is not None:     # a game the C code stops is played again here, on the Python engine
+                from interpreter.native_engine import playouts
+                return [Playout(g, sc, w, d) if ok else one(g) for g, ok, sc, w, d in playouts(lib, n, seed)]
+        return [one(g) for g in range(seed, seed + n)]
+
+    def native_library(self, rs):
+        """The native library of rule set `rs` (built or found in the cache on first use), or None
+        with one line on stderr saying why the Python engine plays instead (docs/native.md)."""
+        from gamespec.compile.cbuild import library, tell
+        lib = library(rs)
+        if isinstance(lib, str):
+            tell(self, rs, lib)
+            return None
+        return lib
+
+    def native_status(self, players: int | None = None, options: dict | None = None):
+        """None when this configuration plays on the native engine, else the reason it does not."""
+        from gamespec.compile.cbuild import library
+        players = self.spec.min_players if players is None else players
+        rs = self.ruleset(players, self.check_options(options))
+        if rs.backend != "native":
+            return f"the game was loaded with the {rs.backend} backend (load(..., backend='native'))"
+        lib = library(rs)
+        return lib if isinstance(lib, str) else None
 
     def state_from_json(self, data):
         """A saved state (to_json() output, from anyone): accepted only if re-playing its recorded

@@ -19,7 +19,11 @@ from .spec.yamlsafe import load_yaml
 __all__ = ["load", "load_text", "find_spec", "SpecNotFound"]   # the public face (docs/api.md)
 
 
-def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
+def load_text(text: bytes | str, filename: str = "<spec>", backend: str | None = None) -> Game:
+    """`backend`: None (the default, generated Python), "closures" (the reference) or "native"
+    (playouts, simulations and search rollouts in compiled C: docs/native.md)."""
+    from .game import check_backend
+    check_backend(backend)
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     sha = hashlib.sha256(raw).hexdigest()
     try:
@@ -49,7 +53,7 @@ def load_text(text: bytes | str, filename: str = "<spec>") -> Game:
         raise SpecErrors(first + later) from None
     if first:
         raise SpecErrors(first)
-    return Game(spec)
+    return Game(spec, backend=backend)
 
 
 def _check(data, filename, sha):
@@ -64,14 +68,17 @@ def _check(data, filename, sha):
     return spec, g
 
 
-def load(path) -> Game:
-    """Load, validate, check and compile-check a spec file; raises SpecErrors with FILE:LINE:COL lines."""
+def load(path, backend: str | None = None) -> Game:
+    """Load, validate, check and compile-check a spec file; raises SpecErrors with FILE:LINE:COL lines.
+    `backend`: as for load_text ("native": docs/native.md)."""
+    from .game import check_backend
     from .spec.yamlsafe import read_limited
+    check_backend(backend)
     try:
         raw = read_limited(str(path))
     except SpecError as e:
         raise SpecErrors([e]) from None
-    return load_text(raw, str(path))
+    return load_text(raw, str(path), backend=backend)
 
 
 # -- the spec of a log -------------------------------------------------------------------------

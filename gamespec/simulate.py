@@ -20,8 +20,8 @@ __all__ = ["play", "play_out", "play_one", "simulate", "MAX_GAMES"]   # the publ
 #: The most games one simulate() call plays (operator input is bounded like any other).
 MAX_GAMES = 10_000_000
 
-#: Fields of a simulate() report that depend on timing (and so differ between runs).
-TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers")
+#: Fields of a simulate() report that depend on how it ran (timing, workers, engine), not on the games.
+TIMING_FIELDS = ("seconds", "games_per_second", "decisions_per_second", "workers", "engine")
 
 
 def play(game, players, seed, options=None, bots=None, log=False, observe=None, timeout=None):
@@ -81,7 +81,18 @@ def play_out(state, bots=None, seed=0, observe=None, timeout=None, after=None):
     return state
 
 
-def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=None) -> dict:
+ENGINES = ("native", "python")
+
+
+def check_engine(engine):
+    """'native' (random seats as whole games in C, ISMCTS searches in C: docs/native.md) or 'python'."""
+    if engine not in ENGINES:
+        from gamespec.errors import UsageError
+        raise UsageError(f"the engine is native or python, not {str(engine)[:40]!r}")
+    return engine
+
+
+def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=None, engine="python") -> dict:
     """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
     {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
 
@@ -106,16 +117,17 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
     if not state.is_terminal:          # as count() would, without counting a decision
         seen["phases"] += 1
         seen["last"] = state.phase
-    play_out(state, make_bots(kinds, seed), seed, timeout=timeout, after=count)
+    play_out(state, make_bots(kinds, seed, engine=engine), seed, timeout=timeout, after=count)
     return {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
             "decisions": state.decisions, "turns": state.turns, "phases": seen["phases"],
             "seconds": time.perf_counter() - t0}
 
 
-def _play_safe(game, players, seed, options, bots=None, timeout=None, ticks=None) -> dict:
+def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="python", ticks=None) -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
     try:
-        r = play_one(game, players, seed, options, bots, timeout, ticks)
+        kw = {} if engine == "python" else {"engine": engine}
+        r = play_one(game, players, seed, options, bots, timeout, ticks, **kw)
         if ticks is not None:
             ticks.game(r["decisions"])
         return r
@@ -231,10 +243,10 @@ class InOrder:
             self.next += 1
 
 
-def summary(game, path, players, opts, seed, games, acc, seconds, workers) -> dict:
+def summary(game, path, players, opts, seed, games, acc, seconds, workers, engine="python") -> dict:
     """The report of a simulation run (serial, process pool or Ray)."""
     out = {"game": game.name, "spec": path, "players": players, "options": opts, "seed": seed,
-           "games_requested": games}
+           "games_requested": games, "engine": engine}
     out.update(acc.report())
     out["seconds"] = seconds
     out["games_per_second"] = acc.n / seconds if seconds > 0 else None
@@ -331,7 +343,8 @@ def _worker_init(shared=None, interval=None):
         _WORKER_TICKS = Ticks(_shared_send(shared), interval)
 
 
-def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None, ticks=None):
+def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None, ticks=None,
+               engine="python"):
     """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error.
 
     `text`: the spec's bytes, for a worker that cannot read `path` (a Ray node); else it reads `path`.
@@ -344,11 +357,29 @@ def _run_block(path, sha, players, options, first, count, bots=None, text=None, 
         return first, {"fatal": str(e)}
     tk = Ticks(*ticks) if ticks is not None else _WORKER_TICKS
     try:
-        return first, [_play_safe(game, players, seed, options, bots, timeout, tk)
-                       for seed in range(first, first + count)]
+        return first, play_many(game, players, range(first, first + count), options, bots, timeout, engine, tk)
     finally:
         if tk is not None:
             tk.flush()
+
+
+def play_many(game, players, seeds, options, bots=None, timeout=None, engine="python", ticks=None) -> list:
+    """_play_safe for each seed, in order. With the native engine and a random bot in every seat the
+    games are played in C (each seat's RandomBot stream mirrored), a game the C code stops played
+    again by _play_safe: the same results either way. `ticks` is told of each game (a native game's
+    decisions all at once, at its end)."""
+    kinds = list(bots) if bots is not None else ["random"] * players
+    if engine == "native" and all(k == "random" for k in kinds) and seeds:
+        rs = game.ruleset(players, game.check_options(options))
+        lib = game.native_library(rs)
+        if lib is not None:
+            from interpreter.native_engine import simulate_games
+            out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out)
+            if ticks is not None:
+                for r in out:
+                    ticks.game(r.get("decisions", 0))
+            return out
+    return [_play_safe(game, players, seed, options, bots, timeout, engine, ticks) for seed in seeds]
 
 
 def _block_size(games, workers):
@@ -357,7 +388,7 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, timeout=None) -> dict:
+             game=None, bots=None, on_result=None, timeout=None, engine="python") -> dict:
     """Play `games` games with bots (a kind per seat; default random), seeds seed .. seed+games-1;
     aggregate in seed order.
 
@@ -382,6 +413,9 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     if games:
         check_seed(seed + games - 1, what="the last game's seed")
     check_timeout(timeout)
+    check_engine(engine)
+    if engine == "native":       # built (or found in the cache) once, before any worker starts
+        game.native_library(game.ruleset(players, opts))
     if workers is None:         # all cores, but no more than one per 20 games (start-up costs)
         workers = max(1, min(os.cpu_count() or 1, games // 20))
     if not isinstance(workers, int) or workers < 1:
@@ -401,12 +435,14 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                 counts.add(d, g, fd)
                 report_progress(progress, done, games, counts)
             ticks = Ticks(send)
-        for i in range(games):
-            r = _play_safe(game, players, seed + i, opts, bots, timeout, ticks)
-            acc.add(r)
-            if on_result is not None:
-                on_result(r)
-            done += 1
+        step = 1 if engine != "native" else 64      # native games come in blocks (progress per block)
+        for first in range(seed, seed + games, step):
+            for r in play_many(game, players, range(first, min(first + step, seed + games)), opts, bots,
+                               timeout, engine, ticks):
+                acc.add(r)
+                if on_result is not None:
+                    on_result(r)
+                done += 1
             if ticks is not None:
                 ticks.flush()
             report_progress(progress, done, games, counts)
@@ -419,7 +455,8 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         shared = [ctx.Value("q", 0) for _ in range(3)] if counts is not None else None
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init,
                                  initargs=(shared, TICK_SECONDS)) as ex:
-            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout)
+            futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout,
+                                 None, engine)
                        for first, count in blocks}
             try:
                 while futures:
@@ -440,7 +477,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                 raise
     seconds = time.perf_counter() - t0
 
-    out = summary(game, path, players, opts, seed, games, acc, seconds, used)
+    out = summary(game, path, players, opts, seed, games, acc, seconds, used, engine)
     if bots is not None:
         out["bots"] = list(bots)
     return out

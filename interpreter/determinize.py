@@ -71,6 +71,7 @@ def determinizer(s, p):
             kn[x] = kn0[c]           # knowledge belongs to the place
         _finish(d, s, m, p, card_vars, flow, hist, log, rng, secret)
         return d
+    world.parts = (places, hidden, draw, card_vars, secret, flow)     # for the native search
     return world
 
 
@@ -92,6 +93,7 @@ def _drawer(s, hidden):
             drawn = list(cards)
             rng.shuffle(drawn)
             return drawn
+        shuffled.plan = ("shuffle", cards)      # what a native search draws the same way
         return shuffled
     bucket0 = {}
     for c in sorted(hidden):
@@ -140,6 +142,7 @@ def _drawer(s, hidden):
             for i, c in zip(idx, cs):
                 drawn[i] = c
         return drawn
+    constrained.plan = ("constrained", [list(cs) for cs in bucket0.values()], plan, list(groups.values()))
     return constrained
 
 

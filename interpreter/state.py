@@ -295,6 +295,13 @@ class State:
         Plays a clone (without the log) unless `in_place`: the state itself is left as it was."""
         s = self
         if not in_place:
+            if self.rs.backend == "native" and not self.terminal:     # in C (docs/native.md)
+                lib = self.game.native_library(self.rs)
+                if lib is not None:
+                    from .native_engine import rollout
+                    scores = rollout(lib, self, rng)
+                    if scores is not None:
+                        return scores
             s = self.clone()
             s.log = None        # nobody reads the playout's log
         rr = rng.randrange

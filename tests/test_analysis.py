@@ -575,8 +575,9 @@ def _stderr_on_a_terminal(argv, cols=100, wait=120):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal test")
 def test_progress_bar_on_a_real_terminal_and_not_with_json():
-    # enough games to outlast the bar's half-second delay on a fast machine (~2000 games/s)
-    code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "3000", "--workers", "1"])
+    # enough games to outlast the bar's half-second delay on a fast machine (~2000 games/s on the
+    # Python engine; the native engine's ~50000 games/s would finish before it shows)
+    code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "3000", "--workers", "1", "--engine", "python"])
     assert code == 0 and "games:" in err and "/3000" in err and "game/s" in err
     code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "400", "--workers", "1", "--json"])
     assert code == 0 and err == ""

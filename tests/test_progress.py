@@ -157,11 +157,13 @@ def test_progress_and_no_progress_are_exclusive(capsys):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal test")
-def test_an_ismcts_run_shows_decisions_and_an_eta_on_a_terminal():
-    """The run of the issue, small: one ISMCTS seat, one worker; the bar moves within the first game."""
+@pytest.mark.parametrize("engine,iterations", [("python", 300), ("native", 6000)])
+def test_an_ismcts_run_shows_decisions_and_an_eta_on_a_terminal(engine, iterations):
+    """The run of the issue, small: one ISMCTS seat, one worker; the bar moves within the first game,
+    on either engine (the native one searches in C: more iterations for a game as long)."""
     from test_analysis import _stderr_on_a_terminal
     code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "2", "--players", "3", "--workers", "1",
-                                       "--bot", "0=ismcts:300"], cols=160, wait=300)
+                                       "--engine", engine, "--bot", f"0=ismcts:{iterations}"], cols=160, wait=300)
     assert code == 0, err
     assert "0/2 [" in err and " decisions (" in err and "ETA after the first game" in err, err[-2000:]
     assert "ETA 0:" in err

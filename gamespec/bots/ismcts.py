@@ -42,8 +42,13 @@ class ISMCTSBot(Bot):
     DEFAULT_ITERATIONS = 1000
 
     def __init__(self, seed: int = 0, seat: int = 0, iterations: int = DEFAULT_ITERATIONS,
-                 seconds: float | None = None, exploration: float = 0.7):
+                 seconds: float | None = None, exploration: float = 0.7, engine: str | None = None):
         super().__init__(seed, seat)
+        # "native": the whole search in C (docs/native.md), the same choices; "python"; None: native
+        # when the game was loaded with backend="native"
+        if engine not in (None, "native", "python"):
+            raise ValueError(f"the engine is native or python, not {engine!r}")
+        self.engine = engine
         if iterations < 1:
             raise ValueError("ISMCTS needs at least 1 iteration")
         self.iterations = iterations
@@ -60,9 +65,13 @@ class ISMCTSBot(Bot):
         if n_legal == 1:
             return 0
         rng = self.rng
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        got = self._native(view, rng, deadline)
+        if got is not None:
+            children, self.last_iterations = got
+            return max(children.items(), key=lambda kv: (kv[1][0], kv[1][1] / max(1, kv[1][0]), -kv[0]))[0]
         root = _Node(None)
         world_of = view.determinizer()      # the draw-independent work once per decision
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         it = 0
         while it < self.iterations:
             if deadline is not None and it and time.perf_counter() >= deadline:
@@ -74,6 +83,18 @@ class ISMCTSBot(Bot):
         best = max(root.children.items(),
                    key=lambda kv: (kv[1].visits, kv[1].reward / max(1, kv[1].visits), -kv[0]))
         return best[0]
+
+    def _native(self, view, rng, deadline):
+        """The search in C when this bot's engine is native (None: the Python search runs, from the
+        same rng state)."""
+        state = view._state()
+        if self.engine == "python" or (self.engine is None and state.rs.backend != "native"):
+            return None
+        lib = state.game.native_library(state.rs)
+        if lib is None:
+            return None
+        from interpreter.native_engine import search
+        return search(lib, view, rng, self.iterations, self.c, deadline)
 
     def _iterate(self, root, world, rng, n_root):
         c = self.c

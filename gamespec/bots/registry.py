@@ -15,15 +15,16 @@ class BotKind:
     target: str             # module:Class of its implementation (imported only when a bot is made)
     argument: str | None    # the name of its one whole-number argument (`ismcts:500`), or None
     page: bool              # a web page may ask for it (no code is imported for it)
+    engines: bool           # it takes engine= ("native": its search runs in C, docs/native.md)
     doc: str
 
 
 KINDS = {k.name: k for k in (
-    BotKind("random", "gamespec.bots.randombot:RandomBot", None, True,
+    BotKind("random", "gamespec.bots.randombot:RandomBot", None, True, False,
             "picks a legal action uniformly at random"),
-    BotKind("greedy", "gamespec.bots.greedy:GreedyBot", None, True,
+    BotKind("greedy", "gamespec.bots.greedy:GreedyBot", None, True, False,
             "picks the action that most improves its own score one step ahead"),
-    BotKind("ismcts", "gamespec.bots.ismcts:ISMCTSBot", "iterations", True,
+    BotKind("ismcts", "gamespec.bots.ismcts:ISMCTSBot", "iterations", True, True,
             "information-set Monte Carlo tree search, ITERATIONS playouts per decision"),
 )}
 DEFAULT_KIND = "random"
@@ -112,15 +113,19 @@ def load_class(target: str):
     return obj
 
 
-def make_bot(kind: str, seat: int, seed: int = 0):
-    """A bot of `kind` for `seat`, seeded from the game seed and the seat."""
+def make_bot(kind: str, seat: int, seed: int = 0, engine: str | None = None):
+    """A bot of `kind` for `seat`, seeded from the game seed and the seat. `engine` "native": an
+    ISMCTS bot searches in C (docs/native.md); other kinds play as always."""
     name, arg = parse_kind(kind)
     k = KINDS.get(name)
     if k is not None:
         import importlib
         mod, _, cls = k.target.partition(":")
         made = getattr(importlib.import_module(mod), cls)
-        return made(seed, seat) if arg is None else made(seed, seat, **{k.argument: arg})
+        kw = {k.argument: arg} if arg is not None else {}
+        if k.engines and engine is not None:
+            kw["engine"] = engine
+        return made(seed, seat, **kw)
     import inspect
     cls = load_class(arg)
     try:
@@ -136,9 +141,9 @@ def make_bot(kind: str, seat: int, seed: int = 0):
                        "(a bot class is built with no arguments, or with seed= and seat=)") from None
 
 
-def make_bots(kinds, seed: int = 0) -> list:
+def make_bots(kinds, seed: int = 0, engine: str | None = None) -> list:
     """One bot per seat from a list of kinds (see seat_kinds)."""
-    return [make_bot(k, seat, seed) for seat, k in enumerate(kinds)]
+    return [make_bot(k, seat, seed, engine) for seat, k in enumerate(kinds)]
 
 
 def kinds_from_args(specs, players: int) -> list:

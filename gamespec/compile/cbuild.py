@@ -1,0 +1,287 @@
+"""Generated C source → a shared library in the cache: the system C compiler, a SHA-256 key, an
+atomic rename, and a key check before anything cached is loaded (docs/native.md, "Build and cache")."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+FLAGS = ("-O2", "-fPIC", "-fno-strict-aliasing", "-fvisibility=hidden", "-std=gnu11")
+RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "interpreter", "native")
+BUILD_TIMEOUT = 600      # seconds: a compiler that hangs is a failed build
+_lock = threading.Lock()
+_compilers = {}
+
+
+class NativeUnavailable(Exception):
+    """No library can be built or loaded here; str() says why in a few words."""
+
+
+def runtime_dir():
+    """Where runtime.h and runtime.c are (package data of `interpreter`)."""
+    try:
+        import interpreter
+        d = os.path.join(os.path.dirname(os.path.abspath(interpreter.__file__)), "native")
+        if os.path.exists(os.path.join(d, "runtime.h")):
+            return d
+    except ImportError:       # pragma: no cover
+        pass
+    return RUNTIME_DIR
+
+
+def cache_dir():
+    d = os.environ.get("GAMESPEC_CACHE")
+    if not d:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "gamespec")
+    return d
+
+
+def compiler():
+    """(argv prefix, identity): `$CC` (it may carry flags) or `cc`, and the first line of its
+    `--version`. NativeUnavailable if there is none or it does not run."""
+    cc = os.environ.get("CC") or "cc"
+    with _lock:
+        got = _compilers.get(cc)
+    if got is not None:
+        if isinstance(got, str):
+            raise NativeUnavailable(got)
+        return got
+    try:
+        argv = shlex.split(cc)
+    except ValueError:
+        argv = []
+    if not argv:
+        why = f"no C compiler: CC={cc!r} is not a command"
+    else:
+        path = shutil.which(argv[0])
+        if path is None:
+            why = f"no C compiler found (CC={cc})" if os.environ.get("CC") else "no C compiler found (cc is not on PATH)"
+        else:
+            try:
+                r = subprocess.run([path] + argv[1:] + ["--version"], capture_output=True, text=True, timeout=30)
+                first = (r.stdout or r.stderr).strip().splitlines()
+                if r.returncode != 0 or not first:
+                    why = f"the C compiler {argv[0]} does not run ({r.returncode})"
+                else:
+                    got = ([path] + argv[1:], first[0][:200])
+                    with _lock:
+                        _compilers[cc] = got
+                    return got
+            except (OSError, subprocess.SubprocessError) as e:
+                why = f"the C compiler {argv[0]} does not run ({type(e).__name__})"
+    with _lock:
+        _compilers[cc] = why
+    raise NativeUnavailable(why)
+
+
+def runtime_sources():
+    d = runtime_dir()
+    out = []
+    for name in ("runtime.h", "runtime.c"):
+        with open(os.path.join(d, name), "rb") as f:
+            out.append(f.read())
+    return out
+
+
+def cache_key(source: str, argv, identity) -> str:
+    h = hashlib.sha256()
+    for part in [source.encode()] + runtime_sources() + [" ".join(argv).encode(), identity.encode(),
+                                                         " ".join(FLAGS).encode()]:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def build(source: str):
+    """The library for `source`: (path, key, seconds spent compiling, cached?). Builds it if the
+    cache holds no verified copy. NativeUnavailable when it cannot."""
+    import time
+    argv, identity = compiler()
+    key = cache_key(source, argv, identity)
+    d = cache_dir()
+    stem = f"gs-{key[:40]}"
+    so = os.path.join(d, stem + ".so")
+    keyfile = os.path.join(d, stem + ".key")
+    if _cached_ok(so, keyfile, key):
+        return so, key, 0.0, True
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        raise NativeUnavailable(f"the cache directory {d} cannot be made ({e.strerror})") from None
+    t0 = time.perf_counter()
+    rt_obj = _runtime_object(argv, identity, d)
+    with tempfile.TemporaryDirectory(prefix="gamespec-build-") as tmp:
+        src = os.path.join(tmp, "game.c")
+        with open(src, "w") as f:
+            f.write(source)
+        obj = os.path.join(tmp, "game.o")
+        _cc(list(argv) + list(FLAGS) + [f'-DGS_KEY="{key}"', "-I", runtime_dir(), "-c", src, "-o", obj], tmp)
+        out = os.path.join(tmp, "game.so")
+        _cc(list(argv) + ["-shared", obj, rt_obj, "-o", out, "-lm"], tmp)
+        _install(out, so, stem, d)
+        fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".kpart", dir=d)
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+        os.replace(part, keyfile)
+    return so, key, time.perf_counter() - t0, False
+
+
+def _cc(cmd, tmp):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise NativeUnavailable(f"the C compiler took more than {BUILD_TIMEOUT} s") from None
+    except OSError as e:
+        raise NativeUnavailable(f"the C compiler does not run ({e.strerror})") from None
+    if r.returncode != 0:
+        err = (r.stderr or "").replace(tmp + os.sep, "")
+        first = next((ln for ln in err.splitlines() if "error" in ln), err.strip()[:200])
+        raise NativeUnavailable(f"the C build failed: {first[:300]}")
+
+
+def _install(built, dest, stem, d):
+    """`built` into the cache as `dest`, atomically: a temporary name in the same directory, then
+    rename (concurrent builders race harmlessly: each renames a complete file)."""
+    fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".part", dir=d)
+    try:
+        with os.fdopen(fd, "wb") as f, open(built, "rb") as g:
+            shutil.copyfileobj(g, f)
+        os.chmod(part, 0o755)
+        os.replace(part, dest)
+    except OSError as e:
+        _unlink(part)
+        raise NativeUnavailable(f"the cache directory {d} is not writable ({e.strerror})") from None
+
+
+def _runtime_object(argv, identity, d):
+    """runtime.c compiled once per compiler and runtime version (most of a build's time): its
+    object file in the cache, keyed like a library and checked the same way."""
+    h = hashlib.sha256()
+    for part in runtime_sources() + [" ".join(argv).encode(), identity.encode(), " ".join(FLAGS).encode()]:
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    key = h.hexdigest()
+    stem = f"rt-{key[:40]}"
+    obj = os.path.join(d, stem + ".o")
+    keyfile = os.path.join(d, stem + ".key")
+    if _cached_ok(obj, keyfile, key):
+        return obj
+    with tempfile.TemporaryDirectory(prefix="gamespec-build-") as tmp:
+        out = os.path.join(tmp, "runtime.o")
+        _cc(list(argv) + list(FLAGS) + ["-I", runtime_dir(), "-c", os.path.join(runtime_dir(), "runtime.c"),
+                                        "-o", out], tmp)
+        _install(out, obj, stem, d)
+        fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".kpart", dir=d)
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+        os.replace(part, keyfile)
+    return obj
+
+
+def _cached_ok(so, keyfile, key):
+    try:
+        with open(keyfile) as f:
+            return f.read(200) == key and os.path.getsize(so) > 0
+    except OSError:
+        return False
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def forget(so):
+    """A cached library that failed its check: removed, so the next load builds it again."""
+    _unlink(so)
+    _unlink(so[:-3] + ".key")
+
+
+# -- a rule set's library ------------------------------------------------------------------------
+def library(rs):
+    """The loaded native library of rule set `rs` (interpreter.native_engine.NativeLib), or the
+    reason (a str) why there is none. Generated, built (or found in the cache) and loaded once."""
+    got = rs.__dict__.get("_native")
+    if got is not None:
+        return got
+    with _lock_rs:
+        got = rs.__dict__.get("_native")
+        if got is None:
+            got = rs._native = _make(rs)
+    return got
+
+
+_lock_rs = threading.Lock()
+_told = set()
+
+
+def tell(game, rs, reason):
+    """The one line on stderr (once per game and configuration) saying why the Python engine plays."""
+    key = (id(game), rs.P, tuple(sorted(rs.options.items())))
+    with _lock_rs:
+        if key in _told:
+            return
+        _told.add(key)
+    opts = ", ".join(f"{k}={v}" for k, v in sorted(rs.options.items()))
+    print(f"gamespec: native engine not used for {rs.spec.name} ({rs.P} players{'; ' + opts if opts else ''}): "
+          f"{reason}; playing on the Python engine", file=sys.stderr, flush=True)
+
+
+def _make(rs):
+    import time
+
+    from interpreter.native_engine import NativeLib
+    from .native import NativeUnsupported, generate
+    t0 = time.perf_counter()
+    try:
+        source, meta = generate(rs)
+    except NativeUnsupported as e:
+        return f"the spec uses something the native compiler does not handle yet ({e})"
+    except RecursionError:
+        return "the spec's rules are nested too deeply for the native compiler"
+    gen_s = time.perf_counter() - t0
+    for attempt in (0, 1):
+        try:
+            path, key, secs, cached = build(source)
+        except NativeUnavailable as e:
+            return str(e)
+        # a retry loads the rebuilt file under a name of its own: the loader would hand back the
+        # library it already mapped under the cache's name
+        load_as = path if not attempt else _private_link(path)
+        try:
+            lib = NativeLib(load_as, key, meta, rs, secs, cached)
+            lib.path = path
+            lib.generate_seconds = gen_s
+            lib.load_seconds = time.perf_counter() - t0
+            return lib
+        except OSError as e:
+            forget(path)     # a foreign or broken file in the cache: never trusted, built again
+            if attempt:
+                return f"the native library cannot be loaded ({e})"
+        finally:
+            if load_as != path:
+                _unlink(load_as)
+    return "the native library cannot be loaded"
+
+
+def _private_link(path):
+    import uuid
+    link = f"{path[:-3]}.{os.getpid()}.{uuid.uuid4().hex[:8]}.so"
+    try:
+        os.link(path, link)
+    except OSError:
+        shutil.copyfile(path, link)
+    return link
+
+
+if __name__ == "__main__":     # pragma: no cover - a manual check of the toolchain
+    print(compiler(), cache_dir(), file=sys.stderr)

@@ -1,0 +1,1170 @@
+"""Checked rule ASTs → C statements and expressions (the native backend's rules).
+
+The semantics are the default backend's (gamespec/compile/codegen.py; the reference is
+closures.py): Python's values, truth, equality and order, checked arithmetic, the same faults, and a
+step budget charged at least where the default backend charges it. Every identifier in the output
+is made here (`t<n>`, `r<n>`); a spec's values enter as numbers and interned text ids only.
+
+An expression compiles to statements (emitted into the current function) and an `E`: a C expression
+and its static kind:
+  i  int64_t holding a Python int          c  int64_t holding a valid card id (an int)
+  b  int holding a Python bool             s  int64_t holding an interned text id
+  z  int64_t holding a valid zone index    n  Python's None
+  V  a tagged value (runtime.h)
+"""
+from __future__ import annotations
+
+import contextlib
+
+from ...spec import ast as A
+from ..costs import can_grow as _can_grow, comp_weight, loop_weight
+from .errors import NativeUnsupported
+
+END_GAME, END_PHASE, END_TURN = 1, 2, 3
+WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
+              "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by"}
+MAX_RANGE = 100_000
+
+
+class E:
+    __slots__ = ("c", "k", "seat")
+
+    def __init__(self, c, k, seat=False):
+        self.c = c
+        self.k = k
+        self.seat = seat        # an int known to be a valid seat
+
+    def __repr__(self):
+        return f"E({self.c!r}, {self.k})"
+
+
+NUMERIC = ("i", "c", "z")
+
+
+class RuleGen:
+    """Emits C for rules into `self.lines`; `prog` (program.Program) holds the layout and constants."""
+
+    def __init__(self, prog):
+        self.p = prog
+        self.rs = prog.rs
+        self.lines = []
+        self.ind = 1
+        self._n = 0
+
+    # -- output -------------------------------------------------------------------------------
+    def emit(self, line):
+        self.lines.append("    " * self.ind + line)
+
+    def fresh(self, base="t"):
+        self.p.uid += 1
+        return f"{base}{self.p.uid}"
+
+    def tmp(self, ctype, init):
+        name = self.fresh()
+        self.emit(f"{ctype} {name} = {init};")
+        return name
+
+    @contextlib.contextmanager
+    def indent(self):
+        self.ind += 1
+        try:
+            yield
+        finally:
+            self.ind -= 1
+
+    @contextlib.contextmanager
+    def capture(self):
+        """Statements emitted inside go to a separate list (returned), at the current indentation."""
+        saved = self.lines
+        self.lines = []
+        out = self.lines
+        try:
+            yield out
+        finally:
+            self.lines = saved
+
+    def put(self, lines):
+        self.lines.extend(lines)
+
+    # -- conversions --------------------------------------------------------------------------
+    def V(self, e):
+        k = e.k
+        if k in ("F", "FL"):
+            raise NativeUnsupported("a card parameter used other than by its attributes in an order")
+        if k == "V":
+            return e.c
+        if k in NUMERIC:
+            return f"vint({e.c})"
+        if k == "b":
+            return f"vbool({e.c})"
+        if k == "s":
+            return f"vstr({e.c})"
+        if k == "n":
+            return "vnone()"
+        raise AssertionError(k)
+
+    def num(self, e):
+        """A number (a bool counts): int64_t C; anything else faults or bails as Python would."""
+        k = e.k
+        if k in ("F", "FL"):
+            raise NativeUnsupported("a card parameter used other than by its attributes in an order")
+        if k in NUMERIC:
+            return e.c
+        if k == "b":
+            return f"((int64_t)({e.c}))"
+        if k == "V":
+            return f"num(g, {e.c})"
+        return "fault_i(g, F_TYPE)"       # arithmetic on a text or none: a TypeError
+
+    def truth(self, e):
+        k = e.k
+        if k in ("F", "FL"):
+            raise NativeUnsupported("a card parameter used other than by its attributes in an order")
+        if k == "b":
+            return e.c
+        if k in NUMERIC or k == "s":
+            return f"({e.c} != 0)"
+        if k == "n":
+            return "0"
+        return f"truthy({e.c})"
+
+    def hold(self, e):
+        """e in a temporary (so that it can be read twice without being evaluated twice)."""
+        if _simple(e.c):
+            return e
+        ctype = {"V": "V", "b": "int"}.get(e.k, "int64_t")
+        if e.k == "n":
+            return e
+        return E(self.tmp(ctype, e.c), e.k, e.seat)
+
+    # -- zones and lists ----------------------------------------------------------------------
+    def zone(self, e):
+        """A zone index (an E of kind z) as C."""
+        if e.k == "z":
+            return e.c
+        if e.k in ("i", "c"):
+            return f"zone_ok(g, {e.c})"
+        return f"zone_ok(g, need_int(g, {self.V(e)}))"
+
+    def as_list_v(self, e, t):
+        """A V list for a value whose static type is t (a zone becomes a copy of its cards)."""
+        if t == "zone":
+            return f"vlist(zlist(g, {self.zone(e)}))"
+        return self.V(e)
+
+    def length(self, e, t):
+        """len() of a zone or a list-like value, as C int64_t."""
+        if t == "zone":
+            return f"((int64_t)g->z[{self.zone(e)}].n)"
+        return f"py_len(g, {self.V(e)})"
+
+    # -- scope helpers ------------------------------------------------------------------------
+    def pidx(self, n, sc):
+        """A player index (0..P-1) for node n, as C int64_t: a fault otherwise."""
+        e = self.ex(n, sc)
+        if e.seat:
+            return e.c
+        if e.k in ("i", "c"):
+            return f"seat_i(g, {e.c})"
+        if e.k == "V":
+            return f"seat(g, {e.c})"
+        return "fault_i(g, F_PLAYER)"
+
+    # ==========================================================================================
+    # statements
+    # ==========================================================================================
+    def block(self, stmts, sc):
+        sc = dict(sc)
+        for st in stmts:
+            self.stmt(st, sc)
+
+    def stmt(self, st, sc):
+        if isinstance(st, A.Let):
+            e = self.ex(st.value, sc)
+            if st.value.t == "zone":
+                name = self.fresh("z")
+                self.emit(f"int64_t {name} = {self.zone(e)};")
+                sc[st.name] = E(name, "z")
+            else:
+                name = self.fresh("l")
+                self.emit(f"V {name} = {self.V(e)};")
+                sc[st.name] = E(name, "V")
+            return
+        if isinstance(st, A.Assign):
+            return self.assign(st, sc)
+        if isinstance(st, A.CallStmt):
+            return self.call_stmt(st.call, sc)
+        if isinstance(st, A.If):
+            self._if(st.branches, st.orelse, sc)
+            return
+        if isinstance(st, A.For):
+            return self._for(st, sc)
+        if isinstance(st, A.While):
+            w = loop_weight(st)
+            release = not _escapes(st.body)
+            mark = None
+            if release:
+                mark = self.fresh("m")
+                self.emit(f"Mark {mark} = amark(g);")
+            self.emit("for (;;) {")
+            with self.indent():
+                c = self.test(st.cond, sc)
+                self.emit(f"if (!({c})) break;")
+                self.emit(f"charge(g, {w});")
+                self.block(st.body, sc)
+                if release:
+                    self.emit(f"arelease(g, {mark});")
+            self.emit("}")
+            return
+        raise NativeUnsupported(f"statement {type(st).__name__}")
+
+    def _if(self, branches, orelse, sc):
+        (c, body), rest = branches[0], branches[1:]
+        t = self.test(c, sc)
+        self.emit(f"if ({t}) {{")
+        with self.indent():
+            self.block(body, sc)
+        if rest or orelse:
+            self.emit("} else {")
+            with self.indent():
+                if rest:
+                    self._if(rest, orelse, sc)
+                else:
+                    self.block(orelse, sc)
+        self.emit("}")
+
+    def _for(self, st, sc):
+        w = loop_weight(st)
+        release = not _escapes(st.body)
+
+        def body(item):
+            inner = dict(sc)
+            inner[st.var] = item
+            mark = None
+            if release:
+                mark = self.fresh("m")
+                self.emit(f"Mark {mark} = amark(g);")
+            self.block(st.body, inner)
+            if release:
+                self.emit(f"arelease(g, {mark});")
+        self.loop(st.iter, sc, body, weight=w, copy=True, stmt=True)
+
+    def assign(self, st, sc):
+        val = self.ex(st.value, sc)
+        if st.value.t == "zone":
+            val = E(f"vlist(zlist(g, {self.zone(val)}))", "V")
+        tgt = st.target
+        ref = tgt.ref
+        op = st.op
+        grow = _can_grow(st.value) and not (op != "=" and ref[0] != "local")
+        if ref[0] == "local":
+            cur = sc.get(tgt.id)
+            if cur is None or cur.k != "V" or not cur.c.startswith("l"):
+                # a zone-valued local (or a name bound otherwise) reassigned: Python stores anything
+                self.emit("BAIL(B_TYPE);")
+                return
+            v = self.V(val)
+            if grow:
+                v = f"bounded_v(g, {v})"
+            if op == "=":
+                self.emit(f"{cur.c} = {v};")
+            else:
+                self.emit(f"{cur.c} = rt_add_assign(g, {cur.c}, {v}, {1 if op == '+=' else -1});")
+            return
+        decl = ref[1]
+        base = self.rs.var_base[decl.name]
+        if ref[0] == "var":
+            slot = f"g->v[{base}]"
+        else:
+            idx = self.pidx(tgt.index, sc)
+            i = self.tmp("int64_t", f"{base} + {idx}")
+            slot = f"g->v[{i}]"
+        if op == "=":
+            v = self.V(val)
+            if grow:
+                v = f"bounded_v(g, {v})"
+            self.emit(f"{slot} = {v};")
+            return
+        sign = 1 if op == "+=" else -1
+        if decl.type in ("int", "player"):
+            # a plain `+`/`-` on the variable (codegen._update), then the size check
+            cur = self.tmp("V", slot)
+            x = self.hold(val)
+            num_x = self.num(x) if x.k != "V" else f"{x.c}.i"
+            test = f"isnum({cur})" + ("" if x.k != "V" else f" && isnum({x.c})")
+            self.emit(f"if (!({test})) BAIL(B_TYPE);")
+            fn = "add_i" if sign > 0 else "sub_i"
+            self.emit(f"{slot} = vint(bounded_i(g, {fn}(g, {cur}.i, {num_x})));")
+            return
+        self.emit(f"{slot} = rt_add_assign(g, {slot}, {self.V(val)}, {sign});")
+
+    def call_stmt(self, c, sc):
+        f = c.func
+        kw = c.kwargs
+        if f == "move":
+            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+            bottom = 1 if ("at" in kw and kw["at"].value == "bottom") else 0
+            what, dst = c.args
+            d = self.hold(E(self.zone(self.ex(dst, sc)), "z"))
+            x = self.ex(what, sc)
+            if what.t == "card":
+                if x.k == "c":
+                    self.emit(f"rt_move(g, {x.c}, {d.c}, {face}, {bottom});")
+                else:
+                    self.emit(f"rt_move_v(g, {self.V(x)}, {d.c}, {face}, {bottom});")
+            elif what.t == "zone":
+                self.emit(f"rt_move_zone(g, {self.zone(x)}, {d.c}, {face}, {bottom});")
+            else:
+                self.emit(f"rt_move_list(g, {self.V(x)}, {d.c}, {face}, {bottom});")
+            return
+        if f == "deal":
+            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+            src = self.hold(E(self.zone(self.ex(c.args[0], sc)), "z"))
+            dst = self.hold(E(self.zone(self.ex(c.args[1], sc)), "z"))
+            if len(c.args) > 2:
+                k = self.tmp("int64_t", self.num(self.ex(c.args[2], sc)))
+                self.emit(f"if ({k} < 0 || {k} > 100000) FAULT(F_DEAL);")
+            else:
+                k = "1"
+            self.emit(f"rt_deal(g, {src.c}, {dst.c}, {k}, {face});")
+            return
+        if f == "shuffle":
+            self.emit(f"rt_shuffle(g, {self.zone(self.ex(c.args[0], sc))});")
+            return
+        if f == "set_mark":
+            what = c.args[0]
+            x = self.hold(self.ex(what, sc))
+            kind = 0 if what.t == "card" else (1 if what.t == "zone" else 2)
+            xv = f"vint({self.zone(x)})" if kind == 1 else self.V(x)
+            xv = self.tmp("V", xv)
+            v = self.V(self.ex(c.args[2], sc))
+            self.emit(f"rt_set_mark(g, {xv}, {kind}, {self.p.mark_index(c.mark.name)}, {v});")
+            return
+        if f == "reveal":
+            what, who = c.args
+            p = self.ex(who, sc)
+            if p.seat:
+                pc = p.c
+            else:
+                pc = self.tmp("int64_t", self.num(p))
+                self.emit(f"if ({pc} < 0 || {pc} >= {self.rs.P}) FAULT(F_PLAYER);")
+            x = self.ex(what, sc)
+            if what.t == "card":
+                if x.k == "c":
+                    self.emit(f"g->kn[{x.c}] |= (uint64_t)1 << {pc};")
+                else:
+                    self.emit(f"rt_reveal_card(g, {self.V(x)}, {pc});")
+            elif what.t == "zone":
+                self.emit(f"rt_reveal_zone(g, {self.zone(x)}, {pc});")
+            else:
+                self.emit(f"rt_reveal_list(g, {self.V(x)}, {pc});")
+            return
+        if f == "end_game":
+            self.emit(f"return {END_GAME};")
+            return
+        if f == "end_phase":
+            self.emit(f"return {END_PHASE};")
+            return
+        if f == "end_turn":
+            self.emit(f"return {END_TURN};")
+            return
+        raise NativeUnsupported(f"effect {f}()")
+
+    # ==========================================================================================
+    # loops over lists, zones, ranges and constant lists
+    # ==========================================================================================
+    def iterable(self, n, sc):
+        """What a loop walks: ('zone', zi) | ('range', lo, hi) | ('seats', first, count) |
+        ('const', values) | ('list', V)."""
+        if isinstance(n, A.Name) and n.ref == ("const", "players"):
+            return ("seats", "0", self.rs.P, True)
+        if isinstance(n, A.Call) and not n.kwargs and n.func in ("others", "players_from") and not _is_gen(n):
+            p = self.hold(E(self.pidx(n.args[0], sc), "i"))
+            if n.func == "others":
+                return ("seats", p.c, self.rs.P - 1, False)
+            return ("seats", p.c, self.rs.P, True)
+        if isinstance(n, A.Call) and n.func == "range" and not _is_gen(n):
+            if len(n.args) == 1:
+                lo, hi = "0", self.num(self.ex(n.args[0], sc))
+            else:
+                lo = self.num(self.ex(n.args[0], sc))
+                hi = self.num(self.ex(n.args[1], sc))
+            lo = self.tmp("int64_t", lo)
+            hi = self.tmp("int64_t", hi)
+            span = self.tmp("int64_t", f"sub_i(g, {hi}, {lo})")
+            self.emit(f"if ({span} > {MAX_RANGE}) FAULT(F_RANGE);")
+            self.emit(f"if ({span} > 0) charge(g, {span});")     # the range's own list, as _range charges
+            return ("range", lo, hi)
+        if isinstance(n, A.Call) and n.func == "indices":
+            keys = list(self.rs.zone_keys[n.args[0].ref[1].name])
+            return ("const", keys)
+        if isinstance(n, A.ListLit) and all(isinstance(x, A.Const) for x in n.items):
+            return ("const", [x.value for x in n.items])
+        e = self.ex(n, sc)
+        if n.t == "zone":
+            return ("zone", self.hold(E(self.zone(e), "z")).c)
+        return ("list", self.hold(E(self.V(e), "V")).c)
+
+    def loop(self, n, sc, body, weight=1, copy=False, stmt=False, extra=0):
+        """Emit a loop over iterable node n, charging len * weight (+ extra per item) first; body(E)
+        emits the body for one item. `copy`: a zone is copied first (a statement's body may move
+        its cards)."""
+        self.loop_it(self.iterable(n, sc), body, weight + extra, copy)
+
+    def loop_it(self, it, body, per, copy=False):
+        """loop() for an iterable already made by iterable()."""
+        kind = it[0]
+        if kind == "seats":
+            _, first, count, _ = it
+            if per and count:
+                self.emit(f"charge(g, {count * per});")
+            i = self.fresh("k")
+            self.emit(f"for (int64_t {i} = 0; {i} < {count}; {i}++) {{")
+            with self.indent():
+                if first == "0":
+                    item = E(i, "i", seat=True)
+                else:
+                    off = 1 if count == self.rs.P - 1 else 0
+                    x = self.tmp("int64_t", f"({first} + {i} + {off}) % {self.rs.P}")
+                    item = E(x, "i", seat=True)
+                body(item)
+            self.emit("}")
+            return
+        if kind == "range":
+            _, lo, hi = it
+            if per:
+                self.emit(f"if ({hi} > {lo}) charge(g, ({hi} - {lo}) * {per});")
+            i = self.fresh("k")
+            self.emit(f"for (int64_t {i} = {lo}; {i} < {hi}; {i}++) {{")
+            with self.indent():
+                body(E(i, "i"))
+            self.emit("}")
+            return
+        if kind == "const":
+            values = it[1]
+            if per and values:
+                self.emit(f"charge(g, {len(values) * per});")
+            if not values:
+                return
+            kinds = {_const_kind(v) for v in values}
+            i = self.fresh("k")
+            if kinds == {"i"}:
+                arr = self.p.const_array("int64_t", [str(v) + "LL" for v in values])
+                self.emit(f"for (int {i} = 0; {i} < {len(values)}; {i}++) {{")
+                with self.indent():
+                    body(E(f"{arr}[{i}]", "i"))
+            elif kinds == {"s"}:
+                arr = self.p.const_array("int64_t", [str(self.p.texts(v)) for v in values])
+                self.emit(f"for (int {i} = 0; {i} < {len(values)}; {i}++) {{")
+                with self.indent():
+                    body(E(f"{arr}[{i}]", "s"))
+            else:
+                lst = self.p.pool.list_name(values)
+                self.emit(f"for (int {i} = 0; {i} < {len(values)}; {i}++) {{")
+                with self.indent():
+                    body(E(f"{lst}.a[{i}]", "V"))
+            self.emit("}")
+            return
+        if kind == "zone":
+            zi = it[1]
+            n_ = self.tmp("int32_t", f"g->z[{zi}].n")
+            if per:
+                self.emit(f"charge(g, (int64_t){n_} * {per});")
+            if copy:
+                arr = self.tmp("int32_t *", f"(int32_t *)aalloc(g, (size_t){n_} * sizeof(int32_t) + 4)")
+                self.emit(f"memcpy({arr}, g->z[{zi}].a, (size_t){n_} * sizeof(int32_t));")
+            else:
+                arr = self.tmp("const int32_t *", f"g->z[{zi}].a")
+            i = self.fresh("k")
+            self.emit(f"for (int32_t {i} = 0; {i} < {n_}; {i}++) {{")
+            with self.indent():
+                body(E(f"(int64_t){arr}[{i}]", "c"))
+            self.emit("}")
+            return
+        lv = it[1]
+        l_ = self.tmp("List *", f"need_list(g, {lv})")
+        if per:
+            self.emit(f"charge(g, (int64_t){l_}->n * {per});")
+        i = self.fresh("k")
+        self.emit(f"for (int32_t {i} = 0; {i} < {l_}->n; {i}++) {{")
+        with self.indent():
+            body(E(f"{l_}->a[{i}]", "V"))
+        self.emit("}")
+
+    # ==========================================================================================
+    # expressions
+    # ==========================================================================================
+    def test(self, n, sc):
+        return self.truth(self.ex(n, sc))
+
+    def ex(self, n, sc):
+        if isinstance(n, A.Const):
+            return self.const(n.value)
+        if isinstance(n, A.Name):
+            return self.name(n, sc)
+        if isinstance(n, A.Index):
+            return self.index(n, sc)
+        if isinstance(n, A.Attr):
+            return self.attr(n, sc)
+        if isinstance(n, A.BinOp):
+            return self.binop(n, sc)
+        if isinstance(n, A.Compare):
+            return self.compare(n, sc)
+        if isinstance(n, A.BoolOp):
+            return self.boolop(n, sc)
+        if isinstance(n, A.IfExp):
+            return self.ifexp(n, sc)
+        if isinstance(n, A.Unary):
+            if n.op == "not":
+                return E(f"(!{self.test(n.operand, sc)})", "b")
+            a = self.ex(n.operand, sc)
+            return E(self.tmp("int64_t", f"neg_i(g, {self.num(a)})"), "i")
+        if isinstance(n, A.ListLit):
+            if all(isinstance(x, A.Const) for x in n.items):
+                return E(self.p.pool.list_v([x.value for x in n.items]), "V")
+            items = [self.V(self.hold(self.ex(x, sc))) for x in n.items]
+            lst = self.tmp("List *", f"list_new(g, {len(items)})")
+            for i, x in enumerate(items):
+                self.emit(f"{lst}->a[{i}] = {x};")
+            return E(f"vlist({lst})", "V")
+        if isinstance(n, A.Comp):
+            return self.comp(n, sc)
+        if isinstance(n, A.Call):
+            return self.call(n, sc)
+        raise NativeUnsupported(f"expression {type(n).__name__}")
+
+    def const(self, v):
+        if v is None:
+            return E("0", "n")
+        if isinstance(v, bool):
+            return E("1" if v else "0", "b")
+        if isinstance(v, int):
+            if not -(1 << 63) < v < (1 << 63):
+                raise NativeUnsupported("a number beyond 64 bits")
+            return E(f"{v}LL", "i")
+        if isinstance(v, str):
+            return E(str(self.p.texts(v)), "s")
+        raise NativeUnsupported(f"a constant {type(v).__name__}")
+
+    def name(self, n, sc):
+        kind = n.ref[0]
+        if kind == "local":
+            e = sc.get(n.id)
+            if e is None:
+                raise NativeUnsupported("an unbound name")
+            return e
+        if kind == "const":
+            if n.id == "current":
+                return E("g->cur", "i", seat=True)
+            if n.id == "actor":
+                return E("g->actor", "i", seat=True)
+            if n.id == "players":
+                return E(self.p.pool.list_v(list(range(self.rs.P))), "V")
+            return E(str(self.rs.P), "i")
+        if kind == "zone":
+            return E(str(self.rs.zone_base[n.id]), "z")
+        if kind == "var":
+            return E(f"g->v[{self.rs.var_base[n.id]}]", "V")
+        if kind == "option":
+            v = self.rs.options[n.id]
+            return self.const(v)
+        raise NativeUnsupported(f"a name of kind {kind}")
+
+    def index(self, n, sc):
+        ref = n.ref
+        kind = ref[0]
+        rs = self.rs
+        if kind == "member":
+            z = ref[1]
+            base = rs.zone_base[z.name]
+            if z.per_player:
+                return E(self.tmp("int64_t", f"{base} + {self.pidx(n.index, sc)}"), "z")
+            keys = list(rs.zone_keys[z.name])
+            if isinstance(n.index, A.Const):
+                for i, k in enumerate(keys):
+                    if _py_eq(k, n.index.value):
+                        return E(str(base + i), "z")
+                return E("fault_i(g, F_KEY)", "z")
+            key = self.hold(self.ex(n.index, sc))
+            out = self.fresh("z")
+            self.emit(f"int64_t {out} = -1;")
+            ints = all(isinstance(k, int) and not isinstance(k, bool) for k in keys)
+            strs = all(isinstance(k, str) for k in keys)
+            if ints and keys == list(range(keys[0], keys[0] + len(keys))) and key.k in ("i", "c", "b", "V"):
+                kv = self.num(key) if key.k != "V" else None
+                if kv is None:
+                    kv = self.tmp("V", key.c)
+                    self.emit(f"if (isnum({kv}) && {kv}.i >= {keys[0]} && {kv}.i < {keys[0] + len(keys)}) "
+                              f"{out} = {base} + ({kv}.i - {keys[0]});")
+                else:
+                    self.emit(f"if ({kv} >= {keys[0]} && {kv} < {keys[0] + len(keys)}) {out} = {base} + ({kv} - {keys[0]});")
+            elif strs and key.k == "s":
+                self.emit(f"switch ({key.c}) {{")
+                for i, k in enumerate(keys):
+                    self.emit(f"case {self.p.texts(k)}: {out} = {base + i}; break;")
+                self.emit("default: break;")
+                self.emit("}")
+            elif strs and key.k == "V":
+                self.emit(f"if ({key.c}.t == T_STR) switch ({key.c}.i) {{")
+                for i, k in enumerate(keys):
+                    self.emit(f"case {self.p.texts(k)}: {out} = {base + i}; break;")
+                self.emit("default: break;")
+                self.emit("}")
+            else:
+                kv = self.tmp("V", self.V(key))
+                for i, k in enumerate(keys):
+                    self.emit(f"{'if' if i == 0 else 'else if'} (py_eq({kv}, (V){self.p.pool.v(k)})) {out} = {base + i};")
+            self.emit(f"if ({out} < 0) FAULT(F_KEY);")
+            return E(out, "z")
+        if kind == "pvar":
+            base = rs.var_base[ref[1].name]
+            return E(f"g->v[{base} + {self.pidx(n.index, sc)}]", "V")
+        if kind == "table":
+            return self.table_lookup(ref[1], self.ex(n.index, sc))
+        # an item of a list or a zone
+        obj = self.ex(n.obj, sc)
+        idx = self.ex(n.index, sc)
+        if n.obj.t == "zone":
+            zi = self.zone(obj)
+            zi = self.tmp("int64_t", zi)
+            k = self.tmp("int64_t", self.num(idx))
+            self.emit(f"if ({k} < 0) {k} += g->z[{zi}].n;")
+            self.emit(f"if ({k} < 0 || {k} >= g->z[{zi}].n) FAULT(F_INDEX);")
+            return E(f"((int64_t)g->z[{zi}].a[{k}])", "c")
+        return E(self.tmp("V", f"rt_index(g, {self.V(obj)}, {self.V(idx)})"), "V")
+
+    def table_lookup(self, tname, key):
+        table = self.rs.tables[tname]
+        fn = self.p.table_fn(tname, table)
+        if fn[1] == "dense" and key.k in ("i", "c"):
+            return E(self.tmp("V", f"{fn[0]}_i(g, {key.c})"), "V")
+        return E(self.tmp("V", f"{fn[0]}(g, {self.V(key)})"), "V")
+
+    def attr(self, n, sc):
+        obj = self.ex(n.obj, sc)
+        arr, kind = self.p.attr_table(n.name)
+        if obj.k == "F":        # an order expression: the face must have the attribute
+            has = self.p.has_attr_table(n.name)
+            self.emit(f"if (!{has}[FACE_OF[{obj.c}]]) FAULT(F_TYPE);")
+            c = obj.c
+        elif obj.k == "c":
+            c = obj.c
+        elif obj.k == "V":
+            c = f"card_of(g, {obj.c})"
+        elif obj.k == "i":
+            c = f"card_i(g, {obj.c})"
+        elif obj.k == "n":
+            c = "fault_i(g, F_NONE_ATTR)"
+        else:
+            c = "bail_i(g, B_TYPE)"
+        if kind in ("i", "s", "b"):
+            return E(f"{arr}[{c}]", kind)
+        return E(f"{arr}[{c}]", "V")
+
+    def binop(self, n, sc):
+        op = n.op
+        a = self.ex(n.left, sc)
+        b = self.ex(n.right, sc)
+        untyped = getattr(n.left, "t", "any") == "any" or getattr(n.right, "t", "any") == "any"
+        if op == "+":
+            if n.t in ("cards", "players", "list"):
+                return E(self.tmp("V", f"rt_join(g, {self.V(a)}, {self.V(b)})"), "V")
+            if untyped:
+                return E(self.tmp("V", f"rt_plus_any(g, {self.V(a)}, {self.V(b)})"), "V")
+            return E(self.tmp("int64_t", f"add_i(g, {self.num(a)}, {self.num(b)})"), "i")
+        if op in ("-", "//", "%") and untyped:
+            code = {"-": "'-'", "//": "'/'", "%": "'%'"}[op]
+            return E(self.tmp("V", f"rt_arith_any(g, {code}, {self.V(a)}, {self.V(b)})"), "V")
+        if op == "-":
+            return E(self.tmp("int64_t", f"sub_i(g, {self.num(a)}, {self.num(b)})"), "i")
+        if op == "//":
+            return E(self.tmp("int64_t", f"fdiv_i(g, {self.num(a)}, {self.num(b)})"), "i")
+        if op == "%":
+            return E(self.tmp("int64_t", f"mod_i(g, {self.num(a)}, {self.num(b)})"), "i")
+        if op == "*":
+            if a.k in NUMERIC + ("b",) and b.k in NUMERIC + ("b",):
+                return E(self.tmp("int64_t", f"mul_i(g, {self.num(a)}, {self.num(b)})"), "i")
+            r = self.tmp("V", f"rt_mul_any(g, {self.V(a)}, {self.V(b)})")
+            return E(r, "V")
+        if op == "**":
+            return E(self.tmp("int64_t", f"pow_i(g, {self.num(a)}, {self.num(b)})"), "i")
+        raise NativeUnsupported(f"operator {op}")
+
+    def compare(self, n, sc):
+        op = n.op
+        a = self.hold(self.ex(n.left, sc))
+        if op in ("in", "not in"):
+            if n.right.t == "zone":
+                zi = self.zone(self.ex(n.right, sc))
+                zi = self.tmp("int64_t", zi)
+                self.emit(f"charge(g, g->z[{zi}].n);")
+                r = f"zcontains(g, {zi}, {self.V(a)})"
+            else:
+                r = f"rt_in(g, {self.V(a)}, {self.V(self.ex(n.right, sc))})"
+            r = self.tmp("int", r)
+            return E(r if op == "in" else f"(!{r})", "b")
+        b = self.hold(self.ex(n.right, sc))
+        if op in ("==", "!="):
+            eq = self.equals(a, b)
+            return E(eq if op == "==" else f"(!{eq})", "b")
+        ka, kb = a.k, b.k
+        nums = NUMERIC + ("b",)
+        if ka in nums and kb in nums:
+            return E(f"({self.num(a)} {op} {self.num(b)})", "b")
+        if ka == "s" and kb == "s":
+            return E(f"({a.c} {op} {b.c})", "b")
+        av, bv = self.V(a), self.V(b)
+        if op == "<":
+            r = f"py_lt(g, {av}, {bv})"
+        elif op == "<=":
+            r = f"py_le(g, {av}, {bv})"
+        elif op == ">":
+            r = f"py_lt(g, {bv}, {av})"
+        else:
+            r = f"py_le(g, {bv}, {av})"
+        return E(self.tmp("int", r), "b")
+
+    def equals(self, a, b):
+        """C int: a == b with Python's equality (both held: each read once or pure)."""
+        ka, kb = a.k, b.k
+        nums = NUMERIC + ("b",)
+        if ka in nums and kb in nums:
+            return f"({self.num(a)} == {self.num(b)})"
+        if ka == "s" and kb == "s":
+            return f"({a.c} == {b.c})"
+        if ka == "n" and kb == "n":
+            return "1"
+        if ka == "V" and kb == "V":
+            return f"py_eq({a.c}, {b.c})"
+        if ka == "V" or kb == "V":
+            v, o = (a, b) if ka == "V" else (b, a)
+            if o.k in nums:
+                return f"(isnum({v.c}) && {v.c}.i == {self.num(o)})"
+            if o.k == "s":
+                return f"({v.c}.t == T_STR && {v.c}.i == {o.c})"
+            if o.k == "n":
+                return f"({v.c}.t == T_NONE)"
+        return "0"      # different static kinds: never equal (a text and a number, none and a number)
+
+    def boolop(self, n, sc):
+        a = self.ex(n.left, sc)
+        with self.capture() as rb:
+            b = self.ex(n.right, sc)
+        if a.k == "b" and b.k == "b":
+            r = self.tmp("int", a.c)
+            self.emit(f"if ({'' if n.op == 'and' else '!'}{r}) {{")
+            with self.indent():
+                self.put(_reindent(rb, 1))
+                self.emit(f"{r} = {b.c};")
+            self.emit("}")
+            return E(r, "b")
+        # Python's `and`/`or` give an operand (the generated backend's semantics)
+        r = self.tmp("V", self.V(a))
+        self.emit(f"if ({'' if n.op == 'and' else '!'}truthy({r})) {{")
+        with self.indent():
+            self.put(_reindent(rb, 1))
+            self.emit(f"{r} = {self.V(b)};")
+        self.emit("}")
+        return E(r, "V")
+
+    def ifexp(self, n, sc):
+        c = self.test(n.cond, sc)
+        with self.capture() as r1:
+            x = self.ex(n.body, sc)
+        with self.capture() as r2:
+            y = self.ex(n.orelse, sc)
+        if x.k == y.k and x.k in ("i", "b", "s", "z", "c"):
+            ctype = "int" if x.k == "b" else "int64_t"
+            kind = x.k
+            xs, ys = x.c, y.c
+        elif x.k == "n" and y.k == "n":
+            return E("0", "n")
+        else:
+            ctype, kind = "V", "V"
+            xs, ys = self.V(x), self.V(y)
+        out = self.fresh()
+        self.emit(f"{ctype} {out};")
+        self.emit(f"if ({c}) {{")
+        with self.indent():
+            self.put(_reindent(r1, 1))
+            self.emit(f"{out} = {xs};")
+        self.emit("} else {")
+        with self.indent():
+            self.put(_reindent(r2, 1))
+            self.emit(f"{out} = {ys};")
+        self.emit("}")
+        return E(out, kind, seat=x.seat and y.seat)
+
+    # -- comprehensions and aggregates ---------------------------------------------------------
+    def comp(self, n, sc):
+        """[elt for var in iter if cond] as a list."""
+        return E(self.comp_from(self.iterable(n.iter, sc), n, sc, comp_weight(n)), "V")
+
+
+    def aggregate(self, n, sc):
+        f = n.func
+        c = n.args[0]
+        w = comp_weight(c)
+        itv = self.iterable(c.iter, sc)
+
+        def bind(item):
+            inner = dict(sc)
+            inner[c.var] = item
+            return inner
+
+        def cond_ok(inner):
+            if c.cond is not None:
+                t = self.test(c.cond, inner)
+                self.emit(f"if (!({t})) continue;")
+
+        if f == "count":
+            k = self.tmp("int64_t", "0")
+
+            def body(item):
+                inner = bind(item)
+                cond_ok(inner)
+                self.emit(f"{k}++;")
+            self.loop_it(itv, body, w)
+            return E(k, "i")
+        if f == "sum":
+            k = self.tmp("int64_t", "0")
+
+            def body(item):
+                inner = bind(item)
+                cond_ok(inner)
+                e = self.ex(c.elt, inner)
+                if e.k == "V":
+                    self.emit(f"if (!isnum({e.c})) FAULT(F_TYPE);")
+                    self.emit(f"{k} = add_i(g, {k}, {e.c}.i);")
+                else:
+                    self.emit(f"{k} = add_i(g, {k}, {self.num(e)});")
+            self.loop_it(itv, body, w)
+            return E(k, "i")
+        if f in ("any", "all"):
+            r = self.tmp("int", "0" if f == "any" else "1")
+
+            def body(item):
+                inner = bind(item)
+                cond_ok(inner)
+                t = self.truth(self.ex(c.elt, inner))
+                if f == "any":
+                    self.emit(f"if ({t}) {{ {r} = 1; break; }}")
+                else:
+                    self.emit(f"if (!({t})) {{ {r} = 0; break; }}")
+            self.loop_it(itv, body, w)
+            return E(r, "b")
+        if f in ("max", "min"):
+            best = self.tmp("V", "vnone()")
+            have = self.tmp("int", "0")
+
+            def body(item):
+                inner = bind(item)
+                cond_ok(inner)
+                e = self.tmp("V", self.V(self.ex(c.elt, inner)))
+                better = f"py_lt(g, {best}, {e})" if f == "max" else f"py_lt(g, {e}, {best})"
+                self.emit(f"if (!{have}) {{ {best} = {e}; {have} = 1; }} else if ({better}) {best} = {e};")
+            self.loop_it(itv, body, w)
+            self.emit(f"if (!{have}) {{")
+            with self.indent():
+                if "default" in n.kwargs:
+                    d = self.ex(n.kwargs["default"], sc)
+                    self.emit(f"{best} = {self.V(d)};")
+                else:
+                    self.emit("FAULT(F_EMPTY_LIST);")
+            self.emit("}")
+            return E(best, "V")
+        if f == "first":
+            r = self.tmp("V", "vnone()")
+
+            def body(item):
+                inner = bind(item)
+                cond_ok(inner)
+                e = self.ex(c.elt, inner)
+                self.emit(f"{r} = {self.V(e)};")
+                self.emit("break;")
+            self.loop_it(itv, body, w)
+            return E(r, "V")
+        if f == "last":
+            r = self.tmp("V", "vnone()")
+
+            def body(item):
+                inner = bind(item)
+                cond_ok(inner)
+                e = self.ex(c.elt, inner)
+                self.emit(f"{r} = {self.V(e)};")
+            self.loop_it(itv, body, w)
+            return E(r, "V")
+        if f == "sorted":
+            lst = self.comp_from(itv, c, sc, w)
+            return E(self.tmp("V", f"rt_sorted(g, {lst})"), "V")
+        raise NativeUnsupported(f"aggregate {f}()")
+
+    def comp_from(self, itv, c, sc, w):
+        out = self.fresh("o")
+        self.emit(f"List *{out} = NULL;")
+        kind = itv[0]
+        if kind == "seats":
+            self.emit(f"{out} = list_new(g, {itv[2]});")
+        elif kind == "range":
+            self.emit(f"{out} = list_new(g, {itv[2]} > {itv[1]} ? {itv[2]} - {itv[1]} : 0);")
+        elif kind == "const":
+            self.emit(f"{out} = list_new(g, {len(itv[1])});")
+        elif kind == "zone":
+            self.emit(f"{out} = list_new(g, g->z[{itv[1]}].n);")
+        else:
+            self.emit(f"{out} = list_new(g, need_list(g, {itv[1]})->n);")
+        cnt = self.tmp("int32_t", "0")
+
+        def body(item):
+            inner = dict(sc)
+            inner[c.var] = item
+            if c.cond is not None:
+                t = self.test(c.cond, inner)
+                self.emit(f"if (!({t})) continue;")
+            e = self.ex(c.elt, inner)
+            self.emit(f"{out}->a[{cnt}++] = {self.V(e)};")
+        self.loop_it(itv, body, w)
+        self.emit(f"{out}->n = {cnt};")
+        return f"vlist({out})"
+
+    # -- built-in calls ------------------------------------------------------------------------
+    def call(self, n, sc):
+        f = n.func
+        if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
+            return self.aggregate(n, sc)
+        rs = self.rs
+        P = rs.P
+        if f == "indices":
+            keys = list(rs.zone_keys[n.args[0].ref[1].name])
+            return E(self.p.pool.list_v(keys), "V")
+        if f in ("others", "players_from", "next_player", "prev_player"):
+            p = self.hold(E(self.pidx(n.args[0], sc), "i"))
+            if f == "next_player":
+                return E(f"(({p.c} + 1) % {P})", "i", seat=True)
+            if f == "prev_player":
+                return E(f"(({p.c} + {P - 1}) % {P})", "i", seat=True)
+            cnt = P - 1 if f == "others" else P
+            off = 1 if f == "others" else 0
+            lst = self.tmp("List *", f"list_new(g, {cnt})")
+            self.emit(f"for (int64_t q = 0; q < {cnt}; q++) {lst}->a[q] = vint(({p.c} + q + {off}) % {P});")
+            return E(f"vlist({lst})", "V")
+        if f == "mark":
+            c = self.ex(n.args[0], sc)
+            m = self.p.mark_index(n.mark.name)
+            kind = "b" if n.mark.type == "bool" else "i"
+            if c.k == "c":
+                ci = c.c
+            else:
+                cv = self.tmp("V", self.V(c))
+                self.emit(f"if ({cv}.t == T_NONE) FAULT(F_NO_CARD);")
+                ci = f"card_of(g, {cv})"
+            return E(self.tmp("int64_t" if kind == "i" else "int", f"g->mk[{m * rs.ncards} + {ci}]"), kind)
+        if f == "range":
+            if len(n.args) == 1:
+                lo, hi = "0", self.num(self.ex(n.args[0], sc))
+            else:
+                lo = self.hold(E(self.num(self.ex(n.args[0], sc)), "i")).c
+                hi = self.num(self.ex(n.args[1], sc))
+            return E(self.tmp("V", f"rt_range(g, {lo}, {hi})"), "V")
+        args = n.args
+        ts = [a.t for a in args]
+        # the first argument, charged where the call walks it
+        walks = f in WALKS_LIST and args and not (f in ("max", "min") and len(args) > 1)
+        if f in ("size", "count"):
+            e = self.ex(args[0], sc)
+            if e.k == "FL":
+                return E(f"((int64_t)LST({e.c})->n)", "i")
+            if ts[0] == "zone":
+                return E(f"((int64_t)g->z[{self.zone(e)}].n)", "i")
+            return E(self.tmp("int64_t", f"py_len(g, {self.V(e)})"), "i")
+        if f in ("top", "bottom"):
+            zi = self.zone(self.ex(args[0], sc))
+            if len(args) == 1:
+                return E(self.tmp("V", f"{'ztop' if f == 'top' else 'zbottom'}(g, {zi})"), "V")
+            zi = self.tmp("int64_t", zi)
+            m = self.num(self.ex(args[1], sc))
+            fn = "ztopn" if f == "top" else "zbottomn"
+            return E(self.tmp("V", f"vlist({fn}(g, {zi}, {m}))"), "V")
+        if f == "cards":
+            return E(self.tmp("V", f"vlist(zlist(g, {self.zone(self.ex(args[0], sc))}))"), "V")
+        if f == "zone_of":
+            c = self.ex(args[0], sc)
+            if c.k == "c":
+                return E(f"((int64_t)g->loc[{c.c}])", "z")
+            cv = self.tmp("V", self.V(c))
+            self.emit(f"if ({cv}.t == T_NONE) FAULT(F_TYPE);")
+            return E(f"((int64_t)g->loc[card_of(g, {cv})])", "z")
+        if f == "face_down":
+            c = self.ex(args[0], sc)
+            if c.k == "c":
+                return E(f"(g->face[{c.c}] == 2)", "b")
+            return E(self.tmp("int", f"rt_face_down(g, {self.V(c)})"), "b")
+        if f == "abs":
+            return E(self.tmp("int64_t", f"abs_i(g, {self.num(self.ex(args[0], sc))})"), "i")
+        if f in ("max", "min") and len(args) > 1:
+            vals = [self.hold(self.ex(a, sc)) for a in args]
+            if all(v.k in ("i", "c") for v in vals):
+                r = self.tmp("int64_t", vals[0].c)
+                for v in vals[1:]:
+                    cmp = ">" if f == "max" else "<"
+                    self.emit(f"if ({v.c} {cmp} {r}) {r} = {v.c};")
+                return E(r, "i")
+            r = self.tmp("V", self.V(vals[0]))
+            for v in vals[1:]:
+                x = self.V(v)
+                better = f"py_lt(g, {r}, {x})" if f == "max" else f"py_lt(g, {x}, {r})"
+                self.emit(f"if ({better}) {r} = {x};")
+            return E(r, "V")
+        # functions of a list (a zone is its cards)
+        first = self.hold(self.ex(args[0], sc))
+        t0 = ts[0]
+        if walks:
+            self.emit(f"charge(g, {self.length(first, t0)});")
+        if f in ("any", "all"):
+            if t0 == "zone":     # cards are ints: all true but card 0
+                zi = self.zone(first)
+                r = self.tmp("int", f"rt_{f}(g, vlist(zlist(g, {zi})))")
+            else:
+                r = self.tmp("int", f"rt_{f}(g, {self.V(first)})")
+            return E(r, "b")
+        if f in ("first", "last") and len(args) == 1:
+            if t0 == "zone":
+                return E(self.tmp("V", f"{'zbottom' if f == 'first' else 'ztop'}(g, {self.zone(first)})"), "V")
+            return E(self.tmp("V", f"rt_{f}(g, {self.V(first)})"), "V")
+        xs = self.as_list_v(first, t0)
+        if f in ("first", "last"):
+            k = self.num(self.ex(args[1], sc))
+            return E(self.tmp("V", f"rt_{f}_n(g, {xs}, {k})"), "V")
+        if f == "sum":
+            return E(self.tmp("V", f"rt_sum(g, {xs})"), "V")
+        if f in ("max", "min"):
+            if "default" in n.kwargs:
+                d = self.V(self.ex(n.kwargs["default"], sc))
+                return E(self.tmp("V", f"rt_maxmin(g, {xs}, {int(f == 'max')}, 1, {d})"), "V")
+            return E(self.tmp("V", f"rt_maxmin(g, {xs}, {int(f == 'max')}, 0, vnone())"), "V")
+        if f in ("is_max", "is_sole_max"):
+            xs = self.tmp("V", xs)
+            i = self.V(self.ex(args[1], sc))
+            i = self.tmp("V", i)
+            mn = self.V(self.ex(n.kwargs["min"], sc)) if "min" in n.kwargs else "vint(1)"
+            return E(self.tmp("int", f"rt_majority(g, {xs}, {i}, {mn}, {int(f == 'is_sole_max')})"), "b")
+        if f == "dense_rank":
+            xs = self.tmp("V", xs)
+            return E(self.tmp("V", f"rt_dense_rank(g, {xs}, {self.V(self.ex(args[1], sc))})"), "V")
+        if f == "run_length":
+            xs = self.tmp("V", xs)
+            return E(self.tmp("V", f"rt_run_length(g, {xs}, {self.V(self.ex(args[1], sc))})"), "V")
+        if f == "longest_run":
+            return E(self.tmp("V", f"rt_longest_run(g, {xs})"), "V")
+        if f == "index_of":
+            xs = self.tmp("V", xs)
+            return E(self.tmp("V", f"rt_index_of(g, {xs}, {self.V(self.ex(args[1], sc))})"), "V")
+        if f == "sorted":
+            return E(self.tmp("V", f"rt_sorted(g, {xs})"), "V")
+        if f == "distinct":
+            return E(self.tmp("V", f"rt_distinct(g, {xs})"), "V")
+        if f == "count_by":
+            return E(self.tmp("V", f"rt_count_by(g, {xs})"), "V")
+        raise NativeUnsupported(f"built-in {f}()")
+
+
+# -- helpers --------------------------------------------------------------------------------------
+def _simple(c):
+    return c.isidentifier() or c.lstrip("-").rstrip("L").isdigit() or (
+        c.startswith("g->") and c.replace("g->", "").replace("_", "").isalnum())
+
+
+def _reindent(lines, levels):
+    pad = "    " * levels
+    return [pad + ln for ln in lines]
+
+
+def _is_gen(n):
+    return bool(n.args) and isinstance(n.args[0], A.Comp) and n.args[0].gen
+
+
+def _const_kind(v):
+    if isinstance(v, bool):
+        return "b"
+    if isinstance(v, int):
+        return "i"
+    if isinstance(v, str):
+        return "s"
+    return "V"
+
+
+def _py_eq(a, b):
+    if isinstance(a, (int, bool)) and isinstance(b, (int, bool)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _escapes(stmts):
+    """May these statements store a list somewhere that outlives one iteration of their loop (a
+    variable, or a local declared outside)? Then the iteration's allocations are not released."""
+    lets = set()
+
+    def walk(ss):
+        for st in ss:
+            if isinstance(st, A.Let):
+                lets.add(st.name)
+            elif isinstance(st, A.Assign):
+                ref = st.target.ref
+                if ref[0] != "local":
+                    return True          # a variable: it may hold a list
+                if st.target.id not in lets:
+                    return True
+            elif isinstance(st, A.If):
+                for _, body in st.branches:
+                    if walk(body):
+                        return True
+                if walk(st.orelse):
+                    return True
+            elif isinstance(st, (A.For, A.While)):
+                if walk(st.body):
+                    return True
+        return False
+    return walk(stmts)
+
+
+_NO_ALLOC_CALLS = {"size", "abs", "zone_of", "face_down", "mark", "next_player", "prev_player", "indices"}
+_AGG_NO_ALLOC = {"count", "sum", "any", "all", "max", "min", "first", "last"}
+
+
+def allocates(node) -> bool:
+    """May evaluating this rule (an expression or statements) allocate from the arena? (When it
+    cannot, its function takes no arena mark to release.) Conservative: anything that builds a
+    list, or calls a built-in that may, says yes."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            stack.extend(x)
+            continue
+        if not isinstance(x, A.Node):
+            continue
+        if isinstance(x, A.ListLit) and not all(isinstance(i, A.Const) for i in x.items):
+            return True
+        if isinstance(x, A.Comp) and not x.gen:
+            return True
+        if isinstance(x, A.BinOp) and x.op in ("+", "*") and getattr(x, "t", "any") != "int":
+            return True
+        if isinstance(x, A.Assign) and getattr(x.value, "t", "") == "zone":
+            return True
+        if isinstance(x, A.Call):
+            f = x.func
+            gen = bool(x.args) and isinstance(x.args[0], A.Comp) and x.args[0].gen
+            ok = f in _NO_ALLOC_CALLS or (gen and f in _AGG_NO_ALLOC) or \
+                (f in ("top", "bottom") and len(x.args) == 1) or \
+                (f in ("max", "min") and len(x.args) > 1) or \
+                (f in ("end_game", "end_phase", "end_turn", "shuffle", "deal", "reveal", "set_mark")) or \
+                (f == "move" and getattr(x.args[0], "t", "") != "zone") or \
+                (f in ("count", "any", "all", "first", "last", "sum", "max", "min") and not gen and x.args
+                 and getattr(x.args[0], "t", "") != "zone" and len(x.args) == 1)
+            if not ok:
+                return True
+            if gen and x.args[0].iter is not None and isinstance(x.args[0].iter, A.Call) and \
+                    x.args[0].iter.func in ("range", "others", "players_from"):
+                pass     # loops over those are written out, no list made
+        stack.extend(x.children())
+    return False

@@ -1,0 +1,1049 @@
+"""A Ruleset → one C translation unit: the layout tables, every rule, each decision point's listing,
+each action's effect, the checks after blocks of effects, the flow program (rs.flow_code, pc for
+pc), the scoring and the exported layout (runtime.h's `Layout`)."""
+from __future__ import annotations
+
+from ...spec import ast as A
+from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, allocates
+from .errors import NativeUnsupported
+from .values import Pool, Texts, collect_texts
+
+SUSPEND, TERMINAL, NO_PC = -1, -2, -3      # an end_*() in a trigger: -10 - END_*
+MAX_CHOICES = 10_000
+
+
+class Program:
+    def __init__(self, rs):
+        self.rs = rs
+        if rs.P > 62:
+            raise NativeUnsupported("more than 62 players")
+        if rs.ncards > 100_000:
+            raise NativeUnsupported("more than 100000 cards")
+        self.texts = Texts(collect_texts(rs))
+        self.pool = Pool(self.texts)
+        self.uid = 0
+        self.decls = []          # static data
+        self.protos = []
+        self.funcs = []
+        self._attrs = {}
+        self._has = {}
+        self._tables = {}
+        self._arrays = {}
+        self._afters = {}
+        self._listings = set()
+        self._acts = {}          # action name -> (index, effect fn, enum fn)
+        self.action_names = list(rs.spec.actions)
+        self.action_index = {n: i for i, n in enumerate(self.action_names)}
+        self.for_slot = {}       # flow loop uid -> slot
+        for kind, a in rs.flow_code:
+            if kind == "for_init":
+                self.for_slot[a["lkey"].split("list")[1]] = len(self.for_slot)
+        self.nlevels = max([sum(1 for p in d.params if p.kind == "card") for d in rs.spec.actions.values()] + [1])
+
+    # -- data ---------------------------------------------------------------------------------
+    def const_array(self, ctype, items):
+        key = (ctype, tuple(items))
+        name = self._arrays.get(key)
+        if name is None:
+            name = f"KA{len(self._arrays) + 1}"
+            self.decls.append(f"static const {ctype} {name}[{max(1, len(items))}] = {{{', '.join(items) or '0'}}};")
+            self._arrays[key] = name
+        return name
+
+    def attr_table(self, name):
+        got = self._attrs.get(name)
+        if got is not None:
+            return got
+        vals = self.rs.attr[name]
+        kinds = {_kind(v) for v in vals}
+        ident = f"AT{len(self._attrs) + 1}"
+        if kinds == {"i"} and all(-(1 << 63) < v < (1 << 63) for v in vals):
+            self.decls.append(f"static const int64_t {ident}[{max(1, len(vals))}] = {{{', '.join(f'{v}LL' for v in vals) or '0'}}};")
+            got = (ident, "i")
+        elif kinds == {"s"}:
+            self.decls.append(f"static const int64_t {ident}[{max(1, len(vals))}] = {{{', '.join(str(self.texts(v)) for v in vals) or '0'}}};")
+            got = (ident, "s")
+        elif kinds == {"b"}:
+            self.decls.append(f"static const int {ident}[{max(1, len(vals))}] = {{{', '.join(str(int(v)) for v in vals) or '0'}}};")
+            got = (ident, "b")
+        else:
+            self.decls.append(f"static const V {ident}[{max(1, len(vals))}] = {{{', '.join(self.pool.v(v) for v in vals) or '{0, T_NONE, 0}'}}};")
+            got = (ident, "V")
+        self._attrs[name] = got
+        return got
+
+    def has_attr_table(self, name):
+        got = self._has.get(name)
+        if got is None:
+            got = f"HA{len(self._has) + 1}"
+            vals = [int(name in face) for face in self.rs.faces]
+            self.decls.append(f"static const uint8_t {got}[{max(1, len(vals))}] = {{{', '.join(map(str, vals)) or '0'}}};")
+            self._has[name] = got
+        return got
+
+    def table_fn(self, tname, table):
+        got = self._tables.get(tname)
+        if got is not None:
+            return got
+        ident = f"tbl{len(self._tables) + 1}"
+        keys = list(table)
+        lines = [f"static V {ident}(G *g, V k) {{"]
+        ints = keys and all(isinstance(k, int) and not isinstance(k, bool) for k in keys)
+        dense = ints and max(keys) - min(keys) < 4 * len(keys) + 16
+        if dense:
+            lo, hi = min(keys), max(keys)
+            vals = []
+            present = []
+            for x in range(lo, hi + 1):
+                if x in table:
+                    vals.append(self.pool.v(table[x]))
+                    present.append("1")
+                else:
+                    vals.append("{0, T_NONE, 0}")
+                    present.append("0")
+            arr = f"{ident}_v"
+            has = f"{ident}_h"
+            self.decls.append(f"static const V {arr}[{len(vals)}] = {{{', '.join(vals)}}};")
+            self.decls.append(f"static const uint8_t {has}[{len(vals)}] = {{{', '.join(present)}}};")
+            self.funcs.append(
+                f"static V {ident}_i(G *g, int64_t k) {{\n"
+                f"    if (k < {lo}LL || k > {hi}LL || !{has}[k - {lo}LL]) FAULT(F_KEY);\n"
+                f"    return {arr}[k - {lo}LL];\n}}")
+            lines += ["    if (!isnum(k)) FAULT(F_KEY);",
+                      f"    return {ident}_i(g, k.i);", "}"]
+            got = (ident, "dense")
+        else:
+            ks = [self.pool.v(k) for k in keys]
+            vs = [self.pool.v(table[k]) for k in keys]
+            self.decls.append(f"static const V {ident}_k[{max(1, len(ks))}] = {{{', '.join(ks) or '{0, T_NONE, 0}'}}};")
+            self.decls.append(f"static const V {ident}_v[{max(1, len(vs))}] = {{{', '.join(vs) or '{0, T_NONE, 0}'}}};")
+            lines += [f"    for (int i = 0; i < {len(ks)}; i++) if (py_eq({ident}_k[i], k)) return {ident}_v[i];",
+                      "    FAULT(F_KEY);", "}"]
+            got = (ident, "scan")
+        self.funcs.append("\n".join(lines))
+        self._tables[tname] = got
+        return got
+
+    def mark_index(self, name):
+        return self.rs.mark_index[name]
+
+    # -- function building --------------------------------------------------------------------
+    def gen(self):
+        return RuleGen(self)
+
+    def function(self, head, body_lines):
+        self.protos.append(head + ";")
+        self.funcs.append(head + " {\n" + "\n".join(body_lines) + "\n}")
+
+    def flow_scope(self, names):
+        """A rule's names (source name -> flow key 'VAR#N') as C reads of the flow slots."""
+        sc = {}
+        for src, key in (names or {}).items():
+            if not isinstance(key, str) or "#" not in key:
+                raise NativeUnsupported("a flow name of an unknown form")
+            uid = key.split("#")[1]
+            slot = self.for_slot.get(uid)
+            if slot is None:
+                raise NativeUnsupported("a flow name without its loop")
+            sc[src] = E(f"rt_ff_var(g, {slot})", "V")
+        return sc
+
+    # -- effects ------------------------------------------------------------------------------
+    def effect_fn(self, rule, names=None):
+        """An effect rule → C function name `int f(G *g)` (0, or END_*)."""
+        if rule is None:
+            return None
+        self.uid += 1
+        fname = f"eff{self.uid}"
+        rg = self.gen()
+        sc = self.flow_scope(names)
+        release = not _escapes(rule.ast) and allocates(rule.ast)
+        if release:
+            rg.emit("Mark m0 = amark(g);")
+        rg.block(rule.ast, sc)
+        if release:
+            rg.emit("arelease(g, m0);")
+        rg.emit("return 0;")
+        self.function(f"static int {fname}(G *g)", rg.lines)
+        return fname
+
+    def expr_into(self, rg, rule, sc, kind="V"):
+        """Emit `rule`'s expression into rg; returns C of the wanted kind: 'V', 'test' or 'num'."""
+        e = rg.ex(rule.ast, sc)
+        if kind == "test":
+            return rg.truth(e)
+        if kind == "num":
+            return rg.num(e)
+        return rg.V(e)
+
+    def test_fn(self, rule, names=None):
+        """A condition → `int f(G *g)`, its temporaries released."""
+        self.uid += 1
+        fname = f"cond{self.uid}"
+        rg = self.gen()
+        mark = allocates(rule.ast)
+        if mark:
+            rg.emit("Mark m0 = amark(g);")
+        c = self.expr_into(rg, rule, self.flow_scope(names), "test")
+        rg.emit(f"int r = {c};")
+        if mark:
+            rg.emit("arelease(g, m0);")
+        rg.emit("return r;")
+        self.function(f"static int {fname}(G *g)", rg.lines)
+        return fname
+
+    def value_fn(self, rule, names=None, params="G *g", scope=None):
+        self.uid += 1
+        fname = f"val{self.uid}"
+        rg = self.gen()
+        sc = scope if scope is not None else self.flow_scope(names)
+        v = self.expr_into(rg, rule, sc, "V")
+        rg.emit(f"return {v};")
+        self.function(f"static V {fname}({params})", rg.lines)
+        return fname
+
+    # -- after a block of effects -------------------------------------------------------------
+    def after_fn(self, scope):
+        """`int32_t after(G *g, int32_t nxt)`: triggers to a fixed point, the game's and the turn's
+        end conditions (flow.make_after); an end_*() inside a trigger: -10 - END_*."""
+        key = (scope.phase.idx if scope.phase is not None else -1, bool(scope.turn))
+        got = self._afters.get(key)
+        if got is not None:
+            return got
+        rs = self.rs
+        fname = f"after_{key[0] + 1}_{int(key[1])}"
+        self._afters[key] = fname
+        lines = []
+        if rs.triggers:
+            conds = [self.test_fn(c.rule) for c, _ in rs.triggers]
+            effs = [self.effect_fn(e.rule) for _, e in rs.triggers]
+            lines += ["    int fired = 1;", "    while (fired) {", "        fired = 0;"]
+            for c, e in zip(conds, effs):
+                lines += [f"        if ({c}(g)) {{",
+                          "            charge(g, 1);",
+                          f"            int code = {e}(g);",
+                          "            if (code) return -10 - code;",
+                          "            fired = 1;", "        }"]
+            lines.append("    }")
+        if rs.game_end_if is not None:
+            c = self.test_fn(rs.game_end_if.rule)
+            lines.append(f"    if ({c}(g)) return {rs.GAME_END};")
+        if scope.turn and scope.phase.turn_end_if is not None:
+            c = self.test_fn(scope.phase.turn_end_if.rule)
+            lines.append(f"    if ({c}(g)) return {scope.phase.labels['turnend']};")
+        lines.append("    return nxt;")
+        self.function(f"static int32_t {fname}(G *g, int32_t nxt)", lines)
+        # what end_*() inside a block at this scope leads to
+        end_label = scope.phase.labels["end"] if scope.phase is not None else None
+        turnend = scope.phase.labels["turnend"] if scope.turn else None
+        self.function(f"static int32_t {fname}_end(G *g, int code)", [
+            f"    if (code == {END_GAME}) return {rs.GAME_END};",
+            f"    if (code == {END_PHASE}) {{ {'return %d;' % end_label if end_label is not None else 'FAULT(F_FLOW);'} }}",
+            f"    {'return %d;' % turnend if turnend is not None else 'FAULT(F_FLOW);'}"])
+        return fname
+
+    def block(self, rg, eff_call, scope, nxt):
+        """Emit block(s, fn, env, nxt) into rg: the effects (a C call returning 0/END_*, or None),
+        then the checks; leaves the next pc in a fresh variable, returned."""
+        after = self.after_fn(scope)
+        r = rg.fresh("r")
+        rg.emit(f"int32_t {r};")
+        if eff_call is not None:
+            code = rg.fresh("c")
+            rg.emit(f"int {code} = {eff_call};")
+            rg.emit(f"if ({code}) {r} = {after}_end(g, {code});")
+            rg.emit(f"else {{ {r} = {after}(g, {nxt}); if ({r} <= -10) {r} = {after}_end(g, -10 - {r}); }}")
+        else:
+            rg.emit(f"{r} = {after}(g, {nxt}); if ({r} <= -10) {r} = {after}_end(g, -10 - {r});")
+        return r
+
+    # -- actions ------------------------------------------------------------------------------
+    def action(self, rt):
+        """(index, effect function `int f(G *g, const V *pr)`, enumeration function)."""
+        got = self._acts.get(rt.name)
+        if got is not None:
+            return got
+        decl = self.rs.spec.actions[rt.name]
+        idx = self.action_index[rt.name]
+        eff = self._action_effect(decl, idx)
+        enum = self._action_enum(decl, idx)
+        got = (idx, eff, enum)
+        self._acts[rt.name] = got
+        return got
+
+    def param_scope(self, decl, pr="pr"):
+        """The action's parameters as C reads of an entry's (arg, bind) pairs."""
+        sc = {}
+        for j, p in enumerate(decl.params):
+            b = f"{pr}[{2 * j + 1}]"
+            if p.kind == "card":
+                sc[p.name] = E(f"{b}.i", "c")
+            elif p.kind in ("player",):
+                sc[p.name] = E(f"{b}.i", "i", seat=True)
+            elif p.kind == "number":
+                sc[p.name] = E(f"{b}.i", "i")
+            elif p.kind == "zone":
+                keys = self.rs.zone_keys[self.rs.spec.zones[p.family].name]
+                if all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
+                    sc[p.name] = E(f"{b}.i", "i", seat=self.rs.spec.zones[p.family].per_player)
+                elif all(isinstance(k, str) for k in keys):
+                    sc[p.name] = E(f"{b}.i", "s")
+                else:
+                    sc[p.name] = E(b, "V")
+            elif p.kind == "choice" and p.choices is not None and p.choices:
+                kinds = {_kind(x) for x in p.choices}
+                if kinds == {"s"}:
+                    sc[p.name] = E(f"{b}.i", "s")
+                elif kinds == {"i"}:
+                    sc[p.name] = E(f"{b}.i", "i")
+                else:
+                    sc[p.name] = E(b, "V")
+            else:
+                sc[p.name] = E(b, "V")
+        return sc
+
+    def _action_effect(self, decl, idx):
+        fname = f"act{idx}"
+        rg = self.gen()
+        sc = self.param_scope(decl)
+        for j, p in enumerate(decl.params):
+            if p.kind == "subset":      # its lists live with the listing: into this arena first
+                name = rg.fresh("b")
+                rg.emit(f"V {name} = rt_copy_root(g, pr[{2 * j + 1}]);")
+                sc[p.name] = E(name, "V")
+        rs = self.rs
+        for var, r in decl.cost:
+            base = rs.var_base[var]
+            amount = rg.hold(rg.ex(r.ast, sc))
+            slot = f"g->v[{base} + g->actor]"
+            cur = rg.tmp("V", slot)
+            am = rg.V(amount)
+            am = rg.tmp("V", am)
+            rg.emit(f"if (!isnum({cur}) || !isnum({am})) BAIL(B_TYPE);")
+            rg.emit(f"{slot} = vint(sub_i(g, {cur}.i, {am}.i));")
+        if decl.effect is not None:
+            release = not _escapes(decl.effect.ast) and allocates(decl.effect.ast)
+            if release:
+                rg.emit("Mark m0 = amark(g);")
+            rg.block(decl.effect.ast, sc)
+            if release:
+                rg.emit("arelease(g, m0);")
+        rg.emit("return 0;")
+        self.function(f"static int {fname}(G *g, const V *pr)", rg.lines)
+        return fname
+
+    def _action_enum(self, decl, idx):
+        """`void f(G *g, Listing *out)`: the action's entries appended (ActionRT.enumerate)."""
+        fname = f"enum{idx}"
+        rg = self.gen()
+        rs = self.rs
+        names_in_cond = _names_in(decl.cond.ast) if decl.cond is not None else set()
+        pnames = {p.name for p in decl.params}
+        cond_first = decl.cond is not None and not (names_in_cond & pnames)
+        np_ = len(decl.params)
+        parts = [decl.cond.ast if decl.cond else None] + [r.ast for _, r in decl.cost] + \
+            [x.ast for p in decl.params for x in (p.source, p.lo, p.hi, p.where) if x is not None]
+        mark = any(p.kind == "subset" for p in decl.params) or allocates([x for x in parts if x is not None])
+        rg.emit("Mark m0 = amark(g);" if mark else "Mark m0 = {NULL, 0}; (void)m0;")
+        if cond_first:
+            c = rg.test(decl.cond.ast, {})
+            rg.emit(f"if (!({c})) {{ {'arelease(g, m0); ' if mark else ''}return; }}")
+        binds = []      # per parameter: (arg C, bind C) as V expressions
+        sc = {}
+        state = {"level": 0}
+
+        def finish(inner):
+            # _ok: the precondition (if it reads parameters), then the costs
+            if decl.cond is not None and not cond_first:
+                c = rg.test(decl.cond.ast, inner)
+                rg.emit(f"if (!({c})) {'continue' if np_ else 'goto done'};")
+            for var, r in decl.cost:
+                base = rs.var_base[var]
+                amount = rg.V(rg.ex(r.ast, inner))
+                rg.emit(f"if (py_lt(g, g->v[{base} + g->actor], {amount})) {'continue' if np_ else 'goto done'};")
+            off = rg.fresh("off")
+            rg.emit(f"int32_t {off} = lst_entry(g, out, {idx}, {np_});")
+            if not binds:
+                rg.emit(f"(void){off};")
+            for j, (a, b) in enumerate(binds):
+                rg.emit(f"out->vals[{off} + {2 * j}] = {a};")
+                rg.emit(f"out->vals[{off} + {2 * j + 1}] = {b};")
+
+        def level(i, inner):
+            if i == np_:
+                finish(inner)
+                return
+            p = decl.params[i]
+            inner = dict(inner)
+            if p.kind == "card":
+                self._card_param(rg, p, inner, binds, state, lambda inn: level(i + 1, inn))
+            elif p.kind == "subset":
+                self._subset_param(rg, p, inner, binds, lambda inn: level(i + 1, inn))
+            else:
+                self._value_param(rg, p, inner, binds, lambda inn: level(i + 1, inn))
+        level(0, sc)
+        if not np_ and decl.cost:
+            rg.emit("done: ;")
+        if mark:
+            rg.emit("arelease(g, m0);")
+        self.function(f"static void {fname}(G *g, Listing *out)", rg.lines)
+        return fname
+
+    def _card_param(self, rg, p, inner, binds, state, rest):
+        rs = self.rs
+        src = p.source.ast
+        lvl = state["level"]
+        state["level"] += 1
+        e = rg.ex(src, inner)
+        bit = rg.tmp("uint64_t", "(uint64_t)1 << g->actor")
+        gen = rg.tmp("int32_t", f"++g->stamp_gen[{lvl}]")
+        stamp = f"(g->stamp + {lvl * max(1, len(rs.faces))})"
+        pos = rg.fresh("pos")
+        if src.t == "zone":
+            zi = rg.tmp("int64_t", rg.zone(e))
+            n = rg.tmp("int32_t", f"g->z[{zi}].n")
+            arr = rg.tmp("const int32_t *", f"g->z[{zi}].a")
+            zv = rg.tmp("uint64_t", f"ZVIS[{zi}]")
+            rg.emit(f"charge(g, {n});")
+            rg.emit(f"for (int32_t {pos} = 0; {pos} < {n}; {pos}++) {{")
+            rg.ind += 1
+            c = rg.tmp("int64_t", f"{arr}[{pos}]")
+            vis = rg.tmp("uint64_t", f"(g->nface && g->face[{c}]) ? (g->face[{c}] == 1 ? ALLP : 0) : {zv}")
+        else:
+            lst = rg.tmp("List *", f"need_list(g, {rg.V(e)})")
+            rg.emit(f"charge(g, {lst}->n);")
+            rg.emit(f"for (int32_t {pos} = 0; {pos} < {lst}->n; {pos}++) {{")
+            rg.ind += 1
+            cv = rg.tmp("V", f"{lst}->a[{pos}]")
+            rg.emit(f"if ({cv}.t == T_NONE) continue;")
+            c = rg.tmp("int64_t", f"card_of(g, {cv})")
+            vis = rg.tmp("uint64_t", f"(g->nface && g->face[{c}]) ? (g->face[{c}] == 1 ? ALLP : 0) : ZVIS[g->loc[{c}]]")
+        rg.emit(f"if (({vis} | g->kn[{c}]) & {bit}) {{")
+        rg.emit(f"    int32_t f_ = FACE_OF[{c}];")
+        rg.emit(f"    if ({stamp}[f_] == {gen}) continue;")
+        rg.emit(f"    {stamp}[f_] = {gen};")
+        rg.emit("}")
+        inner[p.name] = E(c, "c")
+        if p.where is not None:
+            t = rg.test(p.where.ast, inner)
+            rg.emit(f"if (!({t})) continue;")
+        binds.append((f"vint({pos})", f"vint({c})"))
+        rest(inner)
+        binds.pop()
+        rg.ind -= 1
+        rg.emit("}")
+
+    def _subset_param(self, rg, p, inner, binds, rest):
+        e = rg.ex(p.source.ast, inner)
+        if p.source.ast.t == "zone":
+            src = rg.tmp("V", f"vlist(zlist(g, {rg.zone(e)}))")
+            from_zone = 1
+        else:
+            src = rg.tmp("V", rg.V(e))
+            from_zone = 0
+        lo = rg.tmp("int64_t", rg.num(rg.ex(p.lo.ast, inner)))
+        hi = rg.tmp("int64_t", rg.num(rg.ex(p.hi.ast, inner)))
+        combos = rg.tmp("List *", f"rt_subsets(g, {src}, {from_zone}, {lo}, {hi})")
+        k = rg.fresh("k")
+        rg.emit(f"for (int32_t {k} = 0; {k} < {combos}->n; {k}++) {{")
+        rg.ind += 1
+        pair = rg.tmp("List *", f"LST({combos}->a[{k}])")
+        a = rg.tmp("V", f"{pair}->a[0]")
+        b = rg.tmp("V", f"{pair}->a[1]")
+        inner[p.name] = E(b, "V")
+        if p.where is not None:
+            t = rg.test(p.where.ast, inner)
+            rg.emit(f"if (!({t})) continue;")
+        binds.append((f"rt_copy_to_listing(g, out, {a})", f"rt_copy_to_listing(g, out, {b})"))
+        rest(inner)
+        binds.pop()
+        rg.ind -= 1
+        rg.emit("}")
+
+    def _value_param(self, rg, p, inner, binds, rest):
+        rs = self.rs
+        k = rg.fresh("k")
+        if p.kind == "zone":
+            z = rs.spec.zones[p.family]
+            keys = list(rs.zone_keys[z.name])
+            rg.emit(f"charge(g, {len(keys)});")
+            kinds = {_kind(x) for x in keys}
+            if kinds == {"i"}:
+                arr = self.const_array("int64_t", [f"{x}LL" for x in keys])
+                rg.emit(f"for (int32_t {k} = 0; {k} < {len(keys)}; {k}++) {{")
+                rg.ind += 1
+                item = E(f"{arr}[{k}]", "i", seat=z.per_player)
+                val = f"vint({arr}[{k}])"
+            elif kinds == {"s"}:
+                arr = self.const_array("int64_t", [str(self.texts(x)) for x in keys])
+                rg.emit(f"for (int32_t {k} = 0; {k} < {len(keys)}; {k}++) {{")
+                rg.ind += 1
+                item = E(f"{arr}[{k}]", "s")
+                val = f"vstr({arr}[{k}])"
+            else:
+                lst = self.pool.list_name(keys)
+                rg.emit(f"for (int32_t {k} = 0; {k} < {len(keys)}; {k}++) {{")
+                rg.ind += 1
+                item = E(f"{lst}.a[{k}]", "V")
+                val = item.c
+        elif p.kind == "player":
+            rg.emit(f"charge(g, {rs.P});")
+            rg.emit(f"for (int64_t {k} = 0; {k} < {rs.P}; {k}++) {{")
+            rg.ind += 1
+            item = E(k, "i", seat=True)
+            val = f"vint({k})"
+        elif p.kind == "number":
+            lo = rg.tmp("int64_t", rg.num(rg.ex(p.lo.ast, inner)))
+            hi = rg.tmp("int64_t", rg.num(rg.ex(p.hi.ast, inner)))
+            rg.emit(f"if (sub_i(g, {hi}, {lo}) > {MAX_CHOICES}) FAULT(F_CHOICES);")
+            rg.emit(f"if ({hi} >= {lo}) charge(g, {hi} - {lo} + 1);")
+            rg.emit(f"for (int64_t {k} = {lo}; {k} <= {hi}; {k}++) {{")
+            rg.ind += 1
+            item = E(k, "i")
+            val = f"vint({k})"
+        else:   # choice
+            if p.choices is not None:
+                values = list(dict.fromkeys(p.choices))      # dict keys: 1 and True are one value
+                lst = self.pool.list_name(values)
+                rg.emit(f"charge(g, {len(values)});")
+                rg.emit(f"for (int32_t {k} = 0; {k} < {len(values)}; {k}++) {{")
+                rg.ind += 1
+                val = f"{lst}.a[{k}]"
+                kinds = {_kind(x) for x in p.choices}
+                item = E(f"{val}.i", "s") if kinds == {"s"} else E(f"{val}.i", "i") if kinds == {"i"} else E(val, "V")
+            else:
+                e = rg.ex(p.source.ast, inner)
+                src = rg.V(e) if p.source.ast.t != "zone" else f"vlist(zlist(g, {rg.zone(e)}))"
+                u = rg.tmp("List *", f"LST(rt_unique(g, {src}))")
+                rg.emit(f"charge(g, {u}->n);")
+                rg.emit(f"for (int32_t {k} = 0; {k} < {u}->n; {k}++) {{")
+                rg.ind += 1
+                item = E(f"{u}->a[{k}]", "V")
+                val = item.c
+        inner[p.name] = item
+        if p.where is not None:
+            t = rg.test(p.where.ast, inner)
+            rg.emit(f"if (!({t})) continue;")
+        binds.append((val, val))
+        rest(inner)
+        binds.pop()
+        rg.ind -= 1
+        rg.emit("}")
+
+    # -- decision points ----------------------------------------------------------------------
+    def choose_listing(self, ch):
+        """`void list_N(G *g, Listing *out)`: the actions' entries, else the fallback's, then the skip
+        (only beside something else: an empty listing is what the flow skips)."""
+        fname = f"list{ch.idx}"
+        if fname in self._listings:
+            return fname
+        self._listings.add(fname)
+        lines = ["    lst_reset(out);"]
+        for rt in ch.actions:
+            lines.append(f"    {self.action(rt)[2]}(g, out);")
+        if ch.fallback:
+            lines.append("    if (out->n == 0) {")
+            for rt in ch.fallback:
+                lines.append(f"        {self.action(rt)[2]}(g, out);")
+            lines.append("    }")
+        if ch.step.optional is not None:
+            lines.append("    if (out->n > 0) lst_entry(g, out, -1, 0);")
+        self.function(f"static void {fname}(G *g, Listing *out)", lines)
+        return fname
+
+
+def _names_in(node):
+    out = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            stack.extend(x)
+            continue
+        if isinstance(x, A.Name):
+            out.add(x.id)
+        if isinstance(x, A.Node):
+            stack.extend(x.children())
+    return out
+
+
+# ==============================================================================================
+# the flow program, the decisions, the scoring and the layout
+# ==============================================================================================
+class Flow:
+    def __init__(self, prog):
+        self.p = prog
+        self.rs = prog.rs
+        self.code = self.rs.flow_code
+        self.labels = self.rs.flow_labels
+        self.goto = self.rs.flow_goto
+        self.ins = {}       # pc -> C function name
+
+    def L(self, name):
+        return self.goto(self.labels[name])
+
+    def build(self):
+        for pc, (kind, a) in enumerate(self.code):
+            self.ins[pc] = self.instruction(pc, kind, a)
+
+    def rule_of(self, fn):
+        if fn is None:
+            return None
+        rule = getattr(fn, "rule", None)
+        if rule is None:
+            raise NativeUnsupported("a flow instruction without its rule")
+        return rule
+
+    def instruction(self, pc, kind, a):
+        p = self.p
+        rs = self.rs
+        rg = p.gen()
+        name = f"ins{pc}"
+        P = rs.P
+        if kind == "hook":
+            nxt = self.L(a["next"])
+            ph = a["set_phase"]
+            if ph is not None:
+                rg.emit(f"g->phase = {ph.idx};")
+            eff = p.effect_fn(self.rule_of(a["fn"])) if a["fn"] is not None else None
+            r = p.block(rg, f"{eff}(g)" if eff else None, a["scope"], nxt)
+            first = a.get("first")
+            if first is not None:
+                v = p.value_fn(self.rule_of(first))
+                rg.emit(f"if ({r} == {nxt}) {{")
+                rg.emit(f"    V p_ = {v}(g);")
+                rg.emit(f"    if (p_.t != T_INT || p_.i < 0 || p_.i >= {P}) FAULT(F_PLAYER);")
+                rg.emit("    g->cur = (int32_t)p_.i;")
+                rg.emit("}")
+            rg.emit(f"return {r};")
+        elif kind == "phase_check":
+            target, nxt = self.L(a["target"]), self.L(a["next"])
+            if a["end_if"] is None:
+                rg.emit(f"return {nxt};")
+            else:
+                c = p.test_fn(self.rule_of(a["end_if"]))
+                rg.emit(f"return {c}(g) ? {target} : {nxt};")
+        elif kind == "turn_begin":
+            nxt = self.L(a["next"])
+            rg.emit("g->actor = g->cur;")
+            rg.emit("g->turns += 1;")
+            eff = p.effect_fn(self.rule_of(a["fn"])) if a["fn"] is not None else None
+            r = p.block(rg, f"{eff}(g)" if eff else None, a["scope"], nxt)
+            rg.emit(f"return {r};")
+        elif kind == "turn_end":
+            again, phase_end = self.L(a["again"]), self.L(a["phase_end"])
+            rg.emit("rt_ff_clear_all(g);")
+            if a["fn"] is not None:
+                eff = p.effect_fn(self.rule_of(a["fn"]))
+                r = p.block(rg, f"{eff}(g)", a["scope"], again)
+                rg.emit(f"if ({r} != {again}) return {r};")
+            if a["end_if"] is not None:
+                c = p.test_fn(self.rule_of(a["end_if"]))
+                rg.emit(f"if ({c}(g)) return {phase_end};")
+            if a["nxt"] is None:
+                rg.emit(f"g->cur = (g->cur + 1) % {P};")
+            else:
+                v = p.value_fn(self.rule_of(a["nxt"]))
+                rg.emit(f"V p_ = {v}(g);")
+                rg.emit(f"if (p_.t != T_INT || p_.i < 0 || p_.i >= {P}) FAULT(F_PLAYER);")
+                rg.emit("g->cur = (int32_t)p_.i;")
+            rg.emit(f"return {again};")
+        elif kind == "phase_end":
+            rg.emit("rt_ff_clear_all(g);")
+            eff = p.effect_fn(self.rule_of(a["fn"])) if a["fn"] is not None else None
+            r = p.block(rg, f"{eff}(g)" if eff else None, a["scope"], NO_PC)
+            rg.emit(f"if ({r} != {NO_PC}) return {r};")
+            for cond, target in a["nexts"]:
+                t = self.goto(self.labels[target])
+                if cond is None:
+                    rg.emit(f"return {t};")
+                    break
+                c = p.test_fn(self.rule_of(cond))
+                rg.emit(f"if ({c}(g)) return {t};")
+            else:
+                rg.emit("FAULT(F_FLOW);")
+        elif kind == "game_end":
+            if a["fn"] is not None:
+                eff = p.effect_fn(self.rule_of(a["fn"]))
+                rg.emit(f"(void){eff}(g);")
+            rg.emit("gen_finish(g);")
+            rg.emit(f"return {TERMINAL};")
+        elif kind == "do":
+            nxt = self.goto(pc + 1)
+            eff = p.effect_fn(self.rule_of(a["fn"]), a["names"]) if a["fn"] is not None else None
+            r = p.block(rg, f"{eff}(g)" if eff else None, a["scope"], nxt)
+            rg.emit(f"return {r};")
+        elif kind == "jump":
+            rg.emit(f"return {self.L(a['target'])};")
+        elif kind == "jump_unless":
+            nxt, target = self.goto(pc + 1), self.L(a["target"])
+            c = p.test_fn(self.rule_of(a["cond"]), a["names"])
+            rg.emit(f"return {c}(g) ? {nxt} : {target};")
+        elif kind == "for_init":
+            nxt = self.goto(pc + 1)
+            slot = p.for_slot[a["lkey"].split("list")[1]]
+            rule = self.rule_of(a["it"])
+            sc = p.flow_scope(a["names"])
+            e = rg.ex(rule.ast, sc)
+            if rule.ast.t == "zone":
+                items = f"vlist(zlist(g, {rg.zone(e)}))"
+            else:
+                items = rg.tmp("V", rg.V(e))
+                rg.emit(f"if ({items}.t != T_LIST) BAIL(B_TYPE);")
+            rg.emit(f"rt_ff_init(g, {slot}, {items});")
+            rg.emit(f"return {nxt};")
+        elif kind == "for_next":
+            nxt, end = self.goto(pc + 1), self.L(a["end"])
+            slot = p.for_slot[a["lkey"].split("list")[1]]
+            rg.emit(f"Flow *f_ = &g->ff[{slot}];")
+            rg.emit("if (!f_->active || f_->items.t != T_LIST) BAIL(B_STATE);")
+            rg.emit(f"if (f_->idx >= LST(f_->items)->n) return {end};")
+            rg.emit("f_->var = LST(f_->items)->a[f_->idx];")
+            rg.emit("f_->has_var = 1;")
+            rg.emit("f_->idx += 1;")
+            rg.emit(f"return {nxt};")
+        elif kind == "for_done":
+            nxt = self.goto(pc + 1)
+            slot = p.for_slot[a["lkey"].split("list")[1]]
+            rg.emit(f"g->ff[{slot}].active = 0; g->ff[{slot}].has_var = 0; g->ff[{slot}].idx = 0;")
+            rg.emit(f"g->ff[{slot}].items = vnone(); g->ff[{slot}].var = vnone();")
+            rg.emit(f"return {nxt};")
+        elif kind == "choosers":
+            nxt = self.goto(pc + 1)
+            slot = p.for_slot[a["lkey"].split("list")[1]]
+            rg.emit(f"List *l_ = LST(g->ff[{slot}].items);")
+            rg.emit("uint64_t seen_ = 0;")
+            rg.emit("for (int32_t k = 0; k < l_->n; k++) {")
+            rg.emit(f"    if (l_->a[k].t != T_INT || l_->a[k].i < 0 || l_->a[k].i >= {P}) FAULT(F_PLAYER);")
+            rg.emit("    if (seen_ & ((uint64_t)1 << l_->a[k].i)) FAULT(F_SIMULTANEOUS);")
+            rg.emit("    seen_ |= (uint64_t)1 << l_->a[k].i;")
+            rg.emit("}")
+            rg.emit(f"return {nxt};")
+        elif kind == "reveal":
+            self.reveal(rg, pc, a)
+        elif kind == "choose":
+            self.choose(rg, pc, a["ch"])
+        else:
+            raise NativeUnsupported(f"flow instruction {kind}")
+        p.function(f"static int32_t {name}(G *g)", rg.lines)
+        return name
+
+    def choose(self, rg, pc, ch):
+        p = self.p
+        rs = self.rs
+        listing = p.choose_listing(ch)
+        nxt = ch.next
+        skippable = ch.step.optional is not None or ch.step.if_none == "skip"
+        if ch.guard is not None:
+            c = p.test_fn(self.rule_of(ch.guard), ch.names)
+            rg.emit(f"if (!{c}(g)) return {nxt};")
+        if ch.player is not None:
+            v = p.value_fn(self.rule_of(ch.player), ch.names)
+            rg.emit(f"V p_ = {v}(g);")
+            rg.emit(f"if (p_.t != T_INT || p_.i < 0 || p_.i >= {rs.P}) FAULT(F_PLAYER);")
+            rg.emit("g->actor = (int32_t)p_.i;")
+        else:
+            rg.emit("g->actor = g->cur;")
+        rg.emit(f"g->pc = {pc};")
+        rg.emit(f"g->pending = {ch.idx};")
+        rg.emit(f"{listing}(g, &g->lst);")
+        rg.emit("if (g->lst.n == 0) {")
+        rg.emit("    g->pending = -1;")
+        rg.emit(f"    {'return %d;' % nxt if skippable else 'FAULT(F_NO_LEGAL);'}")
+        rg.emit("}")
+        rg.emit("g->has_listing = 1;")
+        rg.emit(f"return {SUSPEND};")
+
+    def reveal(self, rg, pc, a):
+        """Reveal and resolve a simultaneous step's stored choices (flow.make_reveal)."""
+        p = self.p
+        ch = a["ch"]
+        nxt = self.goto(pc + 1)
+        listing = p.choose_listing(ch)
+        order = a["order"]
+        key_fn = self.order_fn(ch, order) if order is not None else None
+        rg.emit("int32_t ns = g->nstored;")
+        rg.emit(f"if (ns == 0) return {nxt};")
+        rg.emit("Stored *evs = (Stored *)aalloc(g, (size_t)ns * sizeof(Stored));")
+        rg.emit("memcpy(evs, g->stored, (size_t)ns * sizeof(Stored));")
+        rg.emit("V **pairs = (V **)aalloc(g, (size_t)ns * sizeof(V *));")
+        rg.emit("int64_t *keys = (int64_t *)aalloc(g, (size_t)ns * sizeof(int64_t));")
+        rg.emit("int32_t *order = (int32_t *)aalloc(g, (size_t)ns * sizeof(int32_t));")
+        rg.emit("for (int32_t e = 0; e < ns; e++) {")
+        rg.emit("    pairs[e] = NULL;")
+        rg.emit("    if (evs[e].act < 0) continue;")
+        rg.emit("    g->actor = evs[e].player;")
+        rg.emit(f"    g->pending = {ch.idx};")
+        rg.emit(f"    {listing}(g, &g->lst2);")
+        rg.emit("    int32_t found = -1;")
+        rg.emit("    List *want = LST(evs[e].args);")
+        rg.emit("    for (int32_t k = 0; k < g->lst2.n && found < 0; k++) {")
+        rg.emit("        if (g->lst2.act[k] != evs[e].act) continue;")
+        rg.emit("        V *pv = lst_pairs(&g->lst2, k);")
+        rg.emit("        int same = 1;")
+        rg.emit("        for (int32_t j = 0; j < want->n; j++) if (!py_eq(pv[2 * j], want->a[j])) { same = 0; break; }")
+        rg.emit("        if (same) found = k;")
+        rg.emit("    }")
+        rg.emit("    g->pending = -1;")
+        rg.emit("    if (found < 0) FAULT(F_SIMULTANEOUS);")
+        rg.emit("    int32_t np = ACT_NP[evs[e].act];")
+        rg.emit("    pairs[e] = (V *)aalloc(g, (size_t)(2 * np + 1) * sizeof(V));")
+        rg.emit("    V *src = lst_pairs(&g->lst2, found);")
+        rg.emit("    for (int32_t j = 0; j < 2 * np; j++) pairs[e][j] = rt_copy_root(g, src[j]);")
+        rg.emit("}")
+        rg.emit("g->nstored = 0;")
+        rg.emit("for (int32_t e = 0; e < ns; e++) {")
+        rg.emit("    order[e] = e;")
+        if key_fn is not None:
+            rg.emit(f"    keys[e] = evs[e].act < 0 ? 0 : {key_fn}(g, evs[e].act, pairs[e]);")
+        else:
+            rg.emit("    keys[e] = 0;")
+        rg.emit("}")
+        # a stable insertion sort by (pass last, key)
+        rg.emit("for (int32_t i = 1; i < ns; i++) {")
+        rg.emit("    int32_t x = order[i]; int32_t j = i;")
+        rg.emit("    while (j > 0) {")
+        rg.emit("        int32_t y = order[j - 1];")
+        rg.emit("        int cx = evs[x].act < 0, cy = evs[y].act < 0;")
+        rg.emit("        if (cx < cy || (cx == cy && keys[x] < keys[y])) { order[j] = y; j--; } else break;")
+        rg.emit("    }")
+        rg.emit("    order[j] = x;")
+        rg.emit("}")
+        rg.emit("for (int32_t i = 0; i < ns; i++) {")
+        rg.emit("    int32_t e = order[i];")
+        rg.emit("    g->actor = evs[e].player;")
+        rg.emit("    if (evs[e].act < 0) continue;")
+        rg.emit("    int32_t r;")
+        rg.emit("    switch (evs[e].act) {")
+        for rt in ch.actions + ch.fallback:
+            idx, eff, _ = p.action(rt)
+            rg.emit(f"    case {idx}: {{")
+            rg.ind += 2
+            r = p.block(rg, f"{eff}(g, pairs[e])", ch.scope, nxt)
+            rg.emit(f"r = {r};")
+            rg.ind -= 2
+            rg.emit("        break; }")
+        rg.emit("    default: BAIL(B_STATE);")
+        rg.emit("    }")
+        rg.emit(f"    if (r != {nxt}) return r;")
+        rg.emit("}")
+        rg.emit(f"return {nxt};")
+
+    def order_fn(self, ch, order):
+        """The resolution key of one stored choice (labels.compile_value): an int, else a fault."""
+        p = self.p
+        fname = f"order{ch.idx}"
+        rg = p.gen()
+        rg.emit("switch (act) {")
+        for rt in ch.actions + ch.fallback:
+            idx = p.action_index[rt.name]
+            decl = self.rs.spec.actions[rt.name]
+            sc = {}
+            for j, prm in enumerate(decl.params):
+                b = f"pr[{2 * j + 1}]"
+                a = f"pr[{2 * j}]"
+                if prm.kind == "card":
+                    sc[prm.name] = E(f"{b}.i", "F")
+                elif prm.kind == "subset":
+                    sc[prm.name] = E(b, "FL")
+                else:
+                    sc[prm.name] = E(a, "V")
+            rg.emit(f"case {idx}: {{")
+            rg.ind += 1
+            try:
+                e = rg.ex(order.ast, sc)
+            except NativeUnsupported:
+                rg.emit("FAULT(F_SIMULTANEOUS);")
+                rg.ind -= 1
+                rg.emit("}")
+                continue
+            v = rg.tmp("V", rg.V(e))
+            rg.emit(f"if ({v}.t != T_INT) FAULT(F_SIMULTANEOUS);")
+            rg.emit(f"return {v}.i;")
+            rg.ind -= 1
+            rg.emit("}")
+        rg.emit("}")
+        rg.emit("FAULT(F_SIMULTANEOUS);")
+        p.function(f"static int64_t {fname}(G *g, int32_t act, const V *pr)", rg.lines)
+        return fname
+
+    # -- the run loop, apply, enumerate ---------------------------------------------------------
+    def run_fn(self):
+        lines = ["    for (;;) {", "        int32_t nxt;", "        switch (pc) {"]
+        for pc in range(len(self.code)):
+            lines.append(f"        case {pc}: nxt = {self.ins[pc]}(g); break;")
+        lines += ["        default: BAIL(B_STATE);", "        }",
+                  "        if (nxt < 0) { g->pc = pc; return; }",
+                  "        pc = nxt;",
+                  "        g->budget -= 1;",
+                  "        if (GS_UNLIKELY(g->budget < 0)) FAULT(F_BUDGET);",
+                  "    }"]
+        self.p.function("static void gen_run(G *g, int32_t pc)", lines)
+
+    def apply_fn(self):
+        """Play entry k of the pending decision point's listing (State._play_standard)."""
+        p = self.p
+        rs = self.rs
+        lines = ["    rt_count_decision(g);", "    int32_t act = g->lst.act[k];", "    int32_t pc;",
+                 "    switch (g->pending) {"]
+        for ch in rs.chooses:
+            lines.append(f"    case {ch.idx}: {{")
+            if ch.secret:
+                lines += ["        rt_store_choice(g, k);", "        g->pending = -1;", "        g->has_listing = 0;",
+                          f"        g->budget = {int(rs.max_steps)}LL;", f"        gen_run(g, {ch.next});",
+                          "        return;", "    }"]
+                continue
+            lines += ["        g->pending = -1;", "        g->has_listing = 0;",
+                      f"        g->budget = {int(rs.max_steps)}LL;", "        switch (act) {",
+                      f"        case -1: pc = {ch.next}; break;"]
+            for rt in ch.actions + ch.fallback:
+                idx, eff, _ = p.action(rt)
+                rg = p.gen()
+                rg.ind = 3
+                r = p.block(rg, f"{eff}(g, lst_pairs(&g->lst, k))", ch.scope, ch.resume)
+                rg.emit(f"pc = {r};")
+                lines.append(f"        case {idx}: {{")
+                lines += rg.lines
+                lines.append("            break; }")
+            lines += ["        default: BAIL(B_STATE);", "        }", "        gen_run(g, pc);", "        return;",
+                      "    }"]
+        lines += ["    default: BAIL(B_STATE);", "    }"]
+        self.p.function("static void gen_apply(G *g, int32_t k)", lines)
+
+    def enumerate_fn(self):
+        p = self.p
+        lines = ["    switch (ch) {"]
+        for ch in self.rs.chooses:
+            lines.append(f"    case {ch.idx}: {p.choose_listing(ch)}(g, out); return;")
+        lines += ["    default: BAIL(B_STATE);", "    }"]
+        p.function("static void gen_enumerate(G *g, int32_t ch, Listing *out)", lines)
+
+    def finish_fn(self):
+        """State.finish: scores, the ranking keys (tie breakers), teams, the winners."""
+        p = self.p
+        rs = self.rs
+        spec = rs.spec
+        P = rs.P
+        nt = len(spec.tie_breakers)
+        rg = p.gen()
+        rg.emit(f"V scores[{P}];")
+        rg.emit(f"V keys[{P}][{nt + 1}];")
+        if spec.score is not None:
+            f = p.value_fn(spec.score, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)})
+            rg.emit(f"for (int64_t p = 0; p < {P}; p++) scores[p] = {f}(g, p);")
+        else:
+            rg.emit(f"for (int64_t p = 0; p < {P}; p++) scores[p] = vint(0);")
+        sign = 1 if rs.winner == "highest" else -1
+        tbs = [p.value_fn(t, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)}) for t in spec.tie_breakers]
+        rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
+        rg.emit("    if (!isnum(scores[p])) BAIL(B_TYPE);")
+        rg.emit(f"    keys[p][0] = vint(mul_i(g, {sign}, scores[p].i));")
+        for j, t in enumerate(tbs):
+            rg.emit(f"    keys[p][{j + 1}] = {t}(g, p);")
+        rg.emit("}")
+        if spec.teams is not None:
+            tf = p.value_fn(spec.teams, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)})
+            rg.emit(f"int64_t team[{P}];")
+            rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{ V t_ = {tf}(g, p); if (t_.t != T_INT) FAULT(F_TYPE); team[p] = t_.i; }}")
+            rg.emit(f"V tot[{P}]; V tk[{P}][{nt + 1}];")
+            rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
+            rg.emit("    int64_t s = 0;")
+            rg.emit(f"    for (int64_t q = 0; q < {P}; q++) if (team[q] == team[p]) s = add_i(g, s, scores[q].i);")
+            rg.emit("    tot[p] = vint(s);")
+            for j in range(nt):
+                rg.emit("    { int64_t a = 0; int first = 1; V acc = vnone();")
+                rg.emit(f"      for (int64_t q = 0; q < {P}; q++) if (team[q] == team[p]) {{")
+                rg.emit(f"          V x = keys[q][{j + 1}];")
+                rg.emit("          if (first) { acc = x; first = 0; }")
+                rg.emit("          else { if (!isnum(acc) || !isnum(x)) BAIL(B_TYPE); acc = vint(add_i(g, acc.i, x.i)); }")
+                rg.emit("      }")
+                rg.emit(f"      tk[p][{j + 1}] = acc; (void)a; }}")
+            rg.emit("}")
+            rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
+            rg.emit("    scores[p] = tot[p];")
+            rg.emit(f"    keys[p][0] = vint(mul_i(g, {sign}, tot[p].i));")
+            for j in range(nt):
+                rg.emit(f"    keys[p][{j + 1}] = tk[p][{j + 1}];")
+            rg.emit("}")
+        # best = max(keys): tuples compared element by element
+        rg.emit("int32_t best = 0;")
+        rg.emit(f"for (int32_t p = 1; p < {P}; p++) if (keys_lt(g, keys[best], keys[p], {nt + 1})) best = p;")
+        rg.emit("uint64_t win = 0;")
+        rg.emit(f"for (int32_t p = 0; p < {P}; p++) if (keys_eq(keys[best], keys[p], {nt + 1})) win |= (uint64_t)1 << p;")
+        if spec.cooperative:
+            sf = p.test_fn(spec.success)
+            rg.emit(f"win = {sf}(g) ? {hex((1 << P) - 1)}ULL : 0;")
+        rg.emit(f"for (int32_t p = 0; p < {P}; p++) g->scores[p] = scores[p];")
+        rg.emit("g->winners = win;")
+        rg.emit("g->terminal = 1;")
+        rg.emit("g->pending = -1;")
+        rg.emit("g->has_listing = 0;")
+        p.function("static void gen_finish(G *g)", rg.lines)
+
+    def setup_fn(self):
+        p = self.p
+        lines = []
+        for i, v in enumerate(self.rs.var_init):
+            lines.append(f"    g->v[{i}] = (V){p.pool.v(v)};")
+        p.function("static void gen_setup(G *g)", lines or ["    (void)g;"])
+
+
+def generate(rs):
+    """Ruleset → (C source, metadata) or NativeUnsupported."""
+    prog = Program(rs)
+    fl = Flow(prog)
+    prog.protos.append("static void gen_finish(G *g);")
+    prog.protos.append("static void gen_run(G *g, int32_t pc);")
+    fl.build()
+    fl.run_fn()
+    fl.apply_fn()
+    fl.enumerate_fn()
+    fl.finish_fn()
+    fl.setup_fn()
+    for rt in rs.actions.values():      # every action, listed or not (ACT_NP)
+        prog.action(rt)
+    return assemble(prog, rs)
+
+
+def assemble(prog, rs):
+    L = rs
+    ALL = (1 << L.P) - 1
+    out = ["/* generated by gamespec (gamespec/compile/native): numbers and ids only */",
+           '#include "runtime.h"', ""]
+    out.append(f"#define ALLP {ALL}ULL")
+    face_of = prog.const_array("int32_t", [str(x) for x in L.face_of])
+    out.append(f"#define FACE_OF {face_of}")
+    zvis = prog.const_array("uint64_t", [f"{x}ULL" for x in L.zvis])
+    out.append(f"#define ZVIS {zvis}")
+    act_np = prog.const_array("int32_t", [str(len(rs.spec.actions[n].params)) for n in prog.action_names])
+    out.append(f"#define ACT_NP {act_np}")
+    set_blind = prog.const_array("uint64_t", [f"{x}ULL" for x in L.set_blind])
+    is_set = prog.const_array("uint8_t", ["1" if zi in L.set_zones else "0" for zi in range(L.nzones)])
+    refill_src = prog.const_array("int32_t", [str(L.refill[zi][0]) if zi in L.refill else "-1" for zi in range(L.nzones)])
+    refill_sh = prog.const_array("uint8_t", ["1" if zi in L.refill and L.refill[zi][1] else "0" for zi in range(L.nzones)])
+    stop_empty = prog.const_array("uint8_t", ["1" if zi in L.stop_when_empty else "0" for zi in range(L.nzones)])
+    init_zone = prog.const_array("int32_t", [str(x) for x in L.init_zone])
+    mark_init = prog.const_array("int64_t", [f"{int(x)}LL" for x in L.mark_init])
+    reset = {m for m, _ in L.mark_reset}
+    mark_reset = prog.const_array("uint8_t", ["1" if m in reset else "0" for m in range(len(L.mark_init))])
+    mark_bool = prog.const_array("uint8_t", ["1" if d.type == "bool" else "0" for d in L.mark_decl])
+    str_len = prog.const_array("int64_t", [f"{n}LL" for n in prog.texts.lengths()])
+    ch_opt = prog.const_array("int32_t", ["1" if ch.step.optional is not None else "0" for ch in rs.chooses])
+    out += prog.pool.decls
+    out += prog.decls
+    out += prog.protos
+    out += prog.funcs
+    out.append("const Layout GS_LAYOUT = {")
+    out.append(f"    {L.P}, {L.ncards}, {L.nzones}, {len(L.var_init)}, {len(L.mark_init)}, {len(prog.for_slot)}, "
+               f"{max(1, len(L.faces))}, {prog.nlevels}, {max([len(d.params) for d in rs.spec.actions.values()] + [1])}, "
+               f"{len(prog.texts.items)},")
+    out.append(f"    {ALL}ULL,")
+    out.append(f"    {face_of}, {zvis}, {set_blind}, {is_set}, {refill_src}, {refill_sh}, {stop_empty}, {init_zone},")
+    out.append(f"    {mark_init}, {mark_reset}, {mark_bool}, {str_len},")
+    out.append(f"    {int(rs.max_steps)}LL, {int(rs.max_decisions)}LL, {int(rs.max_game_steps)}LL,")
+    out.append("    gen_setup, gen_run, gen_apply, gen_enumerate,")
+    out.append(f"    {ch_opt}, {len(rs.chooses)}, {act_np}, {len(prog.action_names)},")
+    out.append("    GS_KEY")
+    out.append("};")
+    meta = {"texts": prog.texts.items, "actions": prog.action_names, "for_slot": dict(prog.for_slot)}
+    return "\n".join(out) + "\n", meta

@@ -1,0 +1,413 @@
+/* The native engine's run-time library: values, arenas, faults, budgets, checked arithmetic, zones,
+ * moves and knowledge, the RNGs (splitmix64, SHAKE128, xorshift64*, Python's MT19937), lists.
+ * It mirrors interpreter/ops.py, interpreter/rng.py and the run-time half of
+ * gamespec/compile/closures.py; generated code (gamespec/compile/native/) includes it.
+ * Everything here works on integers: no text from a spec ever reaches this file or the generated one. */
+#ifndef GS_RUNTIME_H
+#define GS_RUNTIME_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include <setjmp.h>
+
+#define GS_ABI 3
+#define GS_EXPORT __attribute__((visibility("default")))
+
+/* ---- values ------------------------------------------------------------------------------- */
+enum { T_NONE = 0, T_BOOL = 1, T_INT = 2, T_STR = 3, T_LIST = 4 };
+
+typedef struct { int64_t i; int32_t t; int32_t pad; } V;
+typedef struct { int32_t n; int32_t pad; V a[]; } List;     /* never changed once built */
+
+#define LST(v) ((List *)(intptr_t)(v).i)
+
+static inline V vnone(void) { V v; v.i = 0; v.t = T_NONE; v.pad = 0; return v; }
+static inline V vbool(int b) { V v; v.i = b ? 1 : 0; v.t = T_BOOL; v.pad = 0; return v; }
+static inline V vint(int64_t i) { V v; v.i = i; v.t = T_INT; v.pad = 0; return v; }
+static inline V vstr(int64_t id) { V v; v.i = id; v.t = T_STR; v.pad = 0; return v; }
+static inline V vlist(List *l) { V v; v.i = (int64_t)(intptr_t)l; v.t = T_LIST; v.pad = 0; return v; }
+
+/* ---- how a game stops early -------------------------------------------------------------- */
+/* A fault: Python's engine stops the game there too. A bail: Python's dynamic semantics would go
+ * on where this code does not follow (the game is played again in Python, which decides). */
+enum { ST_OK = 0, ST_FAULT = 1, ST_BAIL = 2, ST_TIMEOUT = 3, ST_ERROR = 4 };
+enum {
+    W_NONE = 0,
+    /* faults */
+    F_BUDGET = 1, F_DIV0 = 2, F_KEY = 3, F_INDEX = 4, F_NONE_ATTR = 5, F_PLAYER = 6, F_INT_SIZE = 7,
+    F_VALUE_SIZE = 8, F_EMPTY_ZONE = 9, F_NO_LEGAL = 10, F_TYPE = 11, F_NO_CARD = 12, F_EMPTY_LIST = 13,
+    F_GAME_BUDGET = 14, F_GAME_STEPS = 15, F_FLOW = 16, F_SIMULTANEOUS = 17, F_CHOICES = 18,
+    F_DEAL = 19, F_MARK = 20, F_RANGE = 21,
+    /* bails */
+    B_TYPE = 64, B_TEXT = 65, B_OVERFLOW = 66, B_MEMORY = 67, B_CARD = 68, B_STATE = 69, B_LIMIT = 70
+};
+
+/* ---- arenas ------------------------------------------------------------------------------ */
+typedef struct Chunk { struct Chunk *next; size_t cap; size_t used; char *mem; } Chunk;
+typedef struct { Chunk *head; Chunk *cur; size_t total; } Arena;
+typedef struct { Chunk *chunk; size_t used; } Mark;
+
+#define ARENA_CAP ((size_t)256 << 20)
+
+/* ---- RNGs -------------------------------------------------------------------------------- */
+typedef struct { uint32_t mt[624]; int mti; } MT;
+
+/* ---- the game ---------------------------------------------------------------------------- */
+typedef struct { int32_t n, cap; int32_t *a; } Zone;
+
+typedef struct { int32_t active; int32_t has_var; int64_t idx; V items; V var; } Flow;
+
+typedef struct { int32_t player; int32_t act; V args; } Stored;   /* act -1: a pass (skip) */
+
+typedef struct {
+    int32_t n, cap;          /* entries */
+    int32_t *act;            /* per entry: action index, -1 for the skip */
+    int32_t *off;            /* per entry: offset of its (arg, bind) pairs in vals */
+    int32_t nv, vcap;
+    V *vals;
+    Arena ar;
+} Listing;
+
+struct Layout;
+
+typedef struct G {
+    const struct Layout *L;
+    Zone *z;
+    int32_t *loc;
+    uint64_t *kn;
+    uint8_t *face;
+    int64_t nface;
+    int64_t *mk;             /* nmarks x ncards */
+    V *v;
+    Flow *ff;
+    Stored *stored; int32_t nstored, stcap;
+    uint64_t rng; int32_t gen;     /* gen 0: shake128, 1: xorshift64* */
+    int32_t pc, pending, actor, cur, phase, terminal;
+    int64_t turns, decisions, budget, spent;
+    V *scores; uint64_t winners;
+    int32_t has_listing;     /* the pending decision's listing is made (else it is made, and charged) */
+    Listing lst, lst2;
+    Arena ar[2]; int32_t side;
+    jmp_buf *jb;
+    int32_t why, site;
+    MT *pick;                /* the decisions' generator (playouts, rollouts) */
+    MT *seat_pick;           /* per seat (simulate's random bots), or NULL */
+    int32_t *stamp; int32_t *stamp_gen;   /* face de-duplication per parameter level */
+    int64_t phases_seen; int32_t last_phase;
+    int64_t *trace; int64_t ntrace, tcap;   /* tests: each decision's listing size */
+} G;
+
+typedef struct Layout {
+    int32_t P, ncards, nzones, nvars, nmarks, nfor, nfaces, nlevels, maxparams, nstr;
+    uint64_t ALL;
+    const int32_t *face_of;
+    const uint64_t *zvis;
+    const uint64_t *set_blind;
+    const uint8_t *is_set;
+    const int32_t *refill_src;     /* -1: none */
+    const uint8_t *refill_shuffle;
+    const uint8_t *stop_empty;
+    const int32_t *init_zone;      /* card -> zone at set-up */
+    const int64_t *mark_init;
+    const uint8_t *mark_reset;
+    const uint8_t *mark_bool;
+    const int64_t *str_len;
+    int64_t max_steps, max_decisions, max_game_steps;
+    void (*setup)(G *);
+    void (*run)(G *, int32_t pc);
+    void (*apply)(G *, int32_t k);
+    void (*enumerate)(G *, int32_t ch, Listing *out);
+    const int32_t *ch_optional;    /* per decision point: has an optional skip */
+    int32_t nchoose;
+    const int32_t *act_np;         /* per action: its number of parameters */
+    int32_t nactions;
+    const char *key;
+} Layout;
+
+#ifndef GS_KEY
+#define GS_KEY "unkeyed"
+#endif
+
+/* ---- faults ------------------------------------------------------------------------------ */
+#if defined(__GNUC__)
+#define GS_NORETURN __attribute__((noreturn))
+#define GS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define GS_NORETURN
+#define GS_LIKELY(x) (x)
+#define GS_UNLIKELY(x) (x)
+#endif
+
+GS_NORETURN void rt_stop(G *g, int why);
+#define FAULT(why) rt_stop(g, (why))
+#define BAIL(why) rt_stop(g, (why))
+static inline int64_t fault_i(G *g, int why) { rt_stop(g, why); }
+static inline int64_t bail_i(G *g, int why) { rt_stop(g, why); }
+
+static inline void charge(G *g, int64_t n) {
+    g->budget -= n;
+    if (GS_UNLIKELY(g->budget < 0)) rt_stop(g, F_BUDGET);
+}
+
+/* ---- arena ------------------------------------------------------------------------------- */
+void *arena_more(G *g, Arena *a, size_t n);
+void arena_reset(Arena *a);
+void arena_free(Arena *a);
+
+static inline void *aalloc_in(G *g, Arena *a, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    Chunk *c = a->cur;
+    if (GS_LIKELY(c != NULL && c->used + n <= c->cap)) {
+        void *p = c->mem + c->used;
+        c->used += n;
+        return p;
+    }
+    return arena_more(g, a, n);
+}
+static inline void *aalloc(G *g, size_t n) { return aalloc_in(g, &g->ar[g->side], n); }
+static inline Mark amark(G *g) {
+    Mark m; Arena *a = &g->ar[g->side]; m.chunk = a->cur; m.used = a->cur ? a->cur->used : 0; return m;
+}
+static inline void arelease(G *g, Mark m) {
+    Arena *a = &g->ar[g->side];
+    if (GS_LIKELY(m.chunk != NULL)) {
+        a->cur = m.chunk;
+        m.chunk->used = m.used;
+    } else if (a->head != NULL) {
+        a->cur = a->head;
+        a->head->used = 0;
+    }
+}
+
+static inline List *list_new(G *g, int64_t n) {
+    List *l = (List *)aalloc(g, sizeof(List) + (size_t)(n > 0 ? n : 0) * sizeof(V));
+    l->n = (int32_t)n; l->pad = 0;
+    return l;
+}
+extern List EMPTY_LIST;
+
+/* ---- value semantics (Python's) ---------------------------------------------------------- */
+static inline int isnum(V v) { return v.t == T_INT || v.t == T_BOOL; }
+static inline int truthy(V v) {
+    switch (v.t) {
+    case T_NONE: return 0;
+    case T_BOOL: case T_INT: return v.i != 0;
+    case T_STR: return v.i != 0;          /* id 0 is the empty text */
+    default: return LST(v)->n > 0;
+    }
+}
+static inline int64_t num(G *g, V v) {    /* a number (a bool counts as 0/1), else not ours */
+    if (GS_LIKELY(isnum(v))) return v.i;
+    BAIL(B_TYPE);
+}
+static inline int64_t need_int(G *g, V v) {   /* exactly an int (a seat, a key) */
+    if (GS_LIKELY(v.t == T_INT)) return v.i;
+    BAIL(B_TYPE);
+}
+static inline List *need_list(G *g, V v) {
+    if (GS_LIKELY(v.t == T_LIST)) return LST(v);
+    BAIL(B_TYPE);
+}
+int py_eq_slow(V a, V b);
+int py_lt_slow(G *g, V a, V b);
+static inline int py_eq(V a, V b) {
+    if (GS_LIKELY(isnum(a) && isnum(b))) return a.i == b.i;
+    if (a.t == T_STR && b.t == T_STR) return a.i == b.i;
+    return py_eq_slow(a, b);
+}
+static inline int py_lt(G *g, V a, V b) {  /* a < b, or a fault/bail where Python raises */
+    if (GS_LIKELY(isnum(a) && isnum(b))) return a.i < b.i;
+    return py_lt_slow(g, a, b);
+}
+static inline int py_le(G *g, V a, V b) { return py_lt(g, a, b) || py_eq(a, b); }
+uint64_t py_hash(G *g, V v);
+int64_t py_len(G *g, V v);                /* len(): a list or a text */
+
+/* ---- checked arithmetic ------------------------------------------------------------------ */
+static inline int64_t add_i(G *g, int64_t a, int64_t b) {
+    int64_t r;
+    if (GS_UNLIKELY(__builtin_add_overflow(a, b, &r))) BAIL(B_OVERFLOW);
+    return r;
+}
+static inline int64_t sub_i(G *g, int64_t a, int64_t b) {
+    int64_t r;
+    if (GS_UNLIKELY(__builtin_sub_overflow(a, b, &r))) BAIL(B_OVERFLOW);
+    return r;
+}
+static inline int64_t mul_i(G *g, int64_t a, int64_t b) {   /* checked_mul: |r| < 2**63 */
+    int64_t r;
+    if (GS_UNLIKELY(__builtin_mul_overflow(a, b, &r) || r == INT64_MIN)) FAULT(F_INT_SIZE);
+    return r;
+}
+static inline int64_t neg_i(G *g, int64_t a) {
+    if (GS_UNLIKELY(a == INT64_MIN)) BAIL(B_OVERFLOW);
+    return -a;
+}
+static inline int64_t fdiv_i(G *g, int64_t a, int64_t b) {   /* Python's // */
+    if (GS_UNLIKELY(b == 0)) FAULT(F_DIV0);
+    if (GS_UNLIKELY(a == INT64_MIN && b == -1)) BAIL(B_OVERFLOW);
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+    return q;
+}
+static inline int64_t mod_i(G *g, int64_t a, int64_t b) {    /* Python's % */
+    if (GS_UNLIKELY(b == 0)) FAULT(F_DIV0);
+    if (GS_UNLIKELY(b == -1)) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+int64_t pow_i(G *g, int64_t x, int64_t y);
+static inline int64_t bounded_i(G *g, int64_t v) {          /* |v| < 2**63 */
+    if (GS_UNLIKELY(v == INT64_MIN)) FAULT(F_INT_SIZE);
+    return v;
+}
+static inline V bounded_v(G *g, V v) {
+    if (v.t == T_INT && GS_UNLIKELY(v.i == INT64_MIN)) FAULT(F_INT_SIZE);
+    return v;
+}
+static inline int64_t abs_i(G *g, int64_t a) { return a < 0 ? neg_i(g, a) : a; }
+
+/* ---- seats, cards, zones ----------------------------------------------------------------- */
+static inline int64_t seat(G *g, V v) {        /* a player index: exactly an int in 0..P-1 */
+    if (GS_UNLIKELY(v.t != T_INT || v.i < 0 || v.i >= g->L->P)) FAULT(F_PLAYER);
+    return v.i;
+}
+static inline int64_t seat_i(G *g, int64_t p) {
+    if (GS_UNLIKELY(p < 0 || p >= g->L->P)) FAULT(F_PLAYER);
+    return p;
+}
+static inline int64_t card_of(G *g, V v) {     /* a card id to index a card table with */
+    if (GS_LIKELY(v.t == T_INT && v.i >= 0 && v.i < g->L->ncards)) return v.i;
+    if (v.t == T_NONE) FAULT(F_NONE_ATTR);
+    BAIL(B_CARD);
+}
+static inline int64_t card_i(G *g, int64_t c) {
+    if (GS_LIKELY(c >= 0 && c < g->L->ncards)) return c;
+    BAIL(B_CARD);
+}
+static inline int zone_ok(G *g, int64_t zi) {
+    if (GS_UNLIKELY(zi < 0 || zi >= g->L->nzones)) BAIL(B_STATE);
+    return (int)zi;
+}
+static inline int64_t zsize(G *g, int64_t zi) { return g->z[zone_ok(g, zi)].n; }
+static inline V ztop(G *g, int64_t zi) {
+    Zone *z = &g->z[zone_ok(g, zi)];
+    return z->n ? vint(z->a[z->n - 1]) : vnone();
+}
+static inline V zbottom(G *g, int64_t zi) {
+    Zone *z = &g->z[zone_ok(g, zi)];
+    return z->n ? vint(z->a[0]) : vnone();
+}
+List *zlist(G *g, int64_t zi);                 /* a copy of a zone's cards as a list */
+List *ztopn(G *g, int64_t zi, int64_t m);      /* top m, topmost first */
+List *zbottomn(G *g, int64_t zi, int64_t m);
+int zcontains(G *g, int64_t zi, V x);
+
+/* ---- effects (interpreter/ops.py) -------------------------------------------------------- */
+void rt_move(G *g, int64_t c, int64_t dst, int face, int bottom);
+void rt_move_v(G *g, V c, int64_t dst, int face, int bottom);    /* a value that must be a card */
+void rt_move_list(G *g, V xs, int64_t dst, int face, int bottom);
+void rt_move_zone(G *g, int64_t src, int64_t dst, int face, int bottom);
+void rt_deal(G *g, int64_t src, int64_t dst, int64_t n, int face);
+void rt_shuffle(G *g, int64_t zi);
+void rt_reveal_card(G *g, V c, int64_t p);
+void rt_reveal_list(G *g, V xs, int64_t p);
+void rt_reveal_zone(G *g, int64_t zi, int64_t p);
+void rt_set_mark(G *g, V what, int what_kind, int m, V val);  /* what_kind 0 card, 1 zone, 2 list */
+static inline V rt_get_mark(G *g, V c, int m) {
+    if (c.t == T_NONE) FAULT(F_NO_CARD);
+    int64_t ci = card_of(g, c);
+    int64_t x = g->mk[(int64_t)m * g->L->ncards + ci];
+    return g->L->mark_bool[m] ? vbool((int)x) : vint(x);
+}
+static inline V rt_zone_of(G *g, V c) {
+    if (c.t == T_NONE) FAULT(F_TYPE);
+    return vint(g->loc[card_of(g, c)]);
+}
+static inline int rt_face_down(G *g, V c) {
+    if (c.t == T_NONE) return 0;          /* s.face.get(None) == 2 is False */
+    if (c.t != T_INT) BAIL(B_TYPE);
+    if (c.i < 0 || c.i >= g->L->ncards) return 0;
+    return g->face[c.i] == 2;
+}
+
+/* ---- lists -------------------------------------------------------------------------------- */
+V rt_index_slow(G *g, V xs, V i);
+static inline V rt_index(G *g, V xs, V i) {    /* xs[i], Python's indexing */
+    if (GS_LIKELY(xs.t == T_LIST && isnum(i))) {
+        List *l = LST(xs);
+        int64_t k = i.i < 0 ? i.i + l->n : i.i;
+        if (GS_LIKELY(k >= 0 && k < l->n)) return l->a[k];
+    }
+    return rt_index_slow(g, xs, i);
+}
+V rt_join(G *g, V a, V b);                     /* a + b on lists (charged) */
+V rt_add_assign(G *g, V a, V b, int sign);     /* `+=` / `-=` (closures._add) */
+V rt_plus_any(G *g, V a, V b);                 /* checked_plus */
+V rt_arith_any(G *g, int op, V a, V b);        /* checked_arith: '-', '//', '%' */
+V rt_mul_any(G *g, V a, V b);                  /* checked_mul */
+V rt_range(G *g, int64_t a, int64_t b);        /* charged */
+int rt_in(G *g, V x, V xs);                    /* x in xs (charged) */
+V rt_sum(G *g, V xs);
+V rt_maxmin(G *g, V xs, int is_max, int has_default, V dflt);
+V rt_sorted(G *g, V xs);
+V rt_first_n(G *g, V xs, int64_t k);
+V rt_last_n(G *g, V xs, int64_t k);
+V rt_first(G *g, V xs);
+V rt_last(G *g, V xs);
+int rt_any(G *g, V xs);
+int rt_all(G *g, V xs);
+int rt_majority(G *g, V xs, V i, V mn, int sole);
+V rt_dense_rank(G *g, V xs, V i);
+V rt_run_length(G *g, V xs, V v);
+V rt_longest_run(G *g, V xs);
+V rt_index_of(G *g, V xs, V x);
+V rt_distinct(G *g, V xs);
+V rt_count_by(G *g, V xs);
+V rt_unique(G *g, V xs);                       /* dict.fromkeys: a choice parameter's values */
+V rt_copy_root(G *g, V v);                     /* into the current arena, deep */
+
+/* ---- listings ------------------------------------------------------------------------------ */
+void lst_reset(Listing *l);
+int32_t lst_grow(G *g, Listing *l, int32_t act, int32_t npairs);
+static inline int32_t lst_entry(G *g, Listing *l, int32_t act, int32_t npairs) {  /* returns the vals offset */
+    if (GS_UNLIKELY(l->n >= l->cap || l->nv + 2 * npairs > l->vcap)) return lst_grow(g, l, act, npairs);
+    int32_t off = l->nv;
+    l->act[l->n] = act;
+    l->off[l->n] = off;
+    l->n++;
+    l->nv += 2 * npairs;
+    return off;
+}
+static inline V *lst_pairs(Listing *l, int32_t k) { return l->vals + l->off[k]; }
+V lst_list(G *g, Listing *l, int64_t n);          /* a list allocated with the listing (subsets) */
+
+/* ---- the flow and the game (runtime.c) ---------------------------------------------------- */
+void rt_count_decision(G *g);
+void rt_flip(G *g);                 /* at a decision boundary: live values to the other arena */
+void rt_store_choice(G *g, int32_t k);
+void rt_ff_init(G *g, int slot, V items);
+static inline V rt_ff_var(G *g, int slot) {
+    if (GS_UNLIKELY(!g->ff[slot].has_var)) rt_stop(g, F_KEY);
+    return g->ff[slot].var;
+}
+void rt_ff_clear_all(G *g);
+int keys_lt(G *g, const V *a, const V *b, int n);     /* tuples: a < b */
+int keys_eq(const V *a, const V *b, int n);
+List *rt_subsets(G *g, V cards, int from_zone, int64_t lo, int64_t hi);
+V rt_copy_to_listing(G *g, Listing *l, V v);
+
+/* ---- RNG ---------------------------------------------------------------------------------- */
+uint64_t rng_seed_state(uint64_t seed);
+uint64_t rng_shuffle_shake(uint64_t state, int32_t *items, int64_t n);
+uint64_t rng_shuffle_xorshift(uint64_t state, int32_t *items, int64_t n);
+void mt_init_by_array(MT *m, const uint32_t *key, int n);
+void mt_seed_u64(MT *m, uint64_t seed);
+uint32_t mt_next(MT *m);
+uint64_t mt_getrandbits(MT *m, int k);
+int64_t mt_randbelow(MT *m, int64_t n);
+
+#endif

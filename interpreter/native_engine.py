@@ -1,0 +1,475 @@
+"""A rule set's native library (built by gamespec/compile/cbuild.py from gamespec/compile/native/)
+→ playouts, simulations and rollouts in C, through ctypes; states flattened into the C struct.
+
+Every game the C code stops (a fault, or a case it does not follow: docs/native.md) is played again
+by the Python engine, which raises its own error or finishes it: results and errors are exactly the
+default backend's. Where no library can be had, the Python engine plays, with one line on stderr.
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+from array import array
+from hashlib import sha512 as _sha512
+
+if sys.byteorder != "little":       # the words of a seed are read as little-endian (and so is the C side)
+    raise ImportError("the native engine needs a little-endian machine")
+
+# why codes (runtime.h): the check each fault corresponds to, for reports and tests
+WHY = {1: "budget", 2: "runtime", 3: "runtime", 4: "runtime", 5: "runtime", 6: "not-a-player", 7: "int-size",
+       8: "value-size", 9: "empty-zone", 10: "no-legal-action", 11: "type", 12: "runtime", 13: "runtime",
+       14: "game-budget", 15: "game-steps", 16: "flow", 17: "simultaneous", 18: "budget", 19: "runtime",
+       20: "runtime", 21: "budget",
+       64: "bail: a value of another kind", 65: "bail: a text built at run time", 66: "bail: beyond 64 bits",
+       67: "bail: arena memory", 68: "bail: not a card", 69: "bail: state", 70: "bail: a limit"}
+ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = 0, 1, 2, 3
+T_NONE, T_BOOL, T_INT, T_STR, T_LIST = 0, 1, 2, 3, 4
+ABI = 3
+
+_lock = threading.Lock()
+
+
+class NativeLib:
+    """One loaded library (one rule set): its entry points and a context per thread."""
+
+    def __init__(self, path, key, meta, rs, build_seconds=0.0, cached=False):
+        self.path = path
+        self.key = key
+        self.meta = meta
+        self.rs = rs
+        self.build_seconds = build_seconds
+        self.cached = cached
+        self.texts = {t: i for i, t in enumerate(meta["texts"])}
+        self.action_index = {n: i for i, n in enumerate(meta["actions"])}
+        self.for_slot = meta["for_slot"]
+        lib = ctypes.CDLL(path)
+        lib.gs_abi.restype = ctypes.c_int
+        lib.gs_key.restype = ctypes.c_char_p
+        if lib.gs_abi() != ABI or lib.gs_key().decode() != key:
+            raise OSError("the library does not answer with its key")
+        P = ctypes.POINTER
+        i64, i32, u64, u32 = ctypes.c_int64, ctypes.c_int32, ctypes.c_uint64, ctypes.c_uint32
+        lib.gs_new.restype = ctypes.c_void_p
+        lib.gs_free.argtypes = [ctypes.c_void_p]
+        lib.gs_playouts.restype = i64
+        lib.gs_playouts.argtypes = [ctypes.c_void_p, u64, i64, P(i32), P(i32), P(i64), P(i32), P(u64), P(i64)]
+        lib.gs_simulate.restype = i64
+        lib.gs_simulate.argtypes = [ctypes.c_void_p, P(u64), i64, P(u32), P(i32), i32, ctypes.c_double,
+                                    P(i32), P(i32), P(i64), P(i32), P(u64), P(i64), P(i64), P(i64),
+                                    P(ctypes.c_double)]
+        lib.gs_load.restype = ctypes.c_int
+        lib.gs_load.argtypes = [ctypes.c_void_p, P(i64), i64]
+        lib.gs_rollout.restype = ctypes.c_int
+        lib.gs_rollout.argtypes = [ctypes.c_void_p, P(u32), P(i32), P(i64), P(i32), P(u64), P(i64)]
+        lib.gs_ismcts.restype = ctypes.c_int
+        lib.gs_ismcts.argtypes = [ctypes.c_void_p, ctypes.c_void_p, P(i64), i64, i64, ctypes.c_double,
+                                  ctypes.c_double, i64, P(u32), P(i64), P(ctypes.c_double), P(i64), P(i32)]
+        lib.gs_test_shuffle.restype = u64
+        lib.gs_test_shuffle.argtypes = [u64, P(i32), i64, ctypes.c_int]
+        lib.gs_test_seed_state.restype = u64
+        lib.gs_test_seed_state.argtypes = [u64]
+        lib.gs_test_mt.argtypes = [P(u32), ctypes.c_int, i64, P(i64), P(i64), P(u32)]
+        self.lib = lib
+        self._local = threading.local()
+        self._ctxs = []
+
+    def ctx(self):
+        c = getattr(self._local, "ctx", None)
+        if c is None:
+            c = self.lib.gs_new()
+            if not c:
+                raise MemoryError("the native engine could not allocate a game")
+            self._local.ctx = c
+            with _lock:
+                self._ctxs.append(c)
+        return c
+
+    def world_ctx(self):
+        """A second game per thread: the world an ISMCTS iteration plays (the first holds the state)."""
+        c = getattr(self._local, "wctx", None)
+        if c is None:
+            c = self.lib.gs_new()
+            if not c:
+                raise MemoryError("the native engine could not allocate a game")
+            self._local.wctx = c
+            with _lock:
+                self._ctxs.append(c)
+        return c
+
+    def __del__(self):
+        try:
+            for c in self._ctxs:
+                self.lib.gs_free(c)
+        except Exception:   # pragma: no cover - at interpreter exit
+            pass
+
+    # -- whole games ------------------------------------------------------------------------
+    def playouts(self, seed, n):
+        """[(status, why, scores, winners, decisions)] for games seed .. seed+n-1."""
+        P = self.rs.P
+        status, why = _buf("i", n), _buf("i", n)
+        scores, tags = _buf("q", n * P), _buf("i", n * P)
+        winners, decisions = _buf("Q", n), _buf("q", n)
+        self.lib.gs_playouts(self.ctx(), seed, n, _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32),
+                             _ptr(scores, ctypes.c_int64), _ptr(tags, ctypes.c_int32),
+                             _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64))
+        out = []
+        for i in range(n):
+            if status[i] != ST_OK:
+                out.append((status[i], why[i], None, None, decisions[i]))
+                continue
+            sc = [_score(scores[i * P + p], tags[i * P + p]) for p in range(P)]
+            w = winners[i]
+            out.append((ST_OK, 0, sc, [p for p in range(P) if w >> p & 1], decisions[i]))
+        return out
+
+    def simulate(self, seeds, keys, timeout=None):
+        """Games with a RandomBot per seat (keys: per game, per seat, the 32-bit words of its seed)."""
+        P = self.rs.P
+        n = len(seeds)
+        stride = max(len(k) for ks in keys for k in ks) if n else 1
+        kbuf = array("I")
+        klen = array("i")
+        pad = array("I", bytes(4 * stride))
+        for ks in keys:
+            for words in ks:
+                kbuf += words
+                kbuf += pad[:stride - len(words)]
+                klen.append(len(words))
+        if not n:
+            kbuf, klen = _buf("I", 1), _buf("i", 1)
+        sbuf = array("Q", seeds)
+        status, why = _buf("i", n), _buf("i", n)
+        scores, tags = _buf("q", n * P), _buf("i", n * P)
+        winners, decisions, turns, phases = _buf("Q", n), _buf("q", n), _buf("q", n), _buf("q", n)
+        seconds = _buf("d", n)
+        self.lib.gs_simulate(self.ctx(), _ptr(sbuf, ctypes.c_uint64), n, _ptr(kbuf, ctypes.c_uint32),
+                             _ptr(klen, ctypes.c_int32), stride, float(timeout or 0),
+                             _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32), _ptr(scores, ctypes.c_int64),
+                             _ptr(tags, ctypes.c_int32), _ptr(winners, ctypes.c_uint64),
+                             _ptr(decisions, ctypes.c_int64), _ptr(turns, ctypes.c_int64),
+                             _ptr(phases, ctypes.c_int64), _ptr(seconds, ctypes.c_double))
+        out = []
+        for i in range(n):
+            if status[i] != ST_OK:
+                out.append({"status": status[i], "why": why[i], "decisions": decisions[i], "seconds": seconds[i]})
+                continue
+            w = winners[i]
+            out.append({"status": ST_OK, "scores": [_score(scores[i * P + p], tags[i * P + p]) for p in range(P)],
+                        "winners": [p for p in range(P) if w >> p & 1], "decisions": decisions[i],
+                        "turns": turns[i], "phases": phases[i], "seconds": seconds[i]})
+        return out
+
+    # -- a state from Python ------------------------------------------------------------------
+    def load(self, state):
+        """Flatten `state` into this thread's C game; False if it cannot be (the Python engine plays)."""
+        buf = flatten(self, state)
+        if buf is None:
+            return False
+        b = array("q", buf)
+        return self.lib.gs_load(self.ctx(), _ptr(b, ctypes.c_int64), len(b)) == 0
+
+    def rollout(self, mt_state):
+        """Random decisions from the loaded state to the end with the MT19937 state (625 words):
+        (status, why, scores, winners, decisions, the generator's state after)."""
+        P = self.rs.P
+        mt = array("I", mt_state)
+        why = _buf("i", 1)
+        scores, tags = _buf("q", P), _buf("i", P)
+        winners, decisions = _buf("Q", 1), _buf("q", 1)
+        st = self.lib.gs_rollout(self.ctx(), _ptr(mt, ctypes.c_uint32), _ptr(why, ctypes.c_int32),
+                                 _ptr(scores, ctypes.c_int64), _ptr(tags, ctypes.c_int32),
+                                 _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64))
+        if st != ST_OK:
+            return st, why[0], None, None, decisions[0], None
+        sc = [_score(scores[p], tags[p]) for p in range(P)]
+        return ST_OK, 0, sc, [p for p in range(P) if winners[0] >> p & 1], decisions[0], list(mt)
+
+
+    # -- the search ---------------------------------------------------------------------------
+    def ismcts(self, state, player, parts, iterations, c, n_root, mt_state, deadline=None):
+        """ISMCTS from `state` for `player` (gamespec/bots/ismcts.py, in C): (visits, rewards per root
+        position, iterations run, the generator's state after), or None (then the Python search
+        runs, from the same generator state)."""
+        if not self.load(state):
+            return None
+        plan = flatten_plan(self, state, player, parts)
+        if plan is None:
+            return None
+        b = array("q", plan)
+        mt = array("I", mt_state)
+        visits = _buf("q", n_root)
+        reward = _buf("d", n_root)
+        done = _buf("q", 1)
+        why = _buf("i", 1)
+        rc = self.lib.gs_ismcts(self.ctx(), self.world_ctx(), _ptr(b, ctypes.c_int64), len(b), iterations, float(c),
+                                float(deadline or 0), n_root, _ptr(mt, ctypes.c_uint32), _ptr(visits, ctypes.c_int64),
+                                _ptr(reward, ctypes.c_double), _ptr(done, ctypes.c_int64), _ptr(why, ctypes.c_int32))
+        if rc != 0:
+            return None
+        return list(visits[:n_root]), list(reward[:n_root]), done[0], list(mt)
+
+
+    # -- for the tests: the generators alone, the struct as data --------------------------------
+    def shuffle(self, state, items, generator="shake128"):
+        """(new RNG state, items shuffled) by C's rng_shuffle_* (interpreter/rng.py's shuffles)."""
+        buf = array("i", items) if items else array("i", [0])
+        nxt = self.lib.gs_test_shuffle(state, _ptr(buf, ctypes.c_int32), len(items),
+                                       0 if generator == "shake128" else 1)
+        return nxt, list(buf[:len(items)])
+
+    def seed_state(self, seed):
+        return self.lib.gs_test_seed_state(seed)
+
+    def mt_draws(self, key, ops):
+        """C's MT19937 seeded by init_by_array(key): for each op n > 0 randbelow(n), for n < 0
+        getrandbits(-n); (draws, the state after as random.getstate()'s 625 words)."""
+        k = array("I", key)
+        o = array("q", ops or [1])
+        out = _buf("q", len(ops))
+        st = _buf("I", 625)
+        self.lib.gs_test_mt(_ptr(k, ctypes.c_uint32), len(key), len(ops), _ptr(o, ctypes.c_int64),
+                            _ptr(out, ctypes.c_int64), _ptr(st, ctypes.c_uint32))
+        return [x if n > 0 else x % (1 << 64) for x, n in zip(out[:len(ops)], ops)], list(st)
+
+    def dump(self):
+        """The loaded or played state in the loader's format (flatten()'s)."""
+        f = self.lib.gs_dump
+        f.restype = ctypes.c_int64
+        f.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64]
+        cap = 1 << 20
+        out = _buf("q", cap)
+        n = f(self.ctx(), _ptr(out, ctypes.c_int64), cap, -1)
+        return list(out[:n]) if n >= 0 else None
+
+
+def flatten_plan(lib, s, p, parts):
+    """The determinizer's draw-independent parts (interpreter/determinize.py) as runtime.c reads
+    them (read_plan), or None."""
+    places, hidden, draw, card_vars, secret, flow = parts
+    plan = getattr(draw, "plan", None)
+    if plan is None:
+        return None
+    rs = s.rs
+    secret_pending = int(s.pending >= 0 and bool(getattr(rs.chooses[s.pending], "secret", False)))
+    out = [p, secret_pending, len(places)]
+    for (zi, i), c in zip(places, hidden):
+        out += [zi, i, c]
+    if plan[0] == "shuffle":
+        out += [0, len(plan[1])] + list(plan[1])
+    else:
+        _, buckets, order, groups = plan
+        out += [1, len(buckets)]
+        for cs in buckets:
+            out += [len(cs)] + list(cs)
+        out.append(len(order))
+        for i, ks in order:
+            out += [i, len(ks)] + list(ks)
+        out.append(len(groups))
+        for idx in groups:
+            out += [len(idx)] + list(idx)
+    out += [len(card_vars)] + list(card_vars)
+    out.append(len(secret))
+    try:
+        for i, init in secret:
+            out.append(i)
+            _value(lib, init, out)
+    except _Unflattenable:
+        return None
+    slots = []
+    for k, _num in flow:
+        slot = lib.for_slot.get(k.split("#")[1])
+        if slot is None:
+            return None
+        slots.append(slot)
+    out += [len(slots)] + slots
+    vis = {"zone": 0, "public": 1, "hidden": 2}
+    out += [vis.get(d.visibility, 2) for d in rs.mark_decl]
+    if any(d.visibility == "zone" for d in rs.mark_decl):
+        bit = 1 << p
+        blind = [c for c in range(rs.ncards) if not s._sight(c) & bit]
+    else:
+        blind = []
+    out += [len(blind)] + blind
+    return out
+
+
+def _buf(code, n):
+    return array(code, bytes(array(code).itemsize * max(1, n)))
+
+
+def _ptr(arr, ctype):
+    addr, _ = arr.buffer_info()
+    return ctypes.cast(addr, ctypes.POINTER(ctype))
+
+
+def _score(x, tag):
+    return bool(x) if tag == T_BOOL else x
+
+
+# -- state → flat int64 buffer (runtime.c, load_state) ------------------------------------------
+def flatten(lib, s):
+    """The state's data as the C loader reads it, or None if some value cannot go (a text the
+    generator did not intern, a number beyond 64 bits, an unknown flow key)."""
+    rs = s.rs
+    if s.terminal:
+        return None
+    try:
+        out = [ABI, rs.ncards, rs.nzones, len(rs.var_init), len(lib.for_slot)]
+        gen = 0 if s.gen == "shake128" else 1 if s.gen == "xorshift64*" else None
+        if gen is None:
+            return None
+        out += [s.pc, s.pending, s.actor, s.cur, s.phase, int(s.terminal), s.turns, s.decisions, s.budget,
+                s.spent, _i64(s.rng), gen, int(s._legal is not None)]
+        for z in s.z:
+            out.append(len(z))
+            out.extend(z)
+        out.extend(s.kn)
+        face = s.face
+        out.extend(face.get(c, 0) for c in range(rs.ncards)) if face else out.extend([0] * rs.ncards)
+        for col in s.mk:
+            out.extend(int(x) for x in col)
+        for x in s.v:
+            _value(lib, x, out)
+        slots = [[0, 0, 0, None, None] for _ in lib.for_slot]
+        for k, x in s.fenv.items():
+            if k.startswith("#list"):
+                slot = lib.for_slot.get(k[len("#list"):])
+                if slot is None:
+                    return None
+                slots[slot][0] = 1
+                slots[slot][2] = x[1]
+                slots[slot][3] = list(x[0])
+            else:
+                slot = lib.for_slot.get(k.split("#")[1])
+                if slot is None:
+                    return None
+                slots[slot][1] = 1
+                slots[slot][4] = x
+        for active, has, idx, items, var in slots:
+            out += [active, has, idx]
+            _value(lib, items, out)
+            _value(lib, var, out)
+        evs = _pending(s)
+        out.append(len(evs))
+        for ev in evs:
+            out.append(ev[1])
+            out.append(-1 if ev[2] == "skip" else lib.action_index[ev[2]])
+            _value(lib, [list(x) if isinstance(x, tuple) else x for x in ev[3]], out)
+    except _Unflattenable:
+        return None
+    for x in out:
+        if not -(1 << 63) <= x < (1 << 63):
+            return None
+    return out
+
+
+class _Unflattenable(Exception):
+    pass
+
+
+def _i64(u):
+    return u - (1 << 64) if u >= 1 << 63 else u
+
+
+def _value(lib, x, out):
+    if x is None:
+        out.append(T_NONE)
+    elif x is True or x is False:
+        out += [T_BOOL, int(x)]
+    elif isinstance(x, int):
+        if not -(1 << 63) < x < (1 << 63):
+            raise _Unflattenable
+        out += [T_INT, x]
+    elif isinstance(x, str):
+        i = lib.texts.get(x)
+        if i is None:
+            raise _Unflattenable
+        out += [T_STR, i]
+    elif isinstance(x, (list, tuple)):
+        out += [T_LIST, len(x)]
+        for y in x:
+            _value(lib, y, out)
+    else:
+        raise _Unflattenable
+
+
+def _pending(s):
+    """The stored choices of a simultaneous step under way (the secret events on top of the history)."""
+    from .runtime import pending_choices
+    return pending_choices(s)
+
+
+# -- the entry points Game and State use ---------------------------------------------------------
+def playouts(lib, n, seed):
+    """Game.playouts' games seed .. seed + n - 1 on the native library `lib`: (seed, played in C,
+    scores, winners, decisions) each; a game the C code stops (played in C: False) is for the caller
+    to play on the Python engine."""
+    done = 0
+    while done < n:
+        chunk = min(n - done, 4096)
+        for i, (st, why, scores, winners, decisions) in enumerate(lib.playouts(seed + done, chunk)):
+            yield seed + done + i, st == ST_OK, scores, winners, decisions
+        done += chunk
+
+
+def random_bot_key(seed, seat):
+    """The 32-bit words random.seed uses for RandomBot(seed, seat)'s text seed (version 2: the text's
+    bytes and their SHA-512, as one big-endian integer), as mt_init_by_array takes them (its
+    little-endian words, at least one)."""
+    b = f"gamespec.RandomBot:{seed}:{seat}".encode()
+    a = int.from_bytes(b + _sha512(b).digest(), "big")
+    n = max(1, (a.bit_length() + 31) // 32)
+    return array("I", a.to_bytes(4 * n, "little"))
+
+
+def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe, timed_out):
+    """gamespec.simulate's per-game results for a random bot in every seat, the games in C; a game
+    the C code stops is played by `play_safe` (the Python engine), one past its timeout is the error
+    `timed_out(timeout, decisions)` makes (both handed in by the driver above)."""
+    keys = [[random_bot_key(s, p) for p in range(players)] for s in seeds]
+    out = []
+    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout)):
+        if r["status"] == ST_OK:
+            out.append({"seed": seed, "bots": list(kinds), "scores": r["scores"], "winners": r["winners"],
+                        "decisions": r["decisions"], "turns": r["turns"], "phases": r["phases"],
+                        "seconds": r["seconds"]})
+        elif r["status"] == ST_TIMEOUT:
+            e = timed_out(timeout, r["decisions"])
+            out.append({"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False})
+        else:
+            out.append(play_safe(game, players, seed, options, kinds, timeout, "python"))
+    return out
+
+
+def search(lib, view, rng, iterations, c, deadline=None):
+    """An ISMCTS search of `view` in C: (root statistics {position: (visits, reward)}, iterations),
+    the bot's rng advanced exactly as the Python search advances it; None if the C search cannot
+    take it (the caller runs the Python search from the rng as it was)."""
+    state = view._state()
+    world_of = view.determinizer()
+    parts = getattr(world_of, "parts", None)
+    if parts is None:
+        return None
+    version, words, gauss = rng.getstate()
+    got = lib.ismcts(state, view.player, parts, iterations, c, view.num_legal_actions, words, deadline)
+    if got is None:
+        return None
+    visits, reward, done, mt = got
+    rng.setstate((version, tuple(mt), gauss))
+    return {i: (v, r) for i, (v, r) in enumerate(zip(visits, reward)) if v}, done
+
+
+def rollout(lib, state, rng):
+    """state.playout(rng) (not in place) on the native library: the scores, the rng advanced exactly
+    as the Python playout advances it; None when the native engine cannot take this state (the
+    caller plays it in Python)."""
+    if not lib.load(state):
+        return None
+    version, words, gauss = rng.getstate()
+    st, why, scores, winners, decisions, mt = lib.rollout(words)
+    if st != ST_OK:
+        return None
+    rng.setstate((version, tuple(mt), gauss))
+    return scores
