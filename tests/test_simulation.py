@@ -34,6 +34,9 @@ def expected_type_counts(game, options):
                 continue
             k = f.get("count", 1)
             for vals in (f.get("each") or {}).values():
+                if isinstance(vals, str):       # `range(a, b)` / `range(n)`, read here independently
+                    nums = [int(x) for x in vals.strip()[len("range("):-1].split(",")]
+                    vals = range(*nums)
                 k *= len(vals)
             n += k
         out[cname] = n

@@ -45,7 +45,7 @@ class Words:
 
     def _Name(self, n):
         i = n.id
-        fixed = {"players": "all players", "num_players": "the number of players",
+        fixed = {"players": "all players", "num_players": "the number of players", "num_teams": "the number of teams",
                  "current": "the current player", "actor": "the acting player", "it": "the card"}
         if i in fixed:
             return fixed[i]

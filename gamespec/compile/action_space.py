@@ -573,7 +573,7 @@ class FaceFlow:
         self.parent = {0: None}
         self.binds = {}       # (scope, name) -> [(expression node, scope)]
         self.moves = []       # (source node, destination node, scope)
-        self.quiet = set(spec.tables) | set(spec.options) | {"players", "num_players", "current",
+        self.quiet = set(spec.tables) | set(spec.options) | {"players", "num_players", "num_teams", "current",
                                                                 "actor", "none", "it", "p"}
         self.param_scope = {}
         self._seen = set()    # ids of the rule ASTs scanned in an action's scope
