@@ -455,8 +455,14 @@ def permutations(s, xs, k=None):
     return [list(c) for c in itertools.permutations(xs, k)] if count else []
 
 
-def product(xs):
-    """`product(xs)`: the product of numbers (1 of none), below 2**63."""
+def product(s, xs):
+    """`product(xs)`: the product of numbers (1 of none), below 2**63; a step per item."""
+    charge(s, xs)
+    return multiply(xs)
+
+
+def multiply(xs):
+    """The product of numbers (the items of `product(e for x in xs)`, charged as they were made)."""
     r = 1
     for x in xs:
         if x.__class__ is bool:
@@ -467,8 +473,10 @@ def product(xs):
     return r
 
 
-def runs(xs):
-    """`runs(xs)`: the maximal runs of consecutive integers among the distinct values, increasing."""
+def runs(s, xs):
+    """`runs(xs)`: the maximal runs of consecutive integers among the distinct values, increasing; a
+    step per item."""
+    charge(s, xs)
     vals = set()
     for x in xs:
         if x.__class__ is not int:
@@ -857,7 +865,7 @@ NAMES = {
     "_dense_rank": dense_rank, "_index_of": index_of, "_run_length": run_length, "_distinct": distinct,
     "_count_by": count_by, "_longest_run": longest_run, "_has_repeat": has_repeat,
     # combinatorics, functions, teams
-    "_subsets": subsets, "_combinations": combinations, "_permutations": permutations, "_product": product,
+    "_subsets": subsets, "_combinations": combinations, "_permutations": permutations, "_product": product, "_multiply": multiply,
     "_runs": runs, "_best_by": best_by, "_sorted_by": sorted_by, "_enter": enter_call, "_team": team_index,
     # card effects
     "_move": move_card, "_lose_track": lose_track, "_widen": widen, "_move_pub": move_public,

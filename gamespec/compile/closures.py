@@ -742,10 +742,10 @@ class Compiler:
             return lambda s, e: g(s, a0(s, e), a1(s, e))
         if f == "product":
             a0, prod = args[0], rt.product
-            return lambda s, e: prod(a0(s, e))
+            return lambda s, e: prod(s, a0(s, e))
         if f == "runs":
             a0, runs = args[0], rt.runs
-            return lambda s, e: runs(a0(s, e))
+            return lambda s, e: runs(s, a0(s, e))
         raise AssertionError(f"builtin {f} not compiled")
 
     def keyed(self, n, names):
@@ -811,9 +811,9 @@ class Compiler:
                     yield elt(s, e)
         if f == "sum":
             return lambda s, e: sum(gen(s, e))
-        if f == "product":
-            prod = rt.product
-            return lambda s, e: prod(list(gen(s, e)))
+        if f == "product":      # the items, charged as they are made (gen), then multiplied
+            mul = rt.multiply
+            return lambda s, e: mul(list(gen(s, e)))
         if f == "any":
             return lambda s, e: any(gen(s, e))
         if f == "all":

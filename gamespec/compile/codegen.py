@@ -1185,16 +1185,15 @@ class CodeGen:
         if f == "sorted":
             return f"sorted({args[0]})"
         if f == "product":
-            return f"_product({args[0]})"
+            return f"_product(s, {args[0]})"
         if f == "runs":
-            return f"_runs({args[0]})"
+            return f"_runs(s, {args[0]})"
         raise AssertionError(f)
 
-    def keyed(self, n, names):
-        """`max/min/sorted(e for x in xs if c, key=k)`: (key, item) pairs, the key computed first, charged
-        like the closures' (every item, the key's weight too), then runtime.best_by / sorted_by."""
-        c = n.args[0]
-        w = comp_weight(c, n.kwargs["key"])
+    def charged_list(self, c, names, key=None):
+        """`[elt for x in xs if cond]` (with a key: `[(key, elt) ...]`), every item charged as the
+        closures charge it (comp_weight, no exemption for small lists): the new built-ins' items."""
+        w = comp_weight(c, key)
         src = self.as_list(c.iter, names)
         it = f"_charge(s, {src})" if w == 1 else f"_charge_w(s, {src}, {w})"
         inner = dict(names)
@@ -1205,9 +1204,15 @@ class CodeGen:
         self._comp_depth += 1
         try:
             cond = f" if {self.test(c.cond, inner)}" if c.cond is not None else ""
-            pairs = f"[({self.ex(n.kwargs['key'], inner)}, {self.ex(c.elt, inner)}) for {py} in {it}{cond}]"
+            item = self.ex(c.elt, inner) if key is None else f"({self.ex(key, inner)}, {self.ex(c.elt, inner)})"
+            return f"[{item} for {py} in {it}{cond}]"
         finally:
             self._comp_depth -= 1
+
+    def keyed(self, n, names):
+        """`max/min/sorted(e for x in xs if c, key=k)`: (key, item) pairs, the key computed first, charged
+        like the closures' (every item, the key's weight too), then runtime.best_by / sorted_by."""
+        pairs = self.charged_list(n.args[0], names, n.kwargs["key"])
         if n.func == "sorted":
             return f"_sorted_by({pairs})"
         if "default" in n.kwargs:
@@ -1220,8 +1225,7 @@ class CodeGen:
         if "key" in n.kwargs:
             return self.keyed(n, names)
         if f == "product":
-            body = self.comp(c, names)
-            return f"_product([{'_x for _x in ' + body[1:] if body.startswith('=') else body}])"
+            return f"_multiply({self.charged_list(c, names)})"
         if f == "count":
             if c.cond is None:
                 return f"len({self.as_list(c.iter, names)})"
@@ -1562,7 +1566,7 @@ class CodeGen:
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
                      r"_numbers|_unique|_bounded|_move|_move_pub|_move_plain|_lose_track|_widen|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e|"
-                     r"_subsets|_combinations|_permutations|_product|_runs|_best_by|_sorted_by|_team)\b|[KF]\d+\(|\be\[")
+                     r"_subsets|_combinations|_permutations|_product|_multiply|_runs|_best_by|_sorted_by|_team)\b|[KF]\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _PLAIN_READ = re.compile(r"s\.v\[(\d+|\(\d+ \+ s\.(actor|cur)\))\]$")     # a variable, read as it is
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")

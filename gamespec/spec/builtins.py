@@ -76,7 +76,7 @@ TABLE = (
        signature="min(xs, default=d), min(e for x in xs, key=k), min(a, b, ...)",
        text="The least item; of an empty list, `default`. With `key=`: the item whose key is least (the first such).",
        example={"expr": "min(card.rank, 3)"}),
-    _b("product", 1, 1, (L,), result="int", aggregate=True, walks=True, no_cards=True, hook="sum",
+    _b("product", 1, 1, (L,), result="int", aggregate=True, no_cards=True, hook="sum",
        agg_words="the product of", signature="product(xs), product(e for v in xs if c)",
        text="The product of numbers (1 of an empty list); below 2^63 like every number.",
        example={"expr": "product(c.rank for c in hand[actor])"}),
@@ -173,7 +173,7 @@ TABLE = (
        text="The orderings of all (or k) items of xs, in lexicographic order of positions. Sized and charged "
             "before it is built; at most 100000 lists.",
        example={"expr": "size(permutations([1, 2, 3]))"}),
-    _b("runs", 1, 1, (L,), result="list", elem="list", walks=True, no_cards=True,
+    _b("runs", 1, 1, (L,), result="list", elem="list", no_cards=True,
        words="the runs of consecutive numbers in {0}", signature="runs(xs)",
        text="The maximal runs of consecutive integers among the distinct values of xs, each increasing, in "
             "increasing order: `runs([5, 3, 4, 9, 4])` is `[[3, 4, 5], [9]]`.",

@@ -240,6 +240,8 @@ class TypeChecker:
                     self.fail(tgt, self.not_assignable(tgt.id, scope))
                 if v.per_player:
                     self.fail(tgt, f"'{tgt.id}' is per player; write {tgt.id}[player]", "type")
+                if v.per_team:
+                    self.fail(tgt, f"'{tgt.id}' is per team; write {tgt.id}[team(player)]", "type")
                 tgt.ref = ("var", v)
             else:
                 if self._fn_stack and tgt.obj.id in self.variables:
