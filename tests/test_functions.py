@@ -14,7 +14,6 @@ import pytest
 import gamespec
 from gamespec.errors import SpecErrors, SpecRuntimeError
 from helpers import arrange
-from interpreter import runtime
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIFTEENS = os.path.join(HERE, "specs", "fifteens.yaml")
