@@ -436,6 +436,6 @@ def test_explain_has_words_for_every_construct_of_the_language_and_every_visibil
     md = explain(game)
     assert "A chance to respond" in md and "If someone responded:" in md and "If nobody did:" in md
     assert "*challenger* is the player who responded" in md
-    for spec in ("bluff", "snap", "melds", "fifteens", "bags"):
+    for spec in ("bluff", "snap", "melds", "fifteens", "bags", "tens"):
         md = explain(gamespec.load(os.path.join(ROOT, "tests", "specs", f"{spec}.yaml")), players=4 if spec == "bags" else None)
         assert "`" not in md.replace("```", ""), (spec, [ln for ln in md.splitlines() if "`" in ln][:3])
