@@ -291,3 +291,36 @@ def test_a_function_falling_off_its_end_with_a_value_on_another_path_is_an_error
     assert [x.message for x in e.value.errors] == [
         "function 'inverse' gives a number on one path and none on another (its end, without a return, gives "
         "none): every return must give one kind"]
+
+
+def test_an_end_condition_calling_a_function_is_checked_after_a_block_that_changes_what_it_reads():
+    """The flow skips, after a block of effects, the end checks that cannot have changed
+    (compile/depends.py): a function's body is read too, not only its arguments."""
+    text = """
+name: Pile
+players: [2, 2]
+cards:
+  card: {zone: deck, faces: [{each: {v: [1, 2, 3]}, count: 4}]}
+zones:
+  deck: {kind: pile, visibility: hidden}
+  pile: {kind: pile, visibility: public}
+functions:
+  heap(): "return sum(c.v for c in pile)"
+end_if: "heap() >= 5"
+phases:
+  play:
+    turn:
+      steps:
+        - choose: [push]
+actions:
+  push: {effect: "deal(deck, pile)"}
+scoring:
+  score: "0"
+"""
+    for backend in BACKENDS:
+        g = gamespec.load_text(text, "pile.yaml")
+        g.backend = backend
+        s = g.new_game(players=2, seed=1)
+        while not s.is_terminal:
+            s.apply(s.legal_actions()[0])
+            assert s.is_terminal == (g.evaluate(s, "heap()") >= 5), backend

@@ -135,7 +135,7 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
             kind, what = ref[0], ref[1]
             if kind in ("zone", "family", "member"):
                 used_zones.add(what.name)
-            elif kind in ("var", "pvar"):
+            elif kind in ("var", "pvar", "tvar"):
                 (written_vars if id(n) in targets else read_vars).add(what.name)
             elif kind == "option":
                 used_options.add(what)
@@ -293,7 +293,7 @@ def zone_classes(spec) -> dict:
         if ref:
             if ref[0] in ("zone", "family", "member"):
                 return S[ref[1].name]
-            if ref[0] in ("var", "pvar"):
+            if ref[0] in ("var", "pvar", "tvar"):
                 return V[ref[1].name]
             if ref[0] == "local":
                 return env.get(ref[1], classes)
@@ -319,7 +319,7 @@ def zone_classes(spec) -> dict:
                 env[s.name] = set(env.get(s.name, set())) | cls_of(s.value, env)
             elif isinstance(s, A.Assign):
                 ref = getattr(s.target, "ref", None)
-                if ref and ref[0] in ("var", "pvar"):
+                if ref and ref[0] in ("var", "pvar", "tvar"):
                     V[ref[1].name] |= cls_of(s.value, env)
                 elif ref and ref[0] == "local":
                     env[ref[1]] = set(env.get(ref[1], set())) | cls_of(s.value, env)

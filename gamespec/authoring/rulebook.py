@@ -549,9 +549,10 @@ def _steps(w, steps, spec) -> list:
             who = w.e(_reparse(st.iter, "expr"))
             how = ("at the same time, in secret (the choices are revealed when all have chosen)"
                    if st.ask == "at_once" else "one at a time, in that order")
-            until = ("every response is carried out" if st.until == "all"
-                     else "the first to respond takes it" + (", the others are revealed" if st.ask == "at_once"
-                                                              else " and the others are not asked"))
+            until = ("every response is carried out, in that order" if st.until == "all" else
+                     "the first of them, in that order, who responds takes it (the other choices are revealed "
+                     "without effect)" if st.ask == "at_once" else
+                     "the first who responds takes it and the players after them are not asked")
             s = (f"{guard}A chance to respond: {who} may each respond {how} with {', '.join(names)}, or pass "
                  f"(\"{st.optional}\"); {until}; a player who can only pass is "
                  + ("skipped" if st.if_none == "skip" else "still asked") + ".")

@@ -707,6 +707,8 @@ def _card_names(node):
             stack.extend(n)
         elif isinstance(n, A.Name):
             yield n
+        elif isinstance(n, A.Call) and getattr(n, "fn", None) is not None:
+            yield A.Name(n.line, n.col, id="#function")     # a function's value: cards from anywhere
         elif isinstance(n, (A.Attr, A.Compare, A.Const)) or \
                 (isinstance(n, A.Unary) and n.op == "not") or \
                 (isinstance(n, A.Call) and n.func in NO_CARDS):
