@@ -568,11 +568,7 @@ class State:
         self.actor = p
         rt = a[4] if a is not None else None
         if rt is None or not rt.card_params:
-            self.hist = (("v", p, a[0] if a is not None else "skip", a[1] if a is not None else (), ()), self.hist)
-            if self.log is not None:
-                self.log.append({"type": "reveal", "player": p,
-                                 "action": _ajson(a) if a is not None else {"action": "skip"},
-                                 "_cards": ()})
+            self._reveal_plain(p, a)
             if rt is None:
                 return nxt
             return ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), nxt)
@@ -586,6 +582,13 @@ class State:
         finally:
             self._record(a, p, cards, self.shuffles != shuffles, h0, n0, reveal=True)
 
+    def _reveal_plain(self, p, a):
+        """The reveal of a stored choice without card parameters (a None: a pass): history and log."""
+        self.hist = (("v", p, a[0] if a is not None else "skip", a[1] if a is not None else (), ()), self.hist)
+        if self.log is not None:
+            self.log.append({"type": "reveal", "player": p,
+                             "action": _ajson(a) if a is not None else {"action": "skip"}, "_cards": ()})
+
     def _watch(self, cards):
         """Watch a decision's chosen cards while its effect runs (see _watching)."""
         self.watch = _watching(self, cards)
@@ -596,10 +599,7 @@ class State:
         self.actor = p
         rt = a[4] if a is not None else None
         if rt is None or not rt.card_params:
-            self.hist = (("v", p, a[0] if a is not None else "skip", a[1] if a is not None else (), ()), self.hist)
-            if self.log is not None:
-                self.log.append({"type": "reveal", "player": p,
-                                 "action": _ajson(a) if a is not None else {"action": "skip"}, "_cards": ()})
+            self._reveal_plain(p, a)
             return
         self._record(a, p, self._cards_seen(a, rt), False, self.hist,
                      len(self.log) if self.log is not None else 0, reveal=True)

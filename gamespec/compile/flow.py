@@ -602,15 +602,8 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         lkey, nxt, where, P = a["lkey"], goto(pc + 1), a["where"], rs.P
 
         def choosers(s):
-            seen = set()
-            for p in s.fenv[lkey][0]:
-                if p.__class__ is not int or not 0 <= p < P:
-                    raise SpecRuntimeError(f"a chooser of a simultaneous step is {p!r}; it must be a player "
-                                           f"(0 to {P - 1})", where, check="not-a-player")
-                if p in seen:
-                    raise SpecRuntimeError(f"player {p} is listed twice among the choosers of a "
-                                           "simultaneous step", where, check="simultaneous")
-                seen.add(p)
+            _seats(s.fenv[lkey][0], P, where, "a chooser of a simultaneous step",
+                   "the choosers of a simultaneous step", "simultaneous")
             return nxt
         return choosers
     if kind == "reveal":
@@ -628,6 +621,18 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         ch.enter = make_enter(rs, ch) if getattr(ch, "window", None) is None else make_window_enter(rs, ch)
         return ch.enter
     raise AssertionError(kind)
+
+
+def _seats(items, P, where, one, all_, check):
+    """The players a step lists (the choosers, the responders): each a seat, none twice."""
+    seen = set()
+    for p in items:
+        if p.__class__ is not int or not 0 <= p < P:
+            raise SpecRuntimeError(f"{one} is {p!r}; it must be a player (0 to {P - 1})", where,
+                                   check="not-a-player")
+        if p in seen:
+            raise SpecRuntimeError(f"player {p} is listed twice among {all_}", where, check=check)
+        seen.add(p)
 
 
 # -- simultaneous choices ------------------------------------------------------------------
@@ -702,15 +707,8 @@ def make_window(rs, kind, a, nxt, L, goto):
         lkey, took, where, P = a["lkey"], a["took"], a["where"], rs.P
 
         def window_open(s):
-            seen = set()
-            for p in s.fenv[lkey][0]:
-                if p.__class__ is not int or not 0 <= p < P:
-                    raise SpecRuntimeError(f"a player who may respond in a reaction window is {p!r}; it must be "
-                                           f"a player (0 to {P - 1})", where, check="not-a-player")
-                if p in seen:
-                    raise SpecRuntimeError(f"player {p} is listed twice among the players who may respond in a "
-                                           "reaction window", where, check="react")
-                seen.add(p)
+            _seats(s.fenv[lkey][0], P, where, "a player who may respond in a reaction window",
+                   "the players who may respond in a reaction window", "react")
             s.fenv = dict(s.fenv)
             s.fenv[took] = []
             return nxt

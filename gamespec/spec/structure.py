@@ -606,104 +606,102 @@ class Checker(TypeChecker):
         """A size decided at set-up (a family's or a face's `count`) is a whole number computed from
         numbers, num_players and options only: no zone, variable, card or player is known yet."""
         for r in self._sizes:
-            for n in A.walk(r.ast):
-                ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
-                    isinstance(n, A.Name) and (n.id == "num_players" or self.globals.get(n.id) == "option")) or (
-                    isinstance(n, A.Call) and n.func in self.SIZE_CALLS and not n.kwargs
-                    and not any(isinstance(a, A.Comp) for a in n.args))
-                if isinstance(n, A.BinOp) and n.op == "**":
-                    ok = False
-                if not ok:
-                    what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
-                    self.err(f"{what} cannot decide a size at set-up: a size is computed from numbers, num_players "
-                             f"and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' allowed)",
-                             (n.line, n.col), "size")
-                    break
+            n = self._not_setup(r, ("num_players",))
+            if n is not None:
+                what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
+                self.err(f"{what} cannot decide a size at set-up: a size is computed from numbers, num_players "
+                         f"and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' allowed)",
+                         (n.line, n.col), "size")
             else:
                 self.check_rule(r, Scope(dict(CONSTANTS)), "number")
                 self.try_sizes(r)
 
-    def try_sizes(self, r):
-        """Evaluate a set-up size for every player count and option set (when there are at most 1000
-        of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
-        from .sizes import size_value
+    def _not_setup(self, r, names):
+        """The first node of rule r that cannot be decided at set-up (only numbers, the given names,
+        options, arithmetic but `**`, comparisons, and/or/not, if/else and SIZE_CALLS), or None."""
+        for n in A.walk(r.ast):
+            ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
+                isinstance(n, A.Name) and (n.id in names or self.globals.get(n.id) == "option")) or (
+                isinstance(n, A.Call) and n.func in self.SIZE_CALLS and not n.kwargs
+                and not any(isinstance(a, A.Comp) for a in n.args))
+            if not ok or (isinstance(n, A.BinOp) and n.op == "**"):
+                return n
+        return None
+
+    def _setup_configs(self):
+        """Every (player count, options) a set-up rule is tried for at validate time (the defaults only
+        beyond 1000 of them); none while `players` is malformed (reported by check_players)."""
         ps = self.data.get("players")
         if not (isinstance(ps, list) and len(ps) == 2 and all(type(x) is int for x in ps) and ps[0] <= ps[1]):
-            return      # reported by check_players
+            return
         lo, hi = ps
         names = list(self.option_defaults)
         choices = [self.option_values.get(n) or ([False, True] if isinstance(self.option_defaults[n], bool)
                                                  else [self.option_defaults[n]]) for n in names]
         if math.prod(len(c) for c in choices) * (hi - lo + 1) > 1000:
             choices = [[self.option_defaults[n]] for n in names]
-        low = 0 if ".faces[" in r.where else 1
         for P in range(lo, hi + 1):
             for combo in itertools.product(*choices):
-                try:
-                    size_value(r, P, dict(zip(names, combo)), low, 1000)
-                except SpecError as e:
-                    opts = ", ".join(f"{n}={v}" for n, v in zip(names, combo))
-                    self.err(e.message.replace("these options", f"options {opts}" if opts else "no options"),
-                             (r.line, r.col), "size")
-                    return
+                yield P, dict(zip(names, combo))
+
+    def _try_setup(self, r, check, fn):
+        """fn(P, options) for every set-up configuration; the first SpecError is reported at r, naming
+        the options, once."""
+        for P, opts in self._setup_configs():
+            try:
+                fn(P, opts)
+            except SpecError as e:
+                shown = ", ".join(f"{n}={v}" for n, v in opts.items())
+                self.err(e.message.replace("these options", f"options {shown}" if shown else "no options"),
+                         (r.line, r.col), check)
+                return False
+        return True
+
+    def try_sizes(self, r):
+        """Evaluate a set-up size for every player count and option set (when there are at most 1000
+        of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
+        from .sizes import size_value
+        low = 0 if ".faces[" in r.where else 1
+        self._try_setup(r, "size", lambda P, opts: size_value(r, P, opts, low, 1000))
 
     def read_named_effects(self, effs):
         """`effects: {NAME(a, b): EFFECTS}`: blocks of effects called as statements, inlined at check
         time like defines (hygienic: the body sees only its parameters and global names)."""
-        for key in effs:
-            m = DEFINE_RE.match(str(key))
-            if not m:
-                self.err(f"named effect {key!r} should look like 'name' or 'name(a, b)'", self.key_mark(effs, key))
-                continue
-            name = m.group(1)
-            params = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
-            bad = [x for x in [name] + params if reserved(x) or not NAME_RE.match(x)]
-            if bad:
-                self.err(f"named effect {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
-                         "reserved)", self.key_mark(effs, key), "name")
-                continue
-            clash = [x for x in params if x in self._seen or x in CONSTANTS]
-            if name in self._seen or name in BUILTINS or name in CONSTANTS or clash:
-                self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(effs, key))
-                continue
-            if len(set(params)) != len(params):
-                self.err(f"named effect {key!r} names a parameter twice", self.key_mark(effs, key), "name")
-                continue
-            r = self.rule(effs, key, f"effects.{name}", "effects")
-            if r is not None:
-                self.named_effects[name] = (params, r)
-                self._seen[name] = "named effect"
-            else:
-                self.broken_effects.add(name)
+        self._read_bodies(effs, "named effect", "effects", self.named_effects, self.broken_effects)
 
     def read_functions(self, fns):
         """`functions: {NAME(a, b): STATEMENTS}`: values computed by statements ending in `return`,
         compiled once (not inlined), callable in any expression (docs/language.md, Functions)."""
-        for key in fns:
+        self._read_bodies(fns, "function", "functions", self.functions, self.broken_defines)
+
+    def _read_bodies(self, table, what, section, into, broken):
+        """`NAME(a, b): STATEMENTS` entries (named effects, functions): names checked, bodies parsed into
+        `into` (name -> (params, Rule)); one that fails to parse goes into `broken` (its uses say no more)."""
+        for key in table:
             m = DEFINE_RE.match(str(key))
             if not m:
-                self.err(f"function {key!r} should look like 'name' or 'name(a, b)'", self.key_mark(fns, key))
+                self.err(f"{what} {key!r} should look like 'name' or 'name(a, b)'", self.key_mark(table, key))
                 continue
             name = m.group(1)
             params = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
             bad = [x for x in [name] + params if reserved(x) or not NAME_RE.match(x)]
             if bad:
-                self.err(f"function {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
-                         "reserved)", self.key_mark(fns, key), "name")
+                self.err(f"{what} {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
+                         "reserved)", self.key_mark(table, key), "name")
                 continue
             clash = [x for x in params if x in self._seen or x in CONSTANTS]
             if name in self._seen or name in BUILTINS or name in CONSTANTS or clash:
-                self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(fns, key))
+                self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(table, key))
                 continue
             if len(set(params)) != len(params):
-                self.err(f"function {key!r} names a parameter twice", self.key_mark(fns, key), "name")
+                self.err(f"{what} {key!r} names a parameter twice", self.key_mark(table, key), "name")
                 continue
-            r = self.rule(fns, key, f"functions.{name}", "effects")
+            r = self.rule(table, key, f"{section}.{name}", "effects")
             if r is not None:
-                self.functions[name] = (params, r)
-                self._seen[name] = "function"
+                into[name] = (params, r)
+                self._seen[name] = what
             else:
-                self.broken_defines.add(name)       # its uses say nothing more
+                broken.add(name)
 
     def check_functions(self):
         """Each function's body checked once on its own (parameters of any kind): the statements that
@@ -729,41 +727,19 @@ class Checker(TypeChecker):
         r = self.rule(d, "teams", "teams")
         if r is None:
             return None
-        for n in A.walk(r.ast):
-            ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
-                isinstance(n, A.Name) and (n.id in ("num_players", "p") or self.globals.get(n.id) == "option")) or (
-                isinstance(n, A.Call) and n.func in self.SIZE_CALLS and not n.kwargs
-                and not any(isinstance(a, A.Comp) for a in n.args))
-            if isinstance(n, A.BinOp) and n.op == "**":
-                ok = False
-            if not ok:
-                what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
-                self.err(f"{what} cannot decide a team at set-up: a team is computed from p (the seat), "
-                         f"num_players and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' "
-                         "allowed)", (n.line, n.col), "teams")
-                return None
+        n = self._not_setup(r, ("num_players", "p"))
+        if n is not None:
+            what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
+            self.err(f"{what} cannot decide a team at set-up: a team is computed from p (the seat), "
+                     f"num_players and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' "
+                     "allowed)", (n.line, n.col), "teams")
+            return None
         n0 = len(self.errors)
         self.check_rule(r, Scope(dict(CONSTANTS, p="player")), "number")
         if len(self.errors) > n0:
             return None
         from .sizes import team_list
-        ps = d.get("players")
-        if isinstance(ps, list) and len(ps) == 2 and all(type(x) is int for x in ps) and ps[0] <= ps[1]:
-            names = list(self.option_defaults)
-            choices = [self.option_values.get(n) or ([False, True] if isinstance(self.option_defaults[n], bool)
-                                                     else [self.option_defaults[n]]) for n in names]
-            if math.prod(len(c) for c in choices) * (ps[1] - ps[0] + 1) > 1000:
-                choices = [[self.option_defaults[n]] for n in names]
-            for P in range(ps[0], ps[1] + 1):
-                for combo in itertools.product(*choices):
-                    try:
-                        team_list(r, P, dict(zip(names, combo)))
-                    except SpecError as e:
-                        opts = ", ".join(f"{k}={v}" for k, v in zip(names, combo))
-                        self.err(e.message.replace("these options", f"options {opts}" if opts else "no options"),
-                                 (r.line, r.col), "teams")
-                        return None
-        return r
+        return r if self._try_setup(r, "teams", lambda P, opts: team_list(r, P, opts)) else None
 
     def bound_inlining(self, defs, effs):
         """How large each define and named effect grows once what it uses is written out, computed
