@@ -318,7 +318,7 @@ def cmd_simulate(args) -> int:
                               backend=args.backend, address=args.address, records=args.records,
                               progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show,
                                                                           force=args.progress),
-                              timeout=args.timeout, engine=args.engine)
+                              timeout=args.timeout, engine=args.engine, probe=not args.no_probe)
     sweep, outs = study["sweep"], study["configs"]
     errors = [e for r in outs for e in r["errors"]]
     internal = [e for e in errors if e.get("internal")]
@@ -726,6 +726,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "where that is not available (one line says why). python: the Python engine. "
                         "The results are the same (docs/native.md)")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
+    s.add_argument("--no-probe", action="store_true",
+                   help="with random bots, do not first check that sample games of random moves end (by "
+                        "default, when none of up to 20 ends within 5000 decisions, simulate says so and stops)")
     shown = s.add_mutually_exclusive_group()
     shown.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     shown.add_argument("--progress", action="store_true",

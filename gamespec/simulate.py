@@ -142,6 +142,67 @@ def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="py
                 "traceback": traceback.format_exc()}
 
 
+# -- can random moves finish this game? -------------------------------------------------------------
+#: The probe's bounds: games of at most PROBE_DECISIONS decisions each, PROBE_TOTAL decisions and
+#: PROBE_CPU seconds of CPU time in all (whichever comes first), at most PROBE_GAMES games.
+PROBE_GAMES = 20
+PROBE_DECISIONS = 5_000
+PROBE_TOTAL = 50_000
+PROBE_CPU = 5.0
+
+
+class Unfinished(GamespecError):
+    """Random moves did not finish any sample game: a simulation would only hit the game's budgets."""
+
+
+def finish_probe(game, players, options, games=PROBE_GAMES, max_decisions=None, stop_at_first=True):
+    """Play sample games with uniformly random moves (seeds 0, 1, ...), each stopped after
+    `max_decisions` decisions (default: PROBE_DECISIONS, or the spec's own limit if lower), until one
+    ends (`stop_at_first`), `games` were tried, or PROBE_TOTAL decisions or PROBE_CPU CPU seconds were
+    spent. Returns {'tried', 'ended', 'max_decisions', 'decisions', 'errors'}. A rule that fails is
+    counted in 'errors' (it is `simulate`'s business to report it)."""
+    import random
+    limit = min(max_decisions or PROBE_DECISIONS, game.spec.decisions_per_game)
+    t0 = time.process_time()
+    tried = ended = spent = errors = 0
+    for seed in range(games):
+        if spent >= PROBE_TOTAL or time.process_time() - t0 > PROBE_CPU:
+            break
+        tried += 1
+        rnd = random.Random(seed)
+        try:
+            s = game.new_game(players=players, seed=seed, options=options)
+            while not s.is_terminal and s.decisions < limit:
+                s.apply_index(rnd.randrange(s.legal_action_count()))
+        except GamespecError:
+            errors += 1
+            continue
+        spent += s.decisions
+        if s.is_terminal:
+            ended += 1
+            if stop_at_first:
+                break
+    return {"tried": tried, "ended": ended, "max_decisions": limit, "decisions": spent, "errors": errors}
+
+
+def check_finishes(game, players, options, bots=None):
+    """With random bots only (the default): Unfinished when no sample game of random moves ends."""
+    if not all(b == "random" for b in (bots or ["random"])):
+        return
+    found = finish_probe(game, players, options)
+    if found["ended"] == 0 and found["tried"] > found["errors"]:
+        raise Unfinished(unfinished_message(found, players, options))
+
+
+def unfinished_message(probe, players, options) -> str:
+    """What to tell the user when no sample game ended (the lint and simulate say the same)."""
+    opts = ", ".join(f"{k}={str(v).lower()}" for k, v in (options or {}).items())
+    return (f"0 of {probe['tried']} sample games ended within {probe['max_decisions']} decisions of random moves "
+            f"({players} players{', ' + opts if opts else ''}): random bots cannot finish this game. A game "
+            "played to a target score may never end by chance; give it a bound for simulations, such as an "
+            "option max_rounds that ends it (docs/idioms.md, \"Games to a target score\")")
+
+
 # -- progress within games: decisions counted where they are played, sent on now and then ---------
 #: At most this often a worker sends its decision counts (a lock, or a Ray actor call, each time).
 TICK_SECONDS = 0.25
@@ -388,7 +449,7 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, timeout=None, engine="python") -> dict:
+             game=None, bots=None, on_result=None, timeout=None, engine="python", probe=True) -> dict:
     """Play `games` games with bots (a kind per seat; default random), seeds seed .. seed+games-1;
     aggregate in seed order.
 
@@ -396,6 +457,10 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     game's result (or error) in seed order, as soon as the games before it are in. `game` may be the Game
     already loaded from `path` (worker processes always load `path` themselves). Raises SpecErrors
     (bad spec), UsageError (bad players/options/counts); a game that raises is reported in 'errors'.
+
+    With random bots (the default) and `probe`, sample games are played first (finish_probe): when
+    none ends within its bound, Unfinished says so at once, instead of every game running into the
+    spec's decision budget.
     """
     import gamespec
     from gamespec.errors import UsageError
@@ -420,6 +485,8 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         workers = max(1, min(os.cpu_count() or 1, games // 20))
     if not isinstance(workers, int) or workers < 1:
         raise UsageError(f"the number of workers is a whole number >= 1, not {workers!r}")
+    if probe and games:
+        check_finishes(game, players, opts, bots)
     size = _block_size(games, workers)
     blocks = [(first, min(size, seed + games - first)) for first in range(seed, seed + games, size)]
     used = max(1, min(workers, len(blocks)))

@@ -172,8 +172,8 @@ def _secret_vars(rs, p):
         decl = rs.spec.variables[name]
         if decl.type in ("card", "cards"):
             continue
-        for q in range(rs.P if decl.per_player else 1):
-            if not sees_variable(rs, decl, 1 << p, q if decl.per_player else None):
+        for q in range(rs.cells(decl)):
+            if not sees_variable(rs, decl, 1 << p, q if rs.cells(decl) > 1 or decl.per_player else None):
                 out.append((base + q, rs.var_init[base + q]))
     return out
 

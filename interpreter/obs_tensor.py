@@ -60,7 +60,7 @@ class ObservationEncoder:
         self.vars = []           # (decl, slot, owner, offset)
         for name, base in rs.var_base.items():
             decl = rs.spec.variables[name]
-            owners = range(P) if decl.per_player else [None]
+            owners = range(rs.cells(decl)) if decl.per_player or decl.per_team else [None]
             for k, owner in enumerate(owners):
                 label = name if owner is None else f"{name}[{owner}]"
                 t = decl.type

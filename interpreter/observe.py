@@ -90,8 +90,8 @@ def observation(s, player: int) -> dict:
     variables = {}
     for name, base in rs.var_base.items():
         decl = rs.spec.variables[name]
-        if decl.per_player:
-            variables[name] = [value_view(s, decl, s.v[base + p], bit, p) for p in range(rs.P)]
+        if decl.per_player or decl.per_team:     # one entry per player, or per team
+            variables[name] = [value_view(s, decl, s.v[base + k], bit, k) for k in range(rs.cells(decl))]
         else:
             variables[name] = value_view(s, decl, s.v[base], bit, None)
     obs = {
@@ -105,6 +105,8 @@ def observation(s, player: int) -> dict:
         "variables": variables,
         "history": history_view(s, player),
     }
+    if rs.seat_team is not None:      # the game's teams (public): which team each seat is in
+        obs["teams"] = list(rs.seat_team)
     if s.terminal:
         obs["scores"] = list(s.scores)
         obs["winners"] = list(s.winners)

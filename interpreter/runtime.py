@@ -394,6 +394,161 @@ def has_repeat(values):
         return len(set(tuple(x) if x.__class__ is list else x for x in values)) < len(values)
 
 
+# -- combinatorics (each sized and charged BEFORE it is built) -----------------------------------
+def _count_choose(n, k, ordered):
+    """C(n, k) (or n!/(n-k)! if ordered), computed no further than MAX_LIST + 1."""
+    if k < 0 or k > n:
+        return 0
+    if not ordered:
+        k = min(k, n - k)
+    c = 1
+    for i in range(k):
+        c = c * (n - i) if ordered else c * (n - i) // (i + 1)
+        if c > MAX_LIST:
+            return MAX_LIST + 1
+    return c
+
+
+def _charge_lists(s, count, items, what):
+    """`count` lists of `items` items in all, about to be built: refused when too many, charged first."""
+    if count > MAX_LIST:
+        fault(f"{what} gives more than {MAX_LIST} lists; the limit is {MAX_LIST}", "value-size")
+    s.budget -= count + items
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+
+
+def subsets(s, xs):
+    """`subsets(xs)`: every sub-list, by size then position (2**n lists, sized before building)."""
+    import itertools
+    xs = list(xs)
+    n = len(xs)
+    count = (1 << n) if n <= 20 else MAX_LIST + 1
+    _charge_lists(s, count, n * (count // 2) if n <= 20 else 0, f"subsets() of {n} items")
+    out = []
+    for k in range(n + 1):
+        out.extend(list(c) for c in itertools.combinations(xs, k))
+    return out
+
+
+def combinations(s, xs, k):
+    """`combinations(xs, k)`: the sub-lists of k items, in order of positions."""
+    import itertools
+    xs = list(xs)
+    if k.__class__ is not int:
+        fault(f"combinations(): the number of items is a whole number, not {_shown(k)}", "type")
+    count = _count_choose(len(xs), k, False)
+    _charge_lists(s, count, count * max(k, 0), f"combinations() of {len(xs)} items, {k} at a time")
+    return [list(c) for c in itertools.combinations(xs, k)] if count else []
+
+
+def permutations(s, xs, k=None):
+    """`permutations(xs)`, `permutations(xs, k)`: the orderings of all (or k) items, in
+    lexicographic order of positions."""
+    import itertools
+    xs = list(xs)
+    k = len(xs) if k is None else k
+    if k.__class__ is not int:
+        fault(f"permutations(): the number of items is a whole number, not {_shown(k)}", "type")
+    count = _count_choose(len(xs), k, True)
+    _charge_lists(s, count, count * max(k, 0), f"permutations() of {len(xs)} items, {k} at a time")
+    return [list(c) for c in itertools.permutations(xs, k)] if count else []
+
+
+def product(s, xs):
+    """`product(xs)`: the product of numbers (1 of none), below 2**63; a step per item."""
+    charge(s, xs)
+    return multiply(xs)
+
+
+def multiply(xs):
+    """The product of numbers (the items of `product(e for x in xs)`, charged as they were made)."""
+    r = 1
+    for x in xs:
+        if x.__class__ is bool:
+            x = int(x)
+        if x.__class__ is not int:
+            fault(f"product() multiplies numbers, not {_kind(x)}", "type")
+        r = checked_mul(r, x)
+    return r
+
+
+def runs(s, xs):
+    """`runs(xs)`: the maximal runs of consecutive integers among the distinct values, increasing; a
+    step per item."""
+    charge(s, xs)
+    vals = set()
+    for x in xs:
+        if x.__class__ is not int:
+            fault(f"runs() takes whole numbers, not {_kind(x)}", "type")
+        vals.add(x)
+    out = []
+    for v in sorted(vals):
+        if out and out[-1][-1] == v - 1:
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return out
+
+
+def best_by(pairs, name, default=None, has_default=False):
+    """`max(e for x in xs, key=k)` / `min(...)`: pairs (key, item); the first item with the greatest
+    (least) key."""
+    if not pairs:
+        if has_default:
+            return default
+        fault(f"{name}() of nothing; give default=...")
+    best = pairs[0]
+    if name == "max":
+        for p in pairs:
+            if p[0] > best[0]:
+                best = p
+    else:
+        for p in pairs:
+            if p[0] < best[0]:
+                best = p
+    return best[1]
+
+
+def sorted_by(pairs):
+    """`sorted(e for x in xs, key=k)`: the items by key, equal keys in their order (stable)."""
+    return [x for _, x in sorted(pairs, key=_first_of)]
+
+
+def _first_of(p):
+    return p[0]
+
+
+# -- functions (docs/language.md, Functions) ---------------------------------------------------
+MAX_CALL_DEPTH = 32      # calls of spec functions nested (recursion included)
+
+
+def enter_call(s, depth, w):
+    """A call of a spec function at this depth (1 for a call from a rule): bounded, and w steps."""
+    if depth > MAX_CALL_DEPTH:
+        fault(f"functions nested more than {MAX_CALL_DEPTH} calls deep (a recursion that does not end?)",
+              "call-depth")
+    s.budget -= w
+    if s.budget < 0:
+        fault("step budget exhausted (a function keeps calling)", "budget")
+
+
+class Return(Exception):
+    """`return v` in a function compiled as closures (generated functions use Python's return)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+# -- teams ----------------------------------------------------------------------------------------
+def team_index(t, T):
+    """A team number used as an index: 0 .. T-1."""
+    if t.__class__ is not int or not 0 <= t < T:
+        fault(f"no team {_shown(t)} (teams are 0 to {T - 1})")
+    return t
+
+
 # -- card effects ------------------------------------------------------------------------
 def move_card(s, c, dst, face=0, bottom=False):
     """Move card c onto zone dst; players who could see it and no longer can remember it, and
@@ -580,6 +735,9 @@ def shuffle(s, zi):
         s.rng = rng.SHUFFLES[s.gen](s.rng, cs)
     s.shuffles += 1       # apply() checks whether a decision's effect shuffled
     kn = s.kn
+    w = s.watch
+    if w is not None:     # a decision's chosen cards: who was shown them during its effect stays known
+        watched_shuffle(s, zi, w)
     if any(map(kn.__getitem__, cs)):    # nobody can follow a card through a shuffle (often nobody did)
         for c in cs:
             kn[c] = 0
@@ -591,6 +749,17 @@ def shuffle(s, zi):
     if s.log is not None:
         s.log.append({"type": "chance", "event": "shuffle", "zone": s.rs.zone_label[zi],
                       "order": list(cs)})
+
+
+def watched_shuffle(s, zi, w):
+    """Zone zi is about to be shuffled while the chosen cards `w` (State._watching) are watched: each of
+    them lying there was shown, during the effect, to whoever sees it there or has come to know it
+    since it was chosen (a card proved, then shuffled back)."""
+    cards, kn0, gained = w
+    loc, kn = s.loc, s.kn
+    for i, c in enumerate(cards):
+        if loc[c] == zi:
+            gained[i] |= (kn[c] & ~kn0[i]) | s._sight(c)
 
 
 def reveal(s, cards, p):
@@ -695,6 +864,9 @@ NAMES = {
     "_first": first, "_last": last, "_topn": top_n, "_lastn": last_n, "_majority": majority,
     "_dense_rank": dense_rank, "_index_of": index_of, "_run_length": run_length, "_distinct": distinct,
     "_count_by": count_by, "_longest_run": longest_run, "_has_repeat": has_repeat,
+    # combinatorics, functions, teams
+    "_subsets": subsets, "_combinations": combinations, "_permutations": permutations, "_product": product, "_multiply": multiply,
+    "_runs": runs, "_best_by": best_by, "_sorted_by": sorted_by, "_enter": enter_call, "_team": team_index,
     # card effects
     "_move": move_card, "_lose_track": lose_track, "_widen": widen, "_move_pub": move_public,
     "_move_plain": move_plain, "_deal": deal, "_shuffle": shuffle, "_reveal": reveal,

@@ -356,6 +356,7 @@ def _from_json(game, d):
     s.budget = rs.spec.steps_per_decision
     s.spent = 0
     from .state import _lock
+    s.watch = None
     s._busy = _lock()
     s._legal = None
     s._index = None
@@ -383,7 +384,7 @@ def _from_json(game, d):
     _need(_is_int(d["pc"]) and d["pc"] == ch.pc, "program counter does not match the pending decision")
     ph, fors = rs.choose_contexts()[pending]
     _need(s.phase == ph, "the phase does not match the pending decision")
-    _check_flow(flow, fors, ch, rs)
+    _check_flow(flow, fors, ch, rs, rs.choose_windows()[pending])
     s.fenv = {k: (list(v) if type(v) is list else v) for k, v in flow.items()}
     s.pc, s.pending = ch.pc, pending
     _check_pending(s, ch)
@@ -412,12 +413,23 @@ def _marks(d, rs):
 _HEADERS = weakref.WeakKeyDictionary()    # per Ruleset: the log header of a new game, seed aside
 
 
-def _check_flow(flow, fors, ch, rs):
-    """Each `for` around the decision has its list [items, next index] and its variable = the item."""
+def _check_flow(flow, fors, ch, rs, windows=()):
+    """Each `for` around the decision has its list [items, next index] and its variable = the item;
+    each reaction window around it, who has responded (`#took<n>`, while it asks) or its outcome
+    (`#as<n>`, in its then/else steps): players, each once."""
     lists = sorted((int(m.group(1)), k) for k in flow if (m := _LIST_KEY.match(k)))
     vars_ = sorted((int(m.group(2)), m.group(1), k) for k in flow if (m := _VAR_KEY.match(k)))
-    _need(len(lists) == len(vars_) == len(fors) and len(flow) == 2 * len(fors),
+    _need(len(lists) == len(vars_) == len(fors) and len(flow) == 2 * len(fors) + len(windows),
           "the flow variables do not match the loops around the pending decision")
+    for uid, mode, st in windows:
+        k = f"#took{uid}" if mode == "ask" else f"#as{uid}"
+        _need(k in flow, f"flow variable {k!r} is missing")
+        v = flow[k]
+        if mode == "then" and st.until == "first":
+            _need(v is None or _is_int(v, 0, rs.P), f"flow variable {k!r} names no player")
+        else:
+            _need(type(v) is list and len(v) <= rs.P and all(_is_int(p, 0, rs.P) for p in v)
+                  and len(set(v)) == len(v), f"flow variable {k!r} is not a list of players")
     for st, (_, lkey), (_, var, vkey) in zip(fors, lists, vars_):
         _need(var == st.var, f"flow variable {vkey!r} is not the loop variable '{st.var}'")
         pair = flow[lkey]

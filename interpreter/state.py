@@ -22,7 +22,7 @@ class State:
     __slots__ = ("rs", "game", "z", "v", "loc", "kn", "face", "rng", "pc", "pending", "actor", "cur",
                  "phase", "fenv", "turns", "decisions", "terminal", "_scores", "_winners", "hist", "log",
                  "script", "budget", "seed", "_legal", "_index", "shuffles", "poss", "spent", "_busy", "mk",
-                 "_wants_actions", "gen")
+                 "_wants_actions", "gen", "watch")
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -63,6 +63,7 @@ class State:
             s.log.append(header(s))
         s.budget = rs.max_steps
         s.spent = 0
+        s.watch = None
         s._busy = _lock()
         s._run(s.pc)
         return s
@@ -210,6 +211,10 @@ class State:
         self._count_decision()
         rs = self.rs
         rt = a[4]           # None only for an optional step's skip
+        took = ch.window if rt is not None and not ch.secret else None
+        if took is not None:    # a response in a reaction window: the window notes who responded
+            self.fenv = dict(self.fenv)
+            self.fenv[took] = self.fenv[took] + [self.actor]
         if ch.secret:       # a simultaneous step: stored, applied at the reveal (docs/language.md)
             self._store(a, rt)
             self.pending = -1
@@ -226,6 +231,7 @@ class State:
             h0 = self.hist
             n0 = len(self.log) if self.log is not None else 0
             actor = self.actor
+            self._watch(cards)
         else:
             cards = None
             self.hist = (("d", self.actor, a[0], a[1], ()), self.hist)
@@ -361,6 +367,7 @@ class State:
         s.seed = self.seed
         s.budget = self.budget
         s.spent = self.spent
+        s.watch = None
         s._busy = _lock()
         s._legal = self._legal
         s._index = None
@@ -568,11 +575,7 @@ class State:
         self.actor = p
         rt = a[4] if a is not None else None
         if rt is None or not rt.card_params:
-            self.hist = (("v", p, a[0] if a is not None else "skip", a[1] if a is not None else (), ()), self.hist)
-            if self.log is not None:
-                self.log.append({"type": "reveal", "player": p,
-                                 "action": _ajson(a) if a is not None else {"action": "skip"},
-                                 "_cards": ()})
+            self._reveal_plain(p, a)
             if rt is None:
                 return nxt
             return ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), nxt)
@@ -580,17 +583,42 @@ class State:
         shuffles = self.shuffles
         h0 = self.hist
         n0 = len(self.log) if self.log is not None else 0
+        self._watch(cards)
         try:
             return ch.blocks[a[0]](self, rt.run, a[2] if rt.tuple_env else rt.env(a[2]), nxt)
         finally:
             self._record(a, p, cards, self.shuffles != shuffles, h0, n0, reveal=True)
 
+    def _reveal_plain(self, p, a):
+        """The reveal of a stored choice without card parameters (a None: a pass): history and log."""
+        self.hist = (("v", p, a[0] if a is not None else "skip", a[1] if a is not None else (), ()), self.hist)
+        if self.log is not None:
+            self.log.append({"type": "reveal", "player": p,
+                             "action": _ajson(a) if a is not None else {"action": "skip"}, "_cards": ()})
+
+    def _watch(self, cards):
+        """Watch a decision's chosen cards while its effect runs (see _watching)."""
+        self.watch = _watching(self, cards)
+
+    def _reveal_only(self, p, a):
+        """Reveal a stored choice of player p (a None: a pass) without carrying it out (a reaction
+        window asked at once, until the first response: the choices that do not take it)."""
+        self.actor = p
+        rt = a[4] if a is not None else None
+        if rt is None or not rt.card_params:
+            self._reveal_plain(p, a)
+            return
+        self._record(a, p, self._cards_seen(a, rt), False, self.hist,
+                     len(self.log) if self.log is not None else 0, reveal=True)
+
     def _record(self, a, actor, cards, shuffled, h0, n0, reveal=False):
         """After the effect: who sees each chosen card where it now lies saw where it went (unless
         the effect shuffled: then a card seen now need not be the one chosen). Records the decision
         in the history (under the events its effect recorded) and in the log (at line n0)."""
-        if shuffled:
-            info = tuple([(i, cs, tuple(masks)) for i, cs, masks in cards])
+        watch, self.watch = self.watch, None
+        if shuffled:    # what the effect showed of a chosen card before a shuffle of its zone still counts
+            gained = dict(zip(watch[0], watch[2])) if watch is not None else {}
+            info = tuple([(i, cs, tuple(m | gained.get(c, 0) for c, m in zip(cs, masks))) for i, cs, masks in cards])
         elif len(cards) == 1 and len(cards[0][1]) == 1 and not self.face:    # the usual case, short
             i, cs, masks = cards[0]
             info = ((i, cs, (masks[0] | self.rs.zvis[self.loc[cs[0]]],)),)
@@ -638,12 +666,16 @@ class State:
     def finish(self):
         rs = self.rs
         P = rs.P
-        if rs.score is None:
-            scores = [0] * P
-        else:
-            scores = [rs.score(self, {"p": p}) for p in range(P)]
         sign = 1 if rs.winner == "highest" else -1
-        keys = [(sign * scores[p],) + tuple(t(self, {"p": p}) for t in rs.tie_breakers) for p in range(P)]
+        if rs.per_team:         # each team scored once (scoring.per_team); its members share it
+            T, team = rs.T, rs.seat_team
+            tscores = [rs.score(self, {"t": t}) for t in range(T)]
+            tkeys = [(sign * tscores[t],) + tuple(b(self, {"t": t}) for b in rs.tie_breakers) for t in range(T)]
+            scores = [tscores[team[p]] for p in range(P)]
+            keys = [tkeys[team[p]] for p in range(P)]
+        else:
+            scores = [0] * P if rs.score is None else [rs.score(self, {"p": p}) for p in range(P)]
+            keys = [(sign * scores[p],) + tuple(t(self, {"p": p}) for t in rs.tie_breakers) for p in range(P)]
         if rs.team_of is not None:   # partners share their team's total score (and tie breakers) and win
             from .teams import team_totals
             _, scores, keys = team_totals(self, rs.team_of, scores, keys, sign)
@@ -657,6 +689,13 @@ class State:
         self._legal = None
         if self.log is not None:
             self.log.append({"type": "end", "scores": list(scores), "winners": list(self.winners)})
+
+
+def _watching(s, cards):
+    """The chosen cards of a decision, watched while its effect runs: [cards, what was known of each
+    when chosen, who was shown each since] (runtime.shuffle fills the last before it forgets)."""
+    cs = [c for _, xs, _ in cards for c in xs]
+    return [cs, [s.kn[c] for c in cs], [0] * len(cs)]
 
 
 def lone_skip(ch, as_action=True):

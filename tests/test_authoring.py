@@ -381,3 +381,61 @@ def test_explain_shows_a_construct_it_has_no_phrase_for_instead_of_dropping_it()
     w = Words(game.spec)
     text = w.e(Ternary(A.Name(1, 1, id="current"), A.Const(1, 1, value=3)))
     assert text == "`Ternary`(the current player; 3)"
+
+
+def _sample_node(cls):
+    """An instance of AST class `cls` with small, valid parts (a comprehension, a call, ...)."""
+    from gamespec.spec import ast as A
+    x, one = A.Name(1, 1, id="x"), A.Const(1, 1, value=1)
+    samples = {
+        "Const": dict(value=3), "Name": dict(id="current"), "ListLit": dict(items=[one]),
+        "Comp": dict(elt=x, var="x", iter=A.Name(1, 1, id="players"), cond=None), "Call": dict(func="abs", args=[one]),
+        "Index": dict(obj=A.Name(1, 1, id="players"), index=one), "Attr": dict(obj=x, name="rank"),
+        "BinOp": dict(op="+", left=one, right=one), "Compare": dict(op="<", left=one, right=one),
+        "BoolOp": dict(op="and", left=one, right=one), "IfExp": dict(cond=one, body=one, orelse=x),
+        "Unary": dict(op="-", operand=one), "Let": dict(name="y", value=one),
+        "Assign": dict(target=A.Name(1, 1, id="y"), op="+=", value=one), "Return": dict(value=one),
+        "CallStmt": dict(call=A.Call(1, 1, func="shuffle", args=[A.Name(1, 1, id="deck")])),
+        "If": dict(branches=[(one, [])], orelse=[]), "For": dict(var="x", iter=A.Name(1, 1, id="players"), body=[]),
+        "While": dict(cond=one, body=[]),
+    }
+    assert cls.__name__ in samples, f"no sample for the AST class {cls.__name__}: add one here"
+    return cls(1, 1, **samples[cls.__name__])
+
+
+def test_explain_has_words_for_every_construct_of_the_language_and_every_visibility():
+    """Every AST class (gamespec/spec/ast.py), every built-in, every visibility and every kind of step
+    is said in words: a construct added without words fails here (the fallback shows it as code)."""
+    import inspect
+
+    from gamespec.authoring.rulebook import Words
+    from gamespec.spec import ast as A
+    from gamespec.spec.builtins import TABLE
+    from gamespec.spec.visibility import TABLE as VIS
+    game = gamespec.load(os.path.join(ROOT, "tests", "specs", "bluff.yaml"))
+    w = Words(game.spec)
+    classes = [c for _, c in inspect.getmembers(A, inspect.isclass) if issubclass(c, A.Node) and c is not A.Node]
+    statements = {"Let", "Assign", "Return", "CallStmt", "If", "For", "While"}
+    assert statements < {c.__name__ for c in classes}
+    for cls in classes:
+        node = _sample_node(cls)
+        if cls.__name__ in statements:
+            text = json.dumps(w.stmt(node))
+        else:
+            text = w.e(node)
+        assert f"`{cls.__name__}`(" not in text and "`" not in text, (cls.__name__, text)   # not the fallback
+    # every built-in function has words (an aggregate's, or its one- or two-argument form)
+    for b in TABLE:
+        assert b.words or b.words2 or b.agg_words, f"built-in {b.name} has no words for explain"
+    # every visibility is said in words, not by its name
+    for v in VIS:
+        assert v.words and v.words != v.name and "_" not in v.words, v.name
+    md = explain(gamespec.load(os.path.join(ROOT, "tests", "specs", "facing.yaml")))
+    assert "all_but_owner" not in md and "everyone but its owner" in md
+    # every kind of step: a reaction window, nested, and its outcome
+    md = explain(game)
+    assert "A chance to respond" in md and "If someone responded:" in md and "If nobody did:" in md
+    assert "*challenger* is the player who responded" in md
+    for spec in ("bluff", "snap", "melds", "fifteens", "bags", "tens"):
+        md = explain(gamespec.load(os.path.join(ROOT, "tests", "specs", f"{spec}.yaml")), players=4 if spec == "bags" else None)
+        assert "`" not in md.replace("```", ""), (spec, [ln for ln in md.splitlines() if "`" in ln][:3])

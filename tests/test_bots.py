@@ -375,7 +375,7 @@ def _states_with_hidden_cards(game, players, seed, every=7):
 # the seed games, and test specs whose views hold per-card marks, pending secret choices or variables
 # the seat cannot see
 BOT_INPUT_SPECS = GAMES + [os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs", f"{n}.yaml")
-                           for n in ("signals", "sixes", "sealed", "secrets")]
+                           for n in ("signals", "sixes", "sealed", "secrets", "bluff", "snap", "bags")]
 
 
 @pytest.mark.parametrize("kind", ["random", "greedy", "ismcts:12"])

@@ -110,8 +110,12 @@ def _without_history(obs):
 
 # -- PettingZoo ---------------------------------------------------------------------------------
 
+# the seed games and the test specs whose decisions come out of turn (reaction windows)
+WINDOWS = GAMES + [os.path.join(ROOT, "tests", "specs", f"{n}.yaml") for n in ("bluff", "snap")]
+
+
 @pytest.mark.filterwarnings("ignore:Observation")     # a Dict with action_mask, as PettingZoo's own card games
-@pytest.mark.parametrize("path", GAMES, ids=game_id)
+@pytest.mark.parametrize("path", WINDOWS, ids=game_id)
 def test_pettingzoo_api_test(path):
     pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
     from pettingzoo.test import api_test
@@ -197,7 +201,7 @@ def _openspiel():
     return openspiel
 
 
-@pytest.mark.parametrize("path", GAMES, ids=game_id)
+@pytest.mark.parametrize("path", WINDOWS, ids=game_id)
 def test_openspiel_random_sim_test(path):
     gos = _openspiel()
     import pyspiel

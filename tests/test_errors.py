@@ -174,6 +174,8 @@ marks:
 define:
   total: "size(deck)"
   high(c): "c.value > 3"
+functions:
+  twice(x): "return 2 * x"
 """)
 STOP = 'effect: "stopped[actor] = 1"'
 SIM = "        - choose: [draw, stop]\n"
@@ -294,6 +296,61 @@ BAD_SPECS = [
      "num_players only (never the game's state, which the chooser may not know)"),
     ("an order that is not a number", SIM, "        - simultaneous: [draw, stop]\n          order: \"1 == 1\"\n",
      "1 == 1", "this should be a number, but it is true/false"),
+    # reaction windows (docs/language.md; tests/test_reactions.py)
+    ("a misspelt response", SIM, SIM + "        - react: [stpo]\n", "stpo", "unknown action 'stpo'; did you mean 'stop'?"),
+    ("one player in a window", SIM, SIM + "        - react: [stop]\n          player: \"0\"\n", "player:",
+     "'player' does not belong in a 'react' step; who may respond is 'players' (a list)"),
+    ("an order in a window", SIM, SIM + "        - react: [stop]\n          order: \"1\"\n", "order:",
+     "'order' does not belong in a 'react' step; responses are carried out in the order of 'players'"),
+    ("a zone as the responders", SIM, SIM + "        - react: [stop]\n          players: \"deck\"\n", "deck\"",
+     "'players' is the list of the players who may respond, but it is a zone"),
+    ("a window's outcome named like a variable", SIM, SIM + "        - react: [stop]\n          as: rounds\n", "rounds",
+     "'rounds' cannot name a window's outcome: pick a name that is not a global name"),
+    ("a window until neither first nor all", SIM, SIM + "        - react: [stop]\n          until: most\n", "most",
+     "'until' of a reaction window is 'first' (the first response closes it) or 'all' (every response is carried "
+     "out), not 'most'"),
+    ("a window that cannot pass", SIM, SIM + "        - react: [stop]\n          if_none: error\n", "error",
+     "a reaction window always offers the pass: 'if_none' is 'skip' (skip the players whose only choice is the "
+     "pass) or left out (ask them too)"),
+    ("a window's outcome read outside it", SIM, SIM + "        - react: [stop]\n          as: whom\n        - do: \"n = whom\"\n",
+     "whom\"", "unknown name 'whom'; did you mean 'who'?"),
+    # functions (docs/language.md, Functions; tests/test_functions.py)
+    ("return outside a function", STOP, 'effect: "return 1"', "return", "'return' belongs in a function's body "
+     "(functions:); effects end at their last statement"),
+    ("an effect in a function", "functions:\n", "functions:\n  f(x): \"move(top(deck), deck); return 1\"\n", "move(",
+     "a function computes a value and has no effects: 'move(...)' belongs in an effect or a named effect (effects:)"),
+    ("a function assigning a variable", "functions:\n", "functions:\n  f(x): \"rounds = 1; return 1\"\n", "rounds =",
+     "a function cannot change the game's variables ('rounds' is one): return the value and let an effect store it"),
+    ("returns of two kinds", "functions:\n", "functions:\n  f(x): \"if x { return 1 } return 'a'\"\n", "return 'a'",
+     "function 'f' gives a number on one path and a text on another: every return must give one kind"),
+    ("a function with too many arguments", STOP, 'effect: "rounds = twice(1, 2)"', "twice(",
+     "'twice' takes 1 argument(s), got 2"),
+    ("a function with a named argument", STOP, 'effect: "rounds = twice(x=1)"', "twice(", "'twice' takes no named arguments"),
+    ("a function as a value", STOP, 'effect: "rounds = twice"', "twice\"", "'twice' is a function; call it: twice(...)"),
+    ("a misspelt function", STOP, 'effect: "rounds = twcie(1)"', "twcie(", "unknown function 'twcie'; did you mean 'twice'?"),
+    ("a function's value into a bool", STOP, 'effect: "had[actor] = twice(1)"', "twice(1)",
+     "'had' holds true/false; it cannot be given a number"),
+    ("a zone family passed to a function", STOP, 'effect: "rounds = twice(hand)"', "hand)",
+     "a zone family is not a value; pass one of its zones"),
+    # combinatorics and keys
+    ("key without a comprehension", STOP, 'effect: "rounds = max([1, 2], key=1)"', "1)\"",
+     "'key=' is computed from a loop variable: write max(x for x in xs, key=x.rank)"),
+    ("a key that is a card", STOP, 'effect: "cv = max(c for c in deck, key=c)"', "c)\"",
+     "a key is a number or a text, this is a card"),
+    ("subsets of a number", STOP, 'effect: "kept = subsets(3)"', "3)", "argument 1 of 'subsets' should be a zone or a list, this is int"),
+    # team state (docs/language.md, Team state; tests/test_teams.py)
+    ("a per-team variable without teams", "  plays: {initial: 0}", "  plays: {initial: 0, per_team: true}", "true}",
+     "a per-team variable needs the game's teams: declare them at the top level (teams: \"p % 2\")"),
+    ("team() without teams", STOP, 'effect: "rounds = team(actor)"', "team(",
+     "'team' needs the game's teams: declare them at the top level (teams: \"p % 2\")"),
+    ("teams read from the game state", "players: [2, 3]", "players: [2, 3]\nteams: \"size(deck)\"", "size(",
+     "this cannot decide a team at set-up: a team is computed from p (the seat), num_players and options (max, "
+     "min, abs, arithmetic and 'if ... else' allowed)"),
+    ("team numbers with a gap", "players: [2, 3]", "players: [2, 3]\nteams: \"min(2 * p, num_players - 1)\"", "min(",
+     "no player is in team 1 for 3 players and no options; the teams are numbered 0, 1, ... with no gap (teams: [0, 2])"),
+    # indexing
+    ("indexing a number variable", STOP, 'effect: "n = rounds[1]"', "rounds[",
+     "'rounds' is not per player and not a list; it takes no index"),
 ]
 
 

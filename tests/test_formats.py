@@ -13,7 +13,8 @@ from gamespec.authoring.starters import TEMPLATES, spec_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPECS = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml"))) + \
-    sorted(glob.glob(os.path.join(ROOT, "docs", "tutorial", "*.yaml")))
+    sorted(glob.glob(os.path.join(ROOT, "docs", "tutorial", "*.yaml"))) + \
+    [os.path.join(ROOT, "tests", "specs", f"{n}.yaml") for n in ("bluff", "snap", "bags", "tens")]   # windows, teams
 
 
 def _validator(name):

@@ -117,6 +117,11 @@ def test_both_ways_out_of_every_condition(path):
         if st.kind == "for":
             assert "done" in out and any(x.startswith("each") for x in out), (n, out)
             seen += 1
+        if st.kind == "react" and st.body and st.orelse:    # a reaction window: both outcomes
+            assert any(x.startswith("someone responded") for x in out) and \
+                any(x.startswith("nobody responded") for x in out), (n, out)
+            assert g.nodes[n]["label"].startswith("react: ")
+            seen += 1
     for name, ph in spec.phases.items():
         for cond, target in ph.next:
             if cond is not None:

@@ -155,6 +155,15 @@ def test_changing_a_card_the_player_knows_changes_their_channels(cfg, tmp_path):
     assert changed > 0
 
 
+def test_every_spec_of_the_repository_is_covered():
+    """The property runs over every spec in games/ and tests/specs/ (the specs of issue 31's constructs
+    among them), at every player count."""
+    covered = {c[0] for c in CONFIGS}
+    assert covered == set(SPECS)
+    for name in ("bluff", "snap", "bags", "melds", "fifteens", "tens"):
+        assert os.path.join(ROOT, "tests", "specs", f"{name}.yaml") in covered
+
+
 def test_uniformity_of_determinize():
     """Tiny, 2 players, at the first decision: player 0 sees only their (empty) hand; the 10 deck
     cards (values 1-5, twice each) are hidden. Each place gets each value with probability 1/5, and

@@ -123,12 +123,25 @@ def test_python_random_stream_bit_for_bit():
 
 
 # -- whole games: the oracle --------------------------------------------------------------------------
+# Specs the native compiler does not compile yet, with what its one line names: they play on the
+# Python engine (the same games); every other spec must run in C.
+NOT_YET = {"bags": "team()", "tens": "team()", "melds": "deadwood()", "fifteens": "()",
+           "bluff": "window_open", "snap": "window_open"}
+
+
 def _check_playouts(path, players, opts, n):
+    from gamespec.compile.cbuild import library
     from interpreter.native_engine import ST_OK
     want = python(path).playouts(n, seed=0, players=players, options=opts)
     got = native(path).playouts(n, seed=0, players=players, options=opts)
     assert got == want
     assert [type(s) for x in got for s in x.scores] == [type(s) for x in want for s in x.scores]
+    name = os.path.basename(path)[:-5]
+    if name in NOT_YET:         # it says why it falls back, and the Python engine played the same games
+        g = native(path)
+        why = library(g.ruleset(players, g.check_options(opts)))
+        assert isinstance(why, str) and "does not handle yet" in why and NOT_YET[name] in why, why
+        return
     # and they really ran in C: no game was handed back to the Python engine
     lib = lib_of(path, players, opts)
     assert all(r[0] == ST_OK for r in lib.playouts(0, n)), config_id((path, players, opts))

@@ -56,7 +56,12 @@ def play_to_end(child):
         child.sendline("1")
 
 
-@pytest.mark.parametrize("path", GAMES, ids=lambda p: os.path.basename(p)[:-5])
+# test specs with out-of-turn decisions (reaction windows)
+WINDOW_SPECS = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs", f"{n}.yaml")
+                for n in ("bluff", "snap")]
+
+
+@pytest.mark.parametrize("path", GAMES + WINDOW_SPECS[:1], ids=lambda p: os.path.basename(p)[:-5])
 def test_play_a_whole_game_in_a_terminal(path):
     g = load(path)
     P, seed = g.min_players, 3
@@ -182,7 +187,7 @@ def screen(table, state):
     return out.getvalue()
 
 
-@pytest.mark.parametrize("path", GAMES, ids=lambda p: os.path.basename(p)[:-5])
+@pytest.mark.parametrize("path", GAMES + WINDOW_SPECS, ids=lambda p: os.path.basename(p)[:-5])
 def test_screen_shows_only_the_seat_view(path):
     """Determinize for the seat: every character of its screen is unchanged. Determinize for
     another seat (which moves cards this seat knows): the screen changes somewhere."""

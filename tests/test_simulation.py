@@ -14,10 +14,16 @@ import random
 
 import pytest
 
-from helpers import GAMES, config_id, configs, load
+from helpers import GAMES, ROOT, config_id, configs, load
 
 GAMES_PER_CONFIG = int(os.environ.get("GAMESPEC_SIM_GAMES", "60"))
 CONFIGS = configs()
+# the test specs of the language's constructs (functions, combinatorics, team state, reaction windows):
+# every player count with the default options, the last option set at the most players; fewer games each
+NEW_SPECS = [os.path.join(ROOT, "tests", "specs", f"{n}.yaml") for n in ("fifteens", "melds", "bags", "bluff", "snap", "tens")]
+SPEC_CONFIGS = [c for c in configs(NEW_SPECS) if c[2] == load(c[0]).check_options({}) or
+                (c[2] == load(c[0]).option_sets()[-1] and c[1] == load(c[0]).max_players)]
+SPEC_GAMES = max(4, GAMES_PER_CONFIG // 5)
 
 
 def expected_type_counts(game, options):
@@ -34,6 +40,9 @@ def expected_type_counts(game, options):
                 continue
             k = f.get("count", 1)
             for vals in (f.get("each") or {}).values():
+                if isinstance(vals, str):       # `range(a, b)` / `range(n)`, read here independently
+                    nums = [int(x) for x in vals.strip()[len("range("):-1].split(",")]
+                    vals = range(*nums)
                 k *= len(vals)
             n += k
         out[cname] = n
@@ -66,12 +75,12 @@ def roundtrip(game, state):
     return game.state_from_json(json.loads(json.dumps(state.to_json())))
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])
+@pytest.mark.parametrize("cfg", CONFIGS + SPEC_CONFIGS, ids=[config_id(c) for c in CONFIGS + SPEC_CONFIGS])
 def test_random_simulation(cfg):
     path, players, options = cfg
     game = load(path)
     want = expected_type_counts(game, options)
-    for g in range(GAMES_PER_CONFIG):
+    for g in range(GAMES_PER_CONFIG if path in GAMES else SPEC_GAMES):
         seed = 1000 + g
         rnd = random.Random(seed)
         fork = g % 4 == 0          # these games also play copies to the end and compare logs
@@ -135,7 +144,7 @@ def test_every_game_is_covered():
     assert covered == set(GAMES)
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])
+@pytest.mark.parametrize("cfg", CONFIGS + SPEC_CONFIGS, ids=[config_id(c) for c in CONFIGS + SPEC_CONFIGS])
 def test_backends_agree(cfg):
     """The generated-code backend and the reference closures give the same games, log for log."""
     path, players, options = cfg

@@ -78,9 +78,14 @@ def _known_swap(s, p, rng):
 
 # -- no leaks over the wire --------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", GAMES, ids=lambda p: os.path.basename(p)[:-5])
+# the seed games, and test specs with out-of-turn decisions (reaction windows) and team state
+WIRE_SPECS = GAMES + [os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs", f"{n}.yaml")
+                      for n in ("bluff", "snap", "bags")]
+
+
+@pytest.mark.parametrize("path", WIRE_SPECS, ids=lambda p: os.path.basename(p)[:-5])
 def test_every_message_is_the_seats_view_and_nothing_more(path):
-    _leak_games(path, [(None, 3)])
+    _leak_games(path, [(None, 3)] if path in GAMES else [(None, 3), ("max", 4), (None, 5)])   # short games: more
 
 
 @pytest.mark.slow

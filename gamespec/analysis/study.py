@@ -15,13 +15,14 @@ BACKENDS = ("local", "ray")
 
 def run_study(path, games=100, players=None, seed=0, options=None, workers=None, bots=None,
               backend="local", address=None, records=None, progress=None, game=None, timeout=None,
-              engine="python") -> dict:
+              engine="python", probe=True) -> dict:
     """Play one configuration; returns simulate()'s report plus 'summary' (stats.Summary's dict).
 
     `records`: a RecordWriter (rows are written to it in seed order, as games finish) or None.
     `progress(done, total)` as games finish. `backend`: "local" (worker processes) or "ray"
     (`address`: None starts a local Ray, "auto" or HOST:PORT joins a cluster). `engine`: "python" or
-    "native" (docs/native.md: the same results, faster).
+    "native" (docs/native.md: the same results, faster). `probe`: with random
+    bots, first check that random moves finish the game (gamespec.simulate.Unfinished if not).
     """
     import gamespec
     from gamespec.errors import UsageError
@@ -54,8 +55,10 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     if backend == "local":
         out = _sim.simulate(path, games=games, players=players, seed=seed, options=opts, workers=workers,
                             progress=progress, game=game, bots=kinds, on_result=on_result, timeout=timeout,
-                            engine=engine)
+                            engine=engine, probe=probe)
     else:
+        if probe and games:
+            _sim.check_finishes(game, players, opts, kinds)
         from . import ray_backend
         out = ray_backend.simulate(path, games=games, players=players, seed=seed, options=opts,
                                    workers=workers, progress=progress, game=game, bots=kinds,
@@ -76,7 +79,7 @@ def open_records(path):
 
 def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, workers=None, bots=None,
               backend="local", address=None, records=None, progress=None, game=None, timeout=None,
-              engine="python") -> list:
+              engine="python", probe=True) -> list:
     """Run every configuration of the grid `sweep` ([(name, [text values])], see sweep.parse_sweep)
     with the same seeds; returns run_study's result per configuration. `progress` may be a
     ProgressBar (its count then runs over the whole sweep)."""
@@ -98,7 +101,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
             kinds = bots(p) if callable(bots) else (bots if bots is not None and len(bots) == p else None)
             outs.append(run_study(path, games=games, players=p, seed=seed, options=opts, workers=workers,
                                   bots=kinds, backend=backend, address=address, records=records,
-                                  progress=progress, game=game, timeout=timeout, engine=engine))
+                                  progress=progress, game=game, timeout=timeout, engine=engine, probe=probe))
             if hasattr(progress, "next_config"):
                 progress.next_config(games)
     finally:
@@ -109,7 +112,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
 
 
 def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(), workers=None, bots=(),
-             backend="local", address=None, records=None, progress=None, timeout=None, engine="python") -> dict:
+             backend="local", address=None, records=None, progress=None, timeout=None, engine="python", probe=True) -> dict:
     """A whole `gamespec simulate` request, from its texts: `options` as (NAME, VALUE) pairs, `sweep`
     as NAME=V1,V2 texts, `bots` as SEAT=KIND texts, `records` a file path (.jsonl or .csv); `seed`
     None draws 64 bits of OS entropy (the result names it). `progress(total)` gives the progress bar
@@ -137,7 +140,7 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
         bar = progress(games * len(configs)) if progress is not None else None
         with bar if bar is not None else contextlib.nullcontext():
             common = dict(games=games, seed=seed, workers=workers, backend=backend, address=address,
-                          records=writer, progress=bar, game=game, timeout=timeout, engine=engine)
+                          records=writer, progress=bar, game=game, timeout=timeout, engine=engine, probe=probe)
             if axes:
                 outs = run_sweep(path, axes, players=players, options=dict(options),
                                  bots=(lambda p: kinds_from_args(bots, p)) if bots else None, **common)

@@ -16,6 +16,8 @@ from gamespec.spec.model import Rule
 
 SAMPLE_GAMES = 3          # games per (player count, option set) for the deduction lint
 MAX_CONFIGS = 12
+SAMPLE_DECISIONS = 1_000  # a sample game is looked at for at most this many decisions
+SAMPLE_TOTAL = 10_000     # ... and all sample games together for at most this many states
 
 
 @dataclasses.dataclass
@@ -133,7 +135,7 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
             kind, what = ref[0], ref[1]
             if kind in ("zone", "family", "member"):
                 used_zones.add(what.name)
-            elif kind in ("var", "pvar"):
+            elif kind in ("var", "pvar", "tvar"):
                 (written_vars if id(n) in targets else read_vars).add(what.name)
             elif kind == "option":
                 used_options.add(what)
@@ -185,11 +187,65 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
             add("choice-reveals-hidden", f"the legal actions of '{a.name}' depend on the hidden mark "
                 f"'{hidden[0]}' (its 'if' or a parameter's 'where' reads it): the choices offered tell the "
                 "player who chooses about a mark nobody sees", "actions", a.name)
+    for react in _windows(spec):    # who may respond is public: the list must read public facts only
+        hidden = _hidden_reads(spec, react.iter.ast) if react.iter is not None else None
+        if hidden:
+            add("window-reads-hidden", f"the players who may respond in the reaction window at {react.path} "
+                f"are computed from {hidden}, which not everyone sees: everyone sees who is asked, so the "
+                "list tells them what it read (docs/hidden-information.md)", *_step_path(react.path))
+    from gamespec.simulate import finish_probe, unfinished_message
+    probe = finish_probe(game, spec.min_players, game.check_options({}))
+    if probe["ended"] == 0 and probe["tried"] > probe["errors"]:
+        add("never-ends", unfinished_message(probe, spec.min_players, {}), "name")
     for check, name, msg in sampled_lints(game, games=games, progress=progress):
         if check == "choice-reveals-hidden" and name in revealing:
             continue
         add(check, msg, "zones" if check == "deducible-hidden" else "actions", name)
     out.sort(key=lambda x: (x.line, x.col, x.check))
+    return out
+
+
+def _windows(spec):
+    """Every reaction window (react step) of the spec's phases, nested ones included."""
+    out = []
+
+    def walk(steps):
+        for st in steps:
+            if st.kind == "react":
+                out.append(st)
+            walk(st.body)
+            walk(st.orelse)
+    for ph in spec.phases.values():
+        if ph.turn is not None:
+            walk(ph.turn.steps)
+    return out
+
+
+def _hidden_reads(spec, node):
+    """The first zone or variable not everyone sees that an expression reads (a zone's size is
+    public: it is not counted), in words; None if it reads public facts only."""
+    sized = {id(a) for x in A.walk(node) if isinstance(x, A.Call) and x.func == "size" for a in x.args}
+    for x in A.walk(node):
+        ref = getattr(x, "ref", None)
+        if not ref or id(x) in sized:
+            continue
+        if ref[0] in ("zone", "member") and not VISIBILITIES[ref[1].visibility].everyone:
+            return f"the zone '{ref[1].name}'"
+        if ref[0] in ("var", "pvar", "tvar") and not VISIBILITIES[ref[1].visibility].everyone:
+            return f"the variable '{ref[1].name}'"
+    return None
+
+
+def _step_path(path):
+    """A step's path (phases.p.turn.steps[1].then[0]) as keys for _mark."""
+    import re
+    out = []
+    for part in path.split("."):
+        m = re.match(r"^(\w+)((?:\[\d+\])*)$", part)
+        if not m:
+            break
+        out.append(m.group(1))
+        out.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
     return out
 
 
@@ -237,7 +293,7 @@ def zone_classes(spec) -> dict:
         if ref:
             if ref[0] in ("zone", "family", "member"):
                 return S[ref[1].name]
-            if ref[0] in ("var", "pvar"):
+            if ref[0] in ("var", "pvar", "tvar"):
                 return V[ref[1].name]
             if ref[0] == "local":
                 return env.get(ref[1], classes)
@@ -263,7 +319,7 @@ def zone_classes(spec) -> dict:
                 env[s.name] = set(env.get(s.name, set())) | cls_of(s.value, env)
             elif isinstance(s, A.Assign):
                 ref = getattr(s.target, "ref", None)
-                if ref and ref[0] in ("var", "pvar"):
+                if ref and ref[0] in ("var", "pvar", "tvar"):
                     V[ref[1].name] |= cls_of(s.value, env)
                 elif ref and ref[0] == "local":
                     env[ref[1]] = set(env.get(ref[1], set())) | cls_of(s.value, env)
@@ -343,6 +399,7 @@ def sampled_states(game, games=SAMPLE_GAMES, progress=None):
     spec = game.spec
     configs = [(n, o) for n in range(spec.min_players, spec.max_players + 1) for o in game.option_sets()]
     configs = configs[:MAX_CONFIGS]
+    seen = 0
     for ci, (players, opts) in enumerate(configs):
         for seed in range(games):
             if progress:
@@ -356,8 +413,11 @@ def sampled_states(game, games=SAMPLE_GAMES, progress=None):
             while True:
                 yield s, (f"{players} players{', ' + o if o else ''}, seed {seed}, "
                           f"{'before decision ' + str(s.decisions + 1) if not s.is_terminal else 'at the end'}")
-                if s.is_terminal:
-                    break
+                seen += 1
+                if seen >= SAMPLE_TOTAL:
+                    return
+                if s.is_terminal or s.decisions >= SAMPLE_DECISIONS:    # bounded, also for a game
+                    break                                                 # random moves never end
                 try:
                     s.apply(rng.choice(s.legal_actions()))
                 except Exception:

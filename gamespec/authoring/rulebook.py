@@ -25,6 +25,8 @@ class Words:
     def __init__(self, spec):
         self.spec = spec
         self.defines = set()
+        self.functions = set(getattr(spec, "functions", None) or {})
+        self.effects = set(spec.checker.named_effects) if getattr(spec, "checker", None) else set()
 
     # -- expressions
     def e(self, n) -> str:
@@ -45,7 +47,7 @@ class Words:
 
     def _Name(self, n):
         i = n.id
-        fixed = {"players": "all players", "num_players": "the number of players",
+        fixed = {"players": "all players", "num_players": "the number of players", "num_teams": "the number of teams",
                  "current": "the current player", "actor": "the acting player", "it": "the card"}
         if i in fixed:
             return fixed[i]
@@ -55,7 +57,7 @@ class Words:
             return f"**{i}**"
         if i in self.spec.options:
             return f"option *{i}*"
-        if i in self.defines:
+        if i in self.defines or i in self.functions:
             return f"*{i}*"
         return i
 
@@ -83,10 +85,23 @@ class Words:
             return f"the {f} {rng}" + ("" if plain else f": {elt}")
         if f == "sorted":
             return f"{elt} for each {rng}, in increasing order"
-        word = {"sum": "the sum", "max": "the greatest", "min": "the least"}[f]
+        word = {"sum": "the sum", "max": "the greatest", "min": "the least", "product": "the product"}[f]
         s = f"{word} of {elt} over each {rng}"
         if "default" in kw:
             s += f" ({kw['default']} if there are none)"
+        return s
+
+    def _keyed(self, f, c, kwargs):
+        """`max(e for x in xs if c, key=k)` and `sorted(..., key=k)` as words."""
+        rng = f"{c.var} in {self.e(c.iter)}" + (f" where {self.e(c.cond)}" if c.cond is not None else "")
+        key = self.e(kwargs["key"])
+        plain = isinstance(c.elt, A.Name) and c.elt.id == c.var
+        what = "" if plain else f" ({self.e(c.elt)})"
+        if f == "sorted":
+            return f"each {rng}{what}, in increasing order of {key}"
+        s = f"the {c.var}{what} of {rng} with the {'greatest' if f == 'max' else 'least'} {key} (the first such)"
+        if "default" in kwargs:
+            s += f" ({self.e(kwargs['default'])} if there are none)"
         return s
 
     def _Index(self, n):
@@ -120,10 +135,15 @@ class Words:
     def _Unary(self, n):
         return f"not ({self.e(n.operand)})" if n.op == "not" else f"minus {self.e(n.operand)}"
 
+    def _IfExp(self, n):
+        return f"{self.e(n.body)} if {self.e(n.cond)}, else {self.e(n.orelse)}"
+
     def _Call(self, n):
         f, a = n.func, n.args
+        if "key" in n.kwargs and len(a) == 1 and isinstance(a[0], A.Comp) and a[0].gen and f in ("max", "min", "sorted"):
+            return self._keyed(f, a[0], n.kwargs)
         kw = {k: self.e(v) for k, v in n.kwargs.items()}
-        if f in self.defines:
+        if f in self.defines or f in self.functions:
             return f"*{f}*" + (f"({', '.join(self.e(x) for x in a)})" if a else "")
         if f in _AGG and len(a) == 1 and isinstance(a[0], A.Comp) and a[0].gen:
             return self._aggregate(f, a[0], kw)
@@ -185,6 +205,8 @@ class Words:
             b = BUILTINS.get(c.func)
             if b is not None and b.statement and b.words and len(a) == b.words.count("{"):
                 return [b.words.format(*a)]
+            if c.func in self.effects:      # a named effect: its steps are listed under "Named effects"
+                return [f"Do *{c.func}*" + (f" with {', '.join(a)}" if a else "") + "."]
             return [f"`{c.func}`({', '.join(a)})."]
         if isinstance(s, A.If):
             out = []
@@ -197,6 +219,8 @@ class Words:
             return [{"text": f"For each {s.var} in {self.e(s.iter)}:", "sub": self.stmts(s.body)}]
         if isinstance(s, A.While):
             return [{"text": f"As long as {self.e(s.cond)}:", "sub": self.stmts(s.body)}]
+        if isinstance(s, A.Return):
+            return [f"The value is {self.e(s.value)}."]
         parts = [self.e(c) for c in s.children()] if isinstance(s, A.Node) else []
         return [f"`{type(s).__name__}`(" + "; ".join(parts) + ")."]
 
@@ -326,8 +350,8 @@ def rulebook(game, players=None, options=None) -> Doc:
     d.h(2, "Where cards lie")
     zrows = []
     for z in spec.zones.values():
-        form = ("one per player" if z.per_player else f"{len(z.keys)} of them ({', '.join(map(str, z.keys))})"
-                if z.keys is not None else "one")
+        form = ("one per player" if z.per_player else "one per team" if z.per_team else
+                f"{len(z.keys)} of them ({', '.join(map(str, z.keys))})" if z.keys is not None else "one")
         doc = str((raw.get("zones") or {}).get(z.name, {}).get("doc", ""))
         zrows.append([z.name, "ordered pile" if z.kind == "pile" else "unordered set", form,
                       VISIBILITIES[z.visibility].words, doc])
@@ -336,8 +360,10 @@ def rulebook(game, players=None, options=None) -> Doc:
     if spec.variables:
         d.h(2, "Counters and markers")
         d.table(["name", "per player", "starts at", "who sees it", "notes"],
-                [[v.name, "yes" if v.per_player else "no", "none" if v.initial is None else str(v.initial).lower(),
-                  VISIBILITIES[v.visibility].words if v.visibility != "owner" else "its player only",
+                [[v.name, "yes" if v.per_player else "per team" if v.per_team else "no",
+                  "none" if v.initial is None else str(v.initial).lower(),
+                  VISIBILITIES[v.visibility].words if v.visibility != "owner" else
+                  ("its team only" if v.per_team else "its player only"),
                   str((raw.get("variables") or {}).get(v.name, {}).get("doc", ""))] for v in spec.variables.values()])
     if getattr(spec, "marks", None):
         d.h(2, "Marks on cards")
@@ -353,6 +379,11 @@ def rulebook(game, players=None, options=None) -> Doc:
         if t not in scoring_tables:
             d.h(3, f"Table *{t}*")
             d.table(["key", "value"], [[str(k), str(v)] for k, v in vals.items()])
+    if spec.teams_of is not None:
+        d.h(2, "Teams")
+        d.p(f"Player p is in team {w.e(_reparse(spec.teams_of, 'expr'))}: "
+            + "; ".join(f"team {t}: " + ", ".join(f"player {p}" for p in ms) for t, ms in enumerate(rs.team_members))
+            + ". Everyone knows the teams.")
     if raw.get("define"):
         d.h(2, "Terms")
         items = []
@@ -364,6 +395,18 @@ def rulebook(game, players=None, options=None) -> Doc:
                 text = f"`{body}`"
             items.append(f"*{key}*: {text}")
         d.ul(items)
+
+    effs = (spec.checker.named_effects if spec.checker else {})
+    if effs:
+        d.h(2, "Named effects")
+        d.p("Blocks of effects the rules below refer to by name:")
+        d.ul([{"text": f"*{name}*" + (f"({', '.join(params)})" if params else "") + ":",
+               "sub": w.stmts(_reparse(r, "effects"))} for name, (params, r) in effs.items()])
+    if getattr(spec, "functions", None):
+        d.h(2, "Computations")
+        d.p("Values worked out step by step (each may use the others, and itself, on fewer cards):")
+        d.ul([{"text": f"*{f.name}*({', '.join(f.params)}):", "sub": w.stmts(_reparse(f.rule, "effects"))}
+              for f in spec.functions.values()])
 
     d.h(2, "Set-up")
     if spec.on_begin is not None:
@@ -433,8 +476,11 @@ def rulebook(game, players=None, options=None) -> Doc:
         d.ul(w.stmts(_reparse(spec.on_end, "effects")))
 
     d.h(2, "Scoring")
+    if spec.score is not None and spec.per_team:
+        d.p(f"Each team t scores {w.e(_reparse(spec.score, 'expr'))}, once; every member of a team has its score.")
     if spec.score is not None:
-        d.p(f"Each player p scores {w.e(_reparse(spec.score, 'expr'))}.")
+        if not spec.per_team:
+            d.p(f"Each player p scores {w.e(_reparse(spec.score, 'expr'))}.")
         for t in scoring_tables:
             d.h(3, f"Table *{t}*")
             d.table(["key", "points"], [[str(k), str(v)] for k, v in spec.tables[t].items()])
@@ -498,6 +544,26 @@ def _steps(w, steps, spec) -> list:
             out.append({"text": guard + f"Repeat, until {w.e(_reparse(st.cond, 'expr'))}:", "sub": _steps(w, st.body, spec)})
         elif st.kind == "while":
             out.append({"text": guard + f"As long as {w.e(_reparse(st.cond, 'expr'))}:", "sub": _steps(w, st.body, spec)})
+        elif st.kind == "react":        # docs/language.md, "Reaction windows"
+            names = [_action_name(spec, a) for a in st.actions]
+            who = w.e(_reparse(st.iter, "expr"))
+            how = ("at the same time, in secret (the choices are revealed when all have chosen)"
+                   if st.ask == "at_once" else "one at a time, in that order")
+            until = ("every response is carried out, in that order" if st.until == "all" else
+                     "the first of them, in that order, who responds takes it (the other choices are revealed "
+                     "without effect)" if st.ask == "at_once" else
+                     "the first who responds takes it and the players after them are not asked")
+            s = (f"{guard}A chance to respond: {who} may each respond {how} with {', '.join(names)}, or pass "
+                 f"(\"{st.optional}\"); {until}; a player who can only pass is "
+                 + ("skipped" if st.if_none == "skip" else "still asked") + ".")
+            if st.bind:
+                s += (f" *{st.bind}* is the list of those who responded." if st.until == "all"
+                      else f" *{st.bind}* is the player who responded.")
+            out.append(s)
+            if st.body:
+                out.append({"text": "If someone responded:", "sub": _steps(w, st.body, spec)})
+            if st.orelse:
+                out.append({"text": "If nobody did:", "sub": _steps(w, st.orelse, spec)})
         elif st.kind == "for" and st.simultaneous:     # docs/language.md, "Simultaneous choices"
             inner = st.body[0]
             names = [_action_name(spec, a) for a in inner.actions]

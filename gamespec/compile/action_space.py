@@ -573,7 +573,7 @@ class FaceFlow:
         self.parent = {0: None}
         self.binds = {}       # (scope, name) -> [(expression node, scope)]
         self.moves = []       # (source node, destination node, scope)
-        self.quiet = set(spec.tables) | set(spec.options) | {"players", "num_players", "current",
+        self.quiet = set(spec.tables) | set(spec.options) | {"players", "num_players", "num_teams", "current",
                                                                 "actor", "none", "it", "p"}
         self.param_scope = {}
         self._seen = set()    # ids of the rule ASTs scanned in an action's scope
@@ -707,6 +707,8 @@ def _card_names(node):
             stack.extend(n)
         elif isinstance(n, A.Name):
             yield n
+        elif isinstance(n, A.Call) and getattr(n, "fn", None) is not None:
+            yield A.Name(n.line, n.col, id="#function")     # a function's value: cards from anywhere
         elif isinstance(n, (A.Attr, A.Compare, A.Const)) or \
                 (isinstance(n, A.Unary) and n.op == "not") or \
                 (isinstance(n, A.Call) and n.func in NO_CARDS):

@@ -10,7 +10,7 @@ from interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase, EndTurn
 
 from ..spec import ast as A
 from ..spec.builtins import WALKS_LIST
-from .costs import can_grow, comp_weight, loop_weight, untyped
+from .costs import can_grow, comp_weight, function_weight, loop_weight, untyped
 
 
 class Compiler:
@@ -117,6 +117,15 @@ class Compiler:
                     e[key] = x
                     body(s, e)
             return loop
+        if isinstance(st, A.Return):
+            val = self.e(st.value, names)
+            zone = st.value.t == "zone"
+            Ret = rt.Return
+
+            def ret(s, e):
+                v = val(s, e)
+                raise Ret(list(s.z[v]) if zone else v)
+            return ret
         if isinstance(st, A.While):
             cond = self.e(st.cond, names)
             body = self.block(st.body, dict(names))
@@ -175,7 +184,7 @@ class Compiler:
             def upd_var(s, e):
                 s.v[base] = add(s, s.v[base], val(s, e), sign)
             return upd_var
-        idx = self.player_index(tgt.index, names)
+        idx = self.player_index(tgt.index, names) if ref[0] == "pvar" else self.team_index(tgt.index, names)
         if op == "=":
             def set_pvar(s, e):
                 s.v[base + idx(s, e)] = val(s, e)
@@ -298,6 +307,13 @@ class Compiler:
             return p
         return idx
 
+    def team_index(self, node, names):
+        """A team number used as an index (a team variable's cell, a team zone): 0 .. T-1."""
+        f = self.e(node, names)
+        T = self.L.T
+        ti = rt.team_index
+        return lambda s, e: ti(f(s, e), T)
+
     def as_list(self, node, names):
         """A closure giving a list (zones become their card list)."""
         f = self.e(node, names)
@@ -328,7 +344,7 @@ class Compiler:
                 if n.id == "players":
                     pl = list(range(L.P))
                     return lambda s, e: pl
-                P = L.P
+                P = L.T if n.id == "num_teams" else L.P
                 return lambda s, e: P
             if kind == "zone":
                 zi = L.zone_base[n.id]
@@ -442,8 +458,8 @@ class Compiler:
         if kind == "member":
             z = ref[1]
             base = L.zone_base[z.name]
-            if z.per_player:
-                idx = self.player_index(n.index, names)
+            if z.per_player or z.per_team:
+                idx = self.player_index(n.index, names) if z.per_player else self.team_index(n.index, names)
                 return lambda s, e: base + idx(s, e)
             keymap = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
             if isinstance(n.index, A.Const):
@@ -459,9 +475,9 @@ class Compiler:
                     fault(f"'{name}' has no member {k!r}")
                 return zi
             return member
-        if kind == "pvar":
+        if kind in ("pvar", "tvar"):
             base = L.var_base[ref[1].name]
-            idx = self.player_index(n.index, names)
+            idx = self.player_index(n.index, names) if kind == "pvar" else self.team_index(n.index, names)
             return lambda s, e: s.v[base + idx(s, e)]
         if kind == "table":
             table = L.tables[ref[1]]
@@ -512,9 +528,47 @@ class Compiler:
             return power
         raise AssertionError(op)
 
+    # -- functions (docs/language.md, Functions) -----------------------------------------
+    def function(self, name):
+        """The compiled function `name`: `fn(s, depth, args)`; compiled on first use (a cell, so that a
+        recursive call finds it), once per rule set."""
+        cells = self.__dict__.setdefault("_functions", {})
+        cell = cells.get(name)
+        if cell is None:
+            cell = cells[name] = [None]
+            decl = self.L.spec.functions[name]
+            inner = {p: f"{p}#arg" for p in decl.params}
+            keys = tuple(inner[p] for p in decl.params)
+            body = guarded(self.block(decl.rule.ast, dict(inner)), decl.rule)
+            w = function_weight(decl)
+            enter, Ret = rt.enter_call, rt.Return
+
+            def fn(s, depth, args):
+                enter(s, depth, w)
+                e = dict(zip(keys, args))
+                e["#depth"] = depth
+                try:
+                    body(s, e)
+                except Ret as r:
+                    return r.value
+                return None
+            cell[0] = fn
+        return cell
+
+    def call_function(self, n, names):
+        cell = self.function(n.func)
+        args = tuple((lambda g: (lambda s, e: list(s.z[g(s, e)])))(self.e(a, names)) if a.t == "zone"
+                     else self.e(a, names) for a in n.args)
+
+        def call(s, e):
+            return cell[0](s, e.get("#depth", 0) + 1, [g(s, e) for g in args])
+        return call
+
     def call(self, n, names):
         L = self.L
         f = n.func
+        if getattr(n, "fn", None) is not None:
+            return self.call_function(n, names)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, names)
         if f == "indices":
@@ -531,6 +585,14 @@ class Compiler:
             if f == "next_player":
                 return lambda s, e: (p(s, e) + 1) % P
             return lambda s, e: (p(s, e) - 1) % P
+        if f == "team":
+            p = self.player_index(n.args[0], names)
+            seat_team = list(L.seat_team)
+            return lambda s, e: seat_team[p(s, e)]
+        if f == "members":
+            ti = self.team_index(n.args[0], names)
+            members = [list(m) for m in L.team_members]
+            return lambda s, e: members[ti(s, e)]
         if f == "mark":
             card = self.e(n.args[0], names)
             m = L.mark_index[n.mark.name]
@@ -671,10 +733,61 @@ class Compiler:
         if f == "sorted":
             a0 = args[0]
             return lambda s, e: sorted(a0(s, e))
+        if f in ("subsets", "combinations", "permutations"):
+            g = {"subsets": rt.subsets, "combinations": rt.combinations, "permutations": rt.permutations}[f]
+            if len(args) == 1:
+                a0 = args[0]
+                return lambda s, e: g(s, a0(s, e))
+            a0, a1 = args
+            return lambda s, e: g(s, a0(s, e), a1(s, e))
+        if f == "product":
+            a0, prod = args[0], rt.product
+            return lambda s, e: prod(s, a0(s, e))
+        if f == "runs":
+            a0, runs = args[0], rt.runs
+            return lambda s, e: runs(s, a0(s, e))
         raise AssertionError(f"builtin {f} not compiled")
+
+    def keyed(self, n, names):
+        """`max/min/sorted(e for x in xs if c, key=k)`: (key, item) pairs, the key computed first."""
+        c = n.args[0]
+        it = self.as_list(c.iter, names)
+        w = comp_weight(c, n.kwargs["key"])
+        raw_it = it
+        it = (lambda s, e: charge_more(s, raw_it(s, e), w - 1)) if w > 1 else raw_it
+        inner = dict(names)
+        var = self.fresh(c.var)
+        inner[c.var] = var
+        cond = self.e(c.cond, inner) if c.cond is not None else None
+        elt = self.e(c.elt, inner)
+        key = self.e(n.kwargs["key"], inner)
+        f = n.func
+
+        def pairs(s, e):
+            out = []
+            for x in charge(s, it(s, e)):
+                e[var] = x
+                if cond is None or cond(s, e):
+                    k = key(s, e)
+                    out.append((k, elt(s, e)))
+            return out
+        if f == "sorted":
+            sb = rt.sorted_by
+            return lambda s, e: sb(pairs(s, e))
+        bb = rt.best_by
+        if "default" in n.kwargs:       # evaluated after the pairs, whether needed or not (as generated)
+            d = self.e(n.kwargs["default"], names)
+
+            def best_d(s, e):
+                ps = pairs(s, e)
+                return bb(ps, f, d(s, e), True)
+            return best_d
+        return lambda s, e: bb(pairs(s, e), f)
 
     def aggregate(self, n, names):
         f = n.func
+        if "key" in n.kwargs:
+            return self.keyed(n, names)
         it, var, cond, elt = self.comp_parts(n.args[0], names)
         if f == "count":
             if cond is None:
@@ -698,6 +811,9 @@ class Compiler:
                     yield elt(s, e)
         if f == "sum":
             return lambda s, e: sum(gen(s, e))
+        if f == "product":      # the items, charged as they are made (gen), then multiplied
+            mul = rt.multiply
+            return lambda s, e: mul(list(gen(s, e)))
         if f == "any":
             return lambda s, e: any(gen(s, e))
         if f == "all":

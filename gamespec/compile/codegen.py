@@ -22,7 +22,7 @@ from interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUILTINS, att
 from ..spec import ast as A
 from ..spec.builtins import WALKS_LIST
 from ..spec.visibility import VISIBILITIES
-from .costs import can_grow, comp_weight, loop_weight, untyped
+from .costs import can_grow, comp_weight, function_weight, loop_weight, untyped
 
 
 # Nested parameter loops that visit at most this many candidates in all, known when the rules are
@@ -309,6 +309,9 @@ class CodeGen:
                     head.append(f"_charge_w(s, {items}, {w})")
                 head.append(f"for {py} in {items}:")
             return head + ["    " + ln for ln in body]
+        if isinstance(st, A.Return):      # a function's body (self.function)
+            val = self.ex(st.value, names)
+            return [f"return list(s.z[{val}])" if st.value.t == "zone" else f"return {val}"]
         if isinstance(st, A.While):
             cond = self.test(st.cond, names)
             self._loop_depth += 1
@@ -340,11 +343,11 @@ class CodeGen:
         if ref[0] == "var":
             slot = f"s.v[{base}]"
         else:
-            slot = f"s.v[{_plus(base, self.pidx(tgt.index, names))}]"
+            cell = self.pidx(tgt.index, names) if ref[0] == "pvar" else self.tidx(tgt.index, names)
+            slot = f"s.v[{_plus(base, cell)}]"
             if op != "=":
                 tmp = self.ident()
-                return [f"{tmp} = {_plus(base, self.pidx(tgt.index, names))}"] + \
-                    self._update(f"s.v[{tmp}]", v, op, val)
+                return [f"{tmp} = {_plus(base, cell)}"] + self._update(f"s.v[{tmp}]", v, op, val)
         if op == "=":
             return [f"{slot} = {val}"]
         return self._update(slot, v, op, val)
@@ -509,6 +512,10 @@ class CodeGen:
                 return py      # a loop over the players or a player parameter: always in range
         return f"{self.const(self._pcheck)}({self.ex(node, names)})"
 
+    def tidx(self, node, names):
+        """A team number used as an index: checked 0 .. T-1 (runtime.team_index)."""
+        return f"_team({self.ex(node, names)}, {self.L.T})"
+
     @staticmethod
     def _over_players(node):
         """Iterating `players`, `others(p)` or `players_from(p)` yields valid seats only."""
@@ -556,7 +563,8 @@ class CodeGen:
                 return self.name_ref(n.id, names)
             if kind == "const":
                 return {"current": "s.cur", "actor": "s.actor",
-                        "players": self.const(list(range(L.P))), "num_players": str(L.P)}[n.id]
+                        "players": self.const(list(range(L.P))), "num_players": str(L.P),
+                        "num_teams": str(L.T)}[n.id]
             if kind == "zone":
                 return str(L.zone_base[n.id])
             if kind == "var":
@@ -1023,6 +1031,8 @@ class CodeGen:
             base = L.zone_base[z.name]
             if z.per_player:
                 return f"({_plus(base, self.pidx(n.index, names))})"
+            if z.per_team:
+                return f"({_plus(base, self.tidx(n.index, names))})"
             keymap = self._keymaps.get(z.name)
             if keymap is None:      # one per family: the same member reads the same source
                 keymap = self._keymaps[z.name] = {k: base + i for i, k in enumerate(L.zone_keys[z.name])}
@@ -1034,15 +1044,63 @@ class CodeGen:
             return f"{self.const(keymap)}[{idx}]"
         if kind == "pvar":
             return f"s.v[{_plus(L.var_base[n.ref[1].name], self.pidx(n.index, names))}]"
+        if kind == "tvar":
+            return f"s.v[{_plus(L.var_base[n.ref[1].name], self.tidx(n.index, names))}]"
         if kind == "table":
             return f"{self.const(L.tables[n.ref[1]])}[{self.ex(n.index, names)}]"
         return f"{self.as_list(n.obj, names)}[{self.ex(n.index, names)}]"
 
+    # -- functions (docs/language.md, Functions) -----------------------------------------------
+    _CONTEXT = ("_assigned", "_comp_depth", "_short_level", "_loop_depth", "inline_moves", "_hc", "_truth",
+                "_known", "_known_nn", "_tests", "_in_function")
+
+    def function(self, name):
+        """The namespace name (`F<n>`) of the generated function `name`: `F<n>(s, depth, *args)`, made on
+        first use (in a fresh generation context: it may be asked for while another rule is generated),
+        once per rule set; a recursive call names it before it exists, which is fine: it is looked up
+        when called."""
+        fnames = self.__dict__.setdefault("_fn_names", {})
+        ident = fnames.get(name)
+        if ident is not None:
+            return ident
+        ident = fnames[name] = f"F{next(self._uid)}"
+        decl = self.L.spec.functions[name]
+        saved = {k: getattr(self, k, None) for k in self._CONTEXT}
+        self._assigned, self._comp_depth, self._short_level, self._loop_depth = \
+            _assigned_names(decl.rule.ast), 0, False, 0
+        self.inline_moves, self._hc, self._truth, self._known, self._known_nn, self._tests = \
+            False, None, {}, set(), set(), set()
+        self._in_function = True
+        try:
+            params = [self.ident() for _ in decl.params]
+            names = dict(zip(decl.params, params))
+            lines = [f"_enter(s, _d, {function_weight(decl)})"] + self.block(decl.rule.ast, names, 0) + ["return None"]
+            fn = self._function(decl.rule, lines, name=ident, args=", ".join(["s", "_d"] + params))
+        finally:
+            for k, v in saved.items():
+                setattr(self, k, v)
+        self.ns[ident] = fn
+        return ident
+
+    def call_function(self, n, names):
+        ident = self.function(n.func)
+        args = [f"list(s.z[{self.ex(a, names)}])" if a.t == "zone" else self.ex(a, names) for a in n.args]
+        depth = "_d + 1" if getattr(self, "_in_function", False) else "1"
+        return f"{ident}({', '.join(['s', depth] + args)})"
+
     def call(self, n, names):
         L = self.L
         f = n.func
+        if getattr(n, "fn", None) is not None:
+            return self.call_function(n, names)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, names)
+        if f == "team":
+            return f"{self.const(list(L.seat_team))}[{self.pidx(n.args[0], names)}]"
+        if f == "members":
+            return f"{self.const([list(m) for m in L.team_members])}[{self.tidx(n.args[0], names)}]"
+        if f in ("subsets", "combinations", "permutations"):
+            return f"_{f}(s, {', '.join(self.as_list(a, names) for a in n.args)})"
         if f == "indices":
             z = n.args[0].ref[1]
             return self.const(list(L.zone_keys[z.name]))
@@ -1126,11 +1184,48 @@ class CodeGen:
             return f"(s.face.get({args[0]}) == 2)"
         if f == "sorted":
             return f"sorted({args[0]})"
+        if f == "product":
+            return f"_product(s, {args[0]})"
+        if f == "runs":
+            return f"_runs(s, {args[0]})"
         raise AssertionError(f)
+
+    def charged_list(self, c, names, key=None):
+        """`[elt for x in xs if cond]` (with a key: `[(key, elt) ...]`), every item charged as the
+        closures charge it (comp_weight, no exemption for small lists): the new built-ins' items."""
+        w = comp_weight(c, key)
+        src = self.as_list(c.iter, names)
+        it = f"_charge(s, {src})" if w == 1 else f"_charge_w(s, {src}, {w})"
+        inner = dict(names)
+        py = self.ident()
+        inner[c.var] = py
+        if c.iter.t == "zone":
+            self.nonnull.add(py)
+        self._comp_depth += 1
+        try:
+            cond = f" if {self.test(c.cond, inner)}" if c.cond is not None else ""
+            item = self.ex(c.elt, inner) if key is None else f"({self.ex(key, inner)}, {self.ex(c.elt, inner)})"
+            return f"[{item} for {py} in {it}{cond}]"
+        finally:
+            self._comp_depth -= 1
+
+    def keyed(self, n, names):
+        """`max/min/sorted(e for x in xs if c, key=k)`: (key, item) pairs, the key computed first, charged
+        like the closures' (every item, the key's weight too), then runtime.best_by / sorted_by."""
+        pairs = self.charged_list(n.args[0], names, n.kwargs["key"])
+        if n.func == "sorted":
+            return f"_sorted_by({pairs})"
+        if "default" in n.kwargs:
+            return f"_best_by({pairs}, {n.func!r}, {self.ex(n.kwargs['default'], names)}, True)"
+        return f"_best_by({pairs}, {n.func!r})"
 
     def aggregate(self, n, names):
         f = n.func
         c = n.args[0]
+        if "key" in n.kwargs:
+            return self.keyed(n, names)
+        if f == "product":
+            return f"_multiply({self.charged_list(c, names)})"
         if f == "count":
             if c.cond is None:
                 return f"len({self.as_list(c.iter, names)})"
@@ -1470,7 +1565,8 @@ class CodeGen:
 
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
-                     r"_numbers|_unique|_bounded|_move|_move_pub|_move_plain|_lose_track|_widen|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e)\b|K\d+\(|\be\[")
+                     r"_numbers|_unique|_bounded|_move|_move_pub|_move_plain|_lose_track|_widen|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e|"
+                     r"_subsets|_combinations|_permutations|_product|_multiply|_runs|_best_by|_sorted_by|_team)\b|[KF]\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _PLAIN_READ = re.compile(r"s\.v\[(\d+|\(\d+ \+ s\.(actor|cur)\))\]$")     # a variable, read as it is
 _BOUND = re.compile(r"\bfor (v_\d+) in\b")

@@ -33,9 +33,16 @@ def loop_weight(st):
     return _weight(list(st.body) + ([st.cond] if isinstance(st, A.While) else []))
 
 
-def comp_weight(n):
-    """Steps one item of a comprehension costs: the size of its condition and element."""
-    return _weight([n.elt, n.cond])
+def comp_weight(n, key=None):
+    """Steps one item of a comprehension costs: the size of its condition and element (and of the
+    `key=` of a max, min or sorted)."""
+    return _weight([n.elt, n.cond, key])
+
+
+def function_weight(decl):
+    """Steps one call of a spec function costs (docs/language.md, Functions): one, and one per
+    NODES_PER_STEP nodes of its body outside its loops (they charge their own iterations)."""
+    return _weight(list(decl.rule.ast))
 
 
 def untyped(n):

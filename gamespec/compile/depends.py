@@ -32,8 +32,10 @@ def reads(node):
             kind = getattr(x, "ref", ("item",))[0]
             if kind == "member":
                 out.add(("z", x.ref[1].name))
-            elif kind == "pvar":
+            elif kind in ("pvar", "tvar"):
                 out.add(("v", x.ref[1].name))
+        elif isinstance(x, A.Call) and getattr(x, "fn", None) is not None:
+            return None     # a function reads whatever its body reads (and may call others)
         elif isinstance(x, A.Call) and x.func in ("zone_of", "face_down", "mark"):
             return None     # where a card lies, which way up, its marks: any move or shuffle may change them
     return out
@@ -86,7 +88,7 @@ def writes(stmts, spec, lets=None):
                 kind = getattr(st.target, "ref", ("",))[0]
                 if kind == "var":
                     out.add(("v", st.target.ref[1].name))
-                elif kind == "pvar":
+                elif kind in ("pvar", "tvar"):
                     out.add(("v", st.target.ref[1].name))
                 elif kind == "local":
                     lets.pop(st.target.id, None)   # may now hold cards from anywhere

@@ -55,6 +55,8 @@ class ChooseRT:
         self.player_reads_actor = False
         self.names = {}
         self.fused = None       # action name -> fused function (compile/fused.py), generated code only
+        self.window = None      # a reaction window's: the flow key noting who responded (#took<n>)
+        self.secret = False
 
 
 class Emitter:
@@ -87,18 +89,9 @@ class Emitter:
         if st.kind == "do":
             self.emit("do", fn=c.effects(st.effect, names), scope=scope, names=names, where=st.path)
         elif st.kind == "choose":
-            ch = ChooseRT(len(self.chooses), st, st.path)
-            ch.guard = guard
-            ch.player = c.expr(st.player, names) if st.player is not None else None
-            ch.guard_reads_actor = _reads_actor(st.guard)
-            ch.player_reads_actor = _reads_actor(st.player)
-            ch.actions = [self.rs.actions[a] for a in st.actions]
-            ch.fallback = [self.rs.actions[a] for a in st.fallback]
-            ch.scope = scope
-            ch.names = names
-            ch.secret = st.simultaneous    # a simultaneous step's choice: stored, applied at the reveal
-            self.chooses.append(ch)
-            self.emit("choose", ch=ch)
+            self.choose(st, guard, names, scope)
+        elif st.kind == "react":
+            self.react(st, names, scope, ctx, uid)
         elif st.kind == "if":
             cond = c.expr(st.cond, names)
             else_l, end_l = f"else{uid}", f"endif{uid}"
@@ -144,6 +137,61 @@ class Emitter:
         if guard is not None and st.kind != "choose":
             self.label(skip_label)
 
+    def choose(self, st, guard, names, scope, window=None):
+        c = self.comp
+        ch = ChooseRT(len(self.chooses), st, st.path)
+        ch.guard = guard
+        ch.player = c.expr(st.player, names) if st.player is not None else None
+        ch.guard_reads_actor = _reads_actor(st.guard)
+        ch.player_reads_actor = _reads_actor(st.player)
+        ch.actions = [self.rs.actions[a] for a in st.actions]
+        ch.fallback = [self.rs.actions[a] for a in st.fallback]
+        ch.scope = scope
+        ch.names = names
+        ch.secret = st.simultaneous    # a simultaneous step's choice: stored, applied at the reveal
+        if window is not None:
+            ch.window = window         # a reaction window's: State notes each response there
+        self.chooses.append(ch)
+        self.emit("choose", ch=ch)
+        return ch
+
+    def react(self, st, names, scope, ctx, uid):
+        """A reaction window (docs/language.md): a `for` over the players who may respond around one
+        choose (each response noted in `#took<uid>`; at_once: stored, then revealed), then the outcome
+        in `#as<uid>` (named by `as`) and the `then` or the `else` steps."""
+        c = self.comp
+        key, lkey, took, out = f"{st.var}#{uid}", f"#list{uid}", f"#took{uid}", f"#as{uid}"
+        self.rs.step_uids[id(st)] = uid
+        inner = dict(names)
+        inner[st.var] = key
+        if hasattr(c, "valid_keys"):
+            c.valid_keys.add(key)      # window_open checks every listed player is a seat
+        top, end = f"for{uid}", f"endfor{uid}"
+        self.emit("for_init", it=c.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
+        self.emit("window_open", lkey=lkey, took=took, where=st.path)
+        self.label(top)
+        self.emit("for_next", lkey=lkey, key=key, end=end)
+        ch = self.choose(st.inner, None, inner, scope, window=took)
+        if st.ask == "in_turn" and st.until == "first":
+            self.emit("window_check", took=took, end=end)
+        self.emit("jump", target=top)
+        self.label(end)
+        self.emit("for_done", lkey=lkey, key=key)
+        if st.ask == "at_once":
+            self.emit("window_reveal", ch=ch, took=took, until=st.until, where=st.path)
+        self.emit("window_close", took=took, out=out, until=st.until)
+        else_l, done = f"welse{uid}", f"wdone{uid}"
+        self.emit("window_branch", out=out, until=st.until, target=else_l)
+        sub = dict(names)
+        if st.bind:
+            sub[st.bind] = out
+        self.steps(st.body, sub, scope, ctx)
+        self.emit("jump", target=done)
+        self.label(else_l)
+        self.steps(st.orelse, sub, scope, ctx)
+        self.label(done)
+        self.emit("window_done", out=out)
+
 
 def _over_players(node):
     if isinstance(node, A.Name) and node.ref == ("const", "players"):
@@ -154,6 +202,7 @@ def _over_players(node):
 def build(rs, spec, comp):
     """Emit the whole program and turn it into closures. Returns (program, chooses, pc names)."""
     rs.codegen = comp if hasattr(comp, "after") else None   # the generated-code backend
+    rs.step_uids = {}       # id(react step) -> the number its flow variables carry (#took<n>, #as<n>)
     em = Emitter(rs, comp)
     phases = {name: PhaseRT(i, decl) for i, (name, decl) in enumerate(spec.phases.items())}
     rs.phases = list(phases.values())
@@ -553,19 +602,14 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         lkey, nxt, where, P = a["lkey"], goto(pc + 1), a["where"], rs.P
 
         def choosers(s):
-            seen = set()
-            for p in s.fenv[lkey][0]:
-                if p.__class__ is not int or not 0 <= p < P:
-                    raise SpecRuntimeError(f"a chooser of a simultaneous step is {p!r}; it must be a player "
-                                           f"(0 to {P - 1})", where, check="not-a-player")
-                if p in seen:
-                    raise SpecRuntimeError(f"player {p} is listed twice among the choosers of a "
-                                           "simultaneous step", where, check="simultaneous")
-                seen.add(p)
+            _seats(s.fenv[lkey][0], P, where, "a chooser of a simultaneous step",
+                   "the choosers of a simultaneous step", "simultaneous")
             return nxt
         return choosers
     if kind == "reveal":
         return make_reveal(rs, a["ch"], a["order"], goto(pc + 1), a["where"])
+    if kind.startswith("window_"):
+        return make_window(rs, kind, a, goto(pc + 1), L, goto)
     if kind == "choose":
         ch = a["ch"]
         ch.pc = pc
@@ -574,9 +618,21 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         ch.blocks = {rt.name: make_block(rs, ch.scope, ch.path, action_writes(rs, rt))
                      for rt in ch.actions + ch.fallback}
         ch.enumerate = comp.choice(ch) if hasattr(comp, "choice") else make_enumerator(ch)
-        ch.enter = make_enter(rs, ch)
+        ch.enter = make_enter(rs, ch) if getattr(ch, "window", None) is None else make_window_enter(rs, ch)
         return ch.enter
     raise AssertionError(kind)
+
+
+def _seats(items, P, where, one, all_, check):
+    """The players a step lists (the choosers, the responders): each a seat, none twice."""
+    seen = set()
+    for p in items:
+        if p.__class__ is not int or not 0 <= p < P:
+            raise SpecRuntimeError(f"{one} is {p!r}; it must be a player (0 to {P - 1})", where,
+                                   check="not-a-player")
+        if p in seen:
+            raise SpecRuntimeError(f"player {p} is listed twice among {all_}", where, check=check)
+        seen.add(p)
 
 
 # -- simultaneous choices ------------------------------------------------------------------
@@ -592,26 +648,9 @@ def make_reveal(rs, ch, order, nxt, where):
     key = compile_value(order, rs) if order is not None else None
 
     def reveal(s):
-        evs = pending_choices(s)
-        if not evs:
+        chosen = _stored(s, ch, where)
+        if not chosen:
             return nxt
-        chosen = []
-        for ev in evs:
-            if ev[2] == "skip":
-                chosen.append((ev[1], None))
-                continue
-            s.actor = ev[1]
-            s.pending = ch.idx
-            found = None
-            for a in ch.enumerate(s):
-                if a[0] == ev[2] and a[1] == ev[3]:
-                    found = a
-                    break
-            s.pending = -1
-            if found is None:
-                raise SpecRuntimeError(f"the stored choice of player {ev[1]} is no longer legal", where,
-                           check="simultaneous")
-            chosen.append((ev[1], found))
         if key is not None:
             def sort_key(item):
                 a = item[1]
@@ -630,4 +669,131 @@ def make_reveal(rs, ch, order, nxt, where):
             if r != nxt:
                 return r
         return nxt
+    return reveal
+
+
+# -- reaction windows (docs/language.md, "Reaction windows") ----------------------------------------
+def make_window_enter(rs, ch):
+    """A reaction window's `choose`: the listed player is asked even when the pass is their only
+    choice (so nobody learns who could not respond), unless the step says `if_none: skip`."""
+    player, enum = ch.player, ch.enumerate
+    pc, nxt, idx, path, P = ch.pc, ch.next, ch.idx, ch.path, rs.P
+    skip_lone = ch.step.if_none == "skip"
+    copy = rs.backend == "closures"
+    from interpreter.state import lone_skip
+
+    def enter(s):
+        e = s.fenv
+        p = player(s, dict(e) if copy else e)
+        if p.__class__ is not int or not 0 <= p < P:
+            raise not_a_player("the responding player", p, player, path, P)
+        s.actor = p
+        s.pc = pc
+        s.pending = idx
+        legal = enum(s)
+        if not legal or (len(legal) == 1 and legal[0][0] == "skip"):
+            if skip_lone:
+                s.pending = -1
+                return nxt
+            legal = [lone_skip(ch, s._wants_actions)]
+        s._legal = legal
+        return SUSPEND
+    return enter
+
+
+def make_window(rs, kind, a, nxt, L, goto):
+    """The instructions of a reaction window around its choose."""
+    if kind == "window_open":
+        lkey, took, where, P = a["lkey"], a["took"], a["where"], rs.P
+
+        def window_open(s):
+            _seats(s.fenv[lkey][0], P, where, "a player who may respond in a reaction window",
+                   "the players who may respond in a reaction window", "react")
+            s.fenv = dict(s.fenv)
+            s.fenv[took] = []
+            return nxt
+        return window_open
+    if kind == "window_check":      # in turn, until the first response: it closes the window
+        took, end = a["took"], goto(L[a["end"]])
+        return lambda s: end if s.fenv[took] else nxt
+    if kind == "window_reveal":
+        return make_window_reveal(rs, a["ch"], a["took"], a["until"], nxt, a["where"])
+    if kind == "window_close":
+        took, out, every = a["took"], a["out"], a["until"] == "all"
+
+        def window_close(s):
+            got = s.fenv[took]
+            fenv = {k: v for k, v in s.fenv.items() if k != took}
+            fenv[out] = list(got) if every else (got[0] if got else None)
+            s.fenv = fenv
+            return nxt
+        return window_close
+    if kind == "window_branch":
+        out, every, target = a["out"], a["until"] == "all", goto(L[a["target"]])
+        if every:
+            return lambda s: nxt if s.fenv[out] else target
+        return lambda s: nxt if s.fenv[out] is not None else target
+    if kind == "window_done":
+        out = a["out"]
+
+        def window_done(s):
+            s.fenv = {k: v for k, v in s.fenv.items() if k != out}
+            return nxt
+        return window_done
+    raise AssertionError(kind)
+
+
+def _stored(s, ch, where):
+    """The stored choices of a secret decision point, each found again among its player's legal actions
+    in the state they chose in: [(player, action or None for a pass)], in choosing order."""
+    chosen = []
+    for ev in pending_choices(s):
+        if ev[2] == "skip":
+            chosen.append((ev[1], None))
+            continue
+        s.actor = ev[1]
+        s.pending = ch.idx
+        found = None
+        for a in ch.enumerate(s):
+            if a[0] == ev[2] and a[1] == ev[3]:
+                found = a
+                break
+        s.pending = -1
+        if found is None:
+            raise SpecRuntimeError(f"the stored choice of player {ev[1]} is no longer legal", where,
+                                   check="simultaneous")
+        chosen.append((ev[1], found))
+    return chosen
+
+
+def make_window_reveal(rs, ch, took, until, nxt, where):
+    """A window asked at once: every stored choice revealed; `until: all`, each response carried out
+    in the order of the players (passes after, as passes); `until: first`, every choice but the first
+    response revealed (without effect), then that response carried out."""
+    def note(s, p):
+        s.fenv = dict(s.fenv)
+        s.fenv[took] = s.fenv[took] + [p]
+
+    def reveal(s):
+        chosen = _stored(s, ch, where)
+        if not chosen:
+            return nxt
+        if until == "all":
+            chosen.sort(key=lambda item: item[1] is None)       # stable: the order of the players
+            for p, a in chosen:
+                if a is not None:
+                    note(s, p)
+                r = s._resolve(ch, p, a, nxt)
+                if r != nxt:
+                    return r
+            return nxt
+        first = next((i for i, (_, a) in enumerate(chosen) if a is not None), None)
+        for i, (p, a) in enumerate(chosen):
+            if i != first:
+                s._reveal_only(p, a)
+        if first is None:
+            return nxt
+        p, a = chosen[first]
+        note(s, p)
+        return s._resolve(ch, p, a, nxt)
     return reveal

@@ -163,11 +163,12 @@ class Fuser:
                         "    else:",
                         f"        _cards = s._cards_seen(_act, {c.const(rt)})",
                         "    _sh = s.shuffles", "    _h0 = s.hist",
-                        "    _n0 = len(s.log) if s.log is not None else 0"]
+                        "    _n0 = len(s.log) if s.log is not None else 0",
+                        "    s.watch = [[_card], [s.kn[_card]], [0]]"]     # (State._watching)
             else:
                 out += ["    _actor = s.actor", f"    _cards = s._cards_seen(_act, {c.const(rt)})",
                         "    _sh = s.shuffles", "    _h0 = s.hist",
-                        "    _n0 = len(s.log) if s.log is not None else 0"]
+                        "    _n0 = len(s.log) if s.log is not None else 0", "    s._watch(_cards)"]
             out += reset + ["    e = _act[2]"]
             if cards:   # the decision is recorded once the effect and its checks have run (State._record)
                 out.append("    try:")
@@ -182,6 +183,7 @@ class Fuser:
                         "        _h = s.hist",
                         "        if _cards is None and (_h is _h0 or _h[1] is _h0) and s.shuffles == _sh "
                         "and not s.face and s.log is None:",
+                        "            s.watch = None",
                         f"            _ev = ('d', _actor, _act[0], _act[1], (({one}, (_card,), "
                         f"(_seen | {zvis}[s.loc[_card]],)),))",
                         "            s.hist = (_ev, _h0) if _h is _h0 else (_h[0], (_ev, _h0))",

@@ -23,6 +23,7 @@ class Ruleset:
         self.ALL = (1 << P) - 1
         self.options = options
         self.tables = spec.tables
+        self._layout_teams()
         self._layout_zones()
         self._layout_vars()
         self._layout_marks()
@@ -34,8 +35,13 @@ class Ruleset:
             self.actions[name] = ActionRT(self, comp, a)
         self.game_end_if = comp.expr(spec.end_if)
         self.triggers = [(comp.expr(c), comp.effects(e)) for _, c, e in spec.triggers]
-        self.score = comp.expr(spec.score, {"p": "p"}, valid={"p"})     # finish() passes every seat
-        self.tie_breakers = [comp.expr(t, {"p": "p"}, valid={"p"}) for t in spec.tie_breakers]
+        self.per_team = spec.per_team
+        if spec.per_team:       # scored once per team (scoring.per_team): `t` the team
+            self.score = comp.expr(spec.score, {"t": "t"})
+            self.tie_breakers = [comp.expr(t, {"t": "t"}) for t in spec.tie_breakers]
+        else:
+            self.score = comp.expr(spec.score, {"p": "p"}, valid={"p"})     # finish() passes every seat
+            self.tie_breakers = [comp.expr(t, {"p": "p"}, valid={"p"}) for t in spec.tie_breakers]
         self.team_of = comp.expr(spec.teams, {"p": "p"}, valid={"p"}) if spec.teams is not None else None
         self.winner = spec.winner
         self.success = comp.expr(spec.success) if spec.cooperative else None     # team scoring
@@ -48,6 +54,34 @@ class Ruleset:
             install(self, comp)     # fused decision-point continuations, generated on first use
 
     # -- layout -------------------------------------------------------------------------
+    def _layout_teams(self):
+        """The spec's teams (docs/language.md, Team state): each seat's team, each team's seats and the
+        bit mask of its seats (who an `owner` team variable or zone is seen by)."""
+        P = self.P
+        rule = getattr(self.spec, "teams_of", None)
+        if rule is None:
+            self.seat_team, self.team_members, self.team_mask = None, [], []
+            self.T = 0
+            return
+        from ..spec.sizes import team_list
+        self.seat_team = team_list(rule, P, self.options)
+        self.T = max(self.seat_team) + 1
+        self.team_members = [[p for p in range(P) if self.seat_team[p] == t] for t in range(self.T)]
+        self.team_mask = [sum(1 << p for p in ms) for ms in self.team_members]
+
+    def cells(self, decl):
+        """How many cells (or zones) a variable (or zone family) declaration has per player or team: P,
+        T, or 1 for a shared one."""
+        return self.P if decl.per_player else self.T if getattr(decl, "per_team", False) else 1
+
+    def sight_of(self, vis, decl, k):
+        """Who sees cell (or member) k of a declaration with visibility `vis`: a bit mask."""
+        v = VISIBILITIES[vis]
+        if getattr(decl, "per_team", False):
+            mine = self.team_mask[k]
+            return (mine if v.owner_sees else 0) | (self.ALL & ~mine if v.others_see else 0)
+        return v.sight(k if decl.per_player else None, self.ALL)
+
     def _layout_zones(self):
         P = self.P
         self.zone_base = {}
@@ -58,7 +92,8 @@ class Ruleset:
         zvis = []
         for name, z in self.spec.zones.items():
             self.zone_base[name] = len(self.zone_label)
-            keys = list(range(P)) if z.per_player else (z.keys if z.keys is not None else [None])
+            keys = list(range(P)) if z.per_player else list(range(self.T)) if z.per_team else \
+                (z.keys if z.keys is not None else [None])
             if z.count is not None:     # a family sized at set-up from num_players and options
                 keys = list(range(size_value(z.count, P, self.options, 1, 1000)))
             self.zone_keys[name] = keys
@@ -66,7 +101,7 @@ class Ruleset:
                 self.zone_label.append(name if k is None else f"{name}[{k}]")
                 self.zone_decl.append(z)
                 self.zone_key.append(k)
-                zvis.append(VISIBILITIES[z.visibility].sight(k if z.per_player else None, self.ALL))
+                zvis.append(self.sight_of(z.visibility, z, k))
         self.zvis = zvis
         self.set_zones = frozenset(zi for zi, d in enumerate(self.zone_decl) if d.kind == "set")
         # per zone: the players who cannot see into it if it is a set (they lose track of its cards
@@ -85,14 +120,12 @@ class Ruleset:
         self.var_decl = []
         for name, v in self.spec.variables.items():
             self.var_base[name] = len(self.var_init)
-            for _ in range(self.P if v.per_player else 1):
+            for _ in range(self.cells(v)):
                 init = v.initial
                 self.var_init.append(list(init) if isinstance(init, list) else init)
                 self.var_decl.append(v)
         # who sees each variable: per variable, the bit mask of the players who see each of its cells
-        vis = VISIBILITIES
-        self.var_sight = {name: tuple(vis[v.visibility].sight(q if v.per_player else None, self.ALL)
-                                      for q in range(self.P if v.per_player else 1))
+        self.var_sight = {name: tuple(self.sight_of(v.visibility, v, q) for q in range(self.cells(v)))
                           for name, v in self.spec.variables.items()}
 
     def _layout_marks(self):
@@ -183,21 +216,38 @@ class Ruleset:
         if lay is None:
             where = {}
 
-            def walk(steps, ph, fors):
+            wins = {}
+
+            def walk(steps, ph, fors, around):
                 for st in steps:
                     if st.kind == "choose":
                         where[id(st)] = (ph, fors)
+                        wins[id(st)] = around
                     elif st.kind == "for":
-                        walk(st.body, ph, fors + [st])
+                        walk(st.body, ph, fors + [st], around)
+                    elif st.kind == "react":     # its asking loop, then its outcome around then/else
+                        uid = self.step_uids[id(st)]
+                        where[id(st.inner)] = (ph, fors + [st])
+                        wins[id(st.inner)] = around + [(uid, "ask", st)]
+                        walk(st.body, ph, fors, around + [(uid, "then", st)])
+                        walk(st.orelse, ph, fors, around + [(uid, "then", st)])
                     else:
-                        walk(st.body, ph, fors)
-                        walk(st.orelse, ph, fors)
+                        walk(st.body, ph, fors, around)
+                        walk(st.orelse, ph, fors, around)
 
             for i, ph in enumerate(self.phases):
                 if ph.decl.turn is not None:
-                    walk(ph.decl.turn.steps, i, [])
+                    walk(ph.decl.turn.steps, i, [], [])
             lay = self._choose_contexts = [where.get(id(ch.step), (-2, [])) for ch in self.chooses]
+            self._choose_windows = [wins.get(id(ch.step), []) for ch in self.chooses]
         return lay
+
+    def choose_windows(self):
+        """Per decision point: the reaction windows around it, outermost first, as (number, 'ask' | 'then',
+        step): 'ask' while it asks the players (its `#took<n>` holds who responded), 'then' in its then
+        or else steps (its `#as<n>` holds the outcome)."""
+        self.choose_contexts()
+        return self._choose_windows
 
 
 def _face_label(a, cl):

@@ -117,6 +117,12 @@ class Assign(Node):
 
 
 @dataclass(eq=False)
+class Return(Node):
+    """`return value`: ends a function's call with that value (functions only)."""
+    value: Node = None
+
+
+@dataclass(eq=False)
 class CallStmt(Node):
     call: Call = None
 

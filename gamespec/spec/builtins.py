@@ -65,13 +65,21 @@ TABLE = (
     _b("sum", 1, 1, (L,), result="int", aggregate=True, walks=True, no_cards=True, hook="sum",
        agg_words="the sum of", signature="sum(xs), sum(e for v in xs if c)", text="The sum of numbers.",
        example={"expr": "sum(c.rank for c in hand[actor])"}),
-    _b("max", 1, 8, (L,), many="int", kwargs={"default": None}, result="numbers", aggregate=True, walks=True,
-       agg_words="the greatest", signature="max(xs, default=d), max(e for ...), max(a, b, ...)",
-       text="The greatest item; of an empty list, `default` (an error without one).",
-       example={"expr": "max([c.rank for c in hand[actor]], default=0)"}),
-    _b("min", 1, 8, (L,), many="int", kwargs={"default": None}, result="numbers", aggregate=True, walks=True,
-       agg_words="the least", signature="min(xs, default=d), min(e for ...), min(a, b, ...)",
-       text="The least item; of an empty list, `default`.", example={"expr": "min(card.rank, 3)"}),
+    _b("max", 1, 8, (L,), many="int", kwargs={"default": None, "key": None}, result="numbers", aggregate=True,
+       walks=True, hook="key", agg_words="the greatest",
+       signature="max(xs, default=d), max(e for x in xs, key=k), max(a, b, ...)",
+       text="The greatest item; of an empty list, `default` (an error without one). With `key=` (the `for` form "
+            "only): the item whose key, computed from the loop variable, is greatest (the first such).",
+       example={"expr": "max(c for c in hand[actor], key=c.rank, default=card)"}),
+    _b("min", 1, 8, (L,), many="int", kwargs={"default": None, "key": None}, result="numbers", aggregate=True,
+       walks=True, hook="key", agg_words="the least",
+       signature="min(xs, default=d), min(e for x in xs, key=k), min(a, b, ...)",
+       text="The least item; of an empty list, `default`. With `key=`: the item whose key is least (the first such).",
+       example={"expr": "min(card.rank, 3)"}),
+    _b("product", 1, 1, (L,), result="int", aggregate=True, no_cards=True, hook="sum",
+       agg_words="the product of", signature="product(xs), product(e for v in xs if c)",
+       text="The product of numbers (1 of an empty list); below 2^63 like every number.",
+       example={"expr": "product(c.rank for c in hand[actor])"}),
     _b("any", 1, 1, (L,), result="bool", aggregate=True, walks=True, no_cards=True, agg_words="at least one of",
        signature="any(xs), any(e for ...)", text="Whether some item is true.",
        example={"expr": "any(c.rank == 5 for c in hand[actor])"}),
@@ -143,9 +151,39 @@ TABLE = (
     _b("face_down", 1, 1, (CARD,), result="bool", no_cards=True, words="{0} is face down",
        signature="face_down(c)", text="Whether the card was turned face down by `move(..., face='down')`.",
        example={"expr": "face_down(card)"}),
-    _b("sorted", 1, 1, (L,), result="same", aggregate=True, walks=True, agg_words="in increasing order,",
-       signature="sorted(xs), sorted(e for ...)", text="The items in increasing order (numbers or strings).",
-       example={"expr": "sorted([c.rank for c in hand[actor]])"}),
+    _b("sorted", 1, 1, (L,), kwargs={"key": None}, result="same", aggregate=True, walks=True, hook="key",
+       agg_words="in increasing order,", signature="sorted(xs), sorted(e for x in xs, key=k)",
+       text="The items in increasing order (numbers or strings); with `key=` (the `for` form only), ordered by "
+            "the key computed from the loop variable (stable: equal keys keep their order).",
+       example={"expr": "sorted(c for c in hand[actor], key=-c.rank)"}),
+    _b("subsets", 1, 1, (ZL,), result="list", elem="sub",
+       words="every selection of items of {0} (the sub-lists)", signature="subsets(xs)",
+       text="Every sub-list of xs (items in xs's order), by size, then by position: `subsets([1, 2])` is "
+            "`[[], [1], [2], [1, 2]]`. Sized and charged before it is built (a step per item produced and "
+            "one per list); at most 100000 lists (16 items).",
+       example={"expr": "count(s for s in subsets([c.rank for c in hand[actor]]) if sum(s) == 5)"}),
+    _b("combinations", 2, 2, (ZL, INT), result="list", elem="sub",
+       words2="every selection of {1} items of {0}", signature="combinations(xs, k)",
+       text="The sub-lists of k items of xs, in order of positions. Sized and charged before it is built; at "
+            "most 100000 lists.",
+       example={"expr": "size(combinations(hand[actor], 2))"}),
+    _b("permutations", 1, 2, (ZL, INT), result="list", elem="sub",
+       words="every ordering of {0}", words2="every ordering of {1} items of {0}",
+       signature="permutations(xs), permutations(xs, k)",
+       text="The orderings of all (or k) items of xs, in lexicographic order of positions. Sized and charged "
+            "before it is built; at most 100000 lists.",
+       example={"expr": "size(permutations([1, 2, 3]))"}),
+    _b("runs", 1, 1, (L,), result="list", elem="list", no_cards=True,
+       words="the runs of consecutive numbers in {0}", signature="runs(xs)",
+       text="The maximal runs of consecutive integers among the distinct values of xs, each increasing, in "
+            "increasing order: `runs([5, 3, 4, 9, 4])` is `[[3, 4, 5], [9]]`.",
+       example={"expr": "max([size(r) for r in runs([c.rank for c in hand[actor]])], default=0)"}),
+    _b("team", 1, 1, (PLAYER,), result="int", no_cards=True, hook="teams", words="the team of {0}",
+       signature="team(p)", text="Player p's team number (the spec's `teams`): index team variables and zones with it.",
+       example={"expr": "team(actor)", "spec": {"teams": "p % 2"}}),
+    _b("members", 1, 1, (INT,), result="players", no_cards=True, hook="teams", words="the players of team {0}",
+       signature="members(t)", text="The players of team t, in seat order.",
+       example={"expr": "members(team(actor))", "spec": {"teams": "p % 2"}}),
     _b("distinct", 1, 1, (ZL,), result="same", elem="arg", walks=True, words="the distinct values of {0}",
        signature="distinct(xs)", text="The distinct values of xs, each at its first occurrence (one pass).",
        example={"expr": "size(distinct([c.rank for c in hand[actor]]))"}),
@@ -196,10 +234,12 @@ TABLE = (
 BUILTINS = {b.name: b for b in TABLE}
 
 #: the built-in names: name -> kind
-CONSTANTS = {"players": "players", "num_players": "int", "current": "player", "actor": "player"}
+CONSTANTS = {"players": "players", "num_players": "int", "current": "player", "actor": "player",
+             "num_teams": "int"}
 
 #: names authors reach for from other languages -> the built-in that does it
-ALIASES = {"len": "size", "length": "size", "sort": "sorted", "maximum": "max", "minimum": "min"}
+ALIASES = {"len": "size", "length": "size", "sort": "sorted", "maximum": "max", "minimum": "min",
+           "powerset": "subsets", "choose": "combinations", "prod": "product"}
 
 #: functions that visit every item of their first argument (a step per item, both backends)
 WALKS_LIST = frozenset(b.name for b in TABLE if b.walks)

@@ -101,6 +101,9 @@ def _steps(g, steps, exits):
             body = _steps(g, st.body, [(node, f"each {st.var}")])
             _link(g, body, node, "next")
             out = [(node, "done")]
+        elif kind == "react":       # a reaction window: its then steps if someone responded, else its else
+            out = _steps(g, st.body, [(node, "someone responded")]) + \
+                _steps(g, st.orelse, [(node, "nobody responded")])
         else:
             if kind == "choose" and st.repeat:
                 g.add_edge(node, node, guard="again")
@@ -114,6 +117,9 @@ def _step_label(st):
         return ("choose in secret: " if st.simultaneous else "choose: ") + ", ".join(st.actions)
     if st.kind == "for" and st.simultaneous:   # a loop over the choosers, then the reveal
         return f"simultaneous: {', '.join(st.body[0].actions)} by {_src(st.iter)}, then reveal"
+    if st.kind == "react":
+        how = "at once" if st.ask == "at_once" else "in turn"
+        return f"react: {', '.join(st.actions)} by {_src(st.iter)}, {how}, until {st.until}"
     if st.kind == "for":
         return f"for {st.var} in {_src(st.iter)}" if st.iter is not None else f"for {st.var}"
     if st.kind == "if":

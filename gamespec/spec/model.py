@@ -70,10 +70,11 @@ class ZoneDecl:
     refill_shuffle: bool
     on_empty: str = "error"    # dealing from it when empty: 'error', 'stop' (deal fewer) or 'refill'
     count: Rule | None = None  # `count: EXPR`: a family of 0..n-1, n from num_players and options at set-up
+    per_team: bool = False     # one member per team (the spec's `teams`), keyed by team number
 
     @property
     def is_family(self) -> bool:
-        return self.per_player or self.keys is not None or self.count is not None
+        return self.per_player or self.per_team or self.keys is not None or self.count is not None
 
 
 @dataclass
@@ -83,6 +84,19 @@ class VarDecl:
     per_player: bool
     initial: Any
     visibility: str
+    per_team: bool = False     # one cell per team (the spec's `teams`), indexed by team number
+
+
+@dataclass
+class FunctionDecl:
+    """A named function (docs/language.md, Functions): a body of statements ending in `return`,
+    compiled once (never inlined), called in expressions."""
+    name: str
+    params: list               # parameter names
+    rule: Rule                 # the body (a list of statements), checked with parameters of any kind
+    kind: str = "any"          # the kind of its value (as checked on its own)
+    elem: str = "any"          # the kind of a list value's items
+    weight: int = 1            # steps one call costs (its body's size outside loops)
 
 
 @dataclass
@@ -139,6 +153,14 @@ class Step:
     # (both marked), followed at run time by the reveal; `order` is the resolution key
     simultaneous: bool = False
     order: Rule | None = None
+    # a `react` step (a reaction window, docs/language.md): `actions` the responses, `iter` the
+    # players who may respond, `var` the loop variable of the asking (hidden), `bind` the `as` name,
+    # `body` / `orelse` its then / else steps; `ask` 'in_turn' | 'at_once', `until` 'first' | 'all'
+    ask: str = ""
+    until: str = ""
+    bind: str | None = None
+    window: bool = False       # the choose of a window (its responses are noted by the flow)
+    inner: Any = None          # a react step's choose step (the responses, asked of each listed player)
 
 
 @dataclass
@@ -194,3 +216,6 @@ class Spec:
     graph: Any = None          # networkx DiGraph, set by the graph stage
     checker: Any = None        # the Checker that built this spec (Game.evaluate reuses its names)
     marks: dict = field(default_factory=dict)   # name -> MarkDecl (declaration order)
+    functions: dict = field(default_factory=dict)   # name -> FunctionDecl
+    teams_of: Rule | None = None   # top-level `teams`: each seat's team (an expression of p), decided at set-up
+    per_team: bool = False     # scoring.per_team: score and tie breakers once per team (t)

@@ -24,6 +24,7 @@ _TOKEN_NAMES = {
     "MINUS": "'-'", "ASSIGN_OP": "'=', '+=' or '-='", "$END": "the end of the rule", "POW_OP": "'**'",
     "IF": "'if'", "ELSE": "'else'", "FOR": "'for'", "IN": "'in'", "COLON": "':'", "OR": "'or'",
     "AND": "'and'", "NOT": "'not'", "ELIF": "'elif'", "LET": "'let'", "WHILE": "'while'",
+    "RETURN": "'return'",
 }
 
 
@@ -486,6 +487,8 @@ class _Builder:
             return self.if_stmt(ch, pos)
         if d == "for_stmt":
             return A.For(*pos, var=str(ch[0]), iter=self.expr(ch[1]), body=self.block(ch[2]))
+        if d == "return_stmt":
+            return A.Return(*pos, value=self.expr(ch[0]))
         if d == "while_stmt":
             return A.While(*pos, cond=self.expr(ch[0]), body=self.block(ch[1]))
         raise self.src.error(f"unsupported statement {d}", *_meta(t))

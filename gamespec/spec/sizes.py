@@ -13,14 +13,35 @@ _SIZE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b:
              "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
-def size_value(rule, players: int, options: dict, lo: int, hi: int) -> int:
-    """A size decided at set-up (`count: "num_players + 1"`): the checker allows only numbers,
-    num_players, options, arithmetic, comparisons, `and`/`or`/`not`, `a if c else b`, max/min/abs.
-    A value outside lo..hi (or a division by zero) is a spec error at the rule's position."""
+def team_list(rule, players: int, options: dict) -> list:
+    """The top-level `teams` rule for every seat: [team of seat 0, ...], the teams 0 .. T-1 each used,
+    or a SpecError at the rule's position."""
+    out = []
+    for p in range(players):
+        try:
+            v = _value(rule.ast, players, options, {"p": p})
+        except ZeroDivisionError:
+            v = None
+        if v.__class__ is not int or not 0 <= v < players:
+            raise SpecError(f"the team of player {p} is {v if v is not None else 'a division by zero'} for "
+                            f"{players} players and these options; a team is a number from 0 to "
+                            f"{players - 1}", rule.filename, rule.line, rule.col, check="teams")
+        out.append(v)
+    missing = sorted(set(range(max(out) + 1)) - set(out))
+    if missing:
+        raise SpecError(f"no player is in team {missing[0]} for {players} players and these options; the "
+                        f"teams are numbered 0, 1, ... with no gap (teams: {sorted(set(out))})",
+                        rule.filename, rule.line, rule.col, check="teams")
+    return out
+
+
+def _value(node, players, options, names):
     def ev(n):
         if isinstance(n, A.Const):
             return n.value
         if isinstance(n, A.Name):
+            if n.id in names:
+                return names[n.id]
             return players if n.id == "num_players" else options[n.id]
         if isinstance(n, A.BinOp):
             a, b = ev(n.left), ev(n.right)
@@ -41,8 +62,15 @@ def size_value(rule, players: int, options: dict, lo: int, hi: int) -> int:
             vals = [ev(a) for a in n.args]
             return abs(vals[0]) if n.func == "abs" else (max if n.func == "max" else min)(vals)
         raise AssertionError(n)
+    return ev(node)
+
+
+def size_value(rule, players: int, options: dict, lo: int, hi: int) -> int:
+    """A size decided at set-up (`count: "num_players + 1"`): the checker allows only numbers,
+    num_players, options, arithmetic, comparisons, `and`/`or`/`not`, `a if c else b`, max/min/abs.
+    A value outside lo..hi (or a division by zero) is a spec error at the rule's position."""
     try:
-        v = ev(rule.ast)
+        v = _value(rule.ast, players, options, {})
     except ZeroDivisionError:
         v = None
     if v.__class__ is not int or not lo <= v <= hi:

@@ -61,6 +61,12 @@ class Checker(TypeChecker):
         self._loops = 0             # for/while statement nesting
         self._faces = 0             # card faces expanded so far
         self._sizes: list = []      # sizes decided at set-up (zone and face counts): checked once names exist
+        self.functions: dict = {}           # name -> (params, Rule): named functions (functions:)
+        self.function_kinds: dict = {}      # name -> (kind, item kind), as checked on its own
+        self._fn_stack: list = []           # functions whose bodies are being checked (recursion)
+        self._returns: list = []            # per function being checked: its returns' kinds
+        self._fn_memo: dict = {}            # (name, argument kinds) -> the call's (kind, item kind)
+        self.has_teams = False
 
     def mark(self, container, key):
         try:
@@ -136,6 +142,7 @@ class Checker(TypeChecker):
             self.check_option(name, o)
             self.option_defaults[name] = o["default"]
             self.option_values[name] = o.get("values")
+        self.has_teams = "teams" in d
         self.zones = self.read_zones(d["zones"])
         self.variables = self.read_variables(d.get("variables") or {})
         self.marks = self.read_marks(d.get("marks") or {})
@@ -152,12 +159,15 @@ class Checker(TypeChecker):
         self.global_names()
         self.read_defines(d.get("define") or {})
         self.read_named_effects(d.get("effects") or {})
+        self.read_functions(d.get("functions") or {})
         self.bound_inlining(d.get("define") or {}, d.get("effects") or {})
         self.check_sizes()
+        teams_of = self.read_teams(d)
 
         glob = Scope(dict(CONSTANTS))
         self.glob = glob
         self.check_named_effects(glob)
+        functions = self.check_functions()
         self.check_cards(glob)
         actions = {}
         for name, a in (d.get("actions") or {}).items():
@@ -191,9 +201,19 @@ class Checker(TypeChecker):
         elif "success" in sc:
             self.err("'success' belongs to a cooperative scoring (add 'cooperative: true')",
                      self.mark(sc, "success"))
+        per_team = bool(sc.get("per_team"))
+        if per_team:        # once per team, `t` the team (docs/language.md, Team state)
+            if not self.has_teams:
+                self.err("a per-team scoring needs the game's teams: declare them at the top level "
+                         "(teams: \"p % 2\")", self.mark(sc, "per_team"))
+            for key in ("teams", "cooperative"):
+                if sc.get(key):
+                    self.err(f"a per-team scoring has no '{key}' (the teams are the game's; each team is "
+                             "scored once)", self.mark(sc, key))
+            pscope = glob.child({"t": "int"})
         score = self.expr_rule(sc, "score", "scoring.score", glob if coop else pscope, expect="number") if sc else None
         success = self.expr_rule(sc, "success", "scoring.success", glob) if coop else None
-        teams = self.expr_rule(sc, "teams", "scoring.teams", pscope, expect="number") if sc else None
+        teams = self.expr_rule(sc, "teams", "scoring.teams", pscope, expect="number") if sc and not per_team else None
         ties = []
         for i, _ in enumerate(sc.get("tie_breakers") or []):
             ties.append(self.expr_rule(sc["tie_breakers"], i, f"scoring.tie_breakers[{i}]", pscope,
@@ -209,7 +229,7 @@ class Checker(TypeChecker):
                     tables=self.tables, on_begin=on_begin, end_if=end_if, on_end=on_end, start=start,
                     phases=phases, actions=actions, triggers=triggers, score=score,
                     winner=sc.get("winner", "highest"), tie_breakers=ties, cooperative=coop, success=success,
-                    teams=teams, marks=self.marks,
+                    teams=teams, marks=self.marks, functions=functions, teams_of=teams_of, per_team=per_team,
                     steps_per_decision=lim.get("steps_per_decision", 100_000),
                     decisions_per_game=lim.get("decisions_per_game", 100_000),
                     steps_per_game=lim.get("steps_per_game", 5_000_000)))
@@ -283,14 +303,22 @@ class Checker(TypeChecker):
             if z.get("per_player") and keys is not None:
                 self.err("a zone is either per player or a family with keys, not both",
                          self.mark(zones, name))
+            team = bool(z.get("per_team"))
+            if team and (z.get("per_player") or keys is not None or count is not None):
+                self.err("a per-team zone is one zone per team: no per_player, keys or count",
+                         self.mark(zones, name))
+                team = False
+            elif team and not self.has_teams:
+                self.err("a per-team zone needs the game's teams: declare them at the top level (teams: \"p % 2\")",
+                         self.mark(z, "per_team"))
             vis = z.get("visibility", "public")
-            if VISIBILITIES[vis].needs_owner and not z.get("per_player"):
-                self.err(f"visibility '{vis}' needs per_player: true", self.mark(z, "visibility"))
+            if VISIBILITIES[vis].needs_owner and not (z.get("per_player") or team):
+                self.err(f"visibility '{vis}' needs per_player: true (or per_team: true)", self.mark(z, "visibility"))
             oe = z.get("on_empty", "error")
             policy = oe if isinstance(oe, str) else "refill"
             oe = oe if isinstance(oe, dict) else {}
             out[name] = ZoneDecl(name, z.get("kind", "pile"), bool(z.get("per_player")), keys, vis,
-                                 oe.get("refill_from"), oe.get("shuffle", True), policy, count)
+                                 oe.get("refill_from"), oe.get("shuffle", True), policy, count, team)
         for name, z in out.items():
             if z.refill_from is not None:
                 src = out.get(z.refill_from)
@@ -308,6 +336,13 @@ class Checker(TypeChecker):
             self.name_ok(name, vs, "variable")
             t = v.get("type", "int")
             init = v.get("initial", {"int": 0, "bool": False, "cards": [], "list": [], "str": ""}.get(t))
+            if t in ("player", "card") and isinstance(init, str) and init.strip() == "none":
+                init = None     # YAML reads a bare `none` as a text: for these types it means none
+            if v.get("per_team") and v.get("per_player"):
+                self.err("a variable is either per player or per team, not both", self.mark(vs, name))
+            elif v.get("per_team") and not self.has_teams:
+                self.err("a per-team variable needs the game's teams: declare them at the top level "
+                         "(teams: \"p % 2\")", self.mark(v, "per_team"))
             if t in ("int", "player") and init is not None and type(init) is not int:
                 self.err(f"initial value of a {t} variable must be an integer", self.mark(v, "initial"))
             elif t == "bool" and type(init) is not bool:
@@ -322,9 +357,10 @@ class Checker(TypeChecker):
             if t in ("card", "cards") and init not in (None, []):
                 self.err("card variables start empty (none or [])", self.mark(v, "initial"))
             vis = v.get("visibility", "public")
-            if VISIBILITIES[vis].needs_owner and not v.get("per_player"):
-                self.err(f"visibility '{vis}' needs per_player: true", self.mark(v, "visibility"))
-            out[name] = VarDecl(name, t, bool(v.get("per_player")), init, v.get("visibility", "public"))
+            if VISIBILITIES[vis].needs_owner and not (v.get("per_player") or v.get("per_team")):
+                self.err(f"visibility '{vis}' needs per_player: true (or per_team: true)", self.mark(v, "visibility"))
+            out[name] = VarDecl(name, t, bool(v.get("per_player")), init, v.get("visibility", "public"),
+                                bool(v.get("per_team")) and not v.get("per_player"))
         return out
 
     def read_marks(self, ms):
@@ -521,7 +557,10 @@ class Checker(TypeChecker):
             if name in seen:
                 self.err(f"'{name}' is already the name of a {seen[name]}", self.key_mark(container, key))
                 return
-            if name in CONSTANTS or name in BUILTINS:
+            # a zone, variable, table or option is never called, so it may share a built-in function's
+            # name (`runs`, `team`): a call is the function, a name the declaration (specs written before
+            # a built-in was added keep working); never a built-in name such as `players`
+            if name in CONSTANTS or (name in BUILTINS and BUILTINS[name].statement):
                 self.err(f"'{name}' is a built-in name", self.key_mark(container, key))
                 return
             seen[name] = kind
@@ -567,75 +606,140 @@ class Checker(TypeChecker):
         """A size decided at set-up (a family's or a face's `count`) is a whole number computed from
         numbers, num_players and options only: no zone, variable, card or player is known yet."""
         for r in self._sizes:
-            for n in A.walk(r.ast):
-                ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
-                    isinstance(n, A.Name) and (n.id == "num_players" or self.globals.get(n.id) == "option")) or (
-                    isinstance(n, A.Call) and n.func in self.SIZE_CALLS and not n.kwargs
-                    and not any(isinstance(a, A.Comp) for a in n.args))
-                if isinstance(n, A.BinOp) and n.op == "**":
-                    ok = False
-                if not ok:
-                    what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
-                    self.err(f"{what} cannot decide a size at set-up: a size is computed from numbers, num_players "
-                             f"and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' allowed)",
-                             (n.line, n.col), "size")
-                    break
+            n = self._not_setup(r, ("num_players",))
+            if n is not None:
+                what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
+                self.err(f"{what} cannot decide a size at set-up: a size is computed from numbers, num_players "
+                         f"and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' allowed)",
+                         (n.line, n.col), "size")
             else:
                 self.check_rule(r, Scope(dict(CONSTANTS)), "number")
                 self.try_sizes(r)
 
-    def try_sizes(self, r):
-        """Evaluate a set-up size for every player count and option set (when there are at most 1000
-        of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
-        from .sizes import size_value
+    def _not_setup(self, r, names):
+        """The first node of rule r that cannot be decided at set-up (only numbers, the given names,
+        options, arithmetic but `**`, comparisons, and/or/not, if/else and SIZE_CALLS), or None."""
+        for n in A.walk(r.ast):
+            ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
+                isinstance(n, A.Name) and (n.id in names or self.globals.get(n.id) == "option")) or (
+                isinstance(n, A.Call) and n.func in self.SIZE_CALLS and not n.kwargs
+                and not any(isinstance(a, A.Comp) for a in n.args))
+            if not ok or (isinstance(n, A.BinOp) and n.op == "**"):
+                return n
+        return None
+
+    def _setup_configs(self):
+        """Every (player count, options) a set-up rule is tried for at validate time (the defaults only
+        beyond 1000 of them); none while `players` is malformed (reported by check_players)."""
         ps = self.data.get("players")
         if not (isinstance(ps, list) and len(ps) == 2 and all(type(x) is int for x in ps) and ps[0] <= ps[1]):
-            return      # reported by check_players
+            return
         lo, hi = ps
         names = list(self.option_defaults)
         choices = [self.option_values.get(n) or ([False, True] if isinstance(self.option_defaults[n], bool)
                                                  else [self.option_defaults[n]]) for n in names]
         if math.prod(len(c) for c in choices) * (hi - lo + 1) > 1000:
             choices = [[self.option_defaults[n]] for n in names]
-        low = 0 if ".faces[" in r.where else 1
         for P in range(lo, hi + 1):
             for combo in itertools.product(*choices):
-                try:
-                    size_value(r, P, dict(zip(names, combo)), low, 1000)
-                except SpecError as e:
-                    opts = ", ".join(f"{n}={v}" for n, v in zip(names, combo))
-                    self.err(e.message.replace("these options", f"options {opts}" if opts else "no options"),
-                             (r.line, r.col), "size")
-                    return
+                yield P, dict(zip(names, combo))
+
+    def _try_setup(self, r, check, fn):
+        """fn(P, options) for every set-up configuration; the first SpecError is reported at r, naming
+        the options, once."""
+        for P, opts in self._setup_configs():
+            try:
+                fn(P, opts)
+            except SpecError as e:
+                shown = ", ".join(f"{n}={v}" for n, v in opts.items())
+                self.err(e.message.replace("these options", f"options {shown}" if shown else "no options"),
+                         (r.line, r.col), check)
+                return False
+        return True
+
+    def try_sizes(self, r):
+        """Evaluate a set-up size for every player count and option set (when there are at most 1000
+        of them), so that a size out of range is a validate-time error, not a surprise at set-up."""
+        from .sizes import size_value
+        low = 0 if ".faces[" in r.where else 1
+        self._try_setup(r, "size", lambda P, opts: size_value(r, P, opts, low, 1000))
 
     def read_named_effects(self, effs):
         """`effects: {NAME(a, b): EFFECTS}`: blocks of effects called as statements, inlined at check
         time like defines (hygienic: the body sees only its parameters and global names)."""
-        for key in effs:
+        self._read_bodies(effs, "named effect", "effects", self.named_effects, self.broken_effects)
+
+    def read_functions(self, fns):
+        """`functions: {NAME(a, b): STATEMENTS}`: values computed by statements ending in `return`,
+        compiled once (not inlined), callable in any expression (docs/language.md, Functions)."""
+        self._read_bodies(fns, "function", "functions", self.functions, self.broken_defines)
+
+    def _read_bodies(self, table, what, section, into, broken):
+        """`NAME(a, b): STATEMENTS` entries (named effects, functions): names checked, bodies parsed into
+        `into` (name -> (params, Rule)); one that fails to parse goes into `broken` (its uses say no more)."""
+        for key in table:
             m = DEFINE_RE.match(str(key))
             if not m:
-                self.err(f"named effect {key!r} should look like 'name' or 'name(a, b)'", self.key_mark(effs, key))
+                self.err(f"{what} {key!r} should look like 'name' or 'name(a, b)'", self.key_mark(table, key))
                 continue
             name = m.group(1)
             params = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
             bad = [x for x in [name] + params if reserved(x) or not NAME_RE.match(x)]
             if bad:
-                self.err(f"named effect {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
-                         "reserved)", self.key_mark(effs, key), "name")
+                self.err(f"{what} {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
+                         "reserved)", self.key_mark(table, key), "name")
                 continue
             clash = [x for x in params if x in self._seen or x in CONSTANTS]
             if name in self._seen or name in BUILTINS or name in CONSTANTS or clash:
-                self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(effs, key))
+                self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(table, key))
                 continue
             if len(set(params)) != len(params):
-                self.err(f"named effect {key!r} names a parameter twice", self.key_mark(effs, key), "name")
+                self.err(f"{what} {key!r} names a parameter twice", self.key_mark(table, key), "name")
                 continue
-            r = self.rule(effs, key, f"effects.{name}", "effects")
+            r = self.rule(table, key, f"{section}.{name}", "effects")
             if r is not None:
-                self.named_effects[name] = (params, r)
-                self._seen[name] = "named effect"
+                into[name] = (params, r)
+                self._seen[name] = what
             else:
-                self.broken_effects.add(name)
+                broken.add(name)
+
+    def check_functions(self):
+        """Each function's body checked once on its own (parameters of any kind): the statements that
+        are compiled, and the kind of its value."""
+        from .model import FunctionDecl
+        out = {}
+        for name, (params, r) in self.functions.items():
+            self.function_kinds[name] = ("any", "any")      # a recursive call, while its body is checked
+            try:
+                got = self.check_function_body(name, r.ast, ["any"] * len(params), canonical=True)
+            except _Abort:
+                got = ("any", "any")
+            self.function_kinds[name] = got
+            out[name] = FunctionDecl(name, list(params), r, got[0], got[1])
+        self._fn_memo.clear()       # calls are checked with the kinds each function has on its own
+        return out
+
+    def read_teams(self, d):
+        """Top-level `teams: EXPR`: each seat p's team, decided at set-up from p, num_players and options
+        (like a size), the team numbers 0 .. T-1 each used; tried now for every player count and option set."""
+        if "teams" not in d:
+            return None
+        r = self.rule(d, "teams", "teams")
+        if r is None:
+            return None
+        n = self._not_setup(r, ("num_players", "p"))
+        if n is not None:
+            what = f"'{n.id}'" if isinstance(n, A.Name) else "this"
+            self.err(f"{what} cannot decide a team at set-up: a team is computed from p (the seat), "
+                     f"num_players and options ({', '.join(self.SIZE_CALLS)}, arithmetic and 'if ... else' "
+                     "allowed)", (n.line, n.col), "teams")
+            return None
+        n0 = len(self.errors)
+        self.check_rule(r, Scope(dict(CONSTANTS, p="player")), "number")
+        if len(self.errors) > n0:
+            return None
+        from .sizes import team_list
+        return r if self._try_setup(r, "teams", lambda P, opts: team_list(r, P, opts)) else None
 
     def bound_inlining(self, defs, effs):
         """How large each define and named effect grows once what it uses is written out, computed
@@ -844,6 +948,14 @@ class Checker(TypeChecker):
         return out
 
     def read_step(self, st, w, scope, parent, idx):
+        if "react" in st:
+            others = [k for k in ("do", "choose", "simultaneous", "repeat", "while", "for") if k in st
+                      and not (k == "repeat" and isinstance(st[k], bool))]
+            if others:
+                self.err("a step has exactly one of: do, choose, simultaneous, react, if/then, repeat/until, "
+                         f"while/steps, for/in (found react, {', '.join(others)})", self.mark(parent, idx))
+                return None
+            return self.read_react(st, w, scope)
         kinds = [k for k in ("do", "choose", "simultaneous", "then", "repeat", "while", "for") if k in st]
         if "repeat" in st and isinstance(st["repeat"], bool):
             kinds.remove("repeat")  # 'repeat: true' qualifies a choose
@@ -905,6 +1017,67 @@ class Checker(TypeChecker):
         return s
 
     SIM_VAR = "chooser"     # the loop variable of a simultaneous step (the spec never sees it)
+    REACT_VAR = "responder"     # the loop variable of a reaction window's asking (the spec never sees it)
+
+    def read_react(self, st, w, scope):
+        """`react: [ACTION, ...]`: a reaction window (docs/language.md, "Reaction windows"): a `for` over
+        `players` asking each one of the responses or the pass, then `then` (someone responded) or
+        `else`, with `as` naming the outcome."""
+        allowed = ("react", "players", "ask", "until", "optional", "as", "then", "else", "if_none", "if", "doc")
+        for extra in st:
+            if extra not in allowed:
+                why = {"player": "; who may respond is 'players' (a list)",
+                       "repeat": "; each listed player responds at most once",
+                       "fallback": "; list every response in 'react'",
+                       "order": "; responses are carried out in the order of 'players'"}.get(extra, "")
+                self.err(f"'{extra}' does not belong in a 'react' step{why}", self.key_mark(st, extra))
+        names = list(st["react"])
+        for j, a in enumerate(names):
+            if a not in self.action_names:
+                self.err(f"unknown action '{a}'{self.hint(a, self.action_names)}", self.mark(st["react"], j))
+        if st.get("if_none") == "error":
+            self.err("a reaction window always offers the pass: 'if_none' is 'skip' (skip the players whose only "
+                     "choice is the pass) or left out (ask them too)", self.mark(st, "if_none"))
+        until = st.get("until", "first")
+        if until not in ("first", "all"):
+            self.err(f"'until' of a reaction window is 'first' (the first response closes it) or 'all' (every "
+                     f"response is carried out), not {str(until)[:40]!r}", self.mark(st, "until"))
+            until = "first"
+        s = Step(kind="react", path=w, var=self.REACT_VAR, actions=names, ask=st.get("ask", "in_turn"),
+                 until=until, optional=st.get("optional", "pass"), if_none=st.get("if_none", "ask"))
+        if "if" in st:
+            s.guard = self.expr_rule(st, "if", w + ".if", scope)
+        line, col = self.key_mark(st, "react")
+        if "players" in st:
+            s.iter = self.expr_rule(st, "players", w + ".players", scope, expect="list")
+        else:       # every other player, clockwise from the one who just acted
+            s.iter = Rule(A.Call(line, col, func="others", args=[A.Name(line, col, id="actor")]),
+                          w + ".players", self.filename, line, col, "others(actor)")
+            self.check_rule(s.iter, scope, expect="list")
+        node = getattr(s.iter, "ast", None)
+        if node is not None and getattr(node, "t", None) is not None and \
+                elem_type(node, node.t) not in ("player", "int", "any"):
+            self.err(f"'players' is the list of the players who may respond, but it is "
+                     f"{self.described(node, node.t)}", (node.line, node.col), "type")
+        inner = scope.child({self.REACT_VAR: "player"})
+        who = Rule(A.Name(line, col, id=self.REACT_VAR), w + ".players", self.filename, line, col, self.REACT_VAR)
+        self.check_rule(who, inner, expect="player")
+        s.inner = Step(kind="choose", path=w + ".react", actions=names, player=who, optional=s.optional,
+                       if_none="skip" if s.if_none == "skip" else "ask", simultaneous=s.ask == "at_once",
+                       window=True)
+        bind = st.get("as")
+        sub = scope
+        if bind is not None:
+            if not NAME_RE.match(str(bind)) or reserved(bind) or bind in self.globals or bind in CONSTANTS \
+                    or bind in BUILTINS or bind in self.functions:
+                self.err(f"'{bind}' cannot name a window's outcome: pick a name that is not a global name",
+                         self.mark(st, "as"))
+            else:
+                s.bind = str(bind)
+                sub = scope.child({s.bind: "players" if until == "all" else "player"})
+        s.body = self.read_steps(st, "then", w + ".then", sub)
+        s.orelse = self.read_steps(st, "else", w + ".else", sub)
+        return s
 
     def read_simultaneous(self, st, w, scope):
         """`simultaneous: [ACTION, ...]` → a `for` over `players` whose body is one secret choose

@@ -210,6 +210,15 @@ class TypeChecker:
         return out
 
     def stmt(self, s, scope):
+        if isinstance(s, A.Return):
+            if not self._fn_stack:
+                self.fail(s, "'return' belongs in a function's body (functions:); effects end at their last "
+                             "statement", "type")
+            s.value, t = self.expr(s.value, scope)
+            if t == "family":
+                self.fail(s.value, "a zone family is not a value; return one of its zones", "type")
+            self._returns[-1].append((t, elem_type(s.value, t) if t in LISTS or t == "zone" else "any", s))
+            return s
         if isinstance(s, A.Let):
             if s.name in self.globals or s.name in CONSTANTS:
                 self.fail(s, f"'{s.name}' is already a global name; pick another")
@@ -223,26 +232,40 @@ class TypeChecker:
                 if scope.get(tgt.id) is not None and tgt.id not in CONSTANTS:
                     tgt.ref = ("local", tgt.id)
                     return s
+                if self._fn_stack and tgt.id in self.variables:
+                    self.fail(tgt, f"a function cannot change the game's variables ('{tgt.id}' is one): return "
+                                   "the value and let an effect store it", "type")
                 v = self.variables.get(tgt.id)
                 if v is None:
                     self.fail(tgt, self.not_assignable(tgt.id, scope))
                 if v.per_player:
                     self.fail(tgt, f"'{tgt.id}' is per player; write {tgt.id}[player]", "type")
+                if v.per_team:
+                    self.fail(tgt, f"'{tgt.id}' is per team; write {tgt.id}[team(player)]", "type")
                 tgt.ref = ("var", v)
             else:
+                if self._fn_stack and tgt.obj.id in self.variables:
+                    self.fail(tgt, f"a function cannot change the game's variables ('{tgt.obj.id}' is one): "
+                                   "return the value and let an effect store it", "type")
                 v = self.variables.get(tgt.obj.id)
                 if v is None:
                     self.fail(tgt, self.not_assignable(tgt.obj.id, scope))
-                if not v.per_player:
+                if not (v.per_player or v.per_team):
                     self.fail(tgt, f"'{v.name}' is not per player; write {v.name} = ...", "type")
                 tgt.index, it = self.expr(tgt.index, scope)
-                tgt.ref = ("pvar", v)
+                if v.per_team and (not fits(it, "int") or it == "bool"):
+                    self.fail(tgt.index, f"'{v.name}' is per team; its index is a team number, not {words(it)}",
+                              "type")
+                tgt.ref = ("tvar" if v.per_team else "pvar", v)
             if s.op != "=" and v.type not in ("int", "list", "cards", "player"):
                 self.fail(s, f"'{s.op}' needs a number variable; '{v.name}' is {v.type}", "type")
             self.check_store(s, v, vt)
             return s
         if isinstance(s, A.CallStmt):
             c = s.call
+            if self._fn_stack:
+                self.fail(c, f"a function computes a value and has no effects: '{c.func}(...)' belongs in an "
+                             "effect or a named effect (effects:)", "type")
             if c.func in self.named_effects:
                 return self.inline_effect(c, scope)
             if c.func in self.broken_effects:
@@ -344,6 +367,9 @@ class TypeChecker:
                        "int" if isinstance(v, int) else "str")
         if isinstance(n, A.Name):
             lt = scope.get(n.id)
+            if n.id == "num_teams" and lt is not None and not self.has_teams and not self._shadowed(scope, n.id):
+                self.fail(n, "'num_teams' needs the game's teams: declare them at the top level (teams: \"p % 2\")",
+                          "name")
             if lt is not None:
                 n.ref = ("const", n.id) if n.id in CONSTANTS and scope.get(n.id) == CONSTANTS[n.id] \
                     and not self._shadowed(scope, n.id) else ("local", n.id)
@@ -357,6 +383,8 @@ class TypeChecker:
                 v = self.variables[n.id]
                 if v.per_player:
                     self.fail(n, f"'{n.id}' is per player; write {n.id}[player]", "type")
+                if v.per_team:
+                    self.fail(n, f"'{n.id}' is per team; write {n.id}[team(player)]", "type")
                 n.ref = ("var", v)
                 return n, v.type if v.type != "str" else "str"
             if kind == "option":
@@ -370,7 +398,7 @@ class TypeChecker:
                 if params or called:
                     self.fail(n, f"'{n.id}' takes arguments: {n.id}({', '.join(params)})", "arity")
                 return self.inline(n, [], scope)
-            if n.id in BUILTINS:
+            if n.id in BUILTINS or n.id in self.functions:
                 self.fail(n, f"'{n.id}' is a function; call it: {n.id}(...)", "type")
             if n.id in self.broken_defines:
                 raise _Abort()      # its own error is reported where it is defined
@@ -505,16 +533,30 @@ class TypeChecker:
                     self.fail(n, f"zone '{name}' is a single zone; it takes no index", "type")
                 if z.per_player and not fits(it, "player"):
                     self.fail(n.index, f"'{name}' is per player; its index is a player, not {it}", "type")
+                if z.per_team and (not fits(it, "int") or it == "bool"):
+                    self.fail(n.index, f"'{name}' is per team; its index is a team number, not {words(it)}", "type")
                 if isinstance(n.index, A.Const) and z.keys is not None and n.index.value not in z.keys:
                     self.fail(n.index, f"'{name}' has no member {n.index.value!r}; its keys are {z.keys}", "type")
                 n.ref = ("member", z)
                 return n, "zone"
-            if kind == "variable":
+            if kind == "variable" and (self.variables[name].per_player or self.variables[name].per_team):
                 v = self.variables[name]
-                if not v.per_player:
-                    self.fail(n, f"'{name}' is not per player; it takes no index", "type")
+                if v.per_team:
+                    if not fits(it, "int") or it == "bool":
+                        self.fail(n.index, f"'{name}' is per team; its index is a team number, not {words(it)}",
+                                  "type")
+                    n.ref = ("tvar", v)
+                    return n, v.type
                 n.ref = ("pvar", v)
                 return n, v.type
+            if kind == "variable":      # a global list or card list: its item at a number, as a list's
+                if self.variables[name].type not in ("list", "cards"):
+                    self.fail(n, f"'{name}' is not per player and not a list; it takes no index", "type")
+                n.obj, ot = self.expr(n.obj, scope)
+                if not fits(it, "int") or it == "bool":
+                    self.fail(n.index, f"a list index is a number, this is {words(it)}", "type")
+                n.ref = ("item", None)
+                return n, ELEM.get(ot, "any")
             if kind == "table":
                 n.ref = ("table", name)
                 vals = list(self.tables[name].values())
@@ -575,6 +617,8 @@ class TypeChecker:
 
     def call(self, n, scope, statement=False):
         f = n.func
+        if f in self.functions:
+            return self.call_function(n, scope)
         if f in self.defines:
             if n.kwargs:
                 self.fail(n, f"'{f}' takes no named arguments", "arity")
@@ -587,7 +631,8 @@ class TypeChecker:
             if f in self.broken_defines:
                 raise _Abort()      # its own error is reported where it is defined
             hint = f"; did you mean '{ALIASES[f]}'?" if f in ALIASES else \
-                self.hint(f, [b for b in BUILTINS if not BUILTINS[b].statement or statement] + list(self.defines))
+                self.hint(f, [b for b in BUILTINS if not BUILTINS[b].statement or statement] + list(self.defines)
+                          + list(self.functions))
             self.fail(n, f"unknown function '{f}'{hint}")
         b = BUILTINS[f]
         lo, hi, kw = b.min_args, b.max_args, tuple(b.kwargs)
@@ -605,10 +650,24 @@ class TypeChecker:
         for i, a in enumerate(n.args):
             n.args[i], t = self.expr(a, scope)
             ts.append(t)
+        keyed = "key" in n.kwargs
         for k, a in list(n.kwargs.items()):
+            if k == "key":
+                continue
             n.kwargs[k], _ = self.expr(a, scope)
         if any(isinstance(a, A.Comp) and a.gen for a in n.args) and not b.aggregate:
             self.fail(n, f"'{f}' does not take a 'for' comprehension", "type")
+        if keyed:       # an expression of the loop variable: checked where the variable is bound
+            c = n.args[0] if len(n.args) == 1 else None
+            if not (isinstance(c, A.Comp) and c.gen):
+                self.fail(n.kwargs["key"], f"'key=' is computed from a loop variable: write {f}(x for x in xs, "
+                                           f"key=x.rank)", "type")
+            inner = scope.child({c.var: elem_type(c.iter, c.iter.t)})
+            n.kwargs["key"], kt = self.expr(n.kwargs["key"], inner)
+            if kt not in ("int", "player", "str", "any"):
+                self.fail(n.kwargs["key"], f"a key is a number or a text, this is {words(kt)}", "type")
+        if b.hook == "teams" and not self.has_teams:
+            self.fail(n, f"'{f}' needs the game's teams: declare them at the top level (teams: \"p % 2\")", "name")
 
         def need(i, expected, what=None):
             if i < len(ts) and not fits(ts[i], expected):
@@ -649,8 +708,12 @@ class TypeChecker:
         for k, allowed in b.kwargs.items():
             if allowed is not None:
                 self.const_kw(n, k, allowed)
-        if b.elem is not None:
+        if b.elem == "sub":     # lists of items of argument 1: cards, players or values
+            n.elem = "cards" if ts[0] == "zone" else ts[0] if ts[0] in LISTS else "list"
+        elif b.elem is not None:
             n.elem = elem_type(n.args[0], ts[0]) if b.elem == "arg" else b.elem
+        if keyed and f in ("max", "min"):
+            return n, n.args[0].elt_t
         result = b.result_full if b.result_full is not None and len(ts) == hi else b.result
         if result == "elem":
             return n, ELEM.get(ts[0], "any")
@@ -676,6 +739,70 @@ class TypeChecker:
             hint = self.hint(a.value, self.marks) if self.marks else "; this game declares no marks (see marks:)"
             self.fail(a, f"unknown mark '{a.value}'{hint}", "name")
         return decl
+
+    def call_function(self, n, scope):
+        """A call of a named function in an expression: the arguments checked in the caller's scope
+        (a zone passed as its cards), the body checked again with their kinds (on a copy: the body is
+        compiled once, as checked on its own), the call's kind the body's."""
+        f = n.func
+        params, r = self.functions[f]
+        if n.kwargs:
+            self.fail(n, f"'{f}' takes no named arguments", "arity")
+        if len(n.args) != len(params):
+            self.fail(n, f"'{f}' takes {len(params)} argument(s), got {len(n.args)}", "arity")
+        kinds = []
+        for i, a in enumerate(n.args):
+            if isinstance(a, A.Comp) and a.gen:
+                self.fail(a, f"'{f}' does not take a 'for' comprehension; pass a list: [x for ...]", "type")
+            n.args[i], t = self.expr(a, scope)
+            if t == "family":
+                self.fail(a, "a zone family is not a value; pass one of its zones", "type")
+            kinds.append("cards" if t == "zone" else t)
+        n.fn = f
+        key = (f, tuple(kinds))
+        if f in self._fn_stack:             # a recursive call: the kind the body has on its own
+            got = self.function_kinds.get(f, ("any", "any"))
+        elif key in self._fn_memo:
+            got = self._fn_memo[key]
+        else:
+            self._fn_memo[key] = self.function_kinds.get(f, ("any", "any"))   # (a cycle through others)
+            got = self._fn_memo[key] = self.check_function_body(f, clone_stmts(r.ast), kinds)
+        if got[0] in LISTS:
+            n.elem = got[1]
+        return n, got[0]
+
+    def check_function_body(self, f, body, kinds, canonical=False):
+        """Check a function's body (in the global scope with its parameters of these kinds): its value's
+        (kind, item kind). The checked statements replace `body` in place."""
+        params, r = self.functions[f]
+        if len(self._fn_stack) > 16:    # checking nests as calls do; recursion is bounded at run time
+            return ("any", "any")
+        self._fn_stack.append(f)
+        self._returns.append([])
+        saved = self._inlined_rule, self._loops, self._depth, self._brackets
+        self._inlined_rule = self._loops = self._depth = self._brackets = 0
+        try:
+            body[:] = self.stmts(body, self.glob.child(dict(zip(params, kinds))))
+            rets = self._returns[-1]
+        finally:
+            self._fn_stack.pop()
+            self._returns.pop()
+            self._inlined_rule, self._loops, self._depth, self._brackets = saved
+        kind, elem = None, None
+        found = list(rets) + ([("none", "any", None)] if falls_through(body) else [])
+        for t, e, at in found:
+            k = t if kind is None else self.join_kinds(kind, t)
+            if k is None:
+                where = at if at is not None else (r.line, r.col)
+                self.err(f"function '{f}' gives {words(kind)} on one path and {words(t)} on another"
+                         + ("" if at is not None else " (its end, without a return, gives none)")
+                         + ": every return must give one kind", (where.line, where.col) if at is not None
+                         else where, "type")
+                return ("any", "any")
+            kind = k
+            elem = e if elem in (None, e) else "any"
+        kind = "cards" if kind == "zone" else kind or "none"
+        return kind, elem or "any"
 
     def inline_effect(self, c, scope):
         """A call of a named effect as a statement: `if true { let a = ARG; ...; BODY }`, the arguments
@@ -709,6 +836,18 @@ class TypeChecker:
             self._effect_stack.pop()
         cond, _ = self.expr(A.Const(c.line, c.col, value=True), scope)
         return A.If(c.line, c.col, branches=[(cond, lets + body)], orelse=[])
+
+
+def falls_through(stmts) -> bool:
+    """Can running these statements reach their end without a `return`?"""
+    if not stmts:
+        return True
+    last = stmts[-1]
+    if isinstance(last, A.Return):
+        return False
+    if isinstance(last, A.If):
+        return not last.orelse or any(falls_through(b) for _, b in last.branches) or falls_through(last.orelse)
+    return True
 
 
 def _size(node) -> int:

@@ -65,14 +65,16 @@ def public_observation(s) -> dict:
     variables = {}
     for name, base in rs.var_base.items():
         decl = rs.spec.variables[name]
-        if decl.per_player:
-            variables[name] = [_value(s, decl, s.v[base + p]) for p in range(rs.P)]
+        if decl.per_player or decl.per_team:
+            variables[name] = [_value(s, decl, s.v[base + k]) for k in range(rs.cells(decl))]
         else:
             variables[name] = _value(s, decl, s.v[base])
     obs = {"player": None, "num_players": rs.P, "phase": s.phase_name, "current": s.cur,
            "to_move": s.current_player, "terminal": s.terminal,
            "zones": {rs.zone_label[zi]: _zone(s, zi) for zi in range(rs.nzones)},
            "variables": variables, "history": [_event(s, ev) for ev in history_entries(s)]}
+    if rs.seat_team is not None:
+        obs["teams"] = list(rs.seat_team)
     if s.terminal:
         obs["scores"] = list(s.scores)
         obs["winners"] = list(s.winners)
