@@ -318,7 +318,9 @@ def cmd_simulate(args) -> int:
                               backend=args.backend, address=args.address, records=args.records,
                               progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show,
                                                                           force=args.progress),
-                              timeout=args.timeout, engine=args.engine, probe=not args.no_probe)
+                              timeout=args.timeout, engine=args.engine, probe=not args.no_probe,
+                              rotate=args.rotate, restrict=args.restrict, trace=True if args.trace else None,
+                              resume=args.resume)
     sweep, outs = study["sweep"], study["configs"]
     errors = [e for r in outs for e in r["errors"]]
     internal = [e for e in errors if e.get("internal")]
@@ -578,8 +580,9 @@ def _add_table_commands(sub, game_args) -> None:
     for name in ("run", "simulate"):
         sp = sub.choices[name]
         sp.add_argument("--bot", "-b", action="append", default=[], metavar="SEAT=KIND",
-                        help="the bot of a seat (repeatable; default random): random, greedy, "
-                             "ismcts[:ITERATIONS] or module:Class (docs/bots.md)")
+                        help="the bot of a seat, or all=KIND for every seat (repeatable, later ones win; "
+                             "default random): random, greedy, ismcts[:ITERATIONS], first, a restricted kind "
+                             "such as avoid:ACTION or ismcts:200/always:ACTION, or module:Class (docs/bots.md)")
     sub.choices["run"].add_argument("--verbose", "-v", action="store_true",
                                     help="print the game as a transcript as it goes (on stderr with --json)")
 
@@ -687,8 +690,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
 
     s = sub.add_parser(
-        "simulate", formatter_class=_Formatter, help="play many games with random bots; statistics",
-        description="Play N games with random bots, seeds S, S+1, ..., S+N-1, and print per seat the\n"
+        "simulate", formatter_class=_Formatter, help="play many games with bots; balance statistics",
+        description="Play N games with bots (default random), seeds S, S+1, ..., S+N-1, and print per seat the\n"
                     "win rate (a shared win counts 1/k to each of k winners) with its 95% Wilson\n"
                     "interval, a chi-square test of no seat advantage, the score's mean (95% interval),\n"
                     "sd and quantiles, ties, margin of victory, game length, games per second and\n"
@@ -702,7 +705,11 @@ def build_parser() -> argparse.ArgumentParser:
                "  gamespec simulate games/mygame.yaml --games 1000 --players 4 --seed 0\n"
                "  gamespec simulate games/mygame.yaml --games 200 --workers 1 --json\n"
                "  gamespec simulate games/mygame.yaml --records games.jsonl --sweep players=3,4,5\n"
-               "  gamespec simulate games/mygame.yaml --backend ray --address auto")
+               "  gamespec simulate games/mygame.yaml --backend ray --address auto\n"
+               "  gamespec simulate games/mygame.yaml -p 2 --bot all=ismcts:200 --games 1000 --records t.jsonl\n"
+               "  gamespec simulate games/mygame.yaml -p 3 --bot 0=ismcts:200 --rotate\n"
+               "  gamespec simulate games/mygame.yaml -p 3 --restrict all --records restrict.jsonl\n"
+               "  gamespec simulate games/mygame.yaml --records study.jsonl --resume")
     s.add_argument("file", metavar="FILE", help="spec file")
     s.add_argument("--games", "-n", type=_int_at_least(0), default=100, metavar="N",
                    help="number of games (default 100)")
@@ -725,6 +732,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "search in C, built with the system C compiler and cached; the Python engine "
                         "where that is not available (one line says why). python: the Python engine. "
                         "The results are the same (docs/native.md)")
+    s.add_argument("--rotate", action="store_true",
+                   help="play every seed once per rotation of the seats (the same deals), so that seat "
+                        "advantage and bot strength are told apart (docs/analysis.md)")
+    s.add_argument("--restrict", action="append", default=[], metavar="KINDS",
+                   help="restricted play: for each restricted kind (comma-separated: first, greedy, "
+                        "avoid:ACTION, always:ACTION; or all), a rotated study of one restricted seat against "
+                        "full players of the --bot all=KIND kind (default random); reports what each "
+                        "restriction costs")
+    s.add_argument("--trace", action="store_true",
+                   help="record every game's lead changes, decisiveness, drama and action counts also for "
+                        "random seats on the native engine (those games then run in the Python loop: "
+                        "slower); games with thinking seats or on the Python engine always record them")
+    s.add_argument("--resume", action="store_true",
+                   help="continue the --records FILE of an interrupted study: its games are kept and not "
+                        "played again (the same spec, seeds and arguments)")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
     s.add_argument("--no-probe", action="store_true",
                    help="with random bots, do not first check that sample games of random moves end (by "

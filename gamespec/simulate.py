@@ -49,12 +49,13 @@ def timed_out(timeout, decisions):
                             f"({decisions} decisions played)", check="timeout")
 
 
-def play_out(state, bots=None, seed=0, observe=None, timeout=None, after=None):
+def play_out(state, bots=None, seed=0, observe=None, timeout=None, after=None, on_move=None):
     """Play an already started game to its end (so a caller keeps the State if a rule fails).
 
     Each bot sees only its seat's view (gamespec.bots.decide). A plain RandomBot is asked without a
     view (`pick(n)`: the same draw, without the cost of building one) unless `observe` is true.
-    `after(state)` is called after every decision (live transcripts). `timeout` (seconds): past it,
+    `on_move(state, action)` is called before a decision is applied, `after(state)` after it (live
+    transcripts, game traces). `timeout` (seconds): past it,
     SpecRuntimeError (check 'timeout') between two decisions; one decision is bounded by the spec's
     step budget."""
     from gamespec.bots import decide
@@ -72,10 +73,13 @@ def play_out(state, bots=None, seed=0, observe=None, timeout=None, after=None):
         pick = fast[p]
         if pick is not None:
             legal = state.legal_actions()
-            state.apply(legal[pick(len(legal))])
+            action = legal[pick(len(legal))]
         else:
             i, _ = decide(state, bots[p])
-            state.apply(state.legal_actions()[i])
+            action = state.legal_actions()[i]
+        if on_move is not None:
+            on_move(state, action)
+        state.apply(action)
         if after is not None:
             after(state)
     return state
@@ -92,9 +96,11 @@ def check_engine(engine):
     return engine
 
 
-def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=None, engine="python") -> dict:
+def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=None, engine="python",
+             trace=False) -> dict:
     """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
     {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
+    `trace`: also 'lead_changes', 'decided_at', 'winner_deficit' and 'actions' (GameTrace).
 
     'phases' counts the phases played: one plus the phase changes seen between two decisions.
     `timeout` (seconds): past it, SpecRuntimeError (check 'timeout') between two decisions.
@@ -117,16 +123,105 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
     if not state.is_terminal:          # as count() would, without counting a decision
         seen["phases"] += 1
         seen["last"] = state.phase
-    play_out(state, make_bots(kinds, seed, engine=engine), seed, timeout=timeout, after=count)
-    return {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
-            "decisions": state.decisions, "turns": state.turns, "phases": seen["phases"],
-            "seconds": time.perf_counter() - t0}
+    tr = GameTrace(state) if trace else None
+    after = count if tr is None else (lambda st: (count(st), tr.after(st)))
+    play_out(state, make_bots(kinds, seed, engine=engine), seed, timeout=timeout, after=after,
+             on_move=None if tr is None else tr.move)
+    out = {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
+           "decisions": state.decisions, "turns": state.turns, "phases": seen["phases"],
+           "seconds": time.perf_counter() - t0}
+    if tr is not None:
+        out.update(tr.result(state))
+    return out
 
 
-def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="python", ticks=None) -> dict:
-    """play_one, with an exception turned into {'seed', 'error', 'internal'[, 'traceback']}."""
+class GameTrace:
+    """One game, decision by decision → the metrics of docs/analysis.md ("Per-game metrics"): the spec's
+    score for every seat after each decision (its score expression on the state as it is; the final
+    scores at the end), signed so that higher is better, gives the sole leader after each decision;
+    from those: lead changes, when the final sole winner led for good, how far it trailed. Every
+    action of the spec is counted by name."""
+
+    __slots__ = ("rs", "P", "sign", "actions", "leaders", "gaps")
+
+    def __init__(self, state):
+        rs = self.rs = state.rs
+        self.P = state.num_players
+        self.sign = 1 if rs.winner != "lowest" else -1
+        self.actions = dict.fromkeys(rs.actions, 0)
+        # the score trace is needed only as each decision's sole leader and every seat's distance
+        # from the best score (a few numbers a decision, not the states)
+        self.leaders, self.gaps = [], []
+        if rs.score is None or getattr(rs.spec, "cooperative", False):
+            self.leaders = None
+
+    def move(self, state, action):
+        name = action[0]
+        self.actions[name] = self.actions.get(name, 0) + 1
+
+    def after(self, state):
+        if self.leaders is None or state.is_terminal:
+            return              # the final scores are taken in result()
+        from gamespec.errors import SpecRuntimeError
+        rs, sign = self.rs, self.sign
+        sc = []
+        for p in range(self.P):
+            try:
+                sc.append(sign * rs.score(state, {"p": p}))
+            except SpecRuntimeError:     # a rule that cannot be evaluated yet counts as 0
+                sc.append(0)
+        self._note(sc)
+
+    def _note(self, sc):
+        best = max(sc)
+        at = [p for p, v in enumerate(sc) if v == best]
+        self.leaders.append(at[0] if len(at) == 1 else None)
+        self.gaps.append([best - v for v in sc])
+
+    def result(self, state) -> dict:
+        out = {"actions": dict(self.actions)}
+        if self.leaders is None:
+            out.update(lead_changes=None, decided_at=None, winner_deficit=None)
+            return out
+        winners = state.winners
+        self._note([self.sign * s for s in state.scores])
+        if len(winners) == 1:            # a tie-breaker's sole winner leads at the end
+            self.leaders[-1] = winners[0]
+        changes, last = 0, None
+        for ld in self.leaders:
+            if ld is not None:
+                changes += ld != last and last is not None
+                last = ld
+        out["lead_changes"] = changes
+        if len(winners) != 1:
+            out.update(decided_at=None, winner_deficit=None)
+            return out
+        w, n = winners[0], len(self.leaders)
+        since = n
+        while since > 0 and self.leaders[since - 1] == w:
+            since -= 1
+        out["decided_at"] = min(since, n - 1) / (n - 1) if n > 1 else 0.0
+        deficit = max(g[w] for g in self.gaps)
+        out["winner_deficit"] = deficit if deficit > 0 else 0
+        return out
+
+
+#: Why a game did not end, from the check of the error that stopped it (records' `reason`).
+REASONS = {"timeout": "timeout", "budget": "budget", "game-budget": "budget", "game-steps": "budget"}
+
+
+def reason_of(error) -> str:
+    """'timeout', 'budget' (a step or decision budget of the spec ran out) or 'rule' (a rule failed)."""
+    return REASONS.get(getattr(error, "check", None), "rule")
+
+
+def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="python", ticks=None,
+               trace=False) -> dict:
+    """play_one, with an exception turned into {'seed', 'error', 'reason', 'internal'[, 'traceback']}."""
     try:
         kw = {} if engine == "python" else {"engine": engine}
+        if trace:
+            kw["trace"] = True
         r = play_one(game, players, seed, options, bots, timeout, ticks, **kw)
         if ticks is not None:
             ticks.game(r["decisions"])
@@ -134,11 +229,11 @@ def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="py
     except GamespecError as e:
         if ticks is not None:
             ticks.game(0)
-        return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False}
+        return {"seed": seed, "error": f"{type(e).__name__}: {e}", "reason": reason_of(e), "internal": False}
     except Exception as e:  # an interpreter bug: keep the traceback
         if ticks is not None:
             ticks.game(0)
-        return {"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": True,
+        return {"seed": seed, "error": f"{type(e).__name__}: {e}", "reason": "internal", "internal": True,
                 "traceback": traceback.format_exc()}
 
 
@@ -405,7 +500,7 @@ def _worker_init(shared=None, interval=None):
 
 
 def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None, ticks=None,
-               engine="python"):
+               engine="python", trace=None):
     """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error.
 
     `text`: the spec's bytes, for a worker that cannot read `path` (a Ray node); else it reads `path`.
@@ -418,19 +513,32 @@ def _run_block(path, sha, players, options, first, count, bots=None, text=None, 
         return first, {"fatal": str(e)}
     tk = Ticks(*ticks) if ticks is not None else _WORKER_TICKS
     try:
-        return first, play_many(game, players, range(first, first + count), options, bots, timeout, engine, tk)
+        return first, play_many(game, players, range(first, first + count), options, bots, timeout, engine, tk,
+                                trace)
     finally:
         if tk is not None:
             tk.flush()
 
 
-def play_many(game, players, seeds, options, bots=None, timeout=None, engine="python", ticks=None) -> list:
+def traces(trace, engine, kinds) -> bool:
+    """Whether games record their trace (GameTrace): `trace` True or False says so; None (the default)
+    means wherever the game loop runs in Python anyway: not for random seats on the native engine,
+    which play whole games in C."""
+    if trace is not None:
+        return bool(trace)
+    return not (engine == "native" and all(k == "random" for k in kinds))
+
+
+def play_many(game, players, seeds, options, bots=None, timeout=None, engine="python", ticks=None,
+              trace=None) -> list:
     """_play_safe for each seed, in order. With the native engine and a random bot in every seat the
     games are played in C (each seat's RandomBot stream mirrored), a game the C code stops played
     again by _play_safe: the same results either way. `ticks` is told of each game (a native game's
-    decisions all at once, at its end)."""
+    decisions all at once, at its end). `trace`: see traces() (True plays every game in the Python
+    loop, to record its trace)."""
     kinds = list(bots) if bots is not None else ["random"] * players
-    if engine == "native" and all(k == "random" for k in kinds) and seeds:
+    trace = traces(trace, engine, kinds)
+    if engine == "native" and not trace and all(k == "random" for k in kinds) and seeds:
         rs = game.ruleset(players, game.check_options(options))
         lib = game.native_library(rs)
         if lib is not None:
@@ -440,7 +548,7 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
                 for r in out:
                     ticks.game(r.get("decisions", 0))
             return out
-    return [_play_safe(game, players, seed, options, bots, timeout, engine, ticks) for seed in seeds]
+    return [_play_safe(game, players, seed, options, bots, timeout, engine, ticks, trace) for seed in seeds]
 
 
 def _block_size(games, workers):
@@ -449,7 +557,7 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, timeout=None, engine="python", probe=True) -> dict:
+             game=None, bots=None, on_result=None, timeout=None, engine="python", probe=True, trace=None) -> dict:
     """Play `games` games with bots (a kind per seat; default random), seeds seed .. seed+games-1;
     aggregate in seed order.
 
@@ -460,7 +568,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
 
     With random bots (the default) and `probe`, sample games are played first (finish_probe): when
     none ends within its bound, Unfinished says so at once, instead of every game running into the
-    spec's decision budget.
+    spec's decision budget. `trace`: whether each result carries its GameTrace metrics (see traces()).
     """
     import gamespec
     from gamespec.errors import UsageError
@@ -505,7 +613,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         step = 1 if engine != "native" else 64      # native games come in blocks (progress per block)
         for first in range(seed, seed + games, step):
             for r in play_many(game, players, range(first, min(first + step, seed + games)), opts, bots,
-                               timeout, engine, ticks):
+                               timeout, engine, ticks, trace):
                 acc.add(r)
                 if on_result is not None:
                     on_result(r)
@@ -523,7 +631,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init,
                                  initargs=(shared, TICK_SECONDS)) as ex:
             futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout,
-                                 None, engine)
+                                 None, engine, trace)
                        for first, count in blocks}
             try:
                 while futures:

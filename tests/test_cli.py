@@ -362,7 +362,7 @@ def test_simulate_reports_failing_games(capsys, tmp_path):
 
 
 def test_simulate_internal_error_exits_2(capsys, monkeypatch):
-    def broken(game, players, seed, options=None, bots=None, timeout=None, ticks=None):
+    def broken(game, players, seed, options=None, bots=None, timeout=None, ticks=None, **kw):
         raise KeyError("oops")
     monkeypatch.setattr(sim, "play_one", broken)      # (the Python engine's games: native ones do not call it)
     code, _, err = run(capsys, "simulate", BACCHUS, "--games", 2, "--workers", 1, "--no-progress",

@@ -107,7 +107,7 @@ def _block_task():
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, address=None, timeout=None, engine="python") -> dict:
+             game=None, bots=None, on_result=None, address=None, timeout=None, engine="python", trace=None) -> dict:
     """gamespec.simulate.simulate's contract, with the blocks played as Ray tasks."""
     import gamespec
     from gamespec.errors import UsageError
@@ -139,7 +139,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         actor = _counter() if counts is not None else None
         ticks = (_Send(actor), _sim.TICK_SECONDS) if actor is not None else None
         refs = {task.remote(path, game.spec.sha256, players, opts, first, count, bots, text_ref, timeout,
-                            ticks, engine): first
+                            ticks, engine, trace): first
                 for first, count in blocks}
         collect = _sim.InOrder(blocks, acc, on_result)
         try:

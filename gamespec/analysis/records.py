@@ -17,16 +17,31 @@ class RecordsError(GamespecError):
     """A records file that cannot be written or read (named, with the line)."""
 
 
-def make_record(result, game, spec_sha256, players, options, cooperative=False) -> dict:
-    """One game's result (from gamespec.simulate.play_one, or its error) → a record row."""
+TRACE_FIELDS = ("lead_changes", "decided_at", "winner_deficit", "actions")
+
+
+def make_record(result, game, spec_sha256, players, options, cooperative=False, lineup=None, rotation=None,
+                restriction=None) -> dict:
+    """One game's result (from gamespec.simulate.play_one, or its error) → a record row. `lineup` and
+    `rotation`: a rotated study's unrotated line-up and this game's rotation; `restriction`: the
+    restricted kind of a restricted-play study (docs/analysis.md)."""
     rec = {"game": game, "spec_sha256": spec_sha256, "seed": result["seed"], "players": players,
            "options": dict(options), "bots": list(result.get("bots") or ["random"] * players)}
+    if lineup is not None:
+        rec["lineup"] = list(lineup)
+        rec["rotation"] = rotation or 0
+    if restriction is not None:
+        rec["restriction"] = restriction
     if "error" in result:
         rec["error"] = result["error"]
+        rec["reason"] = result.get("reason") or ("internal" if result.get("internal") else "rule")
         return rec
     rec.update(scores=list(result["scores"]), winners=list(result["winners"]),
                cooperative=bool(cooperative), decisions=result["decisions"], turns=result["turns"],
                phases=result.get("phases"), seconds=result.get("seconds"))
+    if "actions" in result:
+        for k in TRACE_FIELDS:
+            rec[k] = result.get(k)
     return rec
 
 
@@ -39,7 +54,8 @@ def format_of(path) -> str:
 
 
 CSV_FIELDS = ["game", "spec_sha256", "seed", "players", "options", "bots", "scores", "winners",
-              "cooperative", "decisions", "turns", "phases", "seconds", "error"]
+              "cooperative", "decisions", "turns", "phases", "seconds", "error", "reason", "lineup", "rotation",
+              "restriction", "lead_changes", "decided_at", "winner_deficit", "actions"]
 
 
 def _csv_value(v):
@@ -64,17 +80,26 @@ class RecordWriter:
     """Writes record rows to a .jsonl or .csv file, one line per row, flushed per row (an interrupted
     study keeps what it played). Use as a context manager."""
 
-    def __init__(self, path):
+    def __init__(self, path, append=False):
+        """`append`: add rows to an existing file (--resume), whose CSV header must be this one."""
         self.path = os.fspath(path)
         self.format = format_of(self.path)
+        header = not (append and os.path.exists(self.path) and os.path.getsize(self.path) > 0)
+        if not header and self.format == "csv":
+            with open(self.path, encoding="utf-8", newline="") as f:
+                first = next(csv.reader([f.readline(MAX_LINE)]), [])
+            if first != CSV_FIELDS:
+                raise RecordsError(f"{self.path}: its CSV header is not this version's ({', '.join(CSV_FIELDS)}): "
+                                   "rows cannot be appended to it")
         try:
-            self.file = open(self.path, "w", encoding="utf-8", newline="")
+            self.file = open(self.path, "a" if append else "w", encoding="utf-8", newline="")
         except OSError as e:
             raise RecordsError(f"cannot write {self.path}: {e.strerror or e}") from None
         self.count = 0
         if self.format == "csv":
             self.csv = csv.writer(self.file, lineterminator="\n")
-            self.csv.writerow(CSV_FIELDS)
+            if header:
+                self.csv.writerow(CSV_FIELDS)
 
     def write(self, rec):
         try:
@@ -129,6 +154,7 @@ class RecordFiles:
             yield from iter_records(p)
 
 
+REASONS = ("timeout", "budget", "rule", "internal")     # why a game did not end (gamespec.simulate.reason_of)
 NUMBER_LIMIT = 1 << 63     # the rule language's numbers are below this: so are a record's
 SEED_LIMIT = 1 << 64
 MAX_TEXT = 1000            # a game, option or bot name
@@ -177,9 +203,19 @@ def _check(rec, where):
         raise RecordsError(f"{where}: 'bots' is not a list of {P} names (of at most {MAX_TEXT} characters)")
     if not (rec.get("game") is None or _is_text(rec.get("game", ""))):
         raise RecordsError(f"{where}: 'game' is not a name (of at most {MAX_TEXT} characters)")
+    if "lineup" in rec:
+        lineup = rec["lineup"]
+        if not (isinstance(lineup, list) and len(lineup) == P and all(_is_text(b) for b in lineup)):
+            raise RecordsError(f"{where}: 'lineup' is not a list of {P} names (of at most {MAX_TEXT} characters)")
+        if not (type(rec.get("rotation")) is int and 0 <= rec["rotation"] < P):
+            raise RecordsError(f"{where}: 'rotation' is not a whole number from 0 to {P - 1}")
+    if not (rec.get("restriction") is None or _is_text(rec["restriction"])):
+        raise RecordsError(f"{where}: 'restriction' is not a name (of at most {MAX_TEXT} characters)")
     if "error" in rec:
         if not isinstance(rec["error"], str):
             raise RecordsError(f"{where}: 'error' is not a message")
+        if rec.get("reason") not in (None,) + REASONS:
+            raise RecordsError(f"{where}: 'reason' is one of {', '.join(REASONS)}")
         return rec
     sc, w = rec.get("scores"), rec.get("winners")
     if not (isinstance(sc, list) and len(sc) == P and all(_is_number(x) for x in sc)):
@@ -196,6 +232,19 @@ def _check(rec, where):
         raise RecordsError(f"{where}: 'seconds' is not a number of seconds from 0 to 1e9")
     if type(rec.get("cooperative", False)) is not bool:
         raise RecordsError(f"{where}: 'cooperative' is not true or false")
+    if not (rec.get("lead_changes") is None or _is_count(rec["lead_changes"])):
+        raise RecordsError(f"{where}: 'lead_changes' is not a whole number from 0 to 2**63 - 1")
+    d = rec.get("decided_at")
+    if not (d is None or (type(d) in (int, float) and 0 <= d <= 1)):
+        raise RecordsError(f"{where}: 'decided_at' is not a fraction from 0 to 1")
+    d = rec.get("winner_deficit")
+    if not (d is None or (_is_number(d) and d >= 0)):
+        raise RecordsError(f"{where}: 'winner_deficit' is not a number >= 0 (finite, below 2**63)")
+    acts = rec.get("actions")
+    if not (acts is None or (isinstance(acts, dict) and len(acts) <= MAX_OPTIONS
+                             and all(_is_text(k) and _is_count(v) for k, v in acts.items()))):
+        raise RecordsError(f"{where}: 'actions' is not an object of action names and counts (at most "
+                           f"{MAX_OPTIONS} names)")
     return rec
 
 
@@ -252,13 +301,15 @@ def _read_csv(f, path):
             raw = dict(zip(header, cells))
             rec = {}
             for k, v in raw.items():
-                if k in ("game", "spec_sha256", "error"):
+                if k in ("game", "spec_sha256", "error", "reason", "restriction"):
                     if v != "" or k == "game":
                         rec[k] = v
-                elif k == "options":
-                    rec[k] = {n: _scalar(x) for n, _, x in (p.partition("=") for p in v.split(";") if p)}
-                elif k == "bots":
-                    rec[k] = [b for b in v.split(";") if b]
+                elif k in ("options", "actions"):
+                    if v != "" or k == "options":
+                        rec[k] = {n: _scalar(x) for n, _, x in (p.partition("=") for p in v.split(";") if p)}
+                elif k in ("bots", "lineup"):
+                    if v != "" or k == "bots":
+                        rec[k] = [b for b in v.split(";") if b]
                 elif k in ("scores", "winners"):
                     if "error" not in raw or raw["error"] == "":
                         rec[k] = [_scalar(x) for x in v.split(";") if x != ""]
@@ -268,6 +319,9 @@ def _read_csv(f, path):
                     rec[k] = None
             if raw.get("error", "") == "":
                 rec.setdefault("cooperative", False)
+                if "actions" in rec:       # a traced game: its empty cells are nulls, as in JSONL
+                    for k in TRACE_FIELDS:
+                        rec.setdefault(k, None)
             yield _check(rec, f"{path}:{i}")
     except csv.Error as e:
         raise RecordsError(f"{path}:{reader.line_num}: {e}") from None

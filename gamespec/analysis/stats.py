@@ -185,9 +185,26 @@ def seat_verdict(adv, alpha=0.05) -> str:
 # -- the summary ---------------------------------------------------------------------------------
 
 def config_key(rec) -> tuple:
-    """The configuration of a record: (game, players, options, bots), hashable."""
+    """The configuration of a record: (game, players, options, line-up), hashable. The line-up is the
+    bots per seat, or for a rotated study the unrotated line-up (all its rotations are one
+    configuration)."""
     opts = rec.get("options") or {}
-    return (rec.get("game"), rec.get("players"), tuple(sorted(opts.items())), tuple(rec.get("bots") or ()))
+    return (rec.get("game"), rec.get("players"), tuple(sorted(opts.items())),
+            tuple(rec.get("lineup") or rec.get("bots") or ()))
+
+
+def proportion(count, n) -> dict:
+    """{'count', 'rate', 'ci95'} with the Wilson interval."""
+    lo, hi = wilson(count, n)
+    return {"count": count, "rate": count / n if n else None, "ci95": [lo, hi]}
+
+
+def one_proportion_p(x, n, p0):
+    """Two-sided z-test of a proportion x/n against p0 → p (None without games)."""
+    if n <= 0 or not 0 < p0 < 1:
+        return None
+    z = (x / n - p0) / math.sqrt(p0 * (1 - p0) / n)
+    return 2 * norm_sf(abs(z))
 
 
 def config_label(key) -> str:
@@ -219,13 +236,32 @@ class Summary:
         self.successes = 0
         self.margins = []
         self.decisions, self.turns, self.phases = [], [], []
+        # issue 30: line-up, rotations, bot strength, restriction, per-game metrics
+        self.lineup = list(key[3])
+        self.rotations = set()
+        self.kind_wins = {}                      # kind -> win shares over the seats it held
+        self.restriction = None
+        self.no_winner = 0
+        self.traced = 0
+        self.lead_changes, self.decided_at, self.deficits = [], [], []
+        self.comebacks = 0
+        self.actions = {}                        # name -> [count, games played in]
+        self.traced_decisions = 0
+        self.reasons = {}
 
     def add(self, rec):
+        if rec.get("rotation") is not None:
+            self.rotations.add(rec["rotation"])
+        if rec.get("restriction") is not None:
+            self.restriction = rec["restriction"]
         if "error" in rec:
             self.errors.append({"seed": rec.get("seed"), "error": rec["error"]})
+            reason = rec.get("reason") or "rule"
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
             return
         self.n += 1
         scores, winners = rec["scores"], rec["winners"]
+        self._trace(rec, winners)
         if rec.get("cooperative"):
             self.cooperative = True
             self.scores[0].append(scores[0])
@@ -234,12 +270,17 @@ class Summary:
             for p, sc in enumerate(scores):
                 self.scores[p].append(sc)
             k = len(winners)
+            bots = rec.get("bots") or ()
             for p in winners:
                 self.shares[p] += 1.0 / k
+                if len(bots) == len(scores):
+                    self.kind_wins[bots[p]] = self.kind_wins.get(bots[p], 0.0) + 1.0 / k
             if k == 1:
                 self.outright[winners[0]] += 1
             elif k > 1:
                 self.ties += 1
+            else:
+                self.no_winner += 1
             losers = [scores[p] for p in range(len(scores)) if p not in winners]
             if winners and losers:
                 w = scores[winners[0]]
@@ -249,12 +290,88 @@ class Summary:
         if rec.get("phases") is not None:
             self.phases.append(rec["phases"])
 
+    def _trace(self, rec, winners):
+        if rec.get("actions") is None:
+            return
+        self.traced += 1
+        self.traced_decisions += rec.get("decisions", 0)
+        for name, c in rec["actions"].items():
+            a = self.actions.get(name)
+            if a is None:
+                a = self.actions[name] = [0, 0]
+            a[0] += c
+            a[1] += c > 0
+        if rec.get("lead_changes") is not None:
+            self.lead_changes.append(rec["lead_changes"])
+        if rec.get("decided_at") is not None:
+            self.decided_at.append(rec["decided_at"])
+        if rec.get("winner_deficit") is not None:
+            self.deficits.append(rec["winner_deficit"])
+            self.comebacks += rec["winner_deficit"] > 0
+
+    def _kinds(self, n):
+        """Bot strength: each kind's win shares over the seats it held (pooled over seats)."""
+        lineup = self.lineup
+        if len(set(lineup)) < 2 or len(lineup) != self.players:
+            return []
+        out = []
+        for kind in dict.fromkeys(lineup):
+            seats = lineup.count(kind)
+            m = n * seats
+            w = self.kind_wins.get(kind, 0.0)
+            lo, hi = wilson(w, m)
+            out.append({"kind": kind, "seats": seats, "seat_games": m, "wins": w,
+                        "win_rate": w / m if m else None, "ci95": [lo, hi]})
+        return out
+
+    def _metrics(self, n):
+        total = n + len(self.errors)
+        traced = self.traced
+        acts = []
+        for name, (count, games) in sorted(self.actions.items(), key=lambda kv: (-kv[1][0], kv[0])):
+            lo, hi = wilson(games, traced)
+            acts.append({"action": name, "count": count,
+                         "share": count / self.traced_decisions if self.traced_decisions else None,
+                         "per_game": count / traced if traced else None, "games": games,
+                         "games_rate": games / traced if traced else None, "ci95": [lo, hi]})
+        m = {"recorded": traced,
+             "lead_changes": describe(self.lead_changes),
+             "decided_at": describe(self.decided_at),
+             "winner_deficit": describe(self.deficits),
+             "comeback": proportion(self.comebacks, len(self.deficits)),
+             "draws": proportion(self.ties + self.no_winner, n) if not self.cooperative else proportion(0, 0),
+             "first_seat": None,
+             "actions": acts,
+             "never_played": [a["action"] for a in acts if a["count"] == 0] if traced else [],
+             "unfinished": dict(proportion(len(self.errors), total), reasons=dict(self.reasons))}
+        if not self.cooperative and n and self.players > 1:
+            fair = 1 / self.players
+            lo, hi = wilson(self.shares[0], n)
+            m["first_seat"] = {"win_rate": self.shares[0] / n, "ci95": [lo, hi], "fair": fair,
+                               "p": one_proportion_p(self.shares[0], n, fair)}
+        return m
+
     def result(self) -> dict:
         n = self.n
         game, players, opts, bots = self.key
         out = {"config": config_label(self.key), "game": game, "players": players, "options": dict(opts),
                "bots": list(bots), "cooperative": self.cooperative, "games": n + len(self.errors),
                "games_finished": n, "errors": self.errors}
+        out["lineup"] = list(self.lineup)
+        out["rotated"] = len(self.rotations) > 1
+        out["rotations"] = max(1, len(self.rotations))
+        out["kinds"] = [] if self.cooperative else self._kinds(n)
+        out["restriction"] = self.restriction
+        if self.restriction is not None:
+            k = next((x for x in out["kinds"] if x["kind"] == self.restriction), None)
+            fair = 1 / players
+            if k is not None and k["win_rate"] is not None:
+                lo, hi = k["ci95"]
+                out["restriction_cost"] = {"fair": fair, "win_rate": k["win_rate"], "ci95": [lo, hi],
+                                           "cost": fair - k["win_rate"], "cost_ci95": [fair - hi, fair - lo]}
+            else:
+                out["restriction_cost"] = None
+        out["metrics"] = self._metrics(n)
         if self.cooperative:
             lo, hi = wilson(self.successes, n)
             out["success"] = {"count": self.successes, "rate": self.successes / n if n else None,

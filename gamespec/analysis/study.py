@@ -8,14 +8,29 @@ import os
 from gamespec import simulate as _sim
 
 from .records import RecordWriter, make_record
-from .stats import Summary, config_key
+from .stats import Summary, config_key, config_label
 
 BACKENDS = ("local", "ray")
 
 
+def rotations(lineup) -> list:
+    """The distinct rotations of a line-up: [(r, seating)], rotation r seating kind lineup[i] at seat
+    (i + r) mod P (all seats alike: one; [a, b, a, b]: two)."""
+    P = len(lineup)
+    out, seen = [], set()
+    for r in range(P):
+        seating = [None] * P
+        for i, k in enumerate(lineup):
+            seating[(i + r) % P] = k
+        if tuple(seating) not in seen:
+            seen.add(tuple(seating))
+            out.append((r, seating))
+    return out
+
+
 def run_study(path, games=100, players=None, seed=0, options=None, workers=None, bots=None,
               backend="local", address=None, records=None, progress=None, game=None, timeout=None,
-              engine="python", probe=True) -> dict:
+              engine="python", probe=True, rotate=False, restriction=None, trace=None, done=()) -> dict:
     """Play one configuration; returns simulate()'s report plus 'summary' (stats.Summary's dict).
 
     `records`: a RecordWriter (rows are written to it in seed order, as games finish) or None.
@@ -23,6 +38,11 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     (`address`: None starts a local Ray, "auto" or HOST:PORT joins a cluster). `engine`: "python" or
     "native" (docs/native.md: the same results, faster). `probe`: with random
     bots, first check that random moves finish the game (gamespec.simulate.Unfinished if not).
+    `rotate`: play every seed once per distinct rotation of the line-up `bots` (rotations());
+    `restriction`: the restricted kind of a restricted-play configuration (kept in its records);
+    `trace`: record each game's metrics (gamespec.simulate.traces: None = where the loop is Python);
+    `done`: this configuration's rows already in the records file (--resume): they count in the
+    summary and their games are not played again.
     """
     import gamespec
     from gamespec.errors import UsageError
@@ -41,35 +61,87 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     make_bots(kinds, 0)              # an unknown kind is a usage error now, not in every game
     coop = bool(getattr(game.spec, "cooperative", False))
     sha = game.spec.sha256
-    summary = None
+    rots = rotations(kinds) if rotate else [(0, kinds)]
+    rotated = len(rots) > 1
+    summary = Summary((game.name, players, tuple(sorted(opts.items())), tuple(kinds)))
+    summary.cooperative = coop
+    prior = {}
+    for row in done:
+        prior.setdefault(row.get("rotation") or 0, []).append(row)
+    runs, resumed = [], 0
+    for r, seating in rots:
+        old = sorted(prior.pop(r, []), key=lambda row: row["seed"])
+        if [row["seed"] for row in old] != list(range(seed, seed + len(old))) or len(old) > games:
+            raise UsageError(f"the records file holds {len(old)} games of {config_label(summary.key)}"
+                             f"{f' (rotation {r})' if rotated else ''} that are not seeds {seed} to "
+                             f"{seed + games - 1} from the first: resume with the same --seed and --games")
+        for row in old:
+            summary.add(row)
+        resumed += len(old)
+        left = games - len(old)
+        if left == 0:
+            continue
 
-    def on_result(r):
-        nonlocal summary
-        rec = make_record(r, game.name, sha, players, opts, coop)
-        if summary is None:
-            summary = Summary(config_key(rec))
-        summary.add(rec)
-        if records is not None:
-            records.write(rec)
+        def on_result(res, seating=seating, r=r):
+            rec = make_record(res, game.name, sha, players, opts, coop, kinds if rotated else None,
+                              r if rotated else None, restriction)
+            summary.add(rec)
+            if records is not None:
+                records.write(rec)
 
-    if backend == "local":
-        out = _sim.simulate(path, games=games, players=players, seed=seed, options=opts, workers=workers,
-                            progress=progress, game=game, bots=kinds, on_result=on_result, timeout=timeout,
-                            engine=engine, probe=probe)
+        first = seed + len(old)
+        common = dict(games=left, players=players, seed=first, options=opts, workers=workers, progress=progress,
+                      game=game, bots=seating, on_result=on_result, timeout=timeout, engine=engine, trace=trace)
+        if backend == "local":
+            out = _sim.simulate(path, probe=probe and not runs, **common)
+        else:
+            if probe and not runs and left:
+                _sim.check_finishes(game, players, opts, seating)
+            from . import ray_backend
+            out = ray_backend.simulate(path, address=address, **common)
+        runs.append(out)
+        if hasattr(progress, "next_config"):
+            progress.next_config(left)
+    if prior:
+        raise UsageError(f"the records file holds games of {config_label(summary.key)} in rotations this study "
+                         f"does not play ({', '.join(map(str, sorted(prior)))}): resume with the same --bot and --rotate")
+    sm = summary.result()
+    if len(runs) == 1 and not resumed:
+        out = runs[0]
     else:
-        if probe and games:
-            _sim.check_finishes(game, players, opts, kinds)
-        from . import ray_backend
-        out = ray_backend.simulate(path, games=games, players=players, seed=seed, options=opts,
-                                   workers=workers, progress=progress, game=game, bots=kinds,
-                                   on_result=on_result, address=address, timeout=timeout, engine=engine)
-    if summary is None:
-        summary = Summary((game.name, players, tuple(sorted(opts.items())), tuple(kinds)))
-        summary.cooperative = coop
+        out = _merged(runs, sm, game, path, players, opts, seed, engine)
+    out["games_requested"] = games
+    out["deals"] = games
+    out["rotations"] = len(rots)
+    out["games_played"] = sum(x["games_requested"] for x in runs)
+    out["resumed"] = resumed
+    out["restriction"] = restriction
     out["bots"] = kinds
     out["backend"] = backend
-    out["summary"] = summary.result()
+    out["summary"] = sm
     return out
+
+
+def _merged(runs, sm, game, path, players, opts, seed, engine) -> dict:
+    """One result for a configuration played in several runs (rotations, a resumed study): the
+    figures from the summary of all its games, the timing summed over the runs."""
+    seconds = sum(x["seconds"] for x in runs)
+    played = sum(x["games_finished"] for x in runs)
+    decisions = sum(x["decisions_total"] for x in runs)
+    seats = sm.get("seats") or []
+    length = sm["length"]["decisions"]
+    return {"game": game.name, "spec": path, "players": players, "options": opts, "seed": seed, "engine": engine,
+            "games_finished": sm["games_finished"],
+            "win_rate": [x["win_rate"] for x in seats], "wins": [x["wins"] for x in seats],
+            "shared_wins": (sm.get("ties") or {}).get("count", 0),
+            "score_mean": [x["score"]["mean"] for x in seats],
+            "score_min": [x["score"]["min"] for x in seats], "score_max": [x["score"]["max"] for x in seats],
+            "decisions_mean": length["mean"], "decisions_min": length["min"], "decisions_max": length["max"],
+            "decisions_total": decisions,
+            "errors": [e for x in runs for e in x["errors"]],
+            "seconds": seconds, "games_per_second": played / seconds if seconds > 0 else None,
+            "decisions_per_second": decisions / seconds if seconds > 0 else None,
+            "workers": max((x["workers"] for x in runs), default=0)}
 
 
 def open_records(path):
@@ -79,10 +151,13 @@ def open_records(path):
 
 def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, workers=None, bots=None,
               backend="local", address=None, records=None, progress=None, game=None, timeout=None,
-              engine="python", probe=True) -> list:
+              engine="python", probe=True, rotate=False, trace=None, restrict=None, done=None) -> list:
     """Run every configuration of the grid `sweep` ([(name, [text values])], see sweep.parse_sweep)
     with the same seeds; returns run_study's result per configuration. `progress` may be a
-    ProgressBar (its count then runs over the whole sweep)."""
+    ProgressBar (its count then runs over the whole sweep). `bots`: a line-up, or a function of the
+    player count giving one; `restrict(players)`: the restricted-play line-ups [(restriction,
+    line-up)] of a configuration (each a rotated study), or None; `done`: rows already recorded by
+    configuration key (resume)."""
     import gamespec
 
     from .sweep import grid
@@ -90,7 +165,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
     path = os.fspath(path)
     if game is None:
         game = gamespec.load(path)
-    configs = grid(game, sweep, players, options)
+    configs = grid(game, sweep, players, options) if sweep else [(players, options or {})]
     started = False
     if backend == "ray":
         from . import ray_backend
@@ -99,11 +174,15 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
         outs = []
         for p, opts in configs:
             kinds = bots(p) if callable(bots) else (bots if bots is not None and len(bots) == p else None)
-            outs.append(run_study(path, games=games, players=p, seed=seed, options=opts, workers=workers,
-                                  bots=kinds, backend=backend, address=address, records=records,
-                                  progress=progress, game=game, timeout=timeout, engine=engine, probe=probe))
-            if hasattr(progress, "next_config"):
-                progress.next_config(games)
+            plans = restrict(p) if restrict is not None else [(None, kinds)]
+            for restriction, lineup in plans:
+                lineup = lineup if lineup is not None else ["random"] * p
+                key = (game.name, p, tuple(sorted(game.check_options(opts).items())), tuple(lineup))
+                outs.append(run_study(path, games=games, players=p, seed=seed, options=opts, workers=workers,
+                                      bots=lineup, backend=backend, address=address, records=records,
+                                      progress=progress, game=game, timeout=timeout, engine=engine, probe=probe,
+                                      rotate=rotate or restriction is not None, restriction=restriction,
+                                      trace=trace, done=(done or {}).pop(key, ())))
     finally:
         if started:
             import ray
@@ -112,16 +191,22 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
 
 
 def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(), workers=None, bots=(),
-             backend="local", address=None, records=None, progress=None, timeout=None, engine="python", probe=True) -> dict:
+             backend="local", address=None, records=None, progress=None, timeout=None, engine="python", probe=True,
+             rotate=False, restrict=(), trace=None, resume=False) -> dict:
     """A whole `gamespec simulate` request, from its texts: `options` as (NAME, VALUE) pairs, `sweep`
-    as NAME=V1,V2 texts, `bots` as SEAT=KIND texts, `records` a file path (.jsonl or .csv); `seed`
-    None draws 64 bits of OS entropy (the result names it). `progress(total)` gives the progress bar
-    (a context manager) for `total` games, or is None. Every bad request is a UsageError before any
-    game is played. Returns {"sweep": [(name, values)], "configs": [run_study's result, ...]}."""
+    as NAME=V1,V2 texts, `bots` as SEAT=KIND or all=KIND texts, `records` a file path (.jsonl or
+    .csv); `seed` None draws 64 bits of OS entropy (the result names it). `rotate`: every seed once
+    per rotation of the seats; `restrict`: --restrict texts (restricted play: one rotated study per
+    restriction, one restricted seat against full players of the --bot all=KIND kind); `trace`: see
+    gamespec.simulate.traces; `resume`: continue the records file (the games it holds are not played
+    again). `progress(total)` gives the progress bar (a context manager) for `total` games, or is
+    None. Every bad request is a UsageError before any game is played. Returns {"sweep": [(name,
+    values)], "configs": [run_study's result, ...]}."""
     import contextlib
 
     from gamespec.bots import bots_from_args, kinds_from_args
     from gamespec.config import options_from_pairs, player_count
+    from gamespec.errors import UsageError
 
     from .sweep import grid, parse_sweep
     axes = parse_sweep(sweep)
@@ -129,25 +214,49 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
         configs = grid(game, axes, players, dict(options))
     else:
         configs = [(player_count(game, players), options_from_pairs(game, options))]
+    done = None
+    if resume:
+        if not records:
+            raise UsageError("--resume continues a records file: give it with --records FILE")
+        done, seed = resumable(records, game, seed)
     if seed is None:
         import secrets
         seed = secrets.randbits(64)
     if bots:       # a bad kind or class fails here, once
         for p, _ in configs:
             bots_from_args(bots, p, seed)
-    writer = RecordWriter(records) if records else None
+    plans = {}
+    for p, opts in configs:
+        kinds = kinds_from_args(bots, p) if bots else ["random"] * p
+        _check_actions(game, p, opts, kinds)
+        if restrict:
+            plans[p] = restricted_lineups(game, p, opts, restrict, kinds)
+    rots = {p: len(rotations(kinds_from_args(bots, p) if bots else ["random"] * p)) if rotate else 1
+            for p, _ in configs}
+    per_config = {p: sum(len(rotations(lineup)) for _, lineup in plans[p]) if restrict else rots[p]
+                  for p, _ in configs}
+    total = sum(games * per_config[p] for p, _ in configs)
+    if done:
+        planned = {(game.name, p, tuple(sorted(opts.items())), tuple(lineup))
+                   for p, opts in configs
+                   for _, lineup in (plans[p] if restrict else
+                                     [(None, kinds_from_args(bots, p) if bots else ["random"] * p)])}
+        other = [k for k in done if k not in planned]
+        if other:
+            raise UsageError(f"{records} holds games of configurations this request does not play "
+                             f"({', '.join(config_label(k) for k in other[:5])}): resume with the arguments "
+                             "that wrote it")
+        total -= sum(len(rows) for rows in done.values())
+    writer = RecordWriter(records, append=bool(resume)) if records else None
     try:
-        bar = progress(games * len(configs)) if progress is not None else None
+        bar = progress(max(0, total)) if progress is not None else None
         with bar if bar is not None else contextlib.nullcontext():
-            common = dict(games=games, seed=seed, workers=workers, backend=backend, address=address,
-                          records=writer, progress=bar, game=game, timeout=timeout, engine=engine, probe=probe)
-            if axes:
-                outs = run_sweep(path, axes, players=players, options=dict(options),
-                                 bots=(lambda p: kinds_from_args(bots, p)) if bots else None, **common)
-            else:
-                p, opts = configs[0]
-                outs = [run_study(path, players=p, options=opts,
-                                  bots=kinds_from_args(bots, p) if bots else None, **common)]
+            outs = run_sweep(path, axes, games=games, players=players if axes else configs[0][0],
+                             options=dict(options) if axes else configs[0][1], seed=seed, workers=workers,
+                             backend=backend, address=address, records=writer, progress=bar, game=game,
+                             timeout=timeout, engine=engine, probe=probe, rotate=rotate, trace=trace,
+                             bots=(lambda p: kinds_from_args(bots, p)) if bots else None,
+                             restrict=(lambda p: plans[p]) if restrict else None, done=done)
     finally:
         if writer is not None:
             writer.close()
@@ -155,3 +264,78 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
         for r in outs:
             r["records"] = records
     return {"sweep": axes, "configs": outs}
+
+
+def _check_actions(game, players, opts, kinds):
+    """A restricted kind that names an action the spec lacks is a UsageError (with the close name)."""
+    from gamespec.bots import registry
+    from gamespec.errors import UsageError
+    check = getattr(registry, "check_actions", None)
+    if check is None:
+        return
+    try:
+        check(kinds, list(game.ruleset(players, opts).actions))
+    except registry.BotError as e:
+        raise UsageError(str(e)) from None
+
+
+def restricted_lineups(game, players, opts, texts, kinds) -> list:
+    """--restrict texts → [(restriction, line-up)]: one restricted seat, the others full players of
+    the one kind the --bot texts give every seat (default random)."""
+    from gamespec.bots import registry
+    from gamespec.errors import UsageError
+    if len(set(kinds)) != 1:
+        raise UsageError("--restrict plays restricted seats against full players of one kind: give it with "
+                         f"--bot all=KIND, not the line-up {','.join(kinds)}")
+    full = kinds[0]
+    names = list(game.ruleset(players, opts).actions)
+    try:
+        restricted = registry.parse_restrict(texts, names, full)
+    except registry.BotError as e:
+        raise UsageError(str(e)) from None
+    return [(r, [r] + [full] * (players - 1)) for r in restricted if r != full]
+
+
+def resumable(path, game, seed):
+    """--resume: the rows of the records file at `path` by configuration key, and the study's seed
+    (the smallest seed of the rows; a --seed that differs is a UsageError). A missing or empty file
+    resumes nothing. A last line cut off by an interruption (no newline) is dropped from the file."""
+    from gamespec.errors import UsageError
+
+    from .records import read_records
+    path = os.fspath(path)
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return {}, seed
+    _drop_cut_line(path)
+    rows = read_records(path)
+    if not rows:
+        return {}, seed
+    other = next((r for r in rows if r.get("spec_sha256") != game.spec.sha256), None)
+    if other is not None:
+        raise UsageError(f"{path} was written for another version of the spec (SHA-256 "
+                         f"{str(other.get('spec_sha256'))[:12]}..., this one {game.spec.sha256[:12]}...): "
+                         "it cannot be resumed; start a new records file")
+    first = min(r["seed"] for r in rows)
+    if seed is not None and seed != first:
+        raise UsageError(f"{path} starts at seed {first}, not --seed {seed}: resume with --seed {first} (or "
+                         "without --seed)")
+    done = {}
+    for r in rows:
+        done.setdefault(config_key(r), []).append(r)
+    return done, first
+
+
+def _drop_cut_line(path):
+    with open(path, "rb+") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        if size == 0:
+            return
+        f.seek(size - 1)
+        if f.read(1) == b"\n":
+            return
+        back = min(size, 1 << 20)          # a record line is at most MAX_LINE long
+        f.seek(size - back)
+        tail = f.read(back)
+        cut = tail.rfind(b"\n")
+        f.truncate(size - back + cut + 1 if cut >= 0 else 0)
