@@ -1,4 +1,5 @@
-"""Bots: players that see only their own view (random, greedy, ISMCTS, or your own class).
+"""Bots: players that see only their own view (random, greedy, ISMCTS, first, restricted kinds such as
+`greedy/avoid:pass`, or your own class).
 
     from gamespec.bots import make_bots, seat_kinds, play_turn
     bots = make_bots(seat_kinds(["1=ismcts:200"], players=4), seed=7)
@@ -11,11 +12,14 @@ from __future__ import annotations
 
 from .base import Bot, BotError, resolve, score_of
 from .randombot import RandomBot
-from .registry import (BUILTIN, DEFAULT_KIND, KINDS, BotKind, bots_from_args, kinds_from_args, load_class, make_bot, make_bots, parse_kind,
-                       parse_seat, seat_kinds)
+from .registry import (BUILTIN, DEFAULT_KIND, KINDS, MAX_RESTRICTIONS, RESTRICTIONS, BotKind, bots_from_args, check_actions,
+                       kinds_from_args, load_class, make_bot, make_bots, parse_kind, parse_restrict, parse_seat,
+                       restriction_kinds, seat_kinds, split_kind)
 
-__all__ = ["Bot", "BotError", "RandomBot", "GreedyBot", "ISMCTSBot", "BUILTIN", "KINDS", "BotKind", "DEFAULT_KIND", "load_class",
-           "make_bot", "make_bots", "parse_kind", "parse_seat", "seat_kinds", "kinds_from_args", "bots_from_args",
+__all__ = ["Bot", "BotError", "RandomBot", "GreedyBot", "ISMCTSBot", "FirstBot", "RestrictedBot", "BUILTIN", "KINDS",
+           "RESTRICTIONS", "MAX_RESTRICTIONS", "BotKind", "DEFAULT_KIND", "load_class",
+           "make_bot", "make_bots", "parse_kind", "split_kind", "parse_seat", "seat_kinds", "kinds_from_args",
+           "bots_from_args", "check_actions", "restriction_kinds", "parse_restrict",
            "resolve", "score_of",
            "decide", "play_turn"]
 
@@ -42,4 +46,7 @@ def __getattr__(name):      # the search bots load on first use
     if name == "ISMCTSBot":
         from .ismcts import ISMCTSBot
         return ISMCTSBot
+    if name in ("FirstBot", "RestrictedBot"):
+        from . import restricted
+        return getattr(restricted, name)
     raise AttributeError(name)

@@ -1,6 +1,8 @@
 """The bot interface: `choose(view) -> PlayerAction or index`, plus the helpers every bot shares."""
 from __future__ import annotations
 
+import random
+
 from gamespec.errors import GamespecError, SpecRuntimeError
 
 
@@ -27,8 +29,53 @@ class Bot:
     def choose(self, view):  # pragma: no cover - interface
         raise NotImplementedError
 
+    def choose_among(self, view, allowed):
+        """The bot's choice among the positions `allowed` (a non-empty subset of the positions in
+        `view.legal_actions`, in order): a restricted kind asks this when its rule removes some
+        actions (gamespec/bots/restricted.py). Returns a position in `allowed`.
+
+        This default asks `choose(view)` and keeps its answer if it is allowed, else picks uniformly
+        among `allowed` with the bot's own seeded `self.rng` (or, for a bot without one, a
+        `random.Random` seeded from its class, seed and seat). The shipped bots override it."""
+        return default_choose_among(self, view, allowed)
+
     def __repr__(self):
         return f"{type(self).__name__}(seed={self.seed}, seat={self.seat})"
+
+
+def default_choose_among(bot, view, allowed):
+    """Bot.choose_among for any bot object (one not subclassing Bot too)."""
+    allowed = list(allowed)
+    i = position(view, bot.choose(view))
+    if i in allowed:
+        return i
+    rng = getattr(bot, "rng", None)
+    if not isinstance(rng, random.Random):
+        rng = getattr(bot, "_among_rng", None)
+        if rng is None:
+            rng = random.Random(f"gamespec.{type(bot).__name__}.among:{getattr(bot, 'seed', 0)}:"
+                                f"{getattr(bot, 'seat', 0)}")
+            try:
+                bot._among_rng = rng
+            except AttributeError:      # __slots__: a fresh stream each time, still seeded
+                pass
+    return allowed[rng.randrange(len(allowed))]
+
+
+def position(view, choice) -> int:
+    """A bot's answer (a PlayerAction of `view` or an index) → its position in `view.legal_actions`
+    (BotError otherwise)."""
+    legal = view.legal_actions
+    if isinstance(choice, int) and not isinstance(choice, bool):
+        if not 0 <= choice < len(legal):
+            raise BotError(f"the bot of seat {view.player} chose action {choice}, but there are "
+                           f"{len(legal)} legal actions (0 to {len(legal) - 1})")
+        return choice
+    for i, a in enumerate(legal):
+        if a is choice:
+            return i
+    raise BotError(f"the bot of seat {view.player} answered {choice!r}: not one of its view's legal "
+                   "actions nor a position in that list")
 
 
 def resolve(view, choice):

@@ -21,10 +21,20 @@ class GreedyBot(Bot):
         legal = view.legal_actions
         if len(legal) == 1:
             return 0
+        return self._best(view, range(len(legal)))
+
+    def choose_among(self, view, allowed):
+        """The best of the positions `allowed` only (the same determinization, score and tie break)."""
+        allowed = list(allowed)
+        if len(allowed) == 1:
+            return allowed[0]
+        return self._best(view, allowed)
+
+    def _best(self, view, candidates):
         world = view.determinize(self.rng)
         seat = view.player
         best, ties = None, []
-        for i in range(len(legal)):
+        for i in candidates:
             w = world.clone()
             w.apply(world_action(w, view, i))
             v = score_of(w, seat)

@@ -64,12 +64,35 @@ class ISMCTSBot(Bot):
         n_legal = view.num_legal_actions
         if n_legal == 1:
             return 0
+        return self._best(self._search(view, n_legal), range(n_legal))
+
+    def choose_among(self, view, allowed):
+        """The search as `choose` runs it (the same iterations, the same rng use), then the best of
+        the positions `allowed` by the same order (most visits, then mean reward, then the lower
+        position; an allowed action the search never tried counts 0 visits). Only the decision is
+        restricted: the look-ahead still considers every action, at this decision and below."""
+        allowed = list(allowed)
+        if len(allowed) == 1:
+            return allowed[0]
+        return self._best(self._search(view, view.num_legal_actions), allowed)
+
+    @staticmethod
+    def _best(children, candidates):
+        """The most visited candidate position (ties: the higher mean reward, then the lower position)."""
+        def key(i):
+            v, r = children.get(i, (0, 0.0))
+            return (v, r / max(1, v), -i)
+        return max(candidates, key=key)
+
+    def _search(self, view, n_legal):
+        """One search of the view: the root's statistics {position: (visits, reward)} of the
+        actions tried; sets last_iterations."""
         rng = self.rng
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         got = self._native(view, rng, deadline)
         if got is not None:
             children, self.last_iterations = got
-            return max(children.items(), key=lambda kv: (kv[1][0], kv[1][1] / max(1, kv[1][0]), -kv[0]))[0]
+            return children
         root = _Node(None)
         world_of = view.determinizer()      # the draw-independent work once per decision
         it = 0
@@ -79,10 +102,7 @@ class ISMCTSBot(Bot):
             it += 1
             self._iterate(root, world_of(rng), rng, n_legal)
         self.last_iterations = it
-        # the most visited root move (ties: the higher mean reward, then the lower position)
-        best = max(root.children.items(),
-                   key=lambda kv: (kv[1].visits, kv[1].reward / max(1, kv[1].visits), -kv[0]))
-        return best[0]
+        return {i: (ch.visits, ch.reward) for i, ch in root.children.items()}
 
     def _native(self, view, rng, deadline):
         """The search in C when this bot's engine is native (None: the Python search runs, from the

@@ -27,3 +27,9 @@ class RandomBot(Bot):
 
     def choose(self, view):
         return self.pick(view.num_legal_actions)
+
+    def choose_among(self, view, allowed):
+        """Uniform among the positions `allowed` (a restricted kind's rule removed the others), from
+        the same seeded stream."""
+        allowed = list(allowed)
+        return allowed[self.pick(len(allowed))]
