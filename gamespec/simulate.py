@@ -135,6 +135,16 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
     return out
 
 
+def action_names(rs) -> list:
+    """The names of every action a seat may be offered: the spec's, and 'skip' where a step is
+    optional (the fixed action numbering's blocks, docs/agents.md)."""
+    try:
+        from gamespec.compile.action_space import space
+        return list(space(rs).by_name)
+    except GamespecError:        # a numbering too large to build: the spec's own actions
+        return list(rs.actions)
+
+
 class GameTrace:
     """One game, decision by decision → the metrics of docs/analysis.md ("Per-game metrics"): the spec's
     score for every seat after each decision (its score expression on the state as it is; the final
@@ -148,7 +158,7 @@ class GameTrace:
         rs = self.rs = state.rs
         self.P = state.num_players
         self.sign = 1 if rs.winner != "lowest" else -1
-        self.actions = dict.fromkeys(rs.actions, 0)
+        self.actions = dict.fromkeys(action_names(rs), 0)
         # the score trace is needed only as each decision's sole leader and every seat's distance
         # from the best score (a few numbers a decision, not the states)
         self.leaders, self.gaps = [], []

@@ -44,7 +44,7 @@ def test_the_trace_of_a_known_game_has_its_exact_metrics(race):
     assert r["lead_changes"] == 1
     assert r["decided_at"] == pytest.approx(1 / 5)      # led for good from the 2nd of 6 decisions
     assert r["winner_deficit"] == 1                     # 1 point behind after the first decision
-    assert r["actions"] == {"small": 3, "big": 3}
+    assert r["actions"] == {"skip": 0, "small": 3, "big": 3}      # every action a seat may be offered
 
 
 def test_a_winner_who_leads_from_the_first_move_decided_it_at_once(race):
@@ -262,9 +262,9 @@ def test_the_summary_reports_the_metrics_with_intervals(race, tmp_path):
     assert m["recorded"] == 30
     assert m["lead_changes"]["n"] == 30 and m["lead_changes"]["ci95"][0] is not None
     acts = {a["action"]: a for a in m["actions"]}
-    assert set(acts) == {"small", "big"} and acts["small"]["count"] + acts["big"]["count"] == 30 * 6
+    assert set(acts) == {"small", "big", "skip"} and acts["small"]["count"] + acts["big"]["count"] == 30 * 6
     assert abs(sum(a["share"] for a in m["actions"]) - 1) < 1e-9
-    assert m["never_played"] == []
+    assert m["never_played"] == ["skip"]
     fs = m["first_seat"]
     assert fs["fair"] == 0.5 and fs["ci95"][0] <= fs["win_rate"] <= fs["ci95"][1] and 0 <= fs["p"] <= 1
     assert m["unfinished"]["count"] == 0
@@ -274,4 +274,4 @@ def test_the_summary_reports_the_metrics_with_intervals(race, tmp_path):
 
 def test_an_action_never_played_is_named(race, tmp_path):
     outs, _ = _study(race, tmp_path, players=2, bots=["all=first"])
-    assert outs[0]["summary"]["metrics"]["never_played"] == ["big"]
+    assert outs[0]["summary"]["metrics"]["never_played"] == ["big", "skip"]

@@ -274,7 +274,7 @@ def _check_actions(game, players, opts, kinds):
     if check is None:
         return
     try:
-        check(kinds, list(game.ruleset(players, opts).actions))
+        check(kinds, _sim.action_names(game.ruleset(players, opts)))
     except registry.BotError as e:
         raise UsageError(str(e)) from None
 
@@ -288,7 +288,7 @@ def restricted_lineups(game, players, opts, texts, kinds) -> list:
         raise UsageError("--restrict plays restricted seats against full players of one kind: give it with "
                          f"--bot all=KIND, not the line-up {','.join(kinds)}")
     full = kinds[0]
-    names = list(game.ruleset(players, opts).actions)
+    names = _sim.action_names(game.ruleset(players, opts))
     try:
         restricted = registry.parse_restrict(texts, names, full)
     except registry.BotError as e:
