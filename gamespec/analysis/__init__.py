@@ -9,7 +9,8 @@ matplotlib, Ray and tqdm are imported only by what needs them):
     rows = analysis.read_records("study.jsonl")
     analysis.summarize(rows)                        # one summary per configuration
     analysis.compare(rows_a, rows_b)                # which figures differ beyond noise
-    analysis.write_report(rows, "report.html")      # self-contained HTML with plots
+    analysis.study_findings(analysis.summarize(rows))   # the study in words, figures with 95% intervals
+    analysis.write_report(rows, "report.html")      # self-contained HTML: words first, then plots
     analysis.simulate(game, path, games=100, sweep=["players=3,4"])   # `gamespec simulate`'s request
     analysis.study_lines(out)                       # a result as text (comparison_lines, failure_lines)
 """
@@ -22,10 +23,14 @@ _FACE = {
     "summarize": "stats", "wilson": "stats", "chi_square_equal": "stats", "describe": "stats",
     "parse_sweep": "sweep", "grid": "sweep",
     "compare": "comparison",
+    # the module findings.py's findings() is study_findings here: the package's attribute `findings`
+    # is the submodule once imported, so a face name `findings` would be the one or the other
+    "study_findings": "findings", "finding_items": "findings", "config_findings": "findings",
     "write_report": "report", "build_report": "report", "report_files": "report", "ReportError": "report",
     "study_lines": "text", "failure_lines": "text", "comparison_lines": "text",
     "ProgressBar": "progress",
 }
+_RENAMED = {"build_report": "build", "study_findings": "findings"}     # face name -> the module's name
 __all__ = sorted(_FACE)
 
 
@@ -35,6 +40,6 @@ def __getattr__(name):
         raise AttributeError(f"module 'gamespec.analysis' has no attribute {name!r}")
     import importlib
     m = importlib.import_module(f".{mod}", __name__)
-    value = getattr(m, "build" if name == "build_report" else name)
+    value = getattr(m, _RENAMED.get(name, name))
     globals()[name] = value
     return value

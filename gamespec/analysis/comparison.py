@@ -1,13 +1,19 @@
-"""Two record sets → per figure (seat win rates, tie or success rate, score means, game length): both
-values, the difference, a two-sided p-value (two-proportion z or Welch t), Holm-adjusted over all the
-figures, and whether it is beyond noise at the 5% family-wise level."""
+"""Two record sets → per figure (seat win rates, tie or success rate, score means, game length, and the
+per-game metrics when both record them: lead changes, decisiveness, winner deficit, action shares;
+draw and unfinished rates): both values with their 95% intervals, the difference, a two-sided p-value
+(two-proportion z or Welch t), Holm-adjusted over all the figures, whether it is beyond noise at the 5%
+family-wise level, and what changed in words (two versions of a spec: paired by configuration)."""
 from __future__ import annotations
 
 import math
 
-from .stats import _fmt, config_label, norm_sf, samples, t_sf
+from .findings import num, pct, points, pvalue
+from .stats import _fmt, config_key, config_label, describe, norm_sf, samples, t_sf, wilson
 
 ALPHA = 0.05
+MAX_ACTION_FIGURES = 30    # action shares compared per pair of configurations (the most played ones)
+MAX_CHANGES = 50           # "what changed" sentences; the rest are counted
+MAX_VERSIONS = 4           # spec versions (SHA-256) noted per configuration
 NOTE = ("p-values are two-sided (two-proportion z-test for rates, Welch's t-test for means) and "
         "Holm-adjusted over all {m} figures compared (family-wise error {alpha:.0%}); a figure 'differs' "
         "only if its adjusted p < {alpha}. With the same seeds in both studies the tests are "
@@ -58,6 +64,46 @@ def _mean(xs):
     return math.fsum(xs) / len(xs) if xs else None
 
 
+def per_game(records, into):
+    """Yield every row of `records` unchanged, noting per configuration (stats.config_key) in `into`
+    the per-game figures the metrics need: 'lead_changes', 'decided_at', 'winner_deficit' (traced
+    games that have them), 'draws' (finished competitive games: 1 for a shared win or no winner),
+    'no_winner' (their count), 'unfinished' (every game: 1 for an error row), 'shares' ({action:
+    [share of the game's decisions]}, traced games), 'counts' ({action: total}), 'traced', 'sha' (the
+    spec versions seen, at most MAX_VERSIONS)."""
+    for rec in records:
+        key = config_key(rec)
+        d = into.get(key)
+        if d is None:
+            d = into[key] = {"lead_changes": [], "decided_at": [], "winner_deficit": [], "draws": [],
+                             "no_winner": 0, "unfinished": [], "shares": {}, "counts": {}, "traced": 0,
+                             "sha": []}
+        sha = rec.get("spec_sha256")
+        if sha and sha not in d["sha"] and len(d["sha"]) < MAX_VERSIONS:
+            d["sha"].append(sha)
+        if "error" in rec:
+            d["unfinished"].append(1)
+            yield rec
+            continue
+        d["unfinished"].append(0)
+        if not rec.get("cooperative"):
+            k = len(rec.get("winners") or ())
+            d["draws"].append(1 if k != 1 else 0)
+            d["no_winner"] += k == 0
+        acts = rec.get("actions")
+        if acts is not None:
+            d["traced"] += 1
+            for name in ("lead_changes", "decided_at", "winner_deficit"):
+                if rec.get(name) is not None:
+                    d[name].append(rec[name])
+            n = rec.get("decisions") or 0
+            for name, c in acts.items():
+                d["counts"][name] = d["counts"].get(name, 0) + c
+                if n:
+                    d["shares"].setdefault(name, []).append(c / n)
+        yield rec
+
+
 def _pairs(a_groups, b_groups):
     common = [k for k in a_groups if k in b_groups]
     if common:
@@ -93,7 +139,8 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
     that names or matches nothing) listing the configurations of each, if nothing can be paired."""
     from .pick import listing
     from .pick import pick as select
-    ga, gb = samples(records_a), samples(records_b)
+    xa, xb = {}, {}
+    ga, gb = samples(per_game(records_a, xa)), samples(per_game(records_b, xb))
     count = {"A": lambda k: len(ga[k]["decisions"]), "B": lambda k: len(gb[k]["decisions"])}
     ga = select(select(ga, list(pick), "A", count["A"]), list(pick_a), "A", count["A"])
     gb = select(select(gb, list(pick), "B", count["B"]), list(pick_b), "B", count["B"])
@@ -103,7 +150,7 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
                          f"A has: {listing(ga, count['A'])}. B has: {listing(gb, count['B'])}. "
                          "Pick one of each with --config KEY=VALUE (both files) or --config-a / --config-b "
                          "KEY=VALUE (one file); KEY is game, players, bots or an option")
-    figures = []
+    figures, versions = [], []
     for ka, kb in pairs:
         a, b = ga[ka], gb[kb]
         label = config_label(ka) if ka == kb else _versus(ka, kb)
@@ -113,11 +160,12 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
             sa, sb = math.fsum(xa), math.fsum(xb)
             figures.append({"config": label, "figure": name, "kind": "rate", "a": sa / na if na else None,
                             "b": sb / nb if nb else None, "p": two_proportions(sa, na, sb, nb),
-                            "n_a": na, "n_b": nb})
+                            "n_a": na, "n_b": nb, "ci_a": list(wilson(sa, na)), "ci_b": list(wilson(sb, nb))})
 
-        def mean(name, xa, xb):
-            figures.append({"config": label, "figure": name, "kind": "mean", "a": _mean(xa), "b": _mean(xb),
-                            "p": welch(xa, xb), "n_a": len(xa), "n_b": len(xb)})
+        def mean(name, xa, xb, kind="mean"):
+            figures.append({"config": label, "figure": name, "kind": kind, "a": _mean(xa), "b": _mean(xb),
+                            "p": welch(xa, xb), "n_a": len(xa), "n_b": len(xb),
+                            "ci_a": describe(xa)["ci95"], "ci_b": describe(xb)["ci95"]})
 
         if a["cooperative"] or b["cooperative"]:
             rate("success rate", a["success"], b["success"])
@@ -130,12 +178,70 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
                 mean(f"seat {p} score", a["scores"][p], b["scores"][p])
         mean("decisions per game", a["decisions"], b["decisions"])
         mean("turns per game", a["turns"], b["turns"])
+        ea, eb = xa[ka], xb[kb]
+        for field, name, kind in (("lead_changes", "lead changes per game", "mean"),
+                                  ("decided_at", "decided at", "share"),
+                                  ("winner_deficit", "winner deficit", "mean")):
+            if ea[field] and eb[field]:            # traced on both sides (none for a cooperative game)
+                mean(name, ea[field], eb[field], kind)
+        if ea["no_winner"] or eb["no_winner"]:      # else the draw rate is the tie rate
+            rate("draw rate", ea["draws"], eb["draws"])
+        if any(ea["unfinished"]) or any(eb["unfinished"]):
+            rate("unfinished rate", ea["unfinished"], eb["unfinished"])
+        if ea["traced"] and eb["traced"]:
+            both = [n for n in ea["shares"] if n in eb["shares"]]
+            both.sort(key=lambda n: (-(ea["counts"].get(n, 0) + eb["counts"].get(n, 0)), n))
+            for name in both[:MAX_ACTION_FIGURES]:
+                mean(f"share of decisions: {name}", ea["shares"][name], eb["shares"][name], "share")
+        versions.append([ea["sha"], eb["sha"]])
     adjusted = holm([f["p"] for f in figures])
     for f, adj in zip(figures, adjusted):
         f["diff"] = None if f["a"] is None or f["b"] is None else f["b"] - f["a"]
         f["p_holm"] = adj
         f["differs"] = adj is not None and adj < ALPHA
     m = sum(1 for f in figures if f["p"] is not None)
-    return {"pairs": [[config_label(ka), config_label(kb)] for ka, kb in pairs], "figures": figures,
-            "differ": [f"{f['config']}: {f['figure']}" for f in figures if f["differs"]],
-            "alpha": ALPHA, "note": NOTE.format(m=m, alpha=ALPHA)}
+    out = {"pairs": [[config_label(ka), config_label(kb)] for ka, kb in pairs], "figures": figures,
+           "differ": [f"{f['config']}: {f['figure']}" for f in figures if f["differs"]],
+           "versions": versions, "alpha": ALPHA, "note": NOTE.format(m=m, alpha=ALPHA)}
+    out["changes"] = changes(out)
+    return out
+
+
+def _value(f, x, ci):
+    return pct(x, ci) if f["kind"] in ("rate", "share") else num(x, ci)
+
+
+def change_sentence(f) -> str:
+    """One figure beyond noise in words: 'lead changes per game: 1.20 [1.05, 1.35] in A, 2.31 [2.10,
+    2.52] in B, up 1.11 (Holm-adjusted p = 3e-12)'."""
+    d = f["diff"]
+    way = "up" if d > 0 else "down"
+    size = points(abs(d)) if f["kind"] in ("rate", "share") else f"{abs(d):.3g}"
+    return (f"{f['figure']}: {_value(f, f['a'], f.get('ci_a'))} in A, {_value(f, f['b'], f.get('ci_b'))} in B, "
+            f"{way} {size} (Holm-adjusted {pvalue(f['p_holm'])})")
+
+
+def changes(r) -> list:
+    """A comparison → what changed beyond noise, in words: which spec versions were paired, then one
+    sentence per figure that differs (prefixed by its configuration when several were paired), or
+    that nothing did."""
+    out = []
+    several = len(r["pairs"]) > 1
+    for pair, (sa, sb) in zip(r["pairs"], r.get("versions") or []):
+        la, lb = pair
+        if sa and sb and set(sa) != set(sb):
+            where = la if la == lb else f"{la} and {lb}"
+            short = lambda shas: " or ".join(x[:12] for x in shas)       # noqa: E731
+            out.append(f"A and B are different versions of the spec (SHA-256 {short(sa)} and {short(sb)}), "
+                       f"paired by configuration: {where}")
+    differ = [f for f in r["figures"] if f["differs"]]
+    for f in differ[:MAX_CHANGES]:
+        out.append((f"{f['config']}: " if several else "") + change_sentence(f) if f.get("diff") is not None
+                   else f"{f['config']}: {f['figure']} differs")
+    if len(differ) > MAX_CHANGES:
+        out.append(f"and {len(differ) - MAX_CHANGES} more figures differ beyond noise")
+    if not differ:
+        m = sum(1 for f in r["figures"] if f["p"] is not None)
+        out.append(f"nothing changed beyond noise: no figure's Holm-adjusted p is below {r.get('alpha', ALPHA)} "
+                   f"({m} figures compared)")
+    return out

@@ -1,6 +1,9 @@
-"""Record rows (one or more configurations) → one self-contained HTML report: a summary table per
-configuration and matplotlib plots as inline SVG (win rates with Wilson intervals, score histograms per
-seat, game-length histogram, configurations side by side); optionally the plots as PNG files too.
+"""Record rows (one or more configurations) → one self-contained HTML report: the study in words first
+(findings.py: the list at the top, then per configuration), a summary table per configuration, then
+matplotlib plots as inline SVG (win rates with Wilson intervals, score histograms per seat, game-length
+histogram, configurations side by side; bot strength per kind for rotated studies, restriction costs,
+lead changes and decisiveness when recorded), every figure with its 95% interval; optionally the plots
+as PNG files too.
 
 Records may come from anyone: every text (game, option, bot names) is drawn as plain text, never as
 TeX, and the work is bounded: at most MAX_PLOTTED configurations are plotted and MAX_DETAILED get a
@@ -14,11 +17,14 @@ import os
 
 from gamespec.errors import GamespecError
 
+from .comparison import per_game
+from .findings import classify_cost, config_findings, finding_items, num, pct, points
 from .stats import SEAT_TEST, config_key, config_label, samples, seat_verdict, summarize
 
-FIGURES = ("winrates", "scores", "length")
+FIGURES = ("winrates", "strength", "restrictions", "scores", "length", "lead_changes", "decided_at")
 MAX_PLOTTED = 12       # configurations drawn in the plots (the first ones, in the records' order)
 MAX_DETAILED = 100     # configurations with a full table; the others get one row of an overview
+MAX_RESTRICTIONS_PLOTTED = 40    # restricted-play configurations in the restriction-cost plot
 COLOURS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
            "#ccb974", "#64b5cd"]
 
@@ -125,6 +131,102 @@ def plot_length(summaries, data):
     return fig
 
 
+def _strength_rows(summaries):
+    return [(s, k) for s in summaries if s.get("rotated") and not s["cooperative"] and s.get("restriction") is None
+            for k in s.get("kinds") or [] if k.get("win_rate") is not None]
+
+
+def plot_strength(summaries):
+    """Bot strength in rotated studies: each kind's win rate per seat it held, Wilson 95% bars, and
+    the fair share 1/P of its configuration."""
+    rows = _strength_rows(summaries)
+    fig = _figure(7.0, 1.0 + 0.32 * len(rows))
+    ax = fig.subplots()
+    ys = list(range(len(rows)))[::-1]
+    rates = [k["win_rate"] for _, k in rows]
+    lo = [max(0.0, k["win_rate"] - k["ci95"][0]) for _, k in rows]
+    hi = [max(0.0, k["ci95"][1] - k["win_rate"]) for _, k in rows]
+    configs = list(dict.fromkeys(id(s) for s, _ in rows))
+    ax.barh(ys, rates, 0.7, xerr=[lo, hi], capsize=3, error_kw={"elinewidth": 1},
+            color=[_colour(configs.index(id(s))) for s, _ in rows])
+    ax.scatter([1 / s["players"] for s, _ in rows], ys, marker="|", s=200, color="#222", zorder=3,
+               label="fair share 1/players")
+    ax.set_yticks(ys, [f"{k['kind']} ({_short(s)})" for s, k in rows], fontsize=7)
+    ax.set_xlabel("win rate per seat held (95% Wilson interval)")
+    ax.set_title("Bot strength (rotated seats)")
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def _restriction_rows(summaries):
+    return [s for s in summaries if s.get("restriction") is not None and s.get("restriction_cost")
+            and s["restriction_cost"].get("win_rate") is not None][:MAX_RESTRICTIONS_PLOTTED]
+
+
+VERDICT_COLOURS = {"costs": "#c44e52", "gains": "#55a868", "nothing": "#8c8c8c"}
+
+
+def plot_restrictions(summaries):
+    """The cost of each restriction (fair share minus the restricted seat's win rate), in percentage
+    points with its 95% interval; red: a clear cost, green: a clear gain, grey: the interval holds 0."""
+    rows = _restriction_rows(summaries)
+    fig = _figure(7.0, 1.0 + 0.3 * len(rows))
+    ax = fig.subplots()
+    ys = list(range(len(rows)))[::-1]
+    costs = [100 * s["restriction_cost"]["cost"] for s in rows]
+    cis = [sorted(s["restriction_cost"]["cost_ci95"]) for s in rows]
+    lo = [max(0.0, c - 100 * ci[0]) for c, ci in zip(costs, cis)]
+    hi = [max(0.0, 100 * ci[1] - c) for c, ci in zip(costs, cis)]
+    ax.barh(ys, costs, 0.7, xerr=[lo, hi], capsize=3, error_kw={"elinewidth": 1},
+            color=[VERDICT_COLOURS[classify_cost(s["restriction_cost"])] for s in rows])
+    ax.axvline(0, color="#222", linewidth=0.8)
+    ax.set_yticks(ys, [f"{s['restriction']} ({_short(s)})" for s in rows], fontsize=7)
+    ax.set_xlabel("cost in points (95% interval)")
+    ax.set_title("Restricted play: cost of each restriction")
+    return fig
+
+
+METRIC_PLOTS = {"lead_changes": ("lead changes per game", "Lead changes"),
+                "decided_at": ("decided at (fraction of the game's decisions)", "Decisiveness")}
+
+
+def _metric_rows(summaries, name):
+    return [s for s in summaries if ((s.get("metrics") or {}).get(name) or {}).get("n")]
+
+
+def plot_metric(summaries, mdata, name):
+    """A per-game metric's histogram, configurations overlaid; the mean as a line with its 95% t
+    interval as a band."""
+    xlabel, title = METRIC_PLOTS[name]
+    rows = _metric_rows(summaries, name)
+    fig = _figure(7.0, 3.2)
+    ax = fig.subplots()
+    xs_all = [x for s in rows for x in mdata[s["_key"]][name]]
+    if name == "decided_at":
+        bins = [k / 20 for k in range(21)]
+    else:
+        bins = _bins(min(xs_all, default=0), max(xs_all, default=1))
+    for j, s in enumerate(rows):
+        d = s["metrics"][name]
+        ax.hist(mdata[s["_key"]][name], bins=bins, histtype="step", linewidth=1.4, color=_colour(j),
+                label=_short(s))
+        ax.axvline(d["mean"], color=_colour(j), linewidth=1, linestyle="--")
+        if d["ci95"][0] is not None:
+            ax.axvspan(d["ci95"][0], d["ci95"][1], color=_colour(j), alpha=0.15, linewidth=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("games")
+    ax.set_title(f"{title} (dashed: mean, band: its 95% interval)")
+    ax.legend(fontsize=7, loc="upper right")
+    return fig
+
+
+def _means(summaries, get, percent=False) -> str:
+    def one(s):
+        d = get(s)
+        return pct(d["mean"], d["ci95"]) if percent else num(d["mean"], d["ci95"])
+    return "; ".join(f"{_short(s)} {one(s)}" for s in summaries if get(s).get("n")) + "."
+
+
 def _bins(lo, hi, most=40):
     lo, hi = int(lo // 1), int(-(-hi // 1))
     span = max(1, hi - lo + 1)
@@ -201,8 +303,39 @@ def _table(s) -> str:
               f"5%–95% {_num(d['quantiles'].get('5%'), '.0f')}–{_num(d['quantiles'].get('95%'), '.0f')}), "
               f"{_num(t['mean'], '.1f')} turns. Games: {s['games_finished']} finished"
               f"{', ' + str(len(s['errors'])) + ' failed' if s['errors'] else ''}.</p>")
-    return (f"<section class='config'><h3>{e(s['config'])}</h3>"
+    kinds = s.get("kinds") or []
+    if kinds and s.get("rotated"):
+        krows = ["<tr><th>kind</th><th>seats</th><th>seat-games</th><th>win rate per seat held</th>"
+                 "<th>95% interval</th></tr>"]
+        krows += [f"<tr class='kind' data-kind='{e(k['kind'], quote=True)}' data-win-rate='{k['win_rate']!r}'>"
+                  f"<td>{e(k['kind'])}</td><td>{k['seats']}</td><td>{k['seat_games']}</td>"
+                  f"<td>{_pct(k['win_rate'])}</td><td>{_ci(k['ci95'])}</td></tr>" for k in kinds]
+        extra += (f"<p>Bot strength over {s.get('rotations', 1)} rotations of the seats (free of seat "
+                  f"advantage; fair share {pct(1 / s['players'])}):</p><table class='kinds'>{''.join(krows)}</table>")
+    rc = s.get("restriction_cost")
+    if s.get("restriction") is not None and rc and rc.get("win_rate") is not None:
+        extra += (f"<p class='restriction'>Restriction {e(s['restriction'])}: the restricted seat wins "
+                  f"{pct(rc['win_rate'], rc['ci95'])} against the fair {pct(rc['fair'])}: cost "
+                  f"{points(rc['cost'], rc['cost_ci95'])}.</p>")
+    return (f"<section class='config'><h3>{e(s['config'])}</h3>{_finding_list(config_findings(s))}"
             f"<table>{''.join(rows)}</table>{extra}</section>")
+
+
+def _finding_list(items) -> str:
+    e = html.escape
+    return ("<ul class='findings'>" + "".join(
+        f"<li class='finding' data-kind='{e(it['kind'], quote=True)}'>{e(it['text'])}</li>" for it in items)
+        + "</ul>") if items else ""
+
+
+def _study_findings(summaries) -> str:
+    e = html.escape
+    several = len(summaries) > 1
+    lis = []
+    for it in finding_items(summaries, headlines=True):
+        where = f"<b>{e(it['config'])}</b>: " if several and it["config"] else ""
+        lis.append(f"<li class='finding' data-kind='{e(it['kind'], quote=True)}'>{where}{e(it['text'])}</li>")
+    return "<section class='findings'><h2>Findings</h2><ul class='findings'>" + "".join(lis) + "</ul></section>"
 
 
 def _overview(summaries) -> str:
@@ -234,7 +367,8 @@ def build(records, title="gamespec balance report", sources=()):
     summaries = summarize(records)
     if not summaries:
         raise ValueError("no records to report on")
-    data = samples(records)
+    mdata = {}
+    data = samples(per_game(records, mdata))
     keys = list(data)
     for s, k in zip(summaries, keys):
         s["_key"] = k
@@ -243,13 +377,44 @@ def build(records, title="gamespec balance report", sources=()):
     figs, svgs = {}, {}
     if plotted:
         with _plain_text():
-            figs = {"winrates": plot_winrates(plotted), "scores": plot_scores(plotted, data),
-                    "length": plot_length(plotted, data)}
+            figs = {"winrates": plot_winrates(plotted)}
+            if _strength_rows(plotted):
+                figs["strength"] = plot_strength(plotted)
+            if _restriction_rows(finished):
+                figs["restrictions"] = plot_restrictions(finished)
+            figs["scores"] = plot_scores(plotted, data)
+            figs["length"] = plot_length(plotted, data)
+            for name in METRIC_PLOTS:
+                if _metric_rows(plotted, name):
+                    figs[name] = plot_metric(plotted, mdata, name)
             svgs = {name: _svg(fig) for name, fig in figs.items()}
     captions = {"winrates": "Seat win rates with 95% Wilson intervals (a shared win counts 1/k to each "
                             "of k winners); cooperative configurations: team success rate.",
-                "scores": "Final score per seat (team score for cooperative games), one panel per configuration.",
-                "length": "Decisions per game, configurations overlaid."}
+                "scores": "Final score per seat (team score for cooperative games), one panel per configuration. "
+                          "Means with 95% t intervals: " + "; ".join(
+                              f"{_short(s)}: " + (f"team {num(s['team_score']['mean'], s['team_score']['ci95'])}"
+                                                  if s["cooperative"] else ", ".join(
+                                  f"seat {x['seat']} {num(x['score']['mean'], x['score']['ci95'])}"
+                                  for x in s["seats"])) for s in plotted) + ".",
+                "length": "Decisions per game, configurations overlaid. Means: " + _means(
+                    plotted, lambda s: s["length"]["decisions"]),
+                "strength": "Bot strength in rotated studies: each kind's win rate per seat it held, with 95% "
+                            "Wilson intervals; the mark is the fair share 1/players. " + "; ".join(
+                                f"{k['kind']} ({_short(s)}) {pct(k['win_rate'], k['ci95'])}"
+                                for s, k in _strength_rows(plotted)),
+                "restrictions": "Restricted play: the fair share 1/players minus the restricted seat's win rate, "
+                                "in percentage points, with 95% intervals (red: a clear cost, green: a clear gain, "
+                                "grey: the interval contains 0). " + "; ".join(
+                                    f"{s['restriction']} ({_short(s)}) "
+                                    f"{points(s['restriction_cost']['cost'], s['restriction_cost']['cost_ci95'])}"
+                                    for s in _restriction_rows(finished)),
+                "lead_changes": "Lead changes per game (times the sole leader changed), configurations overlaid. "
+                                "Means: " + _means(_metric_rows(plotted, "lead_changes"),
+                                                   lambda s: s["metrics"]["lead_changes"]),
+                "decided_at": "Decisiveness: the fraction of the game's decisions after which the final sole "
+                              "winner led for good (0: from the start, 1: only at the end). Means: " + _means(
+                                  _metric_rows(plotted, "decided_at"), lambda s: s["metrics"]["decided_at"],
+                                  percent=True)}
     e = html.escape
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{e(title)}</title>",
              f"<style>{STYLE}</style></head><body><h1>{e(title)}</h1>"]
@@ -260,6 +425,7 @@ def build(records, title="gamespec balance report", sources=()):
         parts.append(f"<p class='note'>{n} configurations: the plots show the first {len(plotted)} with finished "
                      f"games, the tables all of them ({min(n, MAX_DETAILED)} in full, the others one row "
                      "each).</p>")
+    parts.append(_study_findings(summaries))
     parts.append("<h2>Summary</h2>")
     parts.extend(_table(s) for s in summaries[:MAX_DETAILED])
     if n > MAX_DETAILED:

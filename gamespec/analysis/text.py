@@ -58,10 +58,65 @@ def study_lines(r):
     yield (f"  decisions per game: mean {num(d['mean'], '.1f')} (sd {num(d['sd'], '.1f')}), "
            f"min {num(d['min'])}, median {num(d['quantiles'].get('50%'), 'g')}, max {num(d['max'])}; "
            f"turns mean {num(tu['mean'], '.1f')}; phases mean {num(ph['mean'], '.1f')}")
+    yield from _more_lines(sm)
     yield (f"  {r['games_finished']} games finished in {r['seconds']:.2f} s: "
            f"{num(r['games_per_second'], '.1f')} games/s with {r['workers']} worker(s)"
            f"{' on Ray' if r.get('backend') == 'ray' else ''}")
     yield f"  errors: {len(r['errors'])}"
+
+
+def _more_lines(sm):
+    """Issue 30's lines of a summary: bot strength (a rotated study), the restriction's cost, the
+    metrics in one or two compact lines, then the findings for the configuration."""
+    from .findings import HOW_TO_RECORD, config_findings, num, pct, points
+    kinds = sm.get("kinds") or []
+    if kinds and sm.get("rotated"):
+        yield (f"  bot strength over {sm.get('rotations', 1)} rotations (win rate per seat held, fair share "
+               f"{pct(1 / sm['players'])}):")
+        yield f"    {'kind':<24} {'seats':>5} {'seat-games':>10} {'win rate':>9} {'95% interval':>13}"
+        for k in kinds:
+            yield (f"    {k['kind']:<24} {k['seats']:>5} {k['seat_games']:>10} {_pct(k['win_rate']):>9}"
+                   f" {_ci(k['ci95'], _pct):>13}")
+    rc = sm.get("restriction_cost")
+    if sm.get("restriction") is not None and rc:
+        yield (f"  restriction {sm['restriction']}: wins {pct(rc['win_rate'], rc['ci95'])} against the fair "
+               f"{pct(rc['fair'])}: cost {points(rc['cost'], rc['cost_ci95'])}")
+    m = sm.get("metrics")
+    if m is not None:
+        parts = []
+        dr = m.get("draws") or {}
+        if not sm["cooperative"] and dr.get("rate") is not None:
+            parts.append(f"draws {pct(dr['rate'], dr['ci95'])}")
+        un = m.get("unfinished") or {}
+        if un.get("count"):
+            reasons = ", ".join(f"{k} {v}" for k, v in (un.get("reasons") or {}).items())
+            parts.append(f"unfinished {un['count']} ({pct(un['rate'], un['ci95'])}{': ' + reasons if reasons else ''})")
+        if m.get("recorded"):
+            lc, da, wd, cb = (m.get(k) or {} for k in ("lead_changes", "decided_at", "winner_deficit", "comeback"))
+            if lc.get("n"):
+                parts.append(f"lead changes {num(lc['mean'], lc['ci95'])}/game")
+            if da.get("n"):
+                parts.append(f"decided at {pct(da['mean'], da['ci95'])}")
+            if wd.get("n"):
+                parts.append(f"winner deficit {num(wd['mean'], wd['ci95'])}, comebacks {pct(cb.get('rate'), cb.get('ci95'))}")
+            yield f"  metrics ({m['recorded']} traced games): " + "; ".join(parts)
+            acts = [a for a in m.get("actions") or [] if a.get("count")]
+            if acts:
+                shown = ", ".join(f"{a['action']} {pct(a['share'])}" for a in acts[:8])
+                more = f", {len(acts) - 8} more" if len(acts) > 8 else ""
+                never = m.get("never_played") or []
+                nv = f"; never played: {', '.join(never[:8])}{' ...' if len(never) > 8 else ''}" if never else ""
+                yield f"  actions (share of decisions): {shown}{more}{nv}"
+        else:
+            yield "  metrics: " + "; ".join(parts + [f"lead changes, decisiveness, drama, actions not recorded "
+                                                     f"({HOW_TO_RECORD})"])
+    said = ("length", "not_recorded", "draws", "unfinished", "lead_changes", "decided_at", "drama", "actions",
+            "never_played")             # in the lines above
+    items = [it for it in config_findings(sm) if it["kind"] not in said]
+    if items:
+        yield "  findings:"
+        for it in items:
+            yield f"    - {it['text']}"
 
 
 MAX_FAILURE_KINDS = 10     # kinds of failure listed; the rest are counted
@@ -91,23 +146,32 @@ def comparison_lines(r):
     def val(f, x):
         if x is None:
             return "-"
-        return f"{100 * x:.1f}%" if f["kind"] == "rate" else f"{x:.2f}"
+        return f"{100 * x:.1f}%" if f["kind"] in ("rate", "share") else f"{x:.2f}"
 
     def diff(f):
         if f["diff"] is None:
             return "-"
-        return f"{100 * f['diff']:+.1f}%" if f["kind"] == "rate" else f"{f['diff']:+.2f}"
+        return f"{100 * f['diff']:+.1f}%" if f["kind"] in ("rate", "share") else f"{f['diff']:+.2f}"
+
+    width = max([20] + [len(f["figure"]) for f in r["figures"][:200]])
 
     current = None
     for f in r["figures"]:
         if f["config"] != current:
             current = f["config"]
             yield f"{current}  (games: A {f['n_a']}, B {f['n_b']})"
-            yield f"  {'figure':<20} {'A':>9} {'B':>9} {'B-A':>9} {'p':>8} {'p (Holm)':>9}"
+            yield f"  {'figure':<{width}} {'A':>9} {'B':>9} {'B-A':>9} {'p':>8} {'p (Holm)':>9}"
         p = "-" if f["p"] is None else f"{f['p']:.3g}"
         ph = "-" if f["p_holm"] is None else f"{f['p_holm']:.3g}"
         mark = "  <- differs" if f["differs"] else ""
-        yield f"  {f['figure']:<20} {val(f, f['a']):>9} {val(f, f['b']):>9} {diff(f):>9} {p:>8} {ph:>9}{mark}"
+        yield f"  {f['figure']:<{width}} {val(f, f['a']):>9} {val(f, f['b']):>9} {diff(f):>9} {p:>8} {ph:>9}{mark}"
+    changes = r.get("changes")
+    if changes is None:
+        from .comparison import changes as words
+        changes = words(r)
+    yield "what changed beyond noise, in words:"
+    for line in changes:
+        yield f"  - {line}"
     by_config = {}
     for f in r["figures"]:
         if f["differs"]:

@@ -1,0 +1,598 @@
+"""Summaries (stats.summarize's dicts) → the study in words: what the figures say, every figure with
+its 95% interval in brackets ("seat 0 wins 63% [58, 68] with random seats and 51% [46, 56] with
+ismcts:200 seats (fair share 50%): the advantage is mostly random play").
+
+The rules behind each sentence are in docs/analysis.md ("Findings: the study in words"). The work is
+bounded whatever the records hold: the cross-configuration sentences and the per-configuration detail
+are capped (the list says how many were left out), and a sentence is said once.
+
+Texts from records (game, option, bot and action names) are strangers' text: the sentences are plain
+text, to be escaped by whoever puts them in HTML.
+"""
+from __future__ import annotations
+
+import math
+
+from .stats import SEAT_TEST, _fmt, seat_verdict
+
+MAX_DETAILED = 20       # configurations described one by one in the study's list (the first ones)
+MAX_COMPARED = 20       # line-up comparisons (same game, players and options, other line-up)
+MAX_RESTRICTION_GROUPS = 10
+MAX_NAMED = 12          # restrictions, kinds, actions named in one sentence; the rest are counted
+MAX_SEATS_LISTED = 4    # seat win rates listed one by one; above, the best and the worst seat
+RARE_SHARE = 0.01       # "rarely played": under 1% of the decisions of the traced games
+ALPHA = 0.05
+
+HOW_TO_RECORD = ("simulate records them with --trace, with thinking seats (e.g. --bot all=ismcts:200) "
+                 "or with --engine python")
+
+
+# -- numbers in words ----------------------------------------------------------------------------
+
+def _has(ci):
+    return ci is not None and len(ci) == 2 and ci[0] is not None and ci[1] is not None
+
+
+def _pct_digits(*xs):
+    vals = [x for x in xs if x is not None]
+    if len(xs) == 3 and xs[1] is not None and xs[2] is not None and xs[2] - xs[1] < 0.02:
+        return 1
+    return 1 if any(0 < abs(x) < 0.01 for x in vals) else 0
+
+
+def pct(x, ci=None) -> str:
+    """'63% [58, 68]' (a rate with its interval, in %); one decimal for narrow intervals or rates
+    under 1%."""
+    if x is None:
+        return "-"
+    if not _has(ci):
+        d = _pct_digits(x)
+        return f"{100 * x:.{d}f}%"
+    d = _pct_digits(x, ci[0], ci[1])
+    return f"{100 * x:.{d}f}% [{100 * ci[0]:.{d}f}, {100 * ci[1]:.{d}f}]"
+
+
+def points(x, ci=None) -> str:
+    """A difference of rates in percentage points: '13 points [10, 16]'."""
+    if x is None:
+        return "-"
+    d = _pct_digits(x, min(ci), max(ci)) if _has(ci) else _pct_digits(x)
+    v = f"{100 * x:.{d}f}"
+    unit = "point" if v.lstrip("-") in ("1", "1.0") else "points"
+    if not _has(ci):
+        return f"{v} {unit}"
+    return f"{v} {unit} [{100 * ci[0]:.{d}f}, {100 * ci[1]:.{d}f}]"
+
+
+def _mean_digits(ci):
+    if not _has(ci):
+        return 2
+    half = (ci[1] - ci[0]) / 2
+    if not math.isfinite(half):
+        return 2
+    if half <= 0:
+        return None
+    return max(0, min(3 if half < 0.01 else 2, 1 - math.floor(math.log10(half))))
+
+
+def num(x, ci=None) -> str:
+    """A mean with its interval: '1.83 [1.62, 2.04]' (the decimals follow the interval's width)."""
+    if x is None:
+        return "-"
+    if not _has(ci):
+        return _plain(x)
+    d = _mean_digits(ci)
+    if d is None:                   # no spread: every game the same
+        return f"{_plain(x)} [{_plain(ci[0])}, {_plain(ci[1])}]"
+    return f"{x:.{d}f} [{ci[0]:.{d}f}, {ci[1]:.{d}f}]"
+
+
+def _plain(x):
+    if x is None:
+        return "-"
+    if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.3g}"
+
+
+def pvalue(p) -> str:
+    if p is None:
+        return "-"
+    return "p < 1e-16" if p < 1e-16 else f"p = {p:.2g}"
+
+
+def _games(n):
+    return f"{n} game{'' if n == 1 else 's'}"
+
+
+def _names(names, limit=MAX_NAMED):
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+# -- kinds, line-ups, restrictions ---------------------------------------------------------------
+
+def _lineup(s):
+    return list(s.get("lineup") or s.get("bots") or [])
+
+
+def lineup_name(s) -> str:
+    """'random seats', 'ismcts:200 seats' or 'the rotated line-up a, b'."""
+    lu = _lineup(s)
+    if lu and len(set(lu)) == 1:
+        return f"{lu[0]} seats"
+    what = "the rotated line-up" if s.get("rotated") else "the line-up"
+    return f"{what} {', '.join(lu)}"
+
+
+def _clean_seats(s) -> bool:
+    """Seat figures free of bot strength: every seat the same kind, or a rotated study."""
+    lu = _lineup(s)
+    return len(set(lu)) <= 1 or bool(s.get("rotated"))
+
+
+def parse_restriction(text):
+    """'ismcts:200/avoid:pass' → (base, [(rule, action)]): base 'ismcts:200', rules [('avoid', 'pass')];
+    'first' / 'greedy' → (None, [('first', None)])."""
+    parts = str(text).split("/")
+    rules, base = [], []
+    for part in parts:
+        head, sep, tail = part.partition(":")
+        if sep and head in ("avoid", "always"):
+            rules.append((head, tail))
+        else:
+            base.append(part)
+    if not rules:
+        return None, [(str(text), None)]
+    return ("/".join(base) or None), rules
+
+
+def _normal_restriction(text):
+    """The restriction as it plays: a plain rule's base is random (`avoid:pass` is `random/avoid:pass`)."""
+    base, rules = parse_restriction(text)
+    return (base or "random", tuple(rules))
+
+
+RULE_WORDS = {"first": "always takes the first legal action", "greedy": "plays greedily on the spec's score"}
+
+
+def _opponents(s):
+    r = s.get("restriction")
+    others = [k for k in dict.fromkeys(_lineup(s)) if k != r]
+    return ", ".join(others) if others else "the others"
+
+
+def classify_cost(rc) -> str:
+    """'costs' (the cost's interval lies above 0), 'gains' (below 0) or 'nothing' (it contains 0)."""
+    lo, hi = sorted(rc["cost_ci95"])
+    if lo > 0:
+        return "costs"
+    if hi < 0:
+        return "gains"
+    return "nothing"
+
+
+def restriction_sentence(s) -> dict | None:
+    """One restricted-play configuration → {'kind': 'restriction', 'verdict', 'rule', 'action', 'text'}."""
+    r, rc = s.get("restriction"), s.get("restriction_cost")
+    if r is None:
+        return None
+    if not rc or rc.get("win_rate") is None or not _has(rc.get("cost_ci95")):
+        return {"kind": "restriction", "verdict": None, "rule": None, "action": None, "restriction": r,
+                "text": f"restriction {r}: no finished game, no cost to report"}
+    verdict = classify_cost(rc)
+    base, rules = parse_restriction(r)
+    rule, action = rules[0] if len(rules) == 1 else (None, None)
+    wins = f"wins {pct(rc['win_rate'], rc['ci95'])} against the fair {pct(rc['fair'])}"
+    vs = f" with {_opponents(s)} opponents"
+    cost = f"a cost of {points(rc['cost'], rc['cost_ci95'])}"
+    gain = f"a gain of {points(-rc['cost'], [-rc['cost_ci95'][1], -rc['cost_ci95'][0]])}"
+    if rule == "avoid":
+        who = f"a seat that never plays {action} ({r})"
+        text = {"costs": f"{action} is a dominant action: {who} {wins}{vs}, {cost}",
+                "gains": f"{action} is a harmful action: {who} {wins}{vs}, {gain}",
+                "nothing": f"no evidence that {action} matters: {who} {wins}{vs} "
+                           f"(cost {points(rc['cost'], rc['cost_ci95'])}: the interval contains 0)"}[verdict]
+    elif rule == "always":
+        who = f"a seat that plays {action} whenever it can ({r})"
+        text = {"gains": f"{action} is a dominant action: {who} {wins}{vs}, {gain}",
+                "costs": f"always playing {action} costs: {who} {wins}{vs}, {cost} "
+                         f"({action} is not always the right move)",
+                "nothing": f"no evidence that always playing {action} matters: {who} {wins}{vs} "
+                           f"(cost {points(rc['cost'], rc['cost_ci95'])}: the interval contains 0)"}[verdict]
+    else:
+        how = RULE_WORDS.get(rule, f"is restricted to {r}") if rule is not None else f"is restricted to {r}"
+        who = f"a seat that {how} ({r})"
+        text = {"costs": f"the restriction {r} costs: {who} {wins}{vs}, {cost}",
+                "gains": f"the restriction {r} gains: {who} {wins}{vs}, {gain}",
+                "nothing": f"no evidence that the restriction {r} matters: {who} {wins}{vs} "
+                           f"(cost {points(rc['cost'], rc['cost_ci95'])}: the interval contains 0)"}[verdict]
+    return {"kind": "restriction", "verdict": verdict, "rule": rule, "action": action, "restriction": r,
+            "text": text}
+
+
+# -- one configuration ---------------------------------------------------------------------------
+
+def _item(kind, text, config):
+    return {"kind": kind, "text": text, "config": config}
+
+
+def seat_sentence(s) -> str | None:
+    """Seat win rates against the fair share, the chi-square test and its verdict (or the team's
+    success rate)."""
+    n = s.get("games_finished", 0)
+    if not n:
+        return f"no game finished (of {_games(s.get('games', 0))})"
+    if s.get("cooperative"):
+        su = s.get("success") or {}
+        return f"the team succeeds in {pct(su.get('rate'), su.get('ci95'))} of {_games(n)}"
+    seats = s.get("seats") or []
+    if not seats:
+        return None
+    P = len(seats)
+    fair = 1 / P
+    if P <= MAX_SEATS_LISTED:
+        rates = [f"seat {x['seat']} {'wins ' if i == 0 else ''}{pct(x['win_rate'], x['ci95'])}"
+                 for i, x in enumerate(seats)]
+        text = ", ".join(rates[:-1]) + " and " + rates[-1] if P > 1 else rates[0]
+    else:
+        order = sorted(seats, key=lambda x: (-(x["win_rate"] or 0), x["seat"]))
+        best, worst = order[0], order[-1]
+        text = (f"the best seat, seat {best['seat']}, wins {pct(best['win_rate'], best['ci95'])} and the "
+                f"worst, seat {worst['seat']}, {pct(worst['win_rate'], worst['ci95'])}")
+    rotated = "; rotated, so free of bot strength" if s.get("rotated") and len(set(_lineup(s))) > 1 else ""
+    text += f" of {_games(n)} (fair share {pct(fair)}{rotated})"
+    adv = s.get("seat_advantage")
+    if adv:
+        frac = ", shared wins counted fractionally" if adv.get("fractional_wins") else ""
+        text += (f"; {SEAT_TEST} (df {adv['df']}{frac}): {pvalue(adv['p'])}: {seat_verdict(adv)}")
+    return text
+
+
+def _first_seat(s):
+    fs = (s.get("metrics") or {}).get("first_seat")
+    if not fs or s.get("players", 0) <= 2 or fs.get("win_rate") is None:
+        return None
+    side = ("above" if fs["ci95"][0] > fs["fair"] else "below" if fs["ci95"][1] < fs["fair"] else None) \
+        if _has(fs.get("ci95")) else None
+    verdict = (f"the first seat wins {side} its fair share" if side and fs.get("p") is not None and fs["p"] < ALPHA
+               else "no evidence of a first-seat advantage")
+    return (f"first-seat advantage: seat 0 wins {pct(fs['win_rate'], fs['ci95'])} against the fair "
+            f"{pct(fs['fair'])} (two-sided z-test of a proportion, {pvalue(fs.get('p'))}): {verdict}")
+
+
+def strength_sentence(s) -> str | None:
+    """Bot strength per kind (a rotated study): win rate per seat held."""
+    kinds = [k for k in s.get("kinds") or [] if k.get("win_rate") is not None]
+    if len(kinds) < 2 or not s.get("rotated"):
+        return None
+    order = sorted(kinds, key=lambda k: -k["win_rate"])
+    fair = 1 / s["players"]
+    parts = [f"{k['kind']} wins {pct(k['win_rate'], k['ci95'])} of its seats" if i == 0
+             else f"{k['kind']} {pct(k['win_rate'], k['ci95'])}" for i, k in enumerate(order[:MAX_NAMED])]
+    more = f" and {len(order) - MAX_NAMED} more kinds" if len(order) > MAX_NAMED else ""
+    text = (f"bot strength over {s.get('rotations', 1)} rotations of the seats (free of seat advantage; "
+            f"fair share {pct(fair)}): {', '.join(parts)}{more}")
+    best, worst = order[0], order[-1]
+    if _has(best["ci95"]) and _has(worst["ci95"]) and best["ci95"][0] > worst["ci95"][1]:
+        text += f": {best['kind']} is clearly stronger than {worst['kind']} (their intervals do not overlap)"
+    else:
+        text += f": no clear difference in strength between {best['kind']} and {worst['kind']}"
+    return text
+
+
+def mixed_sentence(s) -> str | None:
+    lu = _lineup(s)
+    if len(set(lu)) < 2 or s.get("rotated") or s.get("cooperative"):
+        return None
+    seats = (", ".join(f"seat {i} {k}" for i, k in enumerate(lu)) if len(lu) <= 6
+             else "kinds " + _names(dict.fromkeys(lu)))
+    return (f"the line-up mixes kinds ({seats}) and was not rotated: the seat figures mix seat advantage "
+            "with bot strength; simulate with --rotate to separate them")
+
+
+def metric_items(s, config=None) -> list:
+    """The per-game metrics in words (or that they were not recorded)."""
+    out = []
+    n = s.get("games_finished", 0)
+    d = (s.get("length") or {}).get("decisions") or {}
+    if d.get("n"):
+        q = d.get("quantiles") or {}
+        t = (s.get("length") or {}).get("turns") or {}
+        spread = (f", 5-95% {_plain(q.get('5%'))}-{_plain(q.get('95%'))}" if q.get("5%") is not None else "")
+        out.append(_item("length", f"game length: {num(d['mean'], d['ci95'])} decisions per game (sd "
+                         f"{_plain(d['sd'])}{spread}); {num(t.get('mean'), t.get('ci95'))} turns", config))
+    m = s.get("metrics")
+    if m is None:
+        return out + [_item("not_recorded", "lead changes, decisiveness, drama and action usage are not in "
+                            f"these summaries; {HOW_TO_RECORD}", config)]
+    dr = m.get("draws") or {}
+    if not s.get("cooperative") and n and dr.get("rate") is not None:
+        out.append(_item("draws", f"draws (a shared win, or no winner): {pct(dr['rate'], dr['ci95'])} of "
+                         f"{_games(n)}", config))
+    fs = _first_seat(s)
+    if fs:
+        out.append(_item("first_seat", fs, config))
+    un = m.get("unfinished") or {}
+    if un.get("count"):
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted((un.get("reasons") or {}).items(), key=lambda kv: -kv[1]))
+        out.append(_item("unfinished", f"{un['count']} of {_games(s.get('games', 0))} did not end "
+                         f"({pct(un['rate'], un['ci95'])}){': ' + reasons if reasons else ''}", config))
+    rec = m.get("recorded", 0)
+    if not rec:
+        if n:
+            out.append(_item("not_recorded", "lead changes, decisiveness, drama and action usage were not "
+                             "recorded (random seats on the native engine play whole games in C, or the records "
+                             f"predate them); {HOW_TO_RECORD}", config))
+        return out
+    lc = m.get("lead_changes") or {}
+    if lc.get("n"):
+        q = lc.get("quantiles") or {}
+        out.append(_item("lead_changes", f"lead changes: {num(lc['mean'], lc['ci95'])} per game (median "
+                         f"{_plain(q.get('50%'))}, max {_plain(lc['max'])}; {_games(lc['n'])} traced)", config))
+    da = m.get("decided_at") or {}
+    if da.get("n"):
+        q = da.get("quantiles") or {}
+        out.append(_item("decided_at", f"decisiveness: the final winner leads for good from {pct(da['mean'], da['ci95'])} "
+                         f"of the game on average (median {pct(q.get('50%'))}; 0% = from the start, 100% = only "
+                         f"at the end; {_games(da['n'])} with a sole winner)", config))
+    wd, cb = m.get("winner_deficit") or {}, m.get("comeback") or {}
+    if wd.get("n"):
+        out.append(_item("drama", f"drama: the winner trailed at some point in {pct(cb.get('rate'), cb.get('ci95'))} "
+                         f"of {_games(wd['n'])} with a sole winner (comebacks); its largest deficit averages "
+                         f"{num(wd['mean'], wd['ci95'])} points (max {_plain(wd['max'])})", config))
+    acts = m.get("actions") or []
+    if acts:
+        top = [a for a in acts if a.get("count") and (a.get("share") or 0) >= RARE_SHARE][:3]
+        if top:
+            out.append(_item("actions", "most played: " + ", ".join(
+                f"{a['action']} {pct(a['share'])} of decisions (in {pct(a['games_rate'], a['ci95'])} of games)"
+                for a in top), config))
+        rare = [a for a in acts if a.get("count") and a.get("share") is not None and a["share"] < RARE_SHARE]
+        if rare:
+            rare.sort(key=lambda a: a["share"])
+            out.append(_item("rare_actions", f"rarely played (under {pct(RARE_SHARE)} of decisions): " + _names(
+                f"{a['action']} {pct(a['share'])} (in {pct(a['games_rate'], a['ci95'])} of games)"
+                for a in rare), config))
+    never = m.get("never_played") or []
+    if never:
+        out.append(_item("never_played", f"never played in {_games(rec)}: {_names(never)}", config))
+    return out
+
+
+def config_findings(s) -> list:
+    """One configuration's summary → its sentences ({'kind', 'text', 'config'}): seats, a mixed line-up
+    not rotated, bot strength, its restriction's cost, the metrics."""
+    label = s.get("config")
+    out = []
+    seat = seat_sentence(s)
+    if seat:
+        out.append(_item("seat", seat, label))
+    mixed = mixed_sentence(s)
+    if mixed and not s.get("restriction"):
+        out.append(_item("mixed", mixed, label))
+    st = strength_sentence(s)
+    if st and not s.get("restriction"):
+        out.append(_item("strength", st, label))
+    r = restriction_sentence(s)
+    if r:
+        out.append(dict(r, config=label))
+    out.extend(metric_items(s, label))
+    return out
+
+
+# -- across configurations -----------------------------------------------------------------------
+
+def _side(x, fair):
+    ci = x.get("ci95")
+    if x.get("win_rate") is None or not _has(ci):
+        return None
+    return "above" if ci[0] > fair else "below" if ci[1] < fair else "fair"
+
+
+def _group_label(s):
+    parts = [f"{s['players']} players"] + [f"{k}={_fmt(v)}" for k, v in sorted((s.get("options") or {}).items())]
+    return f"{s['game']}: " + ", ".join(parts)
+
+
+def lineup_verdict(ref, other) -> dict:
+    """Two summaries of one game, player count and options with seat figures free of bot strength
+    (docs: "Findings") → {'seat', 'verdict', 'text'}. The seat is the one whose interval under `ref`
+    lies furthest from the fair share 1/P (else under `other`); the verdict compares which side of
+    1/P each interval lies: 'mostly', 'persists', 'shrinks', 'grows', 'reverses', 'appears', 'none'."""
+    P = ref["players"]
+    fair = 1 / P
+    rs, os_ = ref["seats"], other["seats"]
+    off_r = [x for x in rs if _side(x, fair) in ("above", "below")]
+    off_o = [x for x in os_ if _side(x, fair) in ("above", "below")]
+    # the furthest from the fair share (to rounding); of two as far, the advantaged one, then the first
+    pick = max(off_r or off_o or rs[:1],
+               key=lambda x: (round(abs(x["win_rate"] - fair), 9), x["win_rate"] > fair, -x["seat"]))
+    seat = pick["seat"]
+    a, b = rs[seat], os_[seat]
+    sa, sb = _side(a, fair), _side(b, fair)
+    rname, oname = lineup_name(ref), lineup_name(other)
+    if sa in ("above", "below"):
+        if sb == "fair":
+            verdict = "mostly"
+        elif sb != sa:
+            verdict = "reverses"
+        elif a["ci95"][0] > b["ci95"][1] or b["ci95"][0] > a["ci95"][1]:
+            verdict = "shrinks" if abs(b["win_rate"] - fair) < abs(a["win_rate"] - fair) else "grows"
+        else:
+            verdict = "persists"
+    else:
+        verdict = "appears" if sb in ("above", "below") else "none"
+    short = rname[:-6] if rname.endswith(" seats") else rname
+    words = {"mostly": f"the advantage is mostly {short} play",
+             "persists": f"the advantage persists with {oname}",
+             "shrinks": f"the advantage persists with {oname} but shrinks",
+             "grows": f"the advantage persists with {oname} and grows",
+             "reverses": f"the advantage reverses with {oname}",
+             "appears": f"an advantage appears only with {oname}",
+             "none": "no seat advantage with either line-up"}[verdict]
+    tests = ""
+    aa, ab = ref.get("seat_advantage"), other.get("seat_advantage")
+    if aa and ab:
+        tests = f"; {SEAT_TEST}: {pvalue(aa['p'])} and {pvalue(ab['p'])}"
+    text = (f"seat {seat} wins {pct(a['win_rate'], a['ci95'])} with {rname} and {pct(b['win_rate'], b['ci95'])} "
+            f"with {oname} (fair share {pct(fair)}): {words}{tests}")
+    if verdict == "mostly" and ab and ab["p"] < ALPHA:
+        text += f" (but seats still differ with {oname})"
+    return {"seat": seat, "verdict": verdict, "text": text}
+
+
+def _comparable(s):
+    return (not s.get("cooperative") and s.get("games_finished") and s.get("seats")
+            and s.get("restriction") is None and _clean_seats(s))
+
+
+def _lineup_items(summaries, limit):
+    groups = {}
+    for s in summaries:
+        if _comparable(s):
+            key = (s["game"], s["players"], tuple(sorted((s.get("options") or {}).items(), key=lambda kv: kv[0])))
+            groups.setdefault(key, {}).setdefault(tuple(_lineup(s)), s)     # a line-up once per group
+    out, left = [], 0
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        ms = list(members.values())
+        ref = next((s for s in ms if set(_lineup(s)) == {"random"}), ms[0])
+        for other in ms:
+            if other is ref:
+                continue
+            if len(out) >= limit:
+                left += 1
+                continue
+            v = lineup_verdict(ref, other)
+            out.append(dict(_item("lineup", v["text"], _group_label(ref)), verdict=v["verdict"], seat=v["seat"],
+                            configs=[ref.get("config"), other.get("config")]))
+    if left:
+        out.append(_item("left_out", f"{left} more line-up comparisons are not described here", None))
+    return out
+
+
+def _restriction_items(summaries):
+    groups = {}
+    for s in summaries:
+        if s.get("restriction") is None:
+            continue
+        key = (s["game"], s["players"], tuple(sorted((s.get("options") or {}).items(), key=lambda kv: kv[0])),
+               _opponents(s))
+        g = groups.setdefault(key, {"label": _group_label(s), "opponents": _opponents(s), "seen": {}})
+        g["seen"].setdefault(_normal_restriction(s["restriction"]), s)      # the same restriction once
+    out = []
+    for gi, g in enumerate(groups.values()):
+        if gi == MAX_RESTRICTION_GROUPS:
+            out.append(_item("left_out", f"{len(groups) - gi} more groups of restricted-play studies are not "
+                             "described here", None))
+            break
+        label = g["label"] + (f", against {g['opponents']}" if g["opponents"] else "")
+        rs = [restriction_sentence(s) for s in g["seen"].values()]
+        none = [r for r in rs if r["verdict"] is None]
+        clear = [(s, r) for s, r in zip(g["seen"].values(), rs) if r["verdict"] in ("costs", "gains")]
+        clear.sort(key=lambda sr: -abs(sr[0]["restriction_cost"]["cost"]))
+        for s, r in clear[:MAX_NAMED]:
+            out.append(dict(r, config=label))
+        if len(clear) > MAX_NAMED:
+            out.append(_item("left_out", f"{len(clear) - MAX_NAMED} more restrictions with a clear cost or gain "
+                             "are not described here", label))
+        useless = [(s, r) for s, r in zip(g["seen"].values(), rs) if r["verdict"] == "nothing"]
+        if useless:
+            listed = [f"{r['restriction']} (cost {points(s['restriction_cost']['cost'], s['restriction_cost']['cost_ci95'])})"
+                      for s, r in useless]
+            out.append(_item("restriction_none", "no evidence that these restrictions matter (the cost's interval "
+                             f"contains 0): {_names(listed)}", label))
+        if none:
+            out.append(_item("restriction_none", f"no finished game for {_names(r['restriction'] for r in none)}",
+                             label))
+        # the actions of the design, from avoid:X and always:X
+        dominant, harmful, idle = [], [], {}
+        for r in rs:
+            if r["action"] is None or r["verdict"] is None:
+                continue
+            a = r["action"]
+            if (r["rule"], r["verdict"]) in (("avoid", "costs"), ("always", "gains")):
+                dominant.append(a)
+            elif (r["rule"], r["verdict"]) == ("avoid", "gains"):
+                harmful.append(a)
+            idle[a] = idle.get(a, True) and r["verdict"] == "nothing"
+        dominant = list(dict.fromkeys(dominant))
+        harmful = list(dict.fromkeys(x for x in harmful if x not in dominant))
+        idle_names = [a for a, v in idle.items() if v]
+        parts = []
+        if dominant:
+            parts.append(f"dominant actions: {_names(dominant)}")
+        if harmful:
+            parts.append(f"harmful actions: {_names(harmful)}")
+        if idle_names:
+            parts.append(f"no evidence that they matter: {_names(idle_names)}")
+        if parts:
+            out.append(_item("actions_verdict", "the actions of the design, by restricted play: "
+                             + "; ".join(parts), label))
+    return out
+
+
+HEADLINES = ("seat", "mixed", "strength", "first_seat", "unfinished", "never_played", "rare_actions")
+
+
+def finding_items(summaries, detailed=MAX_DETAILED, compared=MAX_COMPARED, headlines=False) -> list:
+    """Summaries (one per configuration) → the study in words, as dicts {'kind', 'text', 'config'} (the
+    configuration's label, or a group's for sentences about several; None for the study). In order: an
+    overview of many configurations, line-up comparisons, restricted play, then each of the first
+    `detailed` configurations (restricted ones are in their group's sentences), the metrics not
+    recorded, and what was left out. `headlines`: of each configuration only the verdicts (HEADLINES:
+    seats, line-up, bot strength, first seat, unfinished games, actions never or rarely played), not
+    every metric (a report gives those per configuration). Bounded: the sentences do not grow with the
+    configurations."""
+    summaries = list(summaries)
+    out = []
+    comp = [s for s in summaries if not s.get("cooperative") and s.get("seat_advantage")
+            and s.get("restriction") is None]
+    if len(summaries) > 1 and comp:
+        differ = sum(1 for s in comp if s["seat_advantage"]["p"] < ALPHA)
+        out.append(_item("overview", f"seats differ at the 5% level ({SEAT_TEST}) in {differ} of "
+                         f"{len(comp)} configurations with seat win rates", None))
+    out.extend(_lineup_items(summaries, compared))
+    out.extend(_restriction_items(summaries))
+    plain = [s for s in summaries if s.get("restriction") is None]
+    unrecorded = []
+    for s in plain[:detailed]:
+        for it in config_findings(s):
+            if it["kind"] == "not_recorded":
+                unrecorded.append(s.get("config"))
+            elif not headlines or it["kind"] in HEADLINES:
+                out.append(it)
+    unrecorded += [s.get("config") for s in plain[detailed:] if s.get("games_finished")
+                   and not (s.get("metrics") or {}).get("recorded")]
+    if unrecorded:
+        which = ("the study" if len(summaries) == 1 else _names(unrecorded, 3) if len(unrecorded) <= 3
+                 else f"{len(unrecorded)} configurations")
+        out.append(_item("not_recorded", f"lead changes, decisiveness, drama and action usage were not recorded "
+                         f"for {which} (random seats on the native engine play whole games in C, or the records "
+                         f"predate them); {HOW_TO_RECORD}", None))
+    if len(plain) > detailed:
+        out.append(_item("left_out", f"{len(plain) - detailed} more configurations are not described one by one "
+                         "here (their figures are in the tables)", None))
+    seen, unique = set(), []
+    for it in out:                      # duplicate configurations say a thing once
+        key = (it["config"], it["text"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(it)
+    return unique
+
+
+def findings(summaries, detailed=MAX_DETAILED, compared=MAX_COMPARED) -> list:
+    """Summaries → the study in words: one sentence a finding, each figure with its 95% interval in
+    brackets, prefixed by its configuration (or group) when the study has several."""
+    summaries = list(summaries)
+    several = len(summaries) > 1
+    return [f"{it['config']}: {it['text']}" if several and it["config"] else it["text"]
+            for it in finding_items(summaries, detailed, compared)]
+
+
+__all__ = ["findings", "finding_items", "config_findings", "lineup_verdict", "restriction_sentence",
+           "classify_cost", "pct", "points", "num"]
