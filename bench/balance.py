@@ -5,7 +5,7 @@
 
 1. The target: a `--games` Bali study with every seat ISMCTS:ITERATIONS on the native engine, on two
    worker processes, timed (wall clock and the CPU time of this process and its workers).
-2. The verdicts: for Bali, Klink and Bacchus at `--players`, a study with random seats
+2. The verdicts: for Bali, Klink and Bacchus at `--players` (or a game's fewest), a study with random seats
    (`--random-games`, traced) and one with every seat ISMCTS:ITERATIONS (`--games`), the same seeds;
    the findings (gamespec.analysis.findings) of the two side by side, in words.
 
@@ -38,12 +38,13 @@ def study(name, kind, games, players, seed, out, trace=None):
     from gamespec import analysis
     path = os.path.join(ROOT, "games", f"{name}.yaml")
     game = gamespec.load(path)
+    players = max(players, game.min_players)       # Klink is for 3 to 5
     records = f"{out}-{name}-{players}p-{kind.replace(':', '')}.jsonl"
     t0, c0 = time.perf_counter(), _cpu()
     res = analysis.simulate(game, path, games=games, players=players, seed=seed, bots=[f"all={kind}"],
                             workers=2, engine="native", records=records, resume=True, trace=trace,
                             progress=lambda total: analysis.ProgressBar(sys.stderr, total, force=True))
-    return res["configs"][0], time.perf_counter() - t0, _cpu() - c0, records
+    return res["configs"][0], time.perf_counter() - t0, _cpu() - c0, records, players
 
 
 def main(argv=None):
@@ -74,16 +75,16 @@ def main(argv=None):
         for kind, games, trace in ((thinking, a.games, None), ("random", a.random_games, True)):
             if a.only_target and kind == "random":
                 continue
-            r, wall, cpu, records = study(name, kind, games, a.players, a.seed, a.out, trace)
+            r, wall, cpu, records, players = study(name, kind, games, a.players, a.seed, a.out, trace)
             sm = r["summary"]
             fresh = r["games_played"]
-            row = {"game": name, "kind": kind, "games": sm["games"], "played_now": fresh,
+            row = {"game": name, "players": players, "kind": kind, "games": sm["games"], "played_now": fresh,
                    "wall_seconds": wall, "cpu_seconds": cpu,
                    "seconds_per_game": wall / fresh if fresh else None,
                    "seats": [[x["win_rate"], x["ci95"]] for x in sm["seats"]],
                    "seat_p": (sm["seat_advantage"] or {}).get("p"), "records": os.path.relpath(records, ROOT)}
             figures["studies"].append(row)
-            note(f"{name} {a.players}p {kind}: {sm['games']} games ({fresh} played now) in {wall:.0f} s wall, "
+            note(f"{name} {players}p {kind}: {sm['games']} games ({fresh} played now) in {wall:.0f} s wall, "
                  f"{cpu:.0f} s CPU on 2 workers" + (f" ({wall / fresh:.2f} s/game)" if fresh else ""))
             pair.append(records)
         rows = [rec for path in pair for rec in read_records(path)]

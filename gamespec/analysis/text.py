@@ -27,8 +27,13 @@ def study_lines(r):
     sm = r["summary"]
     last = r["seed"] + r["games_requested"] - 1
     seeds = {0: "no games", 1: f"seed {r['seed']}"}.get(r["games_requested"], f"seeds {r['seed']}..{last}")
-    yield (f"{r['game']}: {r['games_requested']} games ({seeds}), {r['players']} players, "
-           f"options: {format_options(r['options'])}")
+    rots = r.get("rotations", 1)
+    what = (f"{r['games_requested']} deals x {rots} rotations of the seats" if rots > 1
+            else f"{r['games_requested']} games")
+    yield f"{r['game']}: {what} ({seeds}), {r['players']} players, options: {format_options(r['options'])}"
+    if r.get("resumed"):
+        yield (f"  resumed: {r['resumed']} games read back from {r.get('records', 'the records file')}, "
+               f"{r.get('games_played', 0)} played now")
     if sm["cooperative"]:
         sc, su = sm["team_score"], sm["success"]
         q = sc["quantiles"]
