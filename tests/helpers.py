@@ -121,3 +121,20 @@ def play_random(state, rnd: random.Random, limit=100_000):
         state.apply(acts[rnd.randrange(len(acts))])
         n += 1
     return n
+
+
+def compiler_reason():
+    """Why the native engine cannot be built here (no C compiler), or None."""
+    from gamespec.compile.cbuild import NativeUnavailable, compiler
+    try:
+        compiler()
+    except NativeUnavailable as e:
+        return str(e)
+    return None
+
+
+def skip_without_cc():
+    """A skipif mark for tests of the native engine."""
+    import pytest
+    why = compiler_reason()
+    return pytest.mark.skipif(why is not None, reason=f"native engine: {why}")

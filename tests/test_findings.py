@@ -97,6 +97,16 @@ def test_the_line_up_rule(random_wins, thinking_wins, verdict, words):
     assert f"{ci_text(random_wins, 400)} with random seats and {ci_text(thinking_wins, 400)}" in it["text"]
 
 
+def test_one_seat_off_its_share_is_no_advantage_when_the_test_of_all_seats_finds_none():
+    # seat 0 wins 300 of 1000 at 3 seats: its interval misses 1/3, but the chi-square p is 0.08
+    thinking = games(300, 1000, bots=("ismcts:200",) * 3)
+    s = stats.summarize(thinking)[0]
+    assert s["seats"][0]["ci95"][1] < 1 / 3 and 0.05 < s["seat_advantage"]["p"] < 0.1
+    recs = games(334, 1000, bots=("random",) * 3) + thinking
+    it = one(F.finding_items(stats.summarize(recs)), "lineup")
+    assert it["verdict"] == "none", it["text"]
+
+
 def test_the_seat_sentence_names_the_test_and_its_verdict_in_stats_words():
     [s] = stats.summarize(games(252, 400))
     seat = one(F.config_findings(s), "seat")["text"]

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import gamespec
 from gamespec.errors import SpecRuntimeError
-from helpers import GAMES, ROOT, config_id
+from helpers import GAMES, ROOT, config_id, skip_without_cc
 
 SPECS = GAMES + sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
 
@@ -28,16 +28,7 @@ def native_cache():
     return os.environ["GAMESPEC_CACHE"]
 
 
-def _compiler_reason():
-    from gamespec.compile.cbuild import NativeUnavailable, compiler
-    try:
-        compiler()
-    except NativeUnavailable as e:
-        return str(e)
-    return None
-
-
-needs_cc = pytest.mark.skipif(_compiler_reason() is not None, reason=f"native engine: {_compiler_reason()}")
+needs_cc = skip_without_cc()
 
 _games = {}
 

@@ -14,21 +14,12 @@ from gamespec.bots import (BotError, FirstBot, GreedyBot, ISMCTSBot, RandomBot, 
                            seat_kinds, split_kind)
 from gamespec.bots.base import resolve
 
-from helpers import ROOT, load
+from helpers import ROOT, load, skip_without_cc
 
 GAMES3 = ("bali", "klink", "bacchus")
 
 
-def _compiler_reason():
-    from gamespec.compile.cbuild import NativeUnavailable, compiler
-    try:
-        compiler()
-    except NativeUnavailable as e:
-        return str(e)
-    return None
-
-
-needs_cc = pytest.mark.skipif(_compiler_reason() is not None, reason=f"native engine: {_compiler_reason()}")
+needs_cc = skip_without_cc()
 _native = {}
 
 

@@ -403,15 +403,22 @@ def lineup_verdict(ref, other) -> dict:
     1/P each interval lies: 'mostly', 'persists', 'shrinks', 'grows', 'reverses', 'appears', 'none'."""
     P = ref["players"]
     fair = 1 / P
+
+    def side(s, x):
+        # a seat is off its fair share only where the seat test finds that seats differ: an interval
+        # of one seat among P that misses 1/P is no evidence when the test of all seats finds none
+        adv = s.get("seat_advantage")
+        return _side(x, fair) if adv is not None and adv["p"] < ALPHA else "fair"
+
     rs, os_ = ref["seats"], other["seats"]
-    off_r = [x for x in rs if _side(x, fair) in ("above", "below")]
-    off_o = [x for x in os_ if _side(x, fair) in ("above", "below")]
+    off_r = [x for x in rs if side(ref, x) in ("above", "below")]
+    off_o = [x for x in os_ if side(other, x) in ("above", "below")]
     # the furthest from the fair share (to rounding); of two as far, the advantaged one, then the first
     pick = max(off_r or off_o or rs[:1],
                key=lambda x: (round(abs(x["win_rate"] - fair), 9), x["win_rate"] > fair, -x["seat"]))
     seat = pick["seat"]
     a, b = rs[seat], os_[seat]
-    sa, sb = _side(a, fair), _side(b, fair)
+    sa, sb = side(ref, a), side(other, b)
     rname, oname = lineup_name(ref), lineup_name(other)
     if sa in ("above", "below"):
         if sb == "fair":
