@@ -745,7 +745,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "random seats on the native engine (those games then run in the Python loop: "
                         "slower); games with thinking seats or on the Python engine always record them")
     s.add_argument("--resume", action="store_true",
-                   help="continue the --records FILE of an interrupted study: its games are kept and not "
+                   help="continue the --records FILE of an interrupted study: the games it holds count and are not "
                         "played again (the same spec, seeds and arguments)")
     s.add_argument("--json", action="store_true", help="print one JSON object (no progress bar)")
     s.add_argument("--no-probe", action="store_true",

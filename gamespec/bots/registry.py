@@ -234,7 +234,7 @@ def restriction_kinds(action_names, base: str = DEFAULT_KIND) -> list:
 
 def parse_restrict(texts, action_names, base: str = DEFAULT_KIND) -> list:
     """`--restrict` texts → the restricted kinds to study against `base` players, checked against the
-    spec's `action_names`, duplicates removed (first occurrence kept). Each text is a comma-separated
+    spec's `action_names`, duplicates removed (the first of each stays). Each text is a comma-separated
     list of `all` (restriction_kinds) and kinds (`first`, `greedy`, `avoid:pass`, `ismcts:50/always:take`);
     a bare restriction (`avoid:pass`) applies to `base`. BotError on a bad text."""
     if isinstance(texts, str):

@@ -5,7 +5,7 @@ bots that obey a rule, otherwise playing like their base kind.
 order to the positions of `view.legal_actions`:
 
 - `avoid:ACTION`: the actions named ACTION are removed, unless nothing else would be left;
-- `always:ACTION`: if an action named ACTION is left, only those are kept.
+- `always:ACTION`: if an action named ACTION is left, only those remain.
 
 When the rules remove nothing the base decides as it would alone (`base.choose(view)`: the same
 choices, the same use of its RNG); when one action is left it is played; otherwise the base chooses
