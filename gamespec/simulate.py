@@ -172,14 +172,21 @@ class GameTrace:
     def after(self, state):
         if self.leaders is None or state.is_terminal:
             return              # the final scores are taken in result()
-        from gamespec.errors import SpecRuntimeError
         rs, sign = self.rs, self.sign
         sc = []
-        for p in range(self.P):
-            try:
-                sc.append(sign * rs.score(state, {"p": p}))
-            except SpecRuntimeError:     # a rule that cannot be evaluated yet counts as 0
-                sc.append(0)
+        # the game's step accounting is the game's: each evaluation gets a rule's allowance of its
+        # own (so it is bounded like any rule) and the state's budget and steps are put back, so a
+        # traced game is the same game as an untraced one
+        budget, spent = state.budget, state.spent
+        try:
+            for p in range(self.P):
+                state.budget = rs.max_steps
+                try:
+                    sc.append(sign * rs.score(state, {"p": p}))
+                except GamespecError:     # a rule that cannot be evaluated yet counts as 0
+                    sc.append(0)
+        finally:
+            state.budget, state.spent = budget, spent
         self._note(sc)
 
     def _note(self, sc):

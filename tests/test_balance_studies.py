@@ -76,6 +76,21 @@ def test_traces_of_the_seed_games_are_consistent(name):
                 assert r["winner_deficit"] == 0
 
 
+def test_a_trace_never_changes_the_game_even_when_its_score_exhausts_a_budget():
+    # mid-game the score visits 8.1e9 items: each evaluation is cut at a rule's step budget and
+    # counts 0, and the game's own budgets are untouched (without that it would fail at the end)
+    text = open(RACE).read().replace(
+        'score: "points[p]"',
+        'score: "points[p] if turns >= 3 * num_players else sum(sum(x for x in range(0, 90000)) '
+        'for y in range(0, 90000))"')
+    game = gamespec.load_text(text, "costly.yaml")
+    for seed in range(3):
+        plain = sim.play_one(game, 2, seed)
+        traced = sim.play_one(game, 2, seed, trace=True)
+        assert {k: traced[k] for k in plain if k != "seconds"} == {k: v for k, v in plain.items() if k != "seconds"}
+        assert traced["lead_changes"] == 0          # nobody leads before the end, by a score of 0
+
+
 def test_random_seats_on_the_native_engine_record_a_trace_only_when_asked():
     game = gamespec.load(BACCHUS)
     fast = sim.play_many(game, 3, range(3), {}, engine="native")
