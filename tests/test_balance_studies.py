@@ -82,7 +82,7 @@ def test_a_trace_never_changes_the_game_even_when_its_score_exhausts_a_budget():
     text = open(RACE).read().replace(
         'score: "points[p]"',
         'score: "points[p] if turns >= 3 * num_players else sum(sum(x for x in range(0, 90000)) '
-        'for y in range(0, 90000))"')
+        'for y in range(0, 90000))"') + "limits:\n  steps_per_game: 400000\n"
     game = gamespec.load_text(text, "costly.yaml")
     for seed in range(3):
         plain = sim.play_one(game, 2, seed)
