@@ -167,6 +167,13 @@ def test_restricted_play_wants_one_kind_of_full_player(race, tmp_path):
         _study(race, tmp_path, players=2, bots=["0=first"], restrict=["first"])
 
 
+def test_restricted_play_of_a_cooperative_game_is_refused_with_what_to_do_instead(tmp_path):
+    coop = os.path.join(HERE, "specs", "coop.yaml")
+    with pytest.raises(UsageError, match="cooperative.*compare"):
+        analysis.simulate(gamespec.load(coop), coop, games=2, restrict=["first"], records=str(tmp_path / "c.jsonl"))
+    assert not (tmp_path / "c.jsonl").exists()
+
+
 def test_a_restriction_on_an_action_the_spec_lacks_is_refused_before_any_game(race, tmp_path):
     with pytest.raises(UsageError, match="smal"):
         _study(race, tmp_path, players=2, restrict=["avoid:smal"])

@@ -284,6 +284,10 @@ def restricted_lineups(game, players, opts, texts, kinds) -> list:
     the one kind the --bot texts give every seat (default random)."""
     from gamespec.bots import registry
     from gamespec.errors import UsageError
+    if getattr(game.spec, "cooperative", False):
+        raise UsageError(f"{game.name} is cooperative: restricted play measures a restricted seat's win rate "
+                         "against its fair share, and a cooperative game has no seat win rates; compare the "
+                         "success rates of two studies instead (--bot all=KIND, then gamespec compare)")
     if len(set(kinds)) != 1:
         raise UsageError("--restrict plays restricted seats against full players of one kind: give it with "
                          f"--bot all=KIND, not the line-up {','.join(kinds)}")

@@ -104,7 +104,8 @@ def _more_lines(sm):
                 parts.append(f"decided at {pct(da['mean'], da['ci95'])}")
             if wd.get("n"):
                 parts.append(f"winner deficit {num(wd['mean'], wd['ci95'])}, comebacks {pct(cb.get('rate'), cb.get('ci95'))}")
-            yield f"  metrics ({m['recorded']} traced games): " + "; ".join(parts)
+            if parts:
+                yield f"  metrics ({m['recorded']} traced games): " + "; ".join(parts)
             acts = [a for a in m.get("actions") or [] if a.get("count")]
             if acts:
                 shown = ", ".join(f"{a['action']} {pct(a['share'])}" for a in acts[:8])
