@@ -691,11 +691,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "simulate", formatter_class=_Formatter, help="play many games with bots; balance statistics",
-        description="Play N games with bots (default random), seeds S, S+1, ..., S+N-1, and print per seat the\n"
-                    "win rate (a shared win counts 1/k to each of k winners) with its 95% Wilson\n"
+        description="Play N games with bots (default random), seeds S, S+1, ..., S+N-1, and print per\n"
+                    "seat the win rate (a shared win counts 1/k to each of k winners) with its 95% Wilson\n"
                     "interval, a chi-square test of no seat advantage, the score's mean (95% interval),\n"
                     "sd and quantiles, ties, margin of victory, game length, games per second and\n"
-                    "errors; for a cooperative game the team's success rate and score. On a terminal,\n"
+                    "errors; for a cooperative game the team's success rate and score. Then the\n"
+                    "metrics of automated playtesting (lead changes, decisiveness, drama, draws,\n"
+                    "first-seat advantage, action usage, unfinished games) and the findings in words.\n"
+                    "Thinking seats (--bot all=ismcts:200), --rotate (every deal in every seating:\n"
+                    "seat advantage apart from bot strength) and --restrict (what never or always\n"
+                    "playing an action costs) tell random play's artefacts from the game's. On a terminal,\n"
                     "stderr shows the games and decisions played, their rate and an ETA. --records keeps\n"
                     "one row per game (for 'gamespec report' and 'gamespec compare'); --sweep runs a\n"
                     "grid of configurations. Any game that fails is reported with its seed and makes\n"
