@@ -486,13 +486,13 @@ def test_report_renders_in_a_headless_browser(two_configs, tmp_path):
     analysis.write_report([r for p in paths for r in read_records(p)], out)
     shot = tmp_path / "shot.png"
     r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                        f"--screenshot={shot}", "--window-size=1100,1600", out.as_uri()],
+                        f"--screenshot={shot}", "--window-size=1100,6000", out.as_uri()],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and shot.is_file(), r.stderr
     from matplotlib.image import imread
     img = imread(str(shot))
     assert img.shape[0] >= 1000 and img.shape[1] >= 1000
-    # not blank: the plots' colours are there (the win-rate bars are blue #4c72b0)
+    # not blank: the plots are drawn below the words (the win-rate bars are blue #4c72b0)
     rgb = img[:, :, :3]
     blue = ((abs(rgb[:, :, 0] - 0x4c / 255) < 0.06) & (abs(rgb[:, :, 1] - 0x72 / 255) < 0.06)
             & (abs(rgb[:, :, 2] - 0xb0 / 255) < 0.06))
