@@ -297,3 +297,15 @@ def test_the_summary_reports_the_metrics_with_intervals(race, tmp_path):
 def test_an_action_never_played_is_named(race, tmp_path):
     outs, _ = _study(race, tmp_path, players=2, bots=["all=first"])
     assert outs[0]["summary"]["metrics"]["never_played"] == ["big", "skip"]
+
+
+def test_the_command_line_turns_the_trace_on_and_off(capsys):
+    from gamespec.cli import main
+
+    def recorded(*flags):
+        assert main(["simulate", RACE, "-p", "2", "-n", "4", "--workers", "1", "--json", "--seed", "1", *flags]) == 0
+        return json.loads(capsys.readouterr().out)["summary"]["metrics"]["recorded"]
+    assert recorded("--engine", "python") == 4
+    assert recorded("--engine", "python", "--no-trace") == 0
+    assert recorded("--engine", "native", "--trace") == 4
+    assert recorded("--engine", "native", "--bot", "0=first") == 4       # a seat that is not random
