@@ -590,8 +590,12 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
         lib = game.native_library(rs)
         if lib is not None:
             from interpreter.native_engine import simulate_games
-            out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out,
-                                 NativeTrace(rs, lib) if trace else None)
+            nt = None
+            if trace:                   # made once per library (the action numbering is not free)
+                nt = lib.__dict__.get("native_trace")
+                if nt is None:
+                    nt = lib.__dict__["native_trace"] = NativeTrace(rs, lib)
+            out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out, nt)
             if ticks is not None:
                 for r in out:
                     ticks.game(r.get("decisions", 0))
