@@ -160,3 +160,18 @@ def test_a_game_past_its_timeout_keeps_its_error_and_reason():
         assert a["reason"] == b["reason"] == "timeout" and a["internal"] is b["internal"] is False
         assert a["error"].split("(")[0] == b["error"].split("(")[0]
         assert list(a) == list(b)
+
+
+@needs_cc
+def test_cli_no_trace_turns_the_trace_off(capsys):
+    import json
+
+    from gamespec.cli import main
+    got = {}
+    for flag in ([], ["--no-trace"], ["--trace"]):
+        assert main(["simulate", GAMES[0], "-n", "10", "-p", "3", "--workers", "1", "--engine", "native",
+                     "--json"] + flag) == 0
+        got[tuple(flag)] = json.loads(capsys.readouterr().out)["summary"]["metrics"]["recorded"]
+    assert got == {(): 10, ("--no-trace",): 0, ("--trace",): 10}
+    assert main(["simulate", GAMES[0], "--trace", "--no-trace"]) == 2       # one or the other
+    assert "not allowed with" in capsys.readouterr().err
