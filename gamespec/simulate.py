@@ -552,6 +552,7 @@ class NativeTrace:
     score's leaders; `sign` as GameTrace's. The same fields, in the same order, as GameTrace.result."""
 
     def __init__(self, rs, lib):
+        self.rs = rs
         self.sign = 1 if rs.winner != "lowest" else -1
         self.mode = 1 if rs.score is None or getattr(rs.spec, "cooperative", False) else 2
         self.names = action_names(rs)
@@ -591,9 +592,9 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
         if lib is not None:
             from interpreter.native_engine import simulate_games
             nt = None
-            if trace:                   # made once per library (the action numbering is not free)
+            if trace:                   # made once per rule set (the action numbering is not free)
                 nt = lib.__dict__.get("native_trace")
-                if nt is None:
+                if nt is None or nt.rs is not rs:
                     nt = lib.__dict__["native_trace"] = NativeTrace(rs, lib)
             out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out, nt)
             if ticks is not None:
