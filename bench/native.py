@@ -17,7 +17,8 @@ Loops per game (4 players unless --players):
   default    game.playouts(n, seed) on the default backend (generated Python)
   native     game.playouts(n, seed) on load(..., backend="native")
   baseline   bench/baselines/<game>_baseline.py, the hand-written Python simulator
-Then simulate (gamespec.simulate.simulate, one worker, a random bot per seat, engine python vs
+First the trace (`--trace-only`: only it): random native games (gamespec.simulate.play_many) without
+and with their trace recorded in C, and the Python loop that records it otherwise. Then simulate (gamespec.simulate.simulate, one worker, a random bot per seat, engine python vs
 native), ISMCTS (ms of CPU per decision on bench/strength.py's fixed positions: Python at 100
 iterations, native at 100 and 1000), and the build (a cold cache: runtime + game; the game alone;
 a cached load).
@@ -115,6 +116,39 @@ def simulate_figures(stem, players, games, rounds):
             "games_per_figure": games * rounds}
 
 
+def trace_figures(stem, players, games, rounds):
+    """A game's trace (lead changes, decisiveness, drama, action counts) recorded in C: CPU µs per game
+    of random native games (gamespec.simulate.play_many) without and with it, and the Python loop
+    that recorded it before (the same games, checked identical), interleaved round by round."""
+    import gamespec
+    from gamespec.simulate import play_many
+    path = os.path.join(ROOT, "games", stem + ".yaml")
+    game = gamespec.load(path)
+    loops = (("untraced", "native", False), ("traced", "native", True), ("python_traced", "python", True))
+    for _, engine, trace in loops:       # warm-up: the library built and loaded, the fused code generated
+        play_many(game, players, range(10 ** 6, 10 ** 6 + 20), {}, engine=engine, trace=trace)
+    per = {name: [] for name, _, _ in loops}
+
+    def plain(rs):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in rs]
+    for r in range(rounds):
+        seeds = range(r * games, (r + 1) * games)
+        outs = {}
+        for name, engine, trace in loops:
+            out, t = cpu(play_many, game, players, seeds, {}, None, None, engine, None, trace)
+            per[name].append(t / games * 1e6)
+            outs[name] = plain(out)
+        if outs["traced"] != outs["python_traced"]:
+            raise SystemExit(f"{stem}: the native traces differ from the Python loop's")
+        if any("error" in x for x in outs["traced"]):
+            raise SystemExit(f"{stem}: a game failed")
+    med = {k: statistics.median(v) for k, v in per.items()}
+    return {"us_per_game": med,
+            "trace_cost": statistics.median(t / u for t, u in zip(per["traced"], per["untraced"])),
+            "python_vs_traced": statistics.median(p / t for p, t in zip(per["python_traced"], per["traced"])),
+            "games_per_figure": games * rounds, "per_round": per}
+
+
 def ismcts_figures(stem, players, per_spec):
     import gamespec
     from gamespec.bots.ismcts import ISMCTSBot
@@ -207,6 +241,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="a smoke run: 30 games, 2 rounds (below the 200-game rule)")
     ap.add_argument("--instructions", action="store_true", help="also count instructions per game (callgrind)")
     ap.add_argument("--no-simulate", action="store_true")
+    ap.add_argument("--trace-only", action="store_true",
+                    help="only the cost of a game's trace recorded in C (random native games with and without it)")
     ap.add_argument("--no-ismcts", action="store_true")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--json", metavar="OUT")
@@ -227,6 +263,13 @@ def main(argv=None):
         raise SystemExit(f"no native engine here: {e}")
     for stem in stems:
         row = result["games"][stem] = {}
+        t = row["trace"] = trace_figures(stem, a.players, games, rounds)
+        u = t["us_per_game"]
+        print(f"{stem:<8} random native games CPU µs/game: untraced {u['untraced']:7.1f}  traced "
+              f"{u['traced']:7.1f} ({t['trace_cost']:.2f}x) | the Python loop traced {u['python_traced']:8.0f} "
+              f"({t['python_vs_traced']:.0f}x the C trace)  [{t['games_per_figure']} games per figure]", flush=True)
+        if a.trace_only:
+            continue
         f = row["playouts"] = playouts_figures(stem, a.players, games, rounds)
         u, r = f["us_per_game"], f["ratios"]
         print(f"{stem:<8} playouts CPU µs/game: default {u['default']:8.0f}  native {u['native']:6.1f}  "

@@ -539,28 +539,64 @@ def _run_block(path, sha, players, options, first, count, bots=None, text=None, 
 
 def traces(trace, engine, kinds) -> bool:
     """Whether games record their trace (GameTrace): `trace` True or False says so; None (the default)
-    means wherever the game loop runs in Python anyway: not for random seats on the native engine,
-    which play whole games in C."""
+    means yes: the Python loop records it as it plays, and so does the C code that plays whole games
+    of random seats on the native engine (NativeTrace). False spares the cost."""
     if trace is not None:
         return bool(trace)
-    return not (engine == "native" and all(k == "random" for k in kinds))
+    return True
+
+
+class NativeTrace:
+    """GameTrace's fields from the C code's counters (interpreter/native_engine.py, NativeLib.simulate):
+    `mode` 1 counts the actions only (no score expression, a cooperative game), 2 also follows the
+    score's leaders; `sign` as GameTrace's. The same fields, in the same order, as GameTrace.result."""
+
+    def __init__(self, rs, lib):
+        self.rs = rs
+        self.sign = 1 if rs.winner != "lowest" else -1
+        self.mode = 1 if rs.score is None or getattr(rs.spec, "cooperative", False) else 2
+        self.names = action_names(rs)
+        self.by_index = dict(enumerate(lib.meta["actions"]))
+        self.by_index[-1] = "skip"
+
+    def fields(self, raw) -> dict:
+        changes, n, since, deficit, acts = raw
+        actions = dict.fromkeys(self.names, 0)
+        # a name not in the numbering is added where GameTrace.move adds it: at its first use
+        for a, (count, _) in sorted(acts.items(), key=lambda kv: kv[1][1]):
+            name = self.by_index[a]
+            actions[name] = actions.get(name, 0) + count
+        out = {"actions": actions}
+        if self.mode == 1:
+            out.update(lead_changes=None, decided_at=None, winner_deficit=None)
+        elif since < 0:
+            out.update(lead_changes=changes, decided_at=None, winner_deficit=None)
+        else:
+            out.update(lead_changes=changes, decided_at=min(since, n - 1) / (n - 1) if n > 1 else 0.0,
+                       winner_deficit=deficit if deficit > 0 else 0)
+        return out
 
 
 def play_many(game, players, seeds, options, bots=None, timeout=None, engine="python", ticks=None,
               trace=None) -> list:
     """_play_safe for each seed, in order. With the native engine and a random bot in every seat the
-    games are played in C (each seat's RandomBot stream mirrored), a game the C code stops played
-    again by _play_safe: the same results either way. `ticks` is told of each game (a native game's
-    decisions all at once, at its end). `trace`: see traces() (True plays every game in the Python
-    loop, to record its trace)."""
+    games are played in C (each seat's RandomBot stream mirrored), their traces recorded there too
+    (NativeTrace), a game the C code stops played again by _play_safe: the same results either way.
+    `ticks` is told of each game (a native game's decisions all at once, at its end). `trace`: see
+    traces()."""
     kinds = list(bots) if bots is not None else ["random"] * players
     trace = traces(trace, engine, kinds)
-    if engine == "native" and not trace and all(k == "random" for k in kinds) and seeds:
+    if engine == "native" and all(k == "random" for k in kinds) and seeds:
         rs = game.ruleset(players, game.check_options(options))
         lib = game.native_library(rs)
         if lib is not None:
             from interpreter.native_engine import simulate_games
-            out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out)
+            nt = None
+            if trace:                   # made once per rule set (the action numbering is not free)
+                nt = lib.__dict__.get("native_trace")
+                if nt is None or nt.rs is not rs:
+                    nt = lib.__dict__["native_trace"] = NativeTrace(rs, lib)
+            out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out, nt)
             if ticks is not None:
                 for r in out:
                     ticks.game(r.get("decisions", 0))

@@ -25,7 +25,7 @@ WHY = {1: "budget", 2: "runtime", 3: "runtime", 4: "runtime", 5: "runtime", 6: "
        67: "bail: arena memory", 68: "bail: not a card", 69: "bail: state", 70: "bail: a limit"}
 ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = 0, 1, 2, 3
 T_NONE, T_BOOL, T_INT, T_STR, T_LIST = 0, 1, 2, 3, 4
-ABI = 3
+ABI = 4
 
 _lock = threading.Lock()
 
@@ -57,7 +57,7 @@ class NativeLib:
         lib.gs_simulate.restype = i64
         lib.gs_simulate.argtypes = [ctypes.c_void_p, P(u64), i64, P(u32), P(i32), i32, ctypes.c_double,
                                     P(i32), P(i32), P(i64), P(i32), P(u64), P(i64), P(i64), P(i64),
-                                    P(ctypes.c_double)]
+                                    P(ctypes.c_double), i32, i64, P(i64), i64]
         lib.gs_load.restype = ctypes.c_int
         lib.gs_load.argtypes = [ctypes.c_void_p, P(i64), i64]
         lib.gs_rollout.restype = ctypes.c_int
@@ -124,8 +124,11 @@ class NativeLib:
             out.append((ST_OK, 0, sc, [p for p in range(P) if w >> p & 1], decisions[i]))
         return out
 
-    def simulate(self, seeds, keys, timeout=None):
-        """Games with a RandomBot per seat (keys: per game, per seat, the 32-bit words of its seed)."""
+    def simulate(self, seeds, keys, timeout=None, trace=0, sign=1):
+        """Games with a RandomBot per seat (keys: per game, per seat, the 32-bit words of its seed).
+        `trace` 1: each game's action counts too; 2: also its score leaders (runtime.c, GameTrace;
+        `sign` -1 where the lowest score wins): a finished game's 'trace' is (lead changes, entries,
+        since (-1: no sole winner), deficit, {action index or -1 (skip): (count, first decision)})."""
         P = self.rs.P
         n = len(seeds)
         stride = max(len(k) for ks in keys for k in ks) if n else 1
@@ -144,21 +147,33 @@ class NativeLib:
         scores, tags = _buf("q", n * P), _buf("i", n * P)
         winners, decisions, turns, phases = _buf("Q", n), _buf("q", n), _buf("q", n), _buf("q", n)
         seconds = _buf("d", n)
-        self.lib.gs_simulate(self.ctx(), _ptr(sbuf, ctypes.c_uint64), n, _ptr(kbuf, ctypes.c_uint32),
-                             _ptr(klen, ctypes.c_int32), stride, float(timeout or 0),
-                             _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32), _ptr(scores, ctypes.c_int64),
-                             _ptr(tags, ctypes.c_int32), _ptr(winners, ctypes.c_uint64),
-                             _ptr(decisions, ctypes.c_int64), _ptr(turns, ctypes.c_int64),
-                             _ptr(phases, ctypes.c_int64), _ptr(seconds, ctypes.c_double))
+        na = len(self.meta["actions"]) + 1
+        tstride = 4 + 2 * na
+        tr = _buf("q", n * tstride if trace else 1)
+        got = self.lib.gs_simulate(self.ctx(), _ptr(sbuf, ctypes.c_uint64), n, _ptr(kbuf, ctypes.c_uint32),
+                                   _ptr(klen, ctypes.c_int32), stride, float(timeout or 0),
+                                   _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32),
+                                   _ptr(scores, ctypes.c_int64), _ptr(tags, ctypes.c_int32),
+                                   _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64),
+                                   _ptr(turns, ctypes.c_int64), _ptr(phases, ctypes.c_int64),
+                                   _ptr(seconds, ctypes.c_double), int(trace), int(sign), _ptr(tr, ctypes.c_int64),
+                                   tstride)
+        if got != n:
+            raise ValueError("the native simulation refused its arguments")
         out = []
         for i in range(n):
             if status[i] != ST_OK:
                 out.append({"status": status[i], "why": why[i], "decisions": decisions[i], "seconds": seconds[i]})
                 continue
             w = winners[i]
-            out.append({"status": ST_OK, "scores": [_score(scores[i * P + p], tags[i * P + p]) for p in range(P)],
-                        "winners": [p for p in range(P) if w >> p & 1], "decisions": decisions[i],
-                        "turns": turns[i], "phases": phases[i], "seconds": seconds[i]})
+            r = {"status": ST_OK, "scores": [_score(scores[i * P + p], tags[i * P + p]) for p in range(P)],
+                 "winners": [p for p in range(P) if w >> p & 1], "decisions": decisions[i],
+                 "turns": turns[i], "phases": phases[i], "seconds": seconds[i]}
+            if trace:
+                row = tr[i * tstride:(i + 1) * tstride]
+                acts = {(a if a < na - 1 else -1): (row[4 + a], row[4 + na + a]) for a in range(na) if row[4 + a]}
+                r["trace"] = (row[0], row[1], row[2], row[3], acts)
+            out.append(r)
         return out
 
     # -- a state from Python ------------------------------------------------------------------
@@ -424,20 +439,28 @@ def random_bot_key(seed, seat):
     return array("I", a.to_bytes(4 * n, "little"))
 
 
-def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe, timed_out):
+def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe, timed_out, trace=None):
     """gamespec.simulate's per-game results for a random bot in every seat, the games in C; a game
     the C code stops is played by `play_safe` (the Python engine), one past its timeout is the error
-    `timed_out(timeout, decisions)` makes (both handed in by the driver above)."""
+    `timed_out(timeout, decisions)` makes (both handed in by the driver above). `trace`: None, or
+    the driver's object with `mode`, `sign` and `fields(raw)` (a result's trace fields from the C
+    counters, NativeLib.simulate); a game whose trace C cannot compute exactly is played by
+    `play_safe` with its trace."""
     keys = [[random_bot_key(s, p) for p in range(players)] for s in seeds]
     out = []
-    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout)):
+    mode, sign = (trace.mode, trace.sign) if trace is not None else (0, 1)
+    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout, mode, sign)):
         if r["status"] == ST_OK:
-            out.append({"seed": seed, "bots": list(kinds), "scores": r["scores"], "winners": r["winners"],
-                        "decisions": r["decisions"], "turns": r["turns"], "phases": r["phases"],
-                        "seconds": r["seconds"]})
+            res = {"seed": seed, "bots": list(kinds), "scores": r["scores"], "winners": r["winners"],
+                   "decisions": r["decisions"], "turns": r["turns"], "phases": r["phases"], "seconds": r["seconds"]}
+            if trace is not None:
+                res.update(trace.fields(r["trace"]))
+            out.append(res)
         elif r["status"] == ST_TIMEOUT:
             e = timed_out(timeout, r["decisions"])
-            out.append({"seed": seed, "error": f"{type(e).__name__}: {e}", "internal": False})
+            out.append({"seed": seed, "error": f"{type(e).__name__}: {e}", "reason": "timeout", "internal": False})
+        elif trace is not None:
+            out.append(play_safe(game, players, seed, options, kinds, timeout, "python", trace=True))
         else:
             out.append(play_safe(game, players, seed, options, kinds, timeout, "python"))
     return out

@@ -91,10 +91,10 @@ def test_a_trace_never_changes_the_game_even_when_its_score_exhausts_a_budget():
         assert traced["lead_changes"] == 0          # nobody leads before the end, by a score of 0
 
 
-def test_random_seats_on_the_native_engine_record_a_trace_only_when_asked():
+def test_random_seats_on_the_native_engine_record_a_trace_unless_told_not_to():
     game = gamespec.load(BACCHUS)
-    fast = sim.play_many(game, 3, range(3), {}, engine="native")
-    traced = sim.play_many(game, 3, range(3), {}, engine="native", trace=True)
+    fast = sim.play_many(game, 3, range(3), {}, engine="native", trace=False)
+    traced = sim.play_many(game, 3, range(3), {}, engine="native")
     assert all("actions" not in r for r in fast)
     assert all("actions" in r for r in traced)
     assert [(r["scores"], r["winners"]) for r in fast] == [(r["scores"], r["winners"]) for r in traced]

@@ -240,7 +240,7 @@ def test_metrics_in_words_with_their_intervals():
 def test_metrics_not_recorded_say_how_to_record_them():
     [s] = stats.summarize(games(200, 400))
     it = one(F.config_findings(s), "not_recorded")
-    assert "not recorded" in it["text"] and "--trace" in it["text"] and "thinking seats" in it["text"]
+    assert "not recorded" in it["text"] and "--no-trace" in it["text"] and "predate" in it["text"]
     study = F.findings([s])
     assert sum("not recorded" in t for t in study) == 1
 

@@ -87,7 +87,7 @@ def test_restricted_play_plots_the_costs_with_intervals():
 def test_metric_plots_only_when_recorded_and_the_not_recorded_sentence():
     page = page_of(games(200, 400))
     assert "lead_changes" not in figures(page)
-    assert "were not recorded for the study" in study_findings(page) and "--trace" in study_findings(page)
+    assert "were not recorded for the study" in study_findings(page) and "--no-trace" in study_findings(page)
     traced = page_of(games(200, 400, trace=True))
     assert figures(traced)[-2:] == ["lead_changes", "decided_at"]
     lc = stats.summarize(games(200, 400, trace=True))[0]["metrics"]["lead_changes"]

@@ -23,8 +23,7 @@ MAX_SEATS_LISTED = 4    # seat win rates listed one by one; above, the best and 
 RARE_SHARE = 0.01       # "rarely played": under 1% of the decisions of the traced games
 ALPHA = 0.05
 
-HOW_TO_RECORD = ("simulate records them with --trace, with thinking seats (e.g. --bot all=ismcts:200) "
-                 "or with --engine python")
+HOW_TO_RECORD = "simulate records them unless told --no-trace (every engine, every kind of seat)"
 
 
 # -- numbers in words ----------------------------------------------------------------------------
@@ -323,8 +322,8 @@ def metric_items(s, config=None) -> list:
     if not rec:
         if n:
             out.append(_item("not_recorded", "lead changes, decisiveness, drama and action usage were not "
-                             "recorded (random seats on the native engine play whole games in C, or the records "
-                             f"predate them); {HOW_TO_RECORD}", config))
+                             "recorded (the games ran with --no-trace, or the records predate "
+                             f"them); {HOW_TO_RECORD}", config))
         return out
     lc = m.get("lead_changes") or {}
     if lc.get("n"):
@@ -578,8 +577,8 @@ def finding_items(summaries, detailed=MAX_DETAILED, compared=MAX_COMPARED, headl
         which = ("the study" if len(summaries) == 1 else _names(unrecorded, 3) if len(unrecorded) <= 3
                  else f"{len(unrecorded)} configurations")
         out.append(_item("not_recorded", f"lead changes, decisiveness, drama and action usage were not recorded "
-                         f"for {which} (random seats on the native engine play whole games in C, or the records "
-                         f"predate them); {HOW_TO_RECORD}", None))
+                         f"for {which} (the games ran with --no-trace, or the records predate them); "
+                         f"{HOW_TO_RECORD}", None))
     if len(plain) > detailed:
         out.append(_item("left_out", f"{len(plain) - detailed} more configurations are not described one by one "
                          "here (their figures are in the tables)", None))

@@ -40,7 +40,7 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     bots, first check that random moves finish the game (gamespec.simulate.Unfinished if not).
     `rotate`: play every seed once per distinct rotation of the line-up `bots` (rotations());
     `restriction`: the restricted kind of a restricted-play configuration (written in its records);
-    `trace`: record each game's metrics (gamespec.simulate.traces: None = where the loop is Python);
+    `trace`: record each game's metrics (gamespec.simulate.traces: None = yes, on every engine; False: no);
     `done`: this configuration's rows already in the records file (--resume): they count in the
     summary and their games are not played again.
     """

@@ -1588,8 +1588,92 @@ static void ensure_listing(G *g) {
     g->has_listing = 1;
 }
 
-/* random decisions to the end: one generator, or one per seat */
-static int play_random(G *g, MT *pick, MT *seats, double deadline) {
+/* A game's trace (gamespec/simulate.py GameTrace), kept online: the actions played, and after each
+ * decision that does not end the game the score expression for every seat (a rule's step allowance
+ * each, the game's own budget and steps given back; a fault counts 0), signed, and from it the sole
+ * leader: lead changes so far, per seat the last entry it did not lead and the most it trailed.
+ * Bounded: a few numbers per seat and per action, whatever the game's length. */
+typedef struct {
+    int32_t mode;            /* 1: actions only, 2: also the score's leaders */
+    int32_t last;            /* the last sole leader, -1: none yet */
+    int64_t sign;            /* -1 where the lowest score wins */
+    int64_t n, changes;      /* score entries, lead changes */
+    int64_t *counts;         /* per action (the skip last): times played */
+    int64_t *first;          /* per action (the skip last): the decision it was first played at, -1 */
+    int64_t last_not[64];    /* per seat: the last entry it did not solely lead, -1 */
+    int64_t gap[64];         /* per seat: the most it trailed the best score */
+} GameTrace;
+
+static void trace_move(G *g, GameTrace *t, int32_t k) {
+    if (k < 0 || k >= g->lst.n) rt_stop(g, B_STATE);
+    int32_t a = g->lst.act[k];
+    if (a < -1 || a >= g->L->nactions) rt_stop(g, B_STATE);
+    int32_t i = a < 0 ? g->L->nactions : a;
+    if (t->counts[i]++ == 0) t->first[i] = g->decisions;
+}
+
+/* one entry: the signed scores sc[0..P-1]; `lead` >= 0 names the leader (a sole winner at the end) */
+static void trace_note(G *g, GameTrace *t, const int64_t *sc, int32_t lead) {
+    int32_t P = g->L->P;
+    int64_t best = sc[0];
+    for (int32_t p = 1; p < P; p++) if (sc[p] > best) best = sc[p];
+    if (lead < 0) {
+        int32_t at = 0;
+        for (int32_t p = 0; p < P; p++) if (sc[p] == best) { at++; lead = p; }
+        if (at != 1) lead = -1;
+    }
+    for (int32_t p = 0; p < P; p++) {
+        int64_t d;
+        if (__builtin_sub_overflow(best, sc[p], &d)) rt_stop(g, B_OVERFLOW);
+        if (d > t->gap[p]) t->gap[p] = d;
+        if (p != lead) t->last_not[p] = t->n;
+    }
+    if (lead >= 0) {
+        if (t->last >= 0 && lead != t->last) t->changes++;
+        t->last = lead;
+    }
+    t->n++;
+}
+
+/* the score expression for seat p on the state as it is, with a rule's step allowance and a stop of
+ * its own: 0 and *out, or the fault or bail that stopped it */
+static int trace_score(G *g, int64_t p, V *out) {
+    jmp_buf jb;
+    jmp_buf *outer = g->jb;
+    Mark m = amark(g);
+    g->budget = g->L->max_steps;
+    g->jb = &jb;
+    if (setjmp(jb) != 0) {
+        g->jb = outer;
+        arelease(g, m);
+        return g->why;
+    }
+    V v = g->L->score(g, p);
+    g->jb = outer;
+    arelease(g, m);
+    *out = v;
+    return 0;
+}
+
+static void trace_after(G *g, GameTrace *t) {
+    int32_t P = g->L->P;
+    int64_t sc[64];
+    int64_t budget = g->budget, spent = g->spent;
+    for (int32_t p = 0; p < P && p < 64; p++) {
+        V v;
+        int why = trace_score(g, p, &v);
+        g->budget = budget;
+        g->spent = spent;
+        if (why >= 64) rt_stop(g, why);              /* Python would go on: it traces this game */
+        if (why != 0) { sc[p] = 0; continue; }       /* GamespecError: counts 0 */
+        if (!isnum(v)) rt_stop(g, B_TYPE);            /* not a plain number: Python's arithmetic */
+        if (__builtin_mul_overflow(t->sign, v.i, &sc[p])) rt_stop(g, B_OVERFLOW);
+    }
+    trace_note(g, t, sc, -1);
+}
+
+/* random decisions to the end: one generator, or one per seat; `t`: the game's trace, or NULL */
+static int play_random(G *g, MT *pick, MT *seats, double deadline, GameTrace *t) {
     while (!g->terminal) {
         if (deadline > 0 && now_s() > deadline) return ST_TIMEOUT;
         rt_flip(g);
@@ -1599,8 +1683,10 @@ static int play_random(G *g, MT *pick, MT *seats, double deadline) {
         MT *m = seats != NULL ? &seats[g->actor] : pick;
         int64_t k = mt_randbelow(m, n);
         if (g->trace != NULL && g->ntrace + 2 <= g->tcap) { g->trace[g->ntrace++] = n; g->trace[g->ntrace++] = g->budget; }
+        if (GS_UNLIKELY(t != NULL)) trace_move(g, t, (int32_t)k);
         g->L->apply(g, (int32_t)k);
         if (!g->terminal && g->phase != g->last_phase) { g->phases_seen++; g->last_phase = g->phase; }
+        if (GS_UNLIKELY(t != NULL) && t->mode == 2 && !g->terminal) trace_after(g, t);
     }
     return ST_OK;
 }
@@ -1637,7 +1723,7 @@ static int one_playout(Ctx *c, uint64_t s, int64_t *scores, int32_t *tags, uint6
     }
     g_new_game(g, s);
     mt_seed_u64(&c->pick, s);
-    play_random(g, &c->pick, NULL, 0);
+    play_random(g, &c->pick, NULL, 0, NULL);
     if (!scores_ok(g)) rt_stop(g, B_TYPE);
     *why = 0;
     results(g, scores, tags, winners, decisions);
@@ -1655,9 +1741,12 @@ GS_EXPORT int64_t gs_playouts(void *ctx, uint64_t seed, int64_t n, int32_t *stat
     return n;
 }
 
+/* the trace's numbers for game i (TR_* offsets into its row of gs_simulate's `tr`) */
+enum { TR_CHANGES = 0, TR_N = 1, TR_SINCE = 2, TR_DEFICIT = 3, TR_COUNTS = 4 };
+
 static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int32_t *keylen, int32_t stride,
                          double timeout, int64_t *scores, int32_t *tags, uint64_t *winners, int64_t *decisions,
-                         int64_t *turns, int64_t *phases, int32_t *why) {
+                         int64_t *turns, int64_t *phases, int32_t *why, GameTrace *t, int64_t *tr) {
     G *g = &c->g;
     const Layout *L = g->L;
     jmp_buf jb;
@@ -1669,17 +1758,38 @@ static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int3
     }
     double t0 = timeout > 0 ? now_s() : 0;
     for (int32_t p = 0; p < L->P; p++) mt_init_by_array(&c->seats[p], keys + (int64_t)p * stride, keylen[p]);
+    if (t != NULL) {
+        int32_t na = L->nactions + 1;
+        t->counts = tr + TR_COUNTS;
+        t->first = tr + TR_COUNTS + na;
+        for (int32_t a = 0; a < na; a++) { t->counts[a] = 0; t->first[a] = -1; }
+        for (int32_t p = 0; p < 64; p++) { t->last_not[p] = -1; t->gap[p] = 0; }
+        t->n = t->changes = 0;
+        t->last = -1;
+    }
     g->phases_seen = 0;
     g->last_phase = -1000;
     g_new_game(g, seed);
     if (!g->terminal && g->phase != g->last_phase) { g->phases_seen++; g->last_phase = g->phase; }
-    int st = play_random(g, NULL, c->seats, timeout > 0 ? t0 + timeout : 0);
+    int st = play_random(g, NULL, c->seats, timeout > 0 ? t0 + timeout : 0, t);
     *why = 0;
     if (st == ST_TIMEOUT) {
         *decisions = g->decisions;
         return ST_TIMEOUT;
     }
     if (!scores_ok(g)) rt_stop(g, B_TYPE);
+    if (t != NULL && t->mode == 2) {        /* the final scores, a sole winner leading */
+        int64_t sc[64];
+        for (int32_t p = 0; p < L->P && p < 64; p++)
+            if (__builtin_mul_overflow(t->sign, g->scores[p].i, &sc[p])) rt_stop(g, B_OVERFLOW);
+        int32_t w = __builtin_popcountll(g->winners) == 1 ? __builtin_ctzll(g->winners) : -1;
+        if (w >= L->P) rt_stop(g, B_STATE);
+        trace_note(g, t, sc, w);
+        tr[TR_CHANGES] = t->changes;
+        tr[TR_N] = t->n;
+        tr[TR_SINCE] = w >= 0 ? t->last_not[w] + 1 : -1;
+        tr[TR_DEFICIT] = w >= 0 ? t->gap[w] : 0;
+    }
     results(g, scores, tags, winners, decisions);
     *turns = g->turns;
     *phases = g->phases_seen;
@@ -1687,18 +1797,35 @@ static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int3
 }
 
 /* simulate's games with a RandomBot per seat: keys[i * P * stride + p * stride ..] are the 32-bit
- * words of seat p's seed (random.seed of its text), keylen[i * P + p] how many */
+ * words of seat p's seed (random.seed of its text), keylen[i * P + p] how many. `trace` 0: none;
+ * 1: count the actions; 2: also the score's leaders (needs the score expression), `sign` -1 where
+ * the lowest score wins; game i's trace in tr[i * tstride ..]: TR_CHANGES, TR_N, TR_SINCE (-1: no
+ * sole winner), TR_DEFICIT, then per action (the skip last) its count, then its first decision
+ * (tstride >= 4 + 2 * (nactions + 1)). -1 if the arguments do not fit. */
 GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const uint32_t *keys, const int32_t *keylen,
                     int32_t stride, double timeout, int32_t *status, int32_t *why, int64_t *scores, int32_t *tags,
-                    uint64_t *winners, int64_t *decisions, int64_t *turns, int64_t *phases, double *seconds) {
+                    uint64_t *winners, int64_t *decisions, int64_t *turns, int64_t *phases, double *seconds,
+                    int32_t trace, int64_t sign, int64_t *tr, int64_t tstride) {
     Ctx *c = (Ctx *)ctx;
-    int32_t P = c->g.L->P;
+    const Layout *L = c->g.L;
+    int32_t P = L->P;
     if (P > 64) return -1;
+    GameTrace gt;
+    GameTrace *t = NULL;
+    if (trace != 0) {
+        if (trace < 0 || trace > 2 || (trace == 2 && L->score == NULL) || (sign != 1 && sign != -1) || tr == NULL
+            || tstride < TR_COUNTS + 2 * ((int64_t)L->nactions + 1))
+            return -1;
+        memset(&gt, 0, sizeof gt);
+        gt.mode = trace;
+        gt.sign = sign;
+        t = &gt;
+    }
     for (int64_t i = 0; i < n; i++) {
         double t0 = now_s();
         status[i] = one_simulated(c, seeds[i], keys + i * P * stride, keylen + i * P, stride, timeout,
                                   scores + i * P, tags + i * P, winners + i, decisions + i, turns + i, phases + i,
-                                  why + i);
+                                  why + i, t, t != NULL ? tr + i * tstride : NULL);
         seconds[i] = now_s() - t0;
     }
     c->g.jb = NULL;
@@ -1848,7 +1975,7 @@ GS_EXPORT int gs_rollout(void *ctx, uint32_t *mt, int32_t *why, int64_t *scores,
     int st;
     mt_from(&c->pick, mt);
     if (setjmp(jb) == 0) {
-        play_random(g, &c->pick, NULL, 0);
+        play_random(g, &c->pick, NULL, 0, NULL);
         if (!scores_ok(g)) rt_stop(g, B_TYPE);
         results(g, scores, tags, winners, decisions);
         mt_to(&c->pick, mt);
@@ -1872,7 +1999,7 @@ GS_EXPORT int64_t gs_trace(void *ctx, uint64_t seed, int64_t *out, int64_t cap, 
     if (setjmp(jb) == 0) {
         g_new_game(g, seed);
         mt_seed_u64(&c->pick, seed);
-        play_random(g, &c->pick, NULL, 0);
+        play_random(g, &c->pick, NULL, 0, NULL);
         *why = 0;
     } else {
         *why = g->why;
@@ -2483,7 +2610,7 @@ static void search(G *b, G *w, const Layout *L, const Plan *pl, Tree *t, MT *m, 
             actor = w->actor;
             below = 1;
         }
-        if (!w->terminal) play_random(w, m, NULL, 0);
+        if (!w->terminal) play_random(w, m, NULL, 0, NULL);
         if (!scores_ok(w)) rt_stop(w, B_TYPE);
         int nw = __builtin_popcountll(w->winners);
         double share = nw ? 1.0 / (double)nw : 0.0;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <setjmp.h>
 
-#define GS_ABI 3
+#define GS_ABI 4
 #define GS_EXPORT __attribute__((visibility("default")))
 
 /* ---- values ------------------------------------------------------------------------------- */
@@ -122,6 +122,7 @@ typedef struct Layout {
     int32_t nchoose;
     const int32_t *act_np;         /* per action: its number of parameters */
     int32_t nactions;
+    V (*score)(G *, int64_t p);    /* the spec's score expression for seat p (traces), or NULL */
     const char *key;
 } Layout;
 

@@ -35,6 +35,7 @@ class Program:
         self.action_names = list(rs.spec.actions)
         self.action_index = {n: i for i, n in enumerate(self.action_names)}
         self.for_slot = {}       # flow loop uid -> slot
+        self.score_fn = None     # the score expression's function (finish_fn), for game traces
         for kind, a in rs.flow_code:
             if kind == "for_init":
                 self.for_slot[a["lkey"].split("list")[1]] = len(self.for_slot)
@@ -930,6 +931,7 @@ class Flow:
         rg.emit(f"V keys[{P}][{nt + 1}];")
         if spec.score is not None:
             f = p.value_fn(spec.score, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)})
+            p.score_fn = f           # also a game trace's score after each decision (runtime.c)
             rg.emit(f"for (int64_t p = 0; p < {P}; p++) scores[p] = {f}(g, p);")
         else:
             rg.emit(f"for (int64_t p = 0; p < {P}; p++) scores[p] = vint(0);")
@@ -1043,6 +1045,7 @@ def assemble(prog, rs):
     out.append(f"    {int(rs.max_steps)}LL, {int(rs.max_decisions)}LL, {int(rs.max_game_steps)}LL,")
     out.append("    gen_setup, gen_run, gen_apply, gen_enumerate,")
     out.append(f"    {ch_opt}, {len(rs.chooses)}, {act_np}, {len(prog.action_names)},")
+    out.append(f"    {prog.score_fn or 'NULL'},")
     out.append("    GS_KEY")
     out.append("};")
     meta = {"texts": prog.texts.items, "actions": prog.action_names, "for_slot": dict(prog.for_slot)}
