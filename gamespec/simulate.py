@@ -182,9 +182,12 @@ class GameTrace:
             for p in range(self.P):
                 state.budget = rs.max_steps
                 try:
-                    sc.append(sign * rs.score(state, {"p": p}))
+                    v = rs.score(state, {"p": p})
                 except GamespecError:     # a rule that cannot be evaluated yet counts as 0
-                    sc.append(0)
+                    v = 0
+                # so does a value that is no number yet (none, a text): the final scores are checked
+                # where the game ends, not here
+                sc.append(sign * v if type(v) in (int, float, bool) else 0)
         finally:
             state.budget, state.spent = budget, spent
         self._note(sc)

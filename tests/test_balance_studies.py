@@ -309,3 +309,15 @@ def test_the_command_line_turns_the_trace_on_and_off(capsys):
     assert recorded("--engine", "python", "--no-trace") == 0
     assert recorded("--engine", "native", "--trace") == 4
     assert recorded("--engine", "native", "--bot", "0=first") == 4       # a seat that is not random
+
+
+@pytest.mark.parametrize("mid_game", ["mix[1]", "mix[3]"])      # a text, none
+def test_a_score_that_is_no_number_yet_counts_0_in_the_trace(mid_game):
+    text = open(RACE).read().replace('score: "points[p]"', f'score: "{mid_game} if turns < 5 else points[p]"')
+    text = text.replace("variables:\n", "variables:\n  mix: {type: list, initial: [1, 'a', true, none]}\n", 1)
+    game = gamespec.load_text(text, "odd.yaml")
+    for seed in range(3):
+        plain = sim.play_one(game, 2, seed)
+        traced = sim.play_one(game, 2, seed, trace=True)
+        assert "error" not in traced and (traced["scores"], traced["winners"]) == (plain["scores"], plain["winners"])
+        assert traced["lead_changes"] >= 0

@@ -122,7 +122,7 @@ def _variant(score, extra=""):
     "-points[p]",                                   # the best is the least negative
     "mix[2] if turns < 5 else points[p]",           # true mid-game: a number (1)
     "mix[0] + 2 ** 70 if turns < 5 else points[p]", # beyond the int size: a fault, 0
-    # C hands these games to Python, which decides (here: not numbers, the trace's arithmetic fails)
+    # C hands these games to Python, which decides (here: not numbers yet, counted 0)
     "mix[turns % 4] if turns < 5 else points[p]",
     "mix[3] if turns < 5 else points[p]",
     "(points[p] - 2) * 2 ** 62",                  # gaps beyond 64 bits
