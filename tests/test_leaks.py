@@ -96,7 +96,18 @@ def channels(s, p, tmp_path, tag):
         "actions": json.dumps([a.to_json() for a in view.legal_actions]),
         "illegal": illegal_messages(s, p),
         "bot": bot_decision(view, seed=7),
+        "restricted": restricted_decisions(view, p, seed=7),
     }
+
+
+def restricted_decisions(view, seat, seed):
+    """What the restricted kinds of balance studies choose (docs/bots.md): they read the view only."""
+    if view.num_legal_actions == 0:
+        return None
+    from gamespec.bots import make_bot
+    name = view.legal_actions[-1].name
+    return [make_bot(kind, seat, seed).choose(view)
+            for kind in ("first", f"avoid:{name}", f"always:{name}", f"first/avoid:{name}")]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])
