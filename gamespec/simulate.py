@@ -150,27 +150,28 @@ class GameTrace:
     score for every seat after each decision (its score expression on the state as it is; the final
     scores at the end), signed so that higher is better, gives the sole leader after each decision;
     from those: lead changes, when the final sole winner led for good, how far it trailed. Every
-    action of the spec is counted by name."""
+    action of the spec is counted by name. Kept as the game goes (a few numbers a seat, as its C
+    mirror in interpreter/native/runtime.c), not as the sequence of scores."""
 
-    __slots__ = ("rs", "P", "sign", "actions", "leaders", "gaps")
+    __slots__ = ("rs", "P", "sign", "actions", "scored", "n", "changes", "last", "not_led", "gap")
 
     def __init__(self, state):
         rs = self.rs = state.rs
-        self.P = state.num_players
+        self.P = P = state.num_players
         self.sign = 1 if rs.winner != "lowest" else -1
         self.actions = dict.fromkeys(action_names(rs), 0)
-        # the score trace is needed only as each decision's sole leader and every seat's distance
-        # from the best score (a few numbers a decision, not the states)
-        self.leaders, self.gaps = [], []
-        if rs.score is None or getattr(rs.spec, "cooperative", False):
-            self.leaders = None
+        self.scored = rs.score is not None and not getattr(rs.spec, "cooperative", False)
+        self.n = self.changes = 0           # scored positions so far; times the sole leader changed
+        self.last = None                    # the last sole leader
+        self.not_led = [-1] * P             # per seat: the last position it was not the sole leader
+        self.gap = [0] * P                  # per seat: its largest distance from the best score
 
     def move(self, state, action):
         name = action[0]
         self.actions[name] = self.actions.get(name, 0) + 1
 
     def after(self, state):
-        if self.leaders is None or state.is_terminal:
+        if not self.scored or state.is_terminal:
             return              # the final scores are taken in result()
         rs, sign = self.rs, self.sign
         sc = []
@@ -192,37 +193,37 @@ class GameTrace:
             state.budget, state.spent = budget, spent
         self._note(sc)
 
-    def _note(self, sc):
+    def _note(self, sc, leader=None):
         best = max(sc)
-        at = [p for p, v in enumerate(sc) if v == best]
-        self.leaders.append(at[0] if len(at) == 1 else None)
-        self.gaps.append([best - v for v in sc])
+        if leader is None:
+            at = [p for p, v in enumerate(sc) if v == best]
+            leader = at[0] if len(at) == 1 else None
+        if leader is not None:
+            self.changes += self.last is not None and leader != self.last
+            self.last = leader
+        for p, v in enumerate(sc):
+            if p != leader:
+                self.not_led[p] = self.n
+            if best - v > self.gap[p]:
+                self.gap[p] = best - v
+        self.n += 1
 
     def result(self, state) -> dict:
         out = {"actions": dict(self.actions)}
-        if self.leaders is None:
+        if not self.scored:
             out.update(lead_changes=None, decided_at=None, winner_deficit=None)
             return out
         winners = state.winners
-        self._note([self.sign * s for s in state.scores])
-        if len(winners) == 1:            # a tie-breaker's sole winner leads at the end
-            self.leaders[-1] = winners[0]
-        changes, last = 0, None
-        for ld in self.leaders:
-            if ld is not None:
-                changes += ld != last and last is not None
-                last = ld
-        out["lead_changes"] = changes
+        # a tie-breaker's sole winner leads at the end
+        self._note([self.sign * s for s in state.scores], winners[0] if len(winners) == 1 else None)
+        out["lead_changes"] = self.changes
         if len(winners) != 1:
             out.update(decided_at=None, winner_deficit=None)
             return out
-        w, n = winners[0], len(self.leaders)
-        since = n
-        while since > 0 and self.leaders[since - 1] == w:
-            since -= 1
+        w, n = winners[0], self.n
+        since = self.not_led[w] + 1         # the final run of positions the winner led
         out["decided_at"] = min(since, n - 1) / (n - 1) if n > 1 else 0.0
-        deficit = max(g[w] for g in self.gaps)
-        out["winner_deficit"] = deficit if deficit > 0 else 0
+        out["winner_deficit"] = self.gap[w]
         return out
 
 
@@ -540,13 +541,11 @@ def _run_block(path, sha, players, options, first, count, bots=None, text=None, 
             tk.flush()
 
 
-def traces(trace, engine, kinds) -> bool:
+def traces(trace) -> bool:
     """Whether games record their trace (GameTrace): `trace` True or False says so; None (the default)
     means yes: the Python loop records it as it plays, and so does the C code that plays whole games
     of random seats on the native engine (NativeTrace). False spares the cost."""
-    if trace is not None:
-        return bool(trace)
-    return True
+    return True if trace is None else bool(trace)
 
 
 class NativeTrace:
@@ -588,7 +587,7 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
     `ticks` is told of each game (a native game's decisions all at once, at its end). `trace`: see
     traces()."""
     kinds = list(bots) if bots is not None else ["random"] * players
-    trace = traces(trace, engine, kinds)
+    trace = traces(trace)
     if engine == "native" and all(k == "random" for k in kinds) and seeds:
         rs = game.ruleset(players, game.check_options(options))
         lib = game.native_library(rs)
