@@ -155,7 +155,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
     """Run every configuration of the grid `sweep` ([(name, [text values])], see sweep.parse_sweep)
     with the same seeds; returns run_study's result per configuration. `progress` may be a
     ProgressBar (its count then runs over the whole sweep). `bots`: a line-up, or a function of the
-    player count giving one; `restrict(players)`: the restricted-play line-ups [(restriction,
+    player count giving one; `restrict(players, options)`: the restricted-play line-ups [(restriction,
     line-up)] of a configuration (each a rotated study), or None; `done`: rows already recorded by
     configuration key (resume)."""
     import gamespec
@@ -174,7 +174,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
         outs = []
         for p, opts in configs:
             kinds = bots(p) if callable(bots) else (bots if bots is not None and len(bots) == p else None)
-            plans = restrict(p) if restrict is not None else [(None, kinds)]
+            plans = restrict(p, opts) if restrict is not None else [(None, kinds)]
             for restriction, lineup in plans:
                 lineup = lineup if lineup is not None else ["random"] * p
                 key = (game.name, p, tuple(sorted(game.check_options(opts).items())), tuple(lineup))
@@ -225,22 +225,16 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
     if bots:       # a bad kind or class fails here, once
         for p, _ in configs:
             bots_from_args(bots, p, seed)
-    plans = {}
+    plans = {}      # (players, options) -> [(restriction or None, line-up)]: what run_sweep plays
     for p, opts in configs:
         kinds = kinds_from_args(bots, p) if bots else ["random"] * p
         _check_actions(game, p, opts, kinds)
-        if restrict:
-            plans[p] = restricted_lineups(game, p, opts, restrict, kinds)
-    rots = {p: len(rotations(kinds_from_args(bots, p) if bots else ["random"] * p)) if rotate else 1
-            for p, _ in configs}
-    per_config = {p: sum(len(rotations(lineup)) for _, lineup in plans[p]) if restrict else rots[p]
-                  for p, _ in configs}
-    total = sum(games * per_config[p] for p, _ in configs)
+        plans[_plan_key(game, p, opts)] = (restricted_lineups(game, p, opts, restrict, kinds) if restrict
+                                     else [(None, kinds)])
+    total = sum(games * (len(rotations(lineup)) if rotate or restriction is not None else 1)
+                for plan in plans.values() for restriction, lineup in plan)
     if done:
-        planned = {(game.name, p, tuple(sorted(opts.items())), tuple(lineup))
-                   for p, opts in configs
-                   for _, lineup in (plans[p] if restrict else
-                                     [(None, kinds_from_args(bots, p) if bots else ["random"] * p)])}
+        planned = {(game.name, *key, tuple(lineup)) for key, plan in plans.items() for _, lineup in plan}
         other = [k for k in done if k not in planned]
         if other:
             raise UsageError(f"{records} holds games of configurations this request does not play "
@@ -256,7 +250,8 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
                              backend=backend, address=address, records=writer, progress=bar, game=game,
                              timeout=timeout, engine=engine, probe=probe, rotate=rotate, trace=trace,
                              bots=(lambda p: kinds_from_args(bots, p)) if bots else None,
-                             restrict=(lambda p: plans[p]) if restrict else None, done=done)
+                             restrict=(lambda p, opts: plans[_plan_key(game, p, opts)]) if restrict else None,
+                             done=done)
     finally:
         if writer is not None:
             writer.close()
@@ -266,15 +261,17 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
     return {"sweep": axes, "configs": outs}
 
 
+def _plan_key(game, players, opts) -> tuple:
+    """A configuration of a request: its player count and complete option set."""
+    return players, tuple(sorted(game.check_options(opts).items()))
+
+
 def _check_actions(game, players, opts, kinds):
     """A restricted kind that names an action the spec lacks is a UsageError (with the close name)."""
     from gamespec.bots import registry
     from gamespec.errors import UsageError
-    check = getattr(registry, "check_actions", None)
-    if check is None:
-        return
     try:
-        check(kinds, _sim.action_names(game.ruleset(players, opts)))
+        registry.check_actions(kinds, _sim.action_names(game.ruleset(players, opts)))
     except registry.BotError as e:
         raise UsageError(str(e)) from None
 
