@@ -321,3 +321,20 @@ def test_a_score_that_is_no_number_yet_counts_0_in_the_trace(mid_game):
         traced = sim.play_one(game, 2, seed, trace=True)
         assert "error" not in traced and (traced["scores"], traced["winners"]) == (plain["scores"], plain["winners"])
         assert traced["lead_changes"] >= 0
+
+
+def test_restricted_play_over_a_sweep_of_options_resumes_per_configuration(tmp_path):
+    bali = os.path.join(GAMES, "bali.yaml")
+    game = gamespec.load(bali)
+    path = tmp_path / "s.jsonl"
+    kw = dict(games=2, players=2, sweep=["oracle=false,true"], restrict=["first,avoid:buy"], workers=1,
+              records=str(path), engine="native")
+    full = analysis.simulate(game, bali, seed=5, **kw)["configs"]
+    assert [(c["options"]["oracle"], c["restriction"], c["games_played"]) for c in full] == [
+        (False, "first", 4), (False, "avoid:buy", 4), (True, "first", 4), (True, "avoid:buy", 4)]
+    rows = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(rows[:6]))
+    again = analysis.simulate(game, bali, resume=True, **kw)["configs"]
+    assert [c["resumed"] for c in again] == [4, 2, 0, 0]
+    assert _rows(path) == sorted(json.dumps({k: v for k, v in json.loads(r).items() if k != "seconds"},
+                                            sort_keys=True) for r in rows)
