@@ -150,7 +150,7 @@ class GameTrace:
     score for every seat after each decision (its score expression on the state as it is; the final
     scores at the end), signed so that higher is better, gives the sole leader after each decision;
     from those: lead changes, when the final sole winner led for good, how far it trailed. Every
-    action of the spec is counted by name. Kept as the game goes (a few numbers a seat, as its C
+    action of the spec is counted by name. Updated as the game goes (a few numbers a seat, as its C
     mirror in interpreter/native/runtime.c), not as the sequence of scores."""
 
     __slots__ = ("rs", "P", "sign", "actions", "scored", "n", "changes", "last", "not_led", "gap")
