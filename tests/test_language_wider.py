@@ -295,3 +295,47 @@ def test_the_hand_size_follows_the_player_count(backend):
         s = g.new_game(players=players, seed=4, options={"hand_size": 5})
         # before anyone draws: the dealt hands (the first player has not yet chosen to draw)
         assert [g.evaluate(s, f"drawn[{q}]") for q in range(players)] == [5 + extra] * players
+
+
+# -- card labels with expressions over the card's attributes ---------------------------------------
+def _card_label(label, faces="      - {each: {value: [1, 2, 3, 4, 5]}, count: 2}\n"):
+    text = TINY.replace("  number:\n    zone: deck\n    faces:\n      - {each: {value: [1, 2, 3, 4, 5]}, count: 2}\n",
+                        f"  number:\n    zone: deck\n    label: \"{label}\"\n    faces:\n{faces}")
+    assert text != TINY
+    return text
+
+
+def test_a_card_label_computes_text_from_the_cards_attributes():
+    faces = ("      - {each: {value: [1, 2, 3]}, gold: true, count: 1}\n"
+             "      - {each: {value: [4, 5]}, gold: false, count: 2}\n")
+    g = gamespec.load_text(_card_label("{value}{' gold' if gold else ''} ({value * 10} pts, {gold}, "
+                                       "{'high' if value >= 4 and not gold else 'low'})", faces), "t.yaml")
+    labels = sorted(set(g.ruleset(2, {}).face_label))
+    assert labels == ["1 gold (10 pts, true, low)", "2 gold (20 pts, true, low)", "3 gold (30 pts, true, low)",
+                      "4 (40 pts, false, high)", "5 (50 pts, false, high)"]
+
+
+def test_every_card_label_is_in_the_specs_words():
+    """No Python value (True, False, None) in any card's label, in every spec."""
+    import glob
+    import re
+    for path in sorted(glob.glob(os.path.join(HERE, "..", "games", "*.yaml")) + glob.glob(os.path.join(SPECS, "*.yaml"))):
+        g = gamespec.load(path)
+        rs = g.ruleset(g.spec.min_players, {})
+        bad = [x for x in rs.face_label if re.search(r"\b(True|False|None)\b", x)]
+        assert not bad, (path, bad[:3])
+
+
+@pytest.mark.parametrize("label,message", [
+    ("{valeu + 1}", "this card has no attribute 'valeu'"),
+    ("{value + 'x'}", "'+' takes two whole numbers here"),
+    ("{10 // (value - 3)}", "cannot be shown for the number card with value=3: a division by zero"),
+    ("{value < 'a'}", "compares a number with a text"),
+    ("{size(value)}", "size() is not allowed in a card label"),
+    ("{value * 1000000000 * 1000000000}", "a number beyond"),
+    ("{value +}", "t.yaml:"),
+    ("{valeu}", "did you mean 'value'"),
+])
+def test_card_label_expressions_are_checked_for_every_face(label, message):
+    errs = errors_of(_card_label(label))
+    assert any(message in e and e.startswith("t.yaml:") for e in errs), errs

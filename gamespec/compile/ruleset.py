@@ -253,10 +253,13 @@ class Ruleset:
 def _face_label(a, cl):
     if cl.label:
         from interpreter.actions import fill_template
-        return fill_template(cl.label, {k: "-".join(map(str, v)) if isinstance(v, list) else v
-                                        for k, v in a.items()})
-    parts = [str(v) if not isinstance(v, list) else "-".join(map(str, v))
-             for k, v in a.items() if k != "type"]
+        from ..spec.sizes import card_label_text, shown_text
+        values = {k: shown_text(v) for k, v in a.items()}
+        for text, node in cl.label_exprs:      # computed for every face when the spec was checked
+            values[text] = card_label_text(node, a)
+        return fill_template(cl.label, values)
+    from ..spec.sizes import shown_text
+    parts = [shown_text(v) for k, v in a.items() if k != "type"]
     return " ".join(parts + [a["type"]]) if parts else a["type"]
 
 

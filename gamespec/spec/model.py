@@ -57,6 +57,7 @@ class CardClass:
     cond: Rule | None          # option expression: the class exists only when it holds
     label: str | None
     faces: list                # [(attrs dict, count, zone Rule|None, cond Rule|None)]
+    label_exprs: list = field(default_factory=list)   # [(placeholder text, AST)]: `{expr}` in the label
 
 
 @dataclass

@@ -428,10 +428,12 @@ class Checker(TypeChecker):
             if zone is None and not any(f[2] for f in faces) and "zone" not in c:
                 self.err(f"card class '{cname}' needs a 'zone' where its cards lie before set-up",
                          self.mark(cards, cname))
+            label_exprs = []
             if "label" in c:
                 names = {k for f in faces for k in f[0]} | {"type"}
-                self.check_label(c, "label", sorted(names), "an attribute of these cards")
-            classes.append(CardClass(cname, zone, cond, c.get("label"), faces))
+                self.check_label(c, "label", sorted(names), "an attribute of these cards",
+                                 card=(cname, faces, label_exprs))
+            classes.append(CardClass(cname, zone, cond, c.get("label"), faces, label_exprs))
         total = sum(f[1] if isinstance(f[1], int) else 1 for cl in classes for f in cl.faces)   # set-up sizes: see Ruleset
         if total > 100_000:
             self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
@@ -462,10 +464,11 @@ class Checker(TypeChecker):
             out[k] = v
         return out
 
-    def check_label(self, container, key, allowed, what, scope=None, exprs=None):
+    def check_label(self, container, key, allowed, what, scope=None, exprs=None, card=None):
         """A label's `{name}` placeholders name only `allowed` things (parameters, or a card's
         attributes): anything else would be shown literally, so it is an error here. An action's
-        label (`exprs` is a list) may also hold expressions over its parameters, checked here."""
+        label (`exprs` is a list) may also hold expressions over its parameters, a card class's
+        (`card` = (class name, faces, list of expressions)) expressions over its attributes."""
         text = container[key]
         for m in LABEL_PLACEHOLDER.finditer(str(text)):
             inner = m.group(1)
@@ -483,6 +486,9 @@ class Checker(TypeChecker):
             if exprs is not None and not (NAME_RE.match(inner.strip()) and inner.strip() not in allowed):
                 self.label_expr(inner, pos, scope, exprs)
                 continue
+            if card is not None and not NAME_RE.match(inner.strip()):
+                self.card_label_expr(inner, pos, *card)
+                continue
             if not NAME_RE.match(inner.strip()):
                 self.err(f"'{{{inner}}}': a label shows {what}, named in braces such as "
                          f"{{{allowed[0] if allowed else 'name'}}}; expressions are not allowed", pos, "label")
@@ -493,6 +499,40 @@ class Checker(TypeChecker):
                          pos, "label")
 
     LABEL_CALLS = ("abs", "max", "min", "size")
+    MAX_CARD_LABEL_WORK = 200_000     # a card label's expressions x the class's distinct faces, checked
+
+    def card_label_expr(self, inner, pos, cname, faces, exprs):
+        """`{expression}` in a card class's label: built from the card's attributes alone (`{'a satyr'
+        if satyr else 'plain'}`), computed here for every face of the class, so a label that cannot be
+        shown for one of them is an error at its place and never at play."""
+        from .sizes import LabelValueError, card_label_text
+        src = Located(inner, self.filename, lambda ln, c, b=pos: (b[0], b[1] + c), "label")
+        self._rule_chars += len(inner)
+        try:
+            node = parse(src, "expr")
+        except SpecError as e:
+            self.errors.append(e)
+            return
+        distinct = {}
+        for f in faces:
+            attrs = dict(f[0], type=cname)
+            distinct.setdefault(repr(sorted((k, repr(v)) for k, v in attrs.items())), attrs)
+        if (len(exprs) + 1) * len(distinct) > self.MAX_CARD_LABEL_WORK:
+            self.err(f"'{{{inner}}}': card class '{cname}' has {len(distinct)} different faces; its label's "
+                     f"expressions are checked on each, at most {self.MAX_CARD_LABEL_WORK} in all", pos, "label")
+            return
+        for attrs in distinct.values():
+            try:
+                card_label_text(node, attrs)
+            except LabelValueError as e:
+                face = ", ".join(f"{k}={v}" for k, v in attrs.items() if k != "type")
+                self.err(f"'{{{inner}}}' cannot be shown for the {cname} card with {face or 'no attributes'}: "
+                         f"{e}", pos, "label")
+                return
+            except RecursionError:
+                self.err(f"'{{{inner}}}' is nested too deeply", pos, "label")
+                return
+        exprs.append((inner, node))
 
     def label_expr(self, inner, pos, scope, exprs):
         """`{expression}` in an action label: built from the action's parameters alone (never the
