@@ -502,8 +502,8 @@ class Checker(TypeChecker):
     MAX_CARD_LABEL_WORK = 200_000     # a card label's expressions x the class's distinct faces, checked
 
     def card_label_expr(self, inner, pos, cname, faces, exprs):
-        """`{expression}` in a card class's label: built from the card's attributes alone (`{'a satyr'
-        if satyr else 'plain'}`), computed here for every face of the class, so a label that cannot be
+        """`{expression}` in a card class's label: built from the card's attributes alone (`{'gold'
+        if gold else 'plain'}`), computed here for every face of the class, so a label that cannot be
         shown for one of them is an error at its place and never at play."""
         from .sizes import LabelValueError, card_label_text
         src = Located(inner, self.filename, lambda ln, c, b=pos: (b[0], b[1] + c), "label")
