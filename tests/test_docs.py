@@ -137,3 +137,14 @@ def test_game_spec_points_to_nothing_unseen(path):
     text = open(path, encoding="utf-8").read()
     assert "shared/" not in text
     assert "digest" not in text.lower()      # the rules digest those comments pointed to
+
+
+# ------------------------------------------------------------------------------ the map of the tests
+def test_the_tests_map_names_every_test_file():
+    """tests/README.md is the map of the test files: each one has its row, and no row names a file
+    that is gone."""
+    text = open(os.path.join(ROOT, "tests", "README.md"), encoding="utf-8").read()
+    named = set(re.findall(r"`(test_\w+\.py)`", text))
+    files = {os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "tests", "test_*.py"))}
+    assert not files - named, f"tests/README.md has no row for {sorted(files - named)}"
+    assert not named - files, f"tests/README.md names missing files {sorted(named - files)}"

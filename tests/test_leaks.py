@@ -171,7 +171,7 @@ def test_every_spec_of_the_repository_is_covered():
     among them), at every player count."""
     covered = {c[0] for c in CONFIGS}
     assert covered == set(SPECS)
-    for name in ("bluff", "snap", "bags", "melds", "fifteens", "tens"):
+    for name in ("bluff", "snap", "bags", "melds", "fifteens", "tens", "streak"):
         assert os.path.join(ROOT, "tests", "specs", f"{name}.yaml") in covered
 
 

@@ -20,7 +20,8 @@ GAMES_PER_CONFIG = int(os.environ.get("GAMESPEC_SIM_GAMES", "60"))
 CONFIGS = configs()
 # the test specs of the language's constructs (functions, combinatorics, team state, reaction windows):
 # every player count with the default options, the last option set at the most players; fewer games each
-NEW_SPECS = [os.path.join(ROOT, "tests", "specs", f"{n}.yaml") for n in ("fifteens", "melds", "bags", "bluff", "snap", "tens")]
+NEW_SPECS = [os.path.join(ROOT, "tests", "specs", f"{n}.yaml")
+             for n in ("fifteens", "melds", "bags", "bluff", "snap", "tens", "streak")]
 SPEC_CONFIGS = [c for c in configs(NEW_SPECS) if c[2] == load(c[0]).check_options({}) or
                 (c[2] == load(c[0]).option_sets()[-1] and c[1] == load(c[0]).max_players)]
 SPEC_GAMES = max(4, GAMES_PER_CONFIG // 5)

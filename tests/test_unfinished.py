@@ -85,3 +85,18 @@ def test_check_strict_reports_a_game_random_moves_never_finish_and_stays_bounded
     fine = tmp_path / "fine.yaml"
     fine.write_text(RACE.replace("streak[q] >= 15", "streak[q] >= 2"), encoding="utf-8")
     assert not [f for f in lint(str(fine), games=1) if f.check == "never-ends"]
+
+
+def test_the_repositorys_target_game_needs_its_bound():
+    """tests/specs/streak.yaml, played to its target (max_rounds=0), is refused with the plain message;
+    its default bound (12 rounds) makes every game end. Its target comes from a global list indexed
+    by the player count (`goals[num_players - 2]`)."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs", "streak.yaml")
+    with pytest.raises(sim.Unfinished, match="random bots cannot finish this game"):
+        sim.simulate(path, games=20, workers=1, players=3, options={"max_rounds": 0})
+    out = sim.simulate(path, games=20, workers=1, players=3)
+    assert out["games_finished"] == 20 and not out.get("errors")
+    g = gamespec.load(path)
+    s = g.new_game(players=4, seed=1)
+    assert g.evaluate(s, "goals[num_players - 2]") == 13 and g.evaluate(s, "goals[0]") == 15
