@@ -273,6 +273,22 @@ def test_a_global_list_takes_an_index_and_player_and_card_variables_start_as_non
     assert s.scores == [3 + 12 + 6] * 2
 
 
+def test_none_as_yaml_writes_it_starts_a_player_or_card_variable_and_an_int_says_why_not():
+    text = RECURSIVE.replace("who: {type: player, initial: none}", "who: {type: player, initial: None}")
+    text = text.replace("seen: {type: card, initial: none}", "seen: {type: card, initial: null}")
+    g = gamespec.load_text(text, "none.yaml")
+    v = g.new_game(players=2, seed=1).observation(0)["variables"]
+    assert v["who"] is None and v["seen"] is None
+    for written in ("none", "None", "null"):
+        bad = RECURSIVE.replace("  xs: {type: list, initial: [5, 6, 7]}\n",
+                                f"  xs: {{type: list, initial: [5, 6, 7]}}\n  tally: {{initial: {written}}}\n")
+        with pytest.raises(SpecErrors) as e:
+            gamespec.load_text(bad, "none.yaml")
+        (err,) = e.value.errors
+        assert "an int variable has no value none: give a number (none is for player and card variables)" in \
+            str(err) and str(err).startswith("none.yaml:"), (written, str(err))
+
+
 def test_a_function_is_typed_at_each_call_with_its_arguments(tmp_path):
     bad = RECURSIVE.replace('  score: "down(3) + total(deck) + xs[1]"', '  score: "total(players)"')
     with pytest.raises(SpecErrors) as e:

@@ -215,7 +215,8 @@ TABLE = (
        example={"effects": "if size(deck) > 0 { deal(deck, hand[actor], 1) }"}),
     _b("shuffle", 1, 1, (ZONE,), statement=True, words="Shuffle {0}.", signature="shuffle(z)",
        text="Shuffle with the game's seeded RNG; nobody can follow a card through a shuffle; logged as a "
-            "chance event.", example={"effects": "shuffle(deck)"}),
+            "chance event. What a player saw before the shuffle stays in their history: a card shown and "
+            "shuffled back in one effect is still named there.", example={"effects": "shuffle(deck)"}),
     _b("reveal", 2, 2, (None, PLAYER), statement=True, hook="cards_arg", words="{1} secretly looks at {0}.",
        signature="reveal(cards, p)", text="A private look: player p learns the card(s); nobody else sees what.",
        example={"effects": "reveal(top(deck, 2), actor)"}),

@@ -336,14 +336,17 @@ class Checker(TypeChecker):
             self.name_ok(name, vs, "variable")
             t = v.get("type", "int")
             init = v.get("initial", {"int": 0, "bool": False, "cards": [], "list": [], "str": ""}.get(t))
-            if t in ("player", "card") and isinstance(init, str) and init.strip() == "none":
-                init = None     # YAML reads a bare `none` as a text: for these types it means none
+            if t in ("player", "card") and isinstance(init, str) and init.strip().lower() == "none":
+                init = None     # YAML reads a bare `none` (or `None`) as a text: for these types it means none
             if v.get("per_team") and v.get("per_player"):
                 self.err("a variable is either per player or per team, not both", self.mark(vs, name))
             elif v.get("per_team") and not self.has_teams:
                 self.err("a per-team variable needs the game's teams: declare them at the top level "
                          "(teams: \"p % 2\")", self.mark(v, "per_team"))
-            if t in ("int", "player") and init is not None and type(init) is not int:
+            if t == "int" and (init is None or (isinstance(init, str) and init.strip().lower() == "none")):
+                self.err("an int variable has no value none: give a number (none is for player and card "
+                         "variables)", self.mark(v, "initial"))
+            elif t in ("int", "player") and init is not None and type(init) is not int:
                 self.err(f"initial value of a {t} variable must be an integer", self.mark(v, "initial"))
             elif t == "bool" and type(init) is not bool:
                 self.err("initial value of a bool variable is true or false", self.mark(v, "initial"), "type")
