@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import GamespecError
+from .errors import DrawError
 from .errors import UsageError
 from .spec.graph import ASIDE, END, START
 
@@ -20,10 +20,6 @@ MAX_PIXELS = 40_000_000  # a PNG; its resolution is lowered to fit, down to MIN_
 MIN_DPI = 20
 DPI = 100
 CHECKS_CAPTION = "checked after every block of effects"
-
-
-class DrawError(GamespecError):
-    """The picture cannot be made: too large, or no program to draw it with."""
 
 
 # ------------------------------------------------------------------------------ format

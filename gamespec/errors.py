@@ -1,7 +1,11 @@
 """Error types shared by every stage: spec errors carry FILE:LINE:COL, run-time errors name the rule."""
 from __future__ import annotations
 
-__all__ = ["GamespecError", "SpecError", "SpecErrors", "SpecRuntimeError", "UsageError", "IllegalAction", "StateFormatError"]   # the public face (docs/api.md)
+# the public face (docs/api.md): every error gamespec raises on purpose, defined here, re-exported
+# by the modules that raise them (`from gamespec.simulate import Unfinished` still works)
+__all__ = ["GamespecError", "SpecError", "SpecErrors", "SpecRuntimeError", "UsageError", "IllegalAction",
+           "StateFormatError", "BotError", "SpecNotFound", "MissingExtra", "GameTooLong", "Unfinished",
+           "DrawError", "RecordsError", "ReportError", "ActionSpaceError", "ReplayDivergence"]
 
 
 class GamespecError(Exception):
@@ -67,3 +71,44 @@ class IllegalAction(GamespecError):
 
 class StateFormatError(GamespecError):
     """A saved state or log that is corrupted, tampered with or from another spec."""
+
+
+class BotError(GamespecError):
+    """A bot that cannot be made (bad kind, unloadable class) or that answered with no legal action."""
+
+
+class SpecNotFound(GamespecError):
+    """No spec file beside a log has the log's SHA-256 (the caller may ask for the spec's path)."""
+
+
+class MissingExtra(GamespecError, ImportError):
+    """An optional dependency of gamespec.envs is not installed."""
+
+
+class GameTooLong(GamespecError):
+    """A game longer than the max_game_length declared to OpenSpiel (state unchanged)."""
+
+
+class Unfinished(GamespecError):
+    """Random moves did not finish any sample game: a simulation would only hit the game's budgets."""
+
+
+class DrawError(GamespecError):
+    """The picture cannot be made: too large, or no program to draw it with."""
+
+
+class RecordsError(GamespecError):
+    """A records file that cannot be written or read (named, with the line)."""
+
+
+class ReportError(GamespecError):
+    """A report that cannot be made (matplotlib missing, no records)."""
+
+
+class ActionSpaceError(GamespecError, ValueError):
+    """The spec's actions have no finite static numbering of acceptable size."""
+
+
+class ReplayDivergence(SpecRuntimeError):
+    """The game and the log disagree. A SpecRuntimeError so that the rule running the shuffle lets it
+    through unchanged, like any run-time error."""

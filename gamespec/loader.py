@@ -8,7 +8,7 @@ import stat
 
 from interpreter.replay import read_chunks
 
-from .errors import GamespecError, SpecError, SpecErrors
+from .errors import SpecError, SpecErrors, SpecNotFound
 from .game import Game
 from .spec import graph as _graph
 from .spec.presentation import resolve as presentation
@@ -82,10 +82,6 @@ def load(path, backend: str | None = None) -> Game:
 
 
 # -- the spec of a log -------------------------------------------------------------------------
-class SpecNotFound(GamespecError):
-    """No spec file beside a log has the log's SHA-256 (the caller may ask for the spec's path)."""
-
-
 MAX_SPEC_CANDIDATES = 200   # spec files beside a log that find_spec may hash
 
 

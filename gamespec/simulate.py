@@ -11,7 +11,7 @@ import os
 import time
 import traceback
 
-from gamespec.errors import GamespecError
+from gamespec.errors import GamespecError, Unfinished
 
 from gamespec.bots import RandomBot
 
@@ -265,10 +265,6 @@ PROBE_GAMES = 20
 PROBE_DECISIONS = 5_000
 PROBE_TOTAL = 50_000
 PROBE_CPU = 5.0
-
-
-class Unfinished(GamespecError):
-    """Random moves did not finish any sample game: a simulation would only hit the game's budgets."""
 
 
 def finish_probe(game, players, options, games=PROBE_GAMES, max_decisions=None, stop_at_first=True):

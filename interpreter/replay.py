@@ -8,7 +8,7 @@ import json
 import os
 import stat
 
-from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, StateFormatError
+from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, StateFormatError, ReplayDivergence
 
 from . import rng as _rng
 from .snapshot import same_json as _same
@@ -73,11 +73,6 @@ def _permutes(order, cards) -> bool:
 
 def _key(x):
     return (type(x).__name__, x if isinstance(x, int) else str(x))
-
-
-class ReplayDivergence(SpecRuntimeError):
-    """The game and the log disagree. A SpecRuntimeError so that the rule running the shuffle lets it
-    through unchanged, like any run-time error."""
 
 
 def _no_constant(name):

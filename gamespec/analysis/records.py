@@ -7,14 +7,10 @@ import json
 import math
 import os
 
-from gamespec.errors import GamespecError
+from gamespec.errors import RecordsError
 
 FORMATS = {".jsonl": "jsonl", ".csv": "csv"}
 MAX_LINE = 1 << 20          # a record line from a stranger's file: refuse absurd lines
-
-
-class RecordsError(GamespecError):
-    """A records file that cannot be written or read (named, with the line)."""
 
 
 TRACE_FIELDS = ("lead_changes", "decided_at", "winner_deficit", "actions")

@@ -15,7 +15,7 @@ import html
 import io
 import os
 
-from gamespec.errors import GamespecError
+from gamespec.errors import ReportError
 
 from .comparison import per_game
 from .findings import classify_cost, config_findings, finding_items, num, pct, points
@@ -457,10 +457,6 @@ def write_report(records, out, png=False, sources=(), title=None) -> list:
                 fig.savefig(path, format="png", dpi=110)
                 written.append(path)
     return written
-
-
-class ReportError(GamespecError):
-    """A report that cannot be made (matplotlib missing, no records)."""
 
 
 def report_files(paths, out, png=False, title=None) -> list:

@@ -3,11 +3,7 @@ from __future__ import annotations
 
 import random
 
-from gamespec.errors import GamespecError, SpecRuntimeError
-
-
-class BotError(GamespecError):
-    """A bot that cannot be made (bad kind, unloadable class) or that answered with no legal action."""
+from gamespec.errors import SpecRuntimeError, BotError
 
 
 class Bot:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import fields, is_dataclass
 
-from gamespec.errors import GamespecError, IllegalAction
+from gamespec.errors import IllegalAction, ActionSpaceError
 from interpreter.actions import Action
 from interpreter.snapshot import json_key as _key
 from interpreter.views import find_view_action, player_actions, view_action
@@ -19,10 +19,6 @@ from ..spec.visibility import VISIBILITIES
 from ..spec.model import Rule
 
 MAX_DISTINCT_ACTIONS = 2_000_000
-
-
-class ActionSpaceError(GamespecError, ValueError):
-    """The spec's actions have no finite static numbering of acceptable size."""
 
 
 def space(rs) -> "ActionSpace":

@@ -2,11 +2,7 @@
 the import of an optional dependency that names its extra."""
 from __future__ import annotations
 
-from gamespec.errors import GamespecError
-
-
-class MissingExtra(GamespecError, ImportError):
-    """An optional dependency of gamespec.envs is not installed."""
+from gamespec.errors import MissingExtra
 
 
 def require(module: str):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 
-from gamespec.errors import GamespecError
+from gamespec.errors import GameTooLong
 
 from .common import require, resolve, rewards
 
@@ -39,10 +39,6 @@ def load(spec, players=None, options=None, reward="win", max_game_length=None):
     if max_game_length is not None and (type(max_game_length) is not int or max_game_length < 1):
         raise UsageError(f"max_game_length is a whole number >= 1, not {max_game_length!r}")
     return GamespecGame(game, players, opts, reward, max_game_length)
-
-
-class GameTooLong(GamespecError):
-    """A game longer than the max_game_length declared to OpenSpiel (state unchanged)."""
 
 
 class GamespecGame(pyspiel.Game):
