@@ -153,7 +153,11 @@ def _normal_restriction(text):
     return (base or "random", tuple(rules))
 
 
-RULE_WORDS = {"first": "always takes the first legal action", "greedy": "plays greedily on the spec's score"}
+def _seat_words(rule):
+    """What a seat of a built-in kind does, in the bot table's words (gamespec/bots/registry.py)."""
+    from ..bots.registry import KINDS
+    kind = KINDS.get(rule)
+    return kind.seat_words if kind is not None and kind.seat_words else None
 
 
 def _opponents(s):
@@ -201,7 +205,7 @@ def restriction_sentence(s) -> dict | None:
                 "nothing": f"no evidence that always playing {action} matters: {who} {wins}{vs} "
                            f"(cost {points(rc['cost'], rc['cost_ci95'])}: the interval contains 0)"}[verdict]
     else:
-        how = RULE_WORDS.get(rule, f"is restricted to {r}") if rule is not None else f"is restricted to {r}"
+        how = (_seat_words(rule) if rule is not None else None) or f"is restricted to {r}"
         who = f"a seat that {how} ({r})"
         text = {"costs": f"the restriction {r} costs: {who} {wins}{vs}, {cost}",
                 "gains": f"the restriction {r} gains: {who} {wins}{vs}, {gain}",

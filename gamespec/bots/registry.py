@@ -22,17 +22,18 @@ class BotKind:
     page: bool              # a web page may ask for it (no code is imported for it)
     engines: bool           # it takes engine= ("native": its search runs in C, docs/native.md)
     doc: str
+    seat_words: str = ""    # how a study's findings say what a seat of this kind does ("a seat that ...")
 
 
 KINDS = {k.name: k for k in (
     BotKind("random", "gamespec.bots.randombot:RandomBot", None, True, False,
-            "picks a legal action uniformly at random"),
+            "picks a legal action uniformly at random", "plays at random"),
     BotKind("greedy", "gamespec.bots.greedy:GreedyBot", None, True, False,
-            "picks the action that most improves its own score one step ahead"),
+            "picks the action that most improves its own score one step ahead", "plays greedily on the spec's score"),
     BotKind("ismcts", "gamespec.bots.ismcts:ISMCTSBot", "iterations", True, True,
-            "information-set Monte Carlo tree search, ITERATIONS playouts per decision"),
+            "information-set Monte Carlo tree search, ITERATIONS playouts per decision", "searches (ISMCTS)"),
     BotKind("first", "gamespec.bots.restricted:FirstBot", None, False, False,
-            "always plays the first legal action (restricted play)"),
+            "always plays the first legal action (restricted play)", "always takes the first legal action"),
 )}
 DEFAULT_KIND = "random"
 BUILTIN = tuple(KINDS)      # the built-in kinds' names, in the table's order
