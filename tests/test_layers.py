@@ -211,3 +211,15 @@ def test_each_public_module_names_its_face_and_every_name_exists(name):
     assert not missing, f"{name}.__all__ names what it does not have: {missing}"
     doc = open(os.path.join(ROOT, "docs", "api.md"), encoding="utf-8").read()
     assert f"`{name}`" in doc, f"docs/api.md's public face does not name {name}"
+
+
+def test_the_schema_lists_the_visibility_tables_names():
+    """One table of visibilities (gamespec/spec/visibility.py): the schema's enums for zones, variables
+    and marks are exactly its names that apply to each."""
+    import json
+    from gamespec.spec.visibility import TABLE
+    with open(os.path.join(ROOT, "gamespec", "schema.json"), encoding="utf-8") as f:
+        defs = json.load(f)["$defs"]
+    for what in ("zone", "variable", "mark"):
+        want = [v.name for v in TABLE if what in v.applies_to]
+        assert sorted(defs[what]["properties"]["visibility"]["enum"]) == sorted(want), what

@@ -11,6 +11,8 @@ layout, the rules as Python functions, the flow as a flat program of instruction
 - `actions.py`      action declarations → compiled actions (parameters, cost, effect, label)
 - `labels.py`       label expressions → their text from an action's parameters alone
 - `action_space.py` the fixed numbering of every action a player could see (agents)
+- `native/`         the native backend: a Ruleset → C source of whole playouts (docs/native.md)
+- `cbuild.py`       that C source → a built, cached and key-checked shared library (the C compiler)
 
 Compiled code calls one run-time library, `interpreter/runtime.py` (docs/runtime.md).
 """

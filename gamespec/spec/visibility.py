@@ -3,7 +3,7 @@
 The checker takes from it where each may be declared and which need an owner (a per-player zone or
 variable); the compile stage turns each declaration into the bit mask of the players who see it
 (`sight`), which is all the interpreter reads; `explain` says each in its words. The schema's enums
-list the same names (a test holds them equal).
+list the same names (tests/test_layers.py holds them equal).
 """
 from __future__ import annotations
 
