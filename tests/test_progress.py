@@ -54,14 +54,15 @@ def test_a_plain_progress_callback_still_gets_done_and_total():
     assert calls == [(1, 3), (2, 3), (3, 3)]
 
 
-def test_local_workers_send_the_decisions_of_games_still_going(monkeypatch):
+@pytest.mark.parametrize("engine,iterations", [("python", 100), ("native", 2000)])
+def test_local_workers_send_the_decisions_of_games_still_going(monkeypatch, engine, iterations):
     """Each worker's counts reach the main process through shared counters while its block of games
-    is still being played (a block of ISMCTS games takes long)."""
+    is still being played (a block of ISMCTS games takes long), on either engine."""
     monkeypatch.setattr(sim, "TICK_SECONDS", 0.0)
     rec = Recorder()
-    out = sim.simulate(BACCHUS, games=2, players=3, seed=3, workers=2, progress=rec,
-                       bots=["ismcts:100", "random", "random"])
-    assert out["workers"] == 2
+    out = sim.simulate(BACCHUS, games=2, players=3, seed=3, workers=2, progress=rec, engine=engine,
+                       bots=[f"ismcts:{iterations}", "random", "random"])
+    assert out["workers"] == 2 and out["engine"] == engine
     assert _during_games(rec.calls, 2), rec.calls[:5]
     done, total, decisions, finished = rec.calls[-1]
     assert (done, total) == (2, 2) and decisions == finished == out["decisions_total"]
