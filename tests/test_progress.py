@@ -15,6 +15,7 @@ from gamespec.analysis import progress as prog
 from gamespec.analysis.progress import ProgressBar, clock
 from gamespec.cli import main
 from gamespec import simulate as sim
+from helpers import skip_without_cc
 
 ROOT = Path(__file__).resolve().parent.parent
 BACCHUS = str(ROOT / "games" / "bacchus.yaml")
@@ -54,7 +55,7 @@ def test_a_plain_progress_callback_still_gets_done_and_total():
     assert calls == [(1, 3), (2, 3), (3, 3)]
 
 
-@pytest.mark.parametrize("engine,iterations", [("python", 100), ("native", 2000)])
+@pytest.mark.parametrize("engine,iterations", [("python", 100), pytest.param("native", 2000, marks=skip_without_cc())])
 def test_local_workers_send_the_decisions_of_games_still_going(monkeypatch, engine, iterations):
     """Each worker's counts reach the main process through shared counters while its block of games
     is still being played (a block of ISMCTS games takes long), on either engine."""
