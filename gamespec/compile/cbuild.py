@@ -248,22 +248,29 @@ def _make(rs):
         return f"the spec uses something the native compiler does not handle yet ({e})"
     except RecursionError:
         return "the spec's rules are nested too deeply for the native compiler"
+    except Exception as e:      # a bug of the generator: never a crash, and never a library
+        return f"the native compiler failed on this spec ({_exception(e)}); please report it"
     gen_s = time.perf_counter() - t0
     for attempt in (0, 1):
         try:
             path, key, secs, cached = build(source)
         except NativeUnavailable as e:
             return str(e)
+        except Exception as e:  # (an OSError of the temporary directory, ...): the build failed
+            return f"the native build failed ({_exception(e)})"
         # a retry loads the rebuilt file under a name of its own: the loader would hand back the
         # library it already mapped under the cache's name
-        load_as = path if not attempt else _private_link(path)
+        try:
+            load_as = path if not attempt else _private_link(path)
+        except OSError as e:
+            return f"the native library cannot be loaded ({e})"
         try:
             lib = NativeLib(load_as, key, meta, rs, secs, cached)
             lib.path = path
             lib.generate_seconds = gen_s
             lib.load_seconds = time.perf_counter() - t0
             return lib
-        except OSError as e:
+        except (OSError, AttributeError) as e:      # (ctypes: AttributeError for a missing entry point)
             forget(path)     # a foreign or broken file in the cache: never trusted, built again
             if attempt:
                 return f"the native library cannot be loaded ({e})"
@@ -271,6 +278,12 @@ def _make(rs):
             if load_as != path:
                 _unlink(load_as)
     return "the native library cannot be loaded"
+
+
+def _exception(e):
+    """An unexpected exception in a few words: its kind and its first line."""
+    first = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+    return f"{type(e).__name__}: {first}" if first else type(e).__name__
 
 
 def _private_link(path):
