@@ -594,6 +594,46 @@ V rt_sorted(G *g, V xs) {
     return vlist(out);
 }
 
+/* positions 0..n-1 ordered by their keys, stably: the comparisons of merge_sort's */
+static void merge_sort_by(G *g, const V *key, int32_t *a, int32_t *tmp, int64_t n) {
+    if (n < 2) return;
+    if (n <= 12) {
+        for (int64_t i = 1; i < n; i++) {
+            int32_t x = a[i];
+            int64_t j = i;
+            while (j > 0 && py_lt(g, key[x], key[a[j - 1]])) { a[j] = a[j - 1]; j--; }
+            a[j] = x;
+        }
+        return;
+    }
+    int64_t h = n / 2;
+    merge_sort_by(g, key, a, tmp, h);
+    merge_sort_by(g, key, a + h, tmp, n - h);
+    int64_t i = 0, j = h, k = 0;
+    while (i < h && j < n) {
+        if (py_lt(g, key[a[j]], key[a[i]])) tmp[k++] = a[j++];
+        else tmp[k++] = a[i++];
+    }
+    while (i < h) tmp[k++] = a[i++];
+    while (j < n) tmp[k++] = a[j++];
+    memcpy(a, tmp, (size_t)n * sizeof(int32_t));
+}
+
+V rt_sorted_by(G *g, List *keys, List *items) {
+    int32_t n = items->n;
+    if (keys->n != n) BAIL(B_STATE);
+    List *out = list_new(g, n);
+    if (n < 2) {                   /* nothing compared (Python's sort compares nothing either) */
+        memcpy(out->a, items->a, (size_t)n * sizeof(V));
+        return vlist(out);
+    }
+    int32_t *idx = (int32_t *)aalloc(g, 2 * (size_t)n * sizeof(int32_t));
+    for (int32_t k = 0; k < n; k++) idx[k] = k;
+    merge_sort_by(g, keys->a, idx, idx + n, n);
+    for (int32_t k = 0; k < n; k++) out->a[k] = items->a[idx[k]];
+    return vlist(out);
+}
+
 V rt_first_n(G *g, V xs, int64_t k) {
     List *l = as_list(g, xs);
     int64_t n = k < 0 ? 0 : (k < l->n ? k : l->n);

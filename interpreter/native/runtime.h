@@ -355,6 +355,7 @@ int rt_in(G *g, V x, V xs);                    /* x in xs (charged) */
 V rt_sum(G *g, V xs);
 V rt_maxmin(G *g, V xs, int is_max, int has_default, V dflt);
 V rt_sorted(G *g, V xs);
+V rt_sorted_by(G *g, List *keys, List *items);   /* items by their keys, stably (sorted_by) */
 V rt_first_n(G *g, V xs, int64_t k);
 V rt_last_n(G *g, V xs, int64_t k);
 V rt_first(G *g, V xs);

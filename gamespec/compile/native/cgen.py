@@ -804,6 +804,11 @@ class RuleGen:
     def aggregate(self, n, sc):
         f = n.func
         c = n.args[0]
+        known = {"default", "key"} if f in ("max", "min") else {"key"} if f == "sorted" else set()
+        if set(n.kwargs) - known:
+            raise NativeUnsupported(f"{f}(... for ...) with {', '.join(sorted(set(n.kwargs) - known))}=")
+        if "key" in n.kwargs:
+            return self.keyed(n, sc)
         w = comp_weight(c)
         itv = self.iterable(c.iter, sc)
 
@@ -864,14 +869,7 @@ class RuleGen:
                 better = f"py_lt(g, {best}, {e})" if f == "max" else f"py_lt(g, {e}, {best})"
                 self.emit(f"if (!{have}) {{ {best} = {e}; {have} = 1; }} else if ({better}) {best} = {e};")
             self.loop_it(itv, body, w)
-            self.emit(f"if (!{have}) {{")
-            with self.indent():
-                if "default" in n.kwargs:
-                    d = self.ex(n.kwargs["default"], sc)
-                    self.emit(f"{best} = {self.V(d)};")
-                else:
-                    self.emit("FAULT(F_EMPTY_LIST);")
-            self.emit("}")
+            self.best_or_default(n, sc, best, have)
             return E(best, "V")
         if f == "first":
             r = self.tmp("V", "vnone()")
@@ -899,20 +897,80 @@ class RuleGen:
             return E(self.tmp("V", f"rt_sorted(g, {lst})"), "V")
         raise NativeUnsupported(f"aggregate {f}()")
 
-    def comp_from(self, itv, c, sc, w):
-        out = self.fresh("o")
-        self.emit(f"List *{out} = NULL;")
+    def best_or_default(self, n, sc, best, have):
+        """After a max/min loop: its `default` (evaluated whether needed or not, after the items, as
+        the generated backend's `max([...], default=d)` and runtime.best_by evaluate it) where nothing
+        was found, else the fault."""
+        if "default" in n.kwargs:
+            d = self.hold(E(self.V(self.ex(n.kwargs["default"], sc)), "V"))
+            self.emit(f"if (!{have}) {best} = {d.c};")
+        else:
+            self.emit(f"if (!{have}) FAULT(F_EMPTY_LIST);")
+
+    def keyed(self, n, sc):
+        """`max/min/sorted(e for x in xs if c, key=k)` (runtime.best_by, sorted_by): every item charged
+        with the key's weight too, the key computed before the item; max/min keep the first item
+        whose key is greatest (least), comparing each key with the best so far from the first item on
+        (the first with itself, as best_by does); sorted orders by key, stably."""
+        f = n.func
+        c = n.args[0]
+        key = n.kwargs["key"]
+        itv = self.iterable(c.iter, sc)
+        w = comp_weight(c, key)
+
+        def bind(item):
+            inner = dict(sc)
+            inner[c.var] = item
+            if c.cond is not None:
+                t = self.test(c.cond, inner)
+                self.emit(f"if (!({t})) continue;")
+            return inner
+        if f == "sorted":
+            keys, items = self.fresh("o"), self.fresh("o")
+            self.emit(f"List *{keys} = {self.list_for(itv)};")
+            self.emit(f"List *{items} = {self.list_for(itv)};")
+            cnt = self.tmp("int32_t", "0")
+
+            def body(item):
+                inner = bind(item)
+                k = self.hold(E(self.V(self.ex(key, inner)), "V"))
+                e = self.V(self.ex(c.elt, inner))
+                self.emit(f"{keys}->a[{cnt}] = {k.c};")
+                self.emit(f"{items}->a[{cnt}++] = {e};")
+            self.loop_it(itv, body, w)
+            self.emit(f"{keys}->n = {cnt}; {items}->n = {cnt};")
+            return E(self.tmp("V", f"rt_sorted_by(g, {keys}, {items})"), "V")
+        best_k = self.tmp("V", "vnone()")
+        best = self.tmp("V", "vnone()")
+        have = self.tmp("int", "0")
+
+        def body(item):
+            inner = bind(item)
+            k = self.tmp("V", self.V(self.ex(key, inner)))
+            e = self.tmp("V", self.V(self.ex(c.elt, inner)))
+            self.emit(f"if (!{have}) {{ {best_k} = {k}; {best} = {e}; {have} = 1; }}")
+            better = f"py_lt(g, {best_k}, {k})" if f == "max" else f"py_lt(g, {k}, {best_k})"
+            self.emit(f"if ({better}) {{ {best_k} = {k}; {best} = {e}; }}")
+        self.loop_it(itv, body, w)
+        self.best_or_default(n, sc, best, have)
+        return E(best, "V")
+
+    def list_for(self, itv):
+        """A new list as long as iterable itv (at most), as C."""
         kind = itv[0]
         if kind == "seats":
-            self.emit(f"{out} = list_new(g, {itv[2]});")
-        elif kind == "range":
-            self.emit(f"{out} = list_new(g, {itv[2]} > {itv[1]} ? {itv[2]} - {itv[1]} : 0);")
-        elif kind == "const":
-            self.emit(f"{out} = list_new(g, {len(itv[1])});")
-        elif kind == "zone":
-            self.emit(f"{out} = list_new(g, g->z[{itv[1]}].n);")
-        else:
-            self.emit(f"{out} = list_new(g, need_list(g, {itv[1]})->n);")
+            return f"list_new(g, {itv[2]})"
+        if kind == "range":
+            return f"list_new(g, {itv[2]} > {itv[1]} ? {itv[2]} - {itv[1]} : 0)"
+        if kind == "const":
+            return f"list_new(g, {len(itv[1])})"
+        if kind == "zone":
+            return f"list_new(g, g->z[{itv[1]}].n)"
+        return f"list_new(g, need_list(g, {itv[1]})->n)"
+
+    def comp_from(self, itv, c, sc, w):
+        out = self.fresh("o")
+        self.emit(f"List *{out} = {self.list_for(itv)};")
         cnt = self.tmp("int32_t", "0")
 
         def body(item):
