@@ -38,9 +38,10 @@ enum {
     F_BUDGET = 1, F_DIV0 = 2, F_KEY = 3, F_INDEX = 4, F_NONE_ATTR = 5, F_PLAYER = 6, F_INT_SIZE = 7,
     F_VALUE_SIZE = 8, F_EMPTY_ZONE = 9, F_NO_LEGAL = 10, F_TYPE = 11, F_NO_CARD = 12, F_EMPTY_LIST = 13,
     F_GAME_BUDGET = 14, F_GAME_STEPS = 15, F_FLOW = 16, F_SIMULTANEOUS = 17, F_CHOICES = 18,
-    F_DEAL = 19, F_MARK = 20, F_RANGE = 21,
+    F_DEAL = 19, F_MARK = 20, F_RANGE = 21, F_TEAM = 22,
     /* bails */
-    B_TYPE = 64, B_TEXT = 65, B_OVERFLOW = 66, B_MEMORY = 67, B_CARD = 68, B_STATE = 69, B_LIMIT = 70
+    B_TYPE = 64, B_TEXT = 65, B_OVERFLOW = 66, B_MEMORY = 67, B_CARD = 68, B_STATE = 69, B_LIMIT = 70,
+    B_TRACE = 71
 };
 
 /* ---- arenas ------------------------------------------------------------------------------ */
@@ -279,6 +280,14 @@ static inline int64_t seat(G *g, V v) {        /* a player index: exactly an int
 static inline int64_t seat_i(G *g, int64_t p) {
     if (GS_UNLIKELY(p < 0 || p >= g->L->P)) FAULT(F_PLAYER);
     return p;
+}
+static inline int64_t team_i(G *g, int64_t t, int64_t T) {   /* a team index: 0..T-1 (runtime.team_index) */
+    if (GS_UNLIKELY(t < 0 || t >= T)) FAULT(F_TEAM);
+    return t;
+}
+static inline int64_t team_v(G *g, V v, int64_t T) {        /* exactly an int (a bool is no team) */
+    if (GS_UNLIKELY(v.t != T_INT || v.i < 0 || v.i >= T)) FAULT(F_TEAM);
+    return v.i;
 }
 static inline int64_t card_of(G *g, V v) {     /* a card id to index a card table with */
     if (GS_LIKELY(v.t == T_INT && v.i >= 0 && v.i < g->L->ncards)) return v.i;

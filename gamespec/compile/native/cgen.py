@@ -170,6 +170,19 @@ class RuleGen:
             return f"seat(g, {e.c})"
         return "fault_i(g, F_PLAYER)"
 
+    def tidx(self, n, sc):
+        """A team number used as an index (a team variable's cell, a team zone), as C int64_t: exactly
+        an int in 0 .. T-1, a fault otherwise (runtime.team_index)."""
+        e = self.ex(n, sc)
+        T = self.rs.T
+        if e.k in NUMERIC:
+            return f"team_i(g, {e.c}, {T})"
+        if e.k == "V":
+            return f"team_v(g, {e.c}, {T})"
+        if e.k in ("F", "FL"):
+            raise NativeUnsupported("a card parameter used other than by its attributes in an order")
+        return "fault_i(g, F_TEAM)"       # a bool, a text or none: no team
+
     # ==========================================================================================
     # statements
     # ==========================================================================================
@@ -275,10 +288,12 @@ class RuleGen:
         base = self.rs.var_base[decl.name]
         if ref[0] == "var":
             slot = f"g->v[{base}]"
-        else:
-            idx = self.pidx(tgt.index, sc)
+        elif ref[0] in ("pvar", "tvar"):
+            idx = self.pidx(tgt.index, sc) if ref[0] == "pvar" else self.tidx(tgt.index, sc)
             i = self.tmp("int64_t", f"{base} + {idx}")
             slot = f"g->v[{i}]"
+        else:
+            raise NativeUnsupported(f"an assignment to a target of kind {ref[0]}")
         if op == "=":
             v = self.V(val)
             if grow:
@@ -560,7 +575,11 @@ class RuleGen:
                 return E("g->actor", "i", seat=True)
             if n.id == "players":
                 return E(self.p.pool.list_v(list(range(self.rs.P))), "V")
-            return E(str(self.rs.P), "i")
+            if n.id == "num_players":
+                return E(str(self.rs.P), "i")
+            if n.id == "num_teams":
+                return E(str(self.rs.T), "i")
+            raise NativeUnsupported(f"the constant {n.id}")
         if kind == "zone":
             return E(str(self.rs.zone_base[n.id]), "z")
         if kind == "var":
@@ -579,6 +598,8 @@ class RuleGen:
             base = rs.zone_base[z.name]
             if z.per_player:
                 return E(self.tmp("int64_t", f"{base} + {self.pidx(n.index, sc)}"), "z")
+            if z.per_team:
+                return E(self.tmp("int64_t", f"{base} + {self.tidx(n.index, sc)}"), "z")
             keys = list(rs.zone_keys[z.name])
             if isinstance(n.index, A.Const):
                 for i, k in enumerate(keys):
@@ -616,9 +637,12 @@ class RuleGen:
                     self.emit(f"{'if' if i == 0 else 'else if'} (py_eq({kv}, (V){self.p.pool.v(k)})) {out} = {base + i};")
             self.emit(f"if ({out} < 0) FAULT(F_KEY);")
             return E(out, "z")
-        if kind == "pvar":
+        if kind in ("pvar", "tvar"):
             base = rs.var_base[ref[1].name]
-            return E(f"g->v[{base} + {self.pidx(n.index, sc)}]", "V")
+            idx = self.pidx(n.index, sc) if kind == "pvar" else self.tidx(n.index, sc)
+            return E(f"g->v[{base} + {idx}]", "V")
+        if kind not in ("table", "item"):
+            raise NativeUnsupported(f"an index of kind {kind}")
         if kind == "table":
             return self.table_lookup(ref[1], self.ex(n.index, sc))
         # an item of a list or a zone
@@ -988,10 +1012,21 @@ class RuleGen:
     # -- built-in calls ------------------------------------------------------------------------
     def call(self, n, sc):
         f = n.func
+        if getattr(n, "fn", None) is not None:
+            raise NativeUnsupported(f"{f}(), a function of the spec's `functions:`")
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, sc)
+        known = {"default"} if f in ("max", "min") else {"min"} if f in ("is_max", "is_sole_max") else set()
+        if set(n.kwargs) - known:
+            raise NativeUnsupported(f"{f}() with {', '.join(sorted(set(n.kwargs) - known))}=")
         rs = self.rs
         P = rs.P
+        if f == "team":
+            arr = self.p.const_array("int64_t", [f"{t}LL" for t in rs.seat_team])
+            return E(f"{arr}[{self.pidx(n.args[0], sc)}]", "i")
+        if f == "members":
+            arr = self.p.const_array("V", [self.p.pool.v(list(m)) for m in rs.team_members])
+            return E(f"{arr}[{self.tidx(n.args[0], sc)}]", "V")
         if f == "indices":
             keys = list(rs.zone_keys[n.args[0].ref[1].name])
             return E(self.p.pool.list_v(keys), "V")

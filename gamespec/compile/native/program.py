@@ -929,21 +929,27 @@ class Flow:
         rg = p.gen()
         rg.emit(f"V scores[{P}];")
         rg.emit(f"V keys[{P}][{nt + 1}];")
-        if spec.score is not None:
+        sign = 1 if rs.winner == "highest" else -1
+        if rs.per_team:
+            self.team_scores(rg, sign)
+        elif spec.score is not None:
             f = p.value_fn(spec.score, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)})
             p.score_fn = f           # also a game trace's score after each decision (runtime.c)
             rg.emit(f"for (int64_t p = 0; p < {P}; p++) scores[p] = {f}(g, p);")
         else:
             rg.emit(f"for (int64_t p = 0; p < {P}; p++) scores[p] = vint(0);")
-        sign = 1 if rs.winner == "highest" else -1
-        tbs = [p.value_fn(t, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)}) for t in spec.tie_breakers]
-        rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
-        rg.emit("    if (!isnum(scores[p])) BAIL(B_TYPE);")
-        rg.emit(f"    keys[p][0] = vint(mul_i(g, {sign}, scores[p].i));")
-        for j, t in enumerate(tbs):
-            rg.emit(f"    keys[p][{j + 1}] = {t}(g, p);")
-        rg.emit("}")
+        if not rs.per_team:
+            tbs = [p.value_fn(t, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)})
+                   for t in spec.tie_breakers]
+            rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
+            rg.emit("    if (!isnum(scores[p])) BAIL(B_TYPE);")
+            rg.emit(f"    keys[p][0] = vint(mul_i(g, {sign}, scores[p].i));")
+            for j, t in enumerate(tbs):
+                rg.emit(f"    keys[p][{j + 1}] = {t}(g, p);")
+            rg.emit("}")
         if spec.teams is not None:
+            if rs.per_team:
+                raise NativeUnsupported("scoring.teams with scoring.per_team")
             tf = p.value_fn(spec.teams, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)})
             rg.emit(f"int64_t team[{P}];")
             rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{ V t_ = {tf}(g, p); if (t_.t != T_INT) FAULT(F_TYPE); team[p] = t_.i; }}")
@@ -981,6 +987,39 @@ class Flow:
         rg.emit("g->pending = -1;")
         rg.emit("g->has_listing = 0;")
         p.function("static void gen_finish(G *g)", rg.lines)
+
+    def team_scores(self, rg, sign):
+        """scoring.per_team (State.finish): the score once per team (t the team), every team's first,
+        then each team's ranking key (sign * score, the tie breakers); a seat gets its team's."""
+        p = self.p
+        rs = self.rs
+        spec = rs.spec
+        T, P = rs.T, rs.P
+        nt = len(spec.tie_breakers)
+        scope = {"t": E("t", "i")}
+        rg.emit(f"V tsc[{T}]; V tkey[{T}][{nt + 1}];")
+        if spec.score is not None:
+            f = p.value_fn(spec.score, params="G *g, int64_t t", scope=scope)
+            rg.emit(f"for (int64_t t = 0; t < {T}; t++) tsc[t] = {f}(g, t);")
+        else:
+            rg.emit(f"for (int64_t t = 0; t < {T}; t++) tsc[t] = vint(0);")
+        tbs = [p.value_fn(b, params="G *g, int64_t t", scope=scope) for b in spec.tie_breakers]
+        rg.emit(f"for (int64_t t = 0; t < {T}; t++) {{")
+        rg.emit("    if (!isnum(tsc[t])) BAIL(B_TYPE);")
+        rg.emit(f"    tkey[t][0] = vint(mul_i(g, {sign}, tsc[t].i));")
+        for j, b in enumerate(tbs):
+            rg.emit(f"    tkey[t][{j + 1}] = {b}(g, t);")
+        rg.emit("}")
+        team = p.const_array("int64_t", [f"{t}LL" for t in rs.seat_team])
+        rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
+        rg.emit(f"    scores[p] = tsc[{team}[p]];")
+        rg.emit(f"    for (int j = 0; j < {nt + 1}; j++) keys[p][j] = tkey[{team}[p]][j];")
+        rg.emit("}")
+        # A game trace evaluates the score expression for every seat mid-game (gamespec.simulate,
+        # GameTrace.after); a per-team score is not a seat's: such a traced game is not kept in C,
+        # the Python loop plays it with its trace.
+        p.function("static V score_untraced(G *g, int64_t q)", ["    (void)q;", "    BAIL(B_TRACE);"])
+        p.score_fn = "score_untraced"
 
     def setup_fn(self):
         p = self.p
