@@ -23,7 +23,7 @@ WHY = {1: "budget", 2: "runtime", 3: "runtime", 4: "runtime", 5: "runtime", 6: "
        20: "runtime", 21: "budget", 22: "runtime",
        64: "bail: a value of another kind", 65: "bail: a text built at run time", 66: "bail: beyond 64 bits",
        67: "bail: arena memory", 68: "bail: not a card", 69: "bail: state", 70: "bail: a limit",
-       71: "bail: a trace C does not keep"}
+       71: "bail: a trace C does not follow"}
 ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = 0, 1, 2, 3
 T_NONE, T_BOOL, T_INT, T_STR, T_LIST = 0, 1, 2, 3, 4
 ABI = 4

@@ -1016,7 +1016,7 @@ class Flow:
         rg.emit(f"    for (int j = 0; j < {nt + 1}; j++) keys[p][j] = tkey[{team}[p]][j];")
         rg.emit("}")
         # A game trace evaluates the score expression for every seat mid-game (gamespec.simulate,
-        # GameTrace.after); a per-team score is not a seat's: such a traced game is not kept in C,
+        # GameTrace.after); a per-team score is not a seat's: such a traced game is not finished in C,
         # the Python loop plays it with its trace.
         p.function("static V score_untraced(G *g, int64_t q)", ["    (void)q;", "    BAIL(B_TRACE);"])
         p.score_fn = "score_untraced"
