@@ -31,9 +31,24 @@ class First:
         return 0
 
 
+# the end line, whole: a pattern that stops at the end of what has arrived so far (no newline
+# required) could match half of it when the output comes in pieces (a loaded machine)
+GAME_OVER = r"Game over\. Scores: [^\r\n]*\r?\n"
+
+
 def spawn(*args):
-    return pexpect.spawn(GAMESPEC, ["play", *map(str, args)], encoding="utf-8", timeout=120,
+    # generous: under a loaded parallel run a start or a screen can take long; a hang still ends
+    return pexpect.spawn(GAMESPEC, ["play", *map(str, args)], encoding="utf-8", timeout=300,
                          dimensions=(60, 200), cwd=ROOT, env=dict(os.environ, COLUMNS="200"))
+
+
+def finish(child):
+    """The child's output read to its end, then its exit waited for (close() alone would kill a
+    child still exiting and leave no exit status): the exit status."""
+    child.expect(pexpect.EOF)
+    child.wait()
+    child.close()
+    return child.exitstatus
 
 
 def final_scores(text):
@@ -46,11 +61,10 @@ def play_to_end(child):
     """Answer 1 at every prompt; returns (number of prompts, the text after the last one)."""
     n = 0
     while True:
-        i = child.expect([PROMPT, r"Game over\. Scores: [^\r\n]*"])
+        i = child.expect([PROMPT, GAME_OVER])
         if i == 1:
             text = child.after
-            child.expect(pexpect.EOF)
-            child.close()
+            finish(child)
             return n, text
         n += 1
         child.sendline("1")
@@ -73,31 +87,52 @@ def test_play_a_whole_game_in_a_terminal(path):
     assert prompts > 0
 
 
+UNDO_ANSWERS = [r"Nothing to undo: you have not decided yet\.",
+                r"Cannot undo: that decision showed a card: it can no longer be taken back\.",
+                r"Cannot undo: only your own last decision can be taken back, before anyone decides after it "
+                r"\((?:seat \d+(?: and )?)+ decided since\)\.",
+                r"Undone: decision (\d+) is taken back\."]
+
+
 def test_undo_save_quit_and_resume(tmp_path):
-    path = os.path.join(ROOT, "games", "bacchus.yaml")
+    """`u` follows the rule of every table (gamespec/table/undo.py, as the browser's undo): before
+    any decision of mine, nothing to undo; a decision that showed a card, or one after which a bot
+    decided, is refused with the reason; my own last decision that showed nothing is taken back
+    (the same decision asked again), noted in the history, and the note is saved and resumed."""
+    path = os.path.join(ROOT, "games", "bali.yaml")
     save = tmp_path / "game.json"
     child = spawn(path, "--players", 3, "--seed", 5, "--seat", 1, "--bot", "2=greedy")
-    child.expect(r"== Bacchus · you are seat 1 · phase \S+ · decision (\d+) ==")
-    first = int(child.match.group(1))
+    child.expect(r"== Bali · you are seat 1 · phase \S+ · decision (\d+) ==")
+    at = int(child.match.group(1))
     child.expect(PROMPT)
     child.sendline("?")
     child.expect(r"Phase: \S+; step: ")
-    child.expect(PROMPT)
-    child.sendline("1")
-    child.expect(r"decision (\d+) ==")
-    assert int(child.match.group(1)) > first
-    child.expect(PROMPT)
-    child.sendline("u")
-    child.expect("Undone")
-    child.expect(r"decision (\d+) ==")
-    assert int(child.match.group(1)) == first          # back to before my move
+    answers = [0] * len(UNDO_ANSWERS)
+    taken = None
+    for _ in range(60):                 # at each prompt: u, then 1 unless it was taken back
+        child.expect(PROMPT)
+        child.sendline("u")
+        k = child.expect(UNDO_ANSWERS)
+        answers[k] += 1
+        if k == 3:
+            taken = int(child.match.group(1))
+            child.expect(r"decision (\d+) ==")
+            assert int(child.match.group(1)) == taken == at - 1    # asked again: the decision taken back
+            child.expect("Since your last look:")
+            child.expect(r"↶ you took back decision (\d+)")
+            assert int(child.match.group(1)) == taken
+            break
+        child.expect(PROMPT)
+        child.sendline("1")
+        child.expect(r"decision (\d+) ==")
+        at = int(child.match.group(1))
+    assert taken is not None and answers[0] == 1 and answers[1] and answers[2], answers
+    print(f"\nundo: {answers[0]} before any decision, {answers[1]} refused (a card shown), {answers[2]} "
+          f"refused (a bot decided since), decision {taken} taken back")
     child.expect(PROMPT)
     child.sendline("x")
     child.expect("Not understood")
-    child.expect(PROMPT)
-    child.sendline("1")
-    child.expect(r"decision (\d+) ==")
-    at_save = int(child.match.group(1))
+    at_save = taken                 # saved right after the undo: the note is the last line on resume
     child.expect(PROMPT)
     child.sendline(f"s {save}")
     child.expect("Saved to")
@@ -106,15 +141,20 @@ def test_undo_save_quit_and_resume(tmp_path):
     child.expect("You left the table")
     child.expect("File name")        # the log is offered; Enter: none
     child.sendline("")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    assert finish(child) == 0
     data = json.loads(save.read_text())
     assert data["seat"] == 1 and data["bots"] == ["random", "random", "greedy"]
+    assert [n["text"] for n in data["notes"]] == [f"seat 1 took back decision {taken}"]
+    assert len(data["actions"]) == at_save - 1
 
     child = spawn("--resume", save)
     child.expect(r"decision (\d+) ==")
     assert int(child.match.group(1)) == at_save
+    child.expect(r"↶ you took back decision (\d+)")        # the note is resumed with the game
+    assert int(child.match.group(1)) == taken
+    child.expect(PROMPT)
+    child.sendline("u")             # the rule goes on after a resume: the deciders are re-played too
+    assert child.expect(UNDO_ANSWERS) != 0
     _, text = play_to_end(child)
     assert child.exitstatus == 0 and len(final_scores(text)) == 3
 
@@ -187,14 +227,25 @@ def screen(table, state):
     return out.getvalue()
 
 
+def end_screen(table, state):
+    """What the person sees when the game is over: the last moves, the final table, the scores."""
+    out = io.StringIO()
+    table.out = Output(out, color=False)
+    table.state = state
+    table.seen = 0
+    table.show_end()
+    return out.getvalue()
+
+
 @pytest.mark.parametrize("path", GAMES + WINDOW_SPECS, ids=lambda p: os.path.basename(p)[:-5])
 def test_screen_shows_only_the_seat_view(path):
-    """Determinize for the seat: every character of its screen is unchanged. Determinize for
-    another seat (which moves cards this seat knows): the screen changes somewhere."""
+    """Determinize for the seat: every character of its screen is unchanged, the end screen (the
+    final table) too. Determinize for another seat (which moves cards this seat knows): the screen
+    changes somewhere."""
     g = load(path)
     P = g.min_players
     rng = random.Random(7)
-    changed = checked = 0
+    changed = checked = ends = 0
     for seed in range(2):
         s = g.new_game(players=P, seed=seed)
         while not s.is_terminal:
@@ -209,7 +260,16 @@ def test_screen_shows_only_the_seat_view(path):
                 checked += 1
             acts = s.legal_actions()
             s.apply(acts[rng.randrange(len(acts))])
-    assert checked >= 5 and changed >= 1
+        for p in range(P):          # the end screen, for every seat
+            t = Table(g, path, P, p, seed, g.check_options({}), ["random"] * P)
+            mine = end_screen(t, s)
+            assert "the final table ==" in mine and "Game over. Scores:" in mine
+            for _ in range(3):
+                assert end_screen(t, s.view(p).determinize(rng)) == mine, \
+                    f"seat {p}'s end screen changes under determinization"
+            changed += end_screen(t, s.view((p + 1) % P).determinize(rng)) != mine
+            ends += 1
+    assert checked >= 5 and changed >= 1 and ends == 2 * P
 
 
 # ------------------------------------------------------------------------------ the compact screen
@@ -218,7 +278,7 @@ def _screens(child, n):
     """The text of the next n screens (header to prompt), answering 1 each time."""
     out = []
     for _ in range(n):
-        i = child.expect([PROMPT, r"Game over\. Scores: [^\r\n]*"])
+        i = child.expect([PROMPT, GAME_OVER])
         out.append(child.before)
         if i == 1:
             break
@@ -235,7 +295,7 @@ def test_the_screen_is_compact_and_in_the_specs_words(name):
     child.sendline("q")
     child.expect("File name")
     child.sendline("")
-    child.expect(pexpect.EOF)
+    assert finish(child) == 0
     for text in screens[1:]:
         body = text[text.index("== "):]
         lines = [x for x in body.splitlines() if x.strip()]
@@ -288,9 +348,7 @@ def test_leaving_offers_to_keep_the_log(tmp_path):
     child.expect(r"Keep this game's log for 'gamespec show'\? File name \(Enter: no\): ")
     child.sendline(str(log))
     child.expect("Log written to")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0 and log.exists()
+    assert finish(child) == 0 and log.exists()
     r = subprocess.run([GAMESPEC, "show", str(log), "--for", "0", "--spec", path], capture_output=True, text=True)
     assert r.returncode == 0 and "you: " in r.stdout, r.stdout + r.stderr
     # Enter: no log
@@ -299,6 +357,4 @@ def test_leaving_offers_to_keep_the_log(tmp_path):
     child.sendline("q")
     child.expect("File name")
     child.sendline("")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0 and "Log written" not in child.before
+    assert finish(child) == 0 and "Log written" not in child.before

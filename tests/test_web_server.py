@@ -241,7 +241,7 @@ def _play_until(t, pred, rng, limit=2000):
 
 
 def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
-    from gamespec.web.tables import learned
+    from gamespec.table.undo import learned
     with _client([BALI]) as c:
         t, toks, _ = _table(c, undo=True, seed=3)
         off, offtoks, _ = _table(c, undo=False, seed=3)

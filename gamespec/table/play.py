@@ -13,11 +13,12 @@ import sys
 
 from gamespec.errors import GamespecError, StateFormatError
 
+from .screen import decisions_in
 from .transcript import Labels, render_end, seat_name
 
 SAVE_FORMAT = "gamespec-play/1"
 MAX_SAVE_BYTES = 16 * 1024 * 1024
-HELP = ("type an action's number, or: u undo your last move, s [FILE] save, q quit, "
+HELP = ("type an action's number, or: u take back your last decision, s [FILE] save, q quit, "
         "? phase and step, h this help")
 
 
@@ -75,8 +76,10 @@ class Table:
         self.offer_log = offer_log      # ask for a file name when the person leaves without --log
         self.bots = [None if p == seat else make_bot(kinds[p], p, seed) for p in range(players)]
         self.actions = []       # every decision as JSON, for saving
-        self.undo = []          # (state, len(actions), seen) before each of the person's decisions
+        self.deciders = []      # who took each decision (public)
+        self.notes = []         # public notes: the decisions taken back (table/undo.py)
         self.seen = 0           # history events already shown to the person
+        self.notes_seen = 0     # notes already shown
 
     # -- the game loop --------------------------------------------------------------------------
     def run(self) -> int:
@@ -94,17 +97,25 @@ class Table:
             o.line("You left the table.")
             self.keep_log(leaving=True)
             return 0
-        self.show_history()
-        s = self.state
-        obs = s.view(self.seat).observation
-        for text, style in self.screen.lines(obs, f"== {self.game.name} · the final table ==", s.scores, s.winners):
-            o.line(text, style)
-        o.line(render_end(s.scores, s.winners, self.seat), "bold")
-        o.line("You win!" if self.seat in s.winners else
-               f"Winner{'s' if len(s.winners) > 1 else ''}: "
-               + ", ".join(seat_name(p, self.seat) for p in s.winners))
+        self.show_end()
         self.keep_log()
         return 0
+
+    def show_end(self):
+        """The end: the last moves, the final table (every seat with its score, the winners marked),
+        the scores and the winners; from the person's view only."""
+        o = self.out
+        self.show_history()
+        s = self.state
+        v = s.view(self.seat)
+        obs = v.observation
+        scores, winners = obs["scores"], obs["winners"]
+        for text, style in self.screen.lines(obs, f"== {self.game.name} · the final table ==", scores, winners):
+            o.line(text, style)
+        o.line(render_end(scores, winners, self.seat), "bold")
+        o.line("You win!" if self.seat in winners else
+               f"Winner{'s' if len(winners) > 1 else ''}: "
+               + ", ".join(seat_name(p, self.seat) for p in winners))
 
     def keep_log(self, leaving=False):
         """Write the game's full log (replayable; `gamespec show FILE --for SEAT` reads it) to --log,
@@ -132,6 +143,7 @@ class Table:
 
     def apply(self, i):
         a = self.state.legal_actions()[i]
+        self.deciders.append(self.state.current_player)
         self.actions.append(a.to_json(label=False))
         self.state.apply(a)
 
@@ -154,7 +166,6 @@ class Table:
                 raise Quit() from None
             text = text.strip()
             if text.isdigit() and 1 <= int(text) <= len(legal):
-                self.undo.append((self.state.clone(), len(self.actions), self.seen))
                 self.apply(legal[int(text) - 1].index)
                 return
             cmd, _, arg = text.partition(" ")
@@ -162,13 +173,9 @@ class Table:
             if cmd in ("q", "quit"):
                 raise Quit()
             if cmd in ("u", "undo"):
-                if not self.undo:
-                    self.out.line("Nothing to undo: you have not moved yet.")
-                    continue
-                self.state, n, self.seen = self.undo.pop()
-                del self.actions[n:]
-                self.out.line("Undone: your last move (and the bots' moves after it).")
-                return
+                if self.take_back():
+                    return
+                continue
             if cmd in ("s", "save"):
                 self.save(arg.strip() or self.save_default)
                 continue
@@ -181,6 +188,28 @@ class Table:
                 self.out.line(HELP)
                 continue
             self.out.line(f"Not understood: {text!r}. Type 1 to {len(legal)}, or h for help.")
+
+    def take_back(self) -> bool:
+        """`u`: take back the person's last decision under the rule of every table (table/undo.py):
+        their own last decision only, while it made nothing new known to anyone; noted in the
+        history. False, with the reason said, when the rule refuses."""
+        from .undo import UndoRefused, take_back
+        if self.seat not in self.deciders:
+            self.out.line("Nothing to undo: you have not decided yet.")
+            return False
+        try:
+            note = take_back(self, self.seat)
+        except UndoRefused as e:
+            why = str(e)
+            if e.kind == "undo-too-late":
+                last = max(i for i, p in enumerate(self.deciders) if p == self.seat)
+                since = sorted(set(self.deciders[last + 1:]))
+                why += f" ({' and '.join(seat_name(p, self.seat) for p in since)} decided since)"
+            self.out.line(f"Cannot undo: {why}.", "bold red")
+            return False
+        self.seen = min(self.seen, len(self.view().observation.get("history") or []))
+        self.out.line(f"Undone: decision {note['decision']} is taken back.", "bold")
+        return True
 
     def where(self) -> str:
         s = self.state
@@ -207,11 +236,15 @@ class Table:
             o.line(f"  {n:>2}. {a.label}", "cyan")
 
     def show_history(self):
-        """What happened since the person last saw the table, as they saw it (the last few moves)."""
+        """What happened since the person last saw the table, as they saw it (the last few moves),
+        the decisions taken back since (the notes) in their places."""
         hist = self.view().observation.get("history") or []
         new = hist[self.seen:]
+        start = decisions_in(hist[:self.seen])
         self.seen = len(hist)
-        lines = self.screen.moves(new)
+        notes = self.notes[self.notes_seen:]
+        self.notes_seen = len(self.notes)
+        lines = self.screen.moves(new, notes, start)
         if not lines:
             return
         self.out.line("Since your last look:", "bold")
@@ -222,7 +255,7 @@ class Table:
     def save(self, path):
         data = {"format": SAVE_FORMAT, "spec": self.spec_path, "spec_sha256": self.game.spec.sha256,
                 "players": self.players, "seat": self.seat, "seed": self.seed, "options": self.options,
-                "bots": self.kinds, "actions": self.actions}
+                "bots": self.kinds, "actions": self.actions, "notes": self.notes}
         try:
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(data, f)
@@ -250,7 +283,11 @@ def read_save(path) -> dict:
     ok = (isinstance(d.get("spec"), str) and type(d.get("players")) is int and type(d.get("seat")) is int
           and type(d.get("seed")) is int and isinstance(d.get("options"), dict)
           and isinstance(d.get("bots"), list) and all(isinstance(k, str) for k in d["bots"])
-          and isinstance(d.get("actions"), list) and all(isinstance(a, dict) for a in d["actions"]))
+          and isinstance(d.get("actions"), list) and all(isinstance(a, dict) for a in d["actions"])
+          and isinstance(d.get("notes", []), list)
+          and all(isinstance(n, dict) and type(n.get("at")) is int and type(n.get("seat")) is int
+                  and type(n.get("decision")) is int and isinstance(n.get("text"), str)
+                  for n in d.get("notes", [])))
     if not ok:
         raise StateFormatError(f"{path}: a malformed save file")
     return d
@@ -302,14 +339,15 @@ def resume(table_args, d, path, bot_override=()):
     for n, act in enumerate(d["actions"], 1):
         if t.state.is_terminal:
             raise StateFormatError(f"{path}: decision {n}: the game had already ended")
-        if t.state.current_player == seat:
-            t.undo.append((t.state.clone(), len(t.actions), t.seen))
+        player = t.state.current_player
         try:
             t.state.apply(act)
         except (IllegalAction, SpecRuntimeError) as e:
             raise StateFormatError(f"{path}: decision {n} does not apply: {e}") from None
+        t.deciders.append(player)
         t.actions.append(act)
     t.seen = 0
+    t.notes = [dict(x) for x in d.get("notes", [])]
     return t
 
 

@@ -162,18 +162,30 @@ class Screen:
                 out.append((f"  {self.zone_text(t, z)}", "bright_green"))
         return out
 
-    def moves(self, events) -> list:
-        """History events (as this seat saw them) → lines, the last LAST_MOVES of them."""
+    def moves(self, events, notes=(), start=0) -> list:
+        """History events (as this seat saw them) → lines, the last LAST_MOVES of them; `notes` (the
+        decisions taken back: {"at": N, "seat", "decision"}) after the line of decision N, `start`
+        the number of decisions before the first event."""
         lines = []
+        n = start
+        pending = sorted(notes, key=lambda x: x["at"])
+
+        def flush(upto):
+            while pending and pending[0]["at"] <= upto:
+                x = pending.pop(0)
+                lines.append((f"  ↶ {seat_name(x['seat'], self.me)} took back decision {x['decision']}", "bold"))
+
+        flush(n)
         for ev in events:
+            n += is_decision(ev)
             who = seat_name(ev.get("player"), self.me)
             if ev.get("event") == "look":
                 if "cards" in ev:
                     cards = ", ".join(self.labels.card(c) for c in ev["cards"]) or "nothing"
                     lines.append((f"  {who} looked at: {cards}", "bright_yellow"))
                 else:
-                    n = ev.get("count", "?")
-                    lines.append((f"  {who} looked at {n} card{'s' if n != 1 else ''}", None))
+                    k = ev.get("count", "?")
+                    lines.append((f"  {who} looked at {k} card{'s' if k != 1 else ''}", None))
             elif ev.get("event") == "chose":
                 lines.append((f"  {who}: chose in secret", None))
             elif ev.get("event") == "reveal":
@@ -181,10 +193,21 @@ class Screen:
             elif "action" in ev:
                 lines.append((f"  {who}: {self.labels.action(ev)}" + (" (in secret)" if ev.get("secret") else ""),
                               None))
+            flush(n)
+        flush(float("inf"))
         if len(lines) > LAST_MOVES:
             k = len(lines) - LAST_MOVES
             lines = [(f"  … {k} earlier", "dim")] + lines[-LAST_MOVES:]
         return lines
+
+
+def is_decision(ev) -> bool:
+    """Is this history event a decision (numbered in transcripts), not a look or a reveal?"""
+    return ev.get("event") == "chose" or ("action" in ev and ev.get("event") != "reveal")
+
+
+def decisions_in(events) -> int:
+    return sum(map(is_decision, events))
 
 
 def _face_order(face):

@@ -13,6 +13,8 @@ import time
 from gamespec.bots.registry import KINDS
 from gamespec.errors import GamespecError, IllegalAction, SpecErrors
 
+from gamespec.table.undo import UndoRefused, check_public, take_back
+
 from .messages import seat_message
 
 PERSON = "person"
@@ -102,7 +104,7 @@ class Table:
         self.lock = threading.RLock()
         self.errors = []            # the spec's errors after a change that did not validate
         self.generation = 0         # bumped at each restart and undo (a bot's answer for an old game is dropped)
-        self.notes = []             # public notes of the table: {"at": N, "text"} (undos)
+        self.notes = []             # public notes of the table: {"at": N, "text", ...} (undos: table/undo.py)
         self.touched = time.monotonic()       # the last decision or connection (idle tables are freed)
         self.finished_at = None               # when the game ended (finished tables are freed)
         self.start(spec.game)
@@ -212,25 +214,14 @@ class Table:
         with self.lock:
             if not self.allow_undo:
                 raise WebError("this table does not allow undo", status=409, kind="undo-off")
-            if self.state.is_terminal:
-                raise WebError("the game is over", status=409, kind="game-over")
-            if not self.deciders or self.deciders[-1] != seat:
-                raise WebError("only your own last decision can be taken back, before anyone decides "
-                               "after it", status=409, kind="undo-too-late")
-            if at is not None and at != self.state.decisions:
-                raise WebError(f"stale undo: it answers decision {at}, the game is at decision "
-                               f"{self.state.decisions}", status=409, kind="stale")
-            before = self.game.new_game(players=self.players, seed=self.seed, options=self.options, log=True)
-            for a in self.actions[:-1]:
-                before.apply(a)
-            if learned(before, self.state):
-                raise WebError("that decision showed a card: it can no longer be taken back",
-                               status=409, kind="undo-revealed")
-            self.state = before
-            self.actions.pop()
-            n = len(self.deciders)
-            self.deciders.pop()
-            self.notes.append({"at": n - 1, "text": f"seat {seat} took back decision {n}"})
+            try:
+                check_public(self, seat)
+                if at is not None and at != self.state.decisions:
+                    raise WebError(f"stale undo: it answers decision {at}, the game is at decision "
+                                   f"{self.state.decisions}", status=409, kind="stale")
+                take_back(self, seat)
+            except UndoRefused as e:
+                raise WebError(str(e), status=409, kind=e.kind) from None
             self.generation += 1
             self.touched = time.monotonic()
             self._ended()
@@ -260,16 +251,6 @@ class Table:
             if gen == self.generation and self.state.decisions == view._at:
                 self._play(pos)
         return True
-
-
-def learned(before, after) -> bool:
-    """Does any player see or know a card in `after` that they did not in `before`? (What the
-    decision itself was is not counted: everyone sees a decision taken.)"""
-    rs = after.rs
-    for c in range(rs.ncards):
-        if after._vis(c) & ~before._vis(c) & rs.ALL:
-            return True
-    return False
 
 
 def presentation_of(game) -> dict:
