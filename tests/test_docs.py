@@ -148,3 +148,40 @@ def test_the_tests_map_names_every_test_file():
     files = {os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "tests", "test_*.py"))}
     assert not files - named, f"tests/README.md has no row for {sorted(files - named)}"
     assert not named - files, f"tests/README.md names missing files {sorted(named - files)}"
+
+
+# ------------------------------------------------------------------------------ idioms' fragments
+EXPR_KEYS = {"if", "players", "end_if", "score", "teams", "where", "order"}
+EFFECT_KEYS = {"do", "effect", "on_end", "on_begin"}
+
+
+def _rules_in(node, key=None, under=None):
+    """(kind, text) of every rule string of a YAML fragment, by the key it sits under."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _rules_in(v, k, key)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _rules_in(v, key, under)
+    elif isinstance(node, str) and node != "...":
+        if key in EXPR_KEYS or key == "tie_breakers":
+            yield "expr", node
+        elif key in EFFECT_KEYS or under in ("functions", "effects"):
+            yield "effects", node
+
+
+def test_the_idioms_fragments_are_yaml_whose_rules_parse():
+    """docs/idioms.md shows excerpts of specs (`[...]` stands for the rest): each is YAML, and each rule
+    in it parses with the grammar (the complete specs in tests/specs/ are checked whole elsewhere)."""
+    import yaml
+    from gamespec.spec.parser import Located, parse
+    text = open(os.path.join(ROOT, "docs", "idioms.md"), encoding="utf-8").read()
+    blocks = re.findall(r"^```yaml\n(.*?)^```", text, re.S | re.M)
+    assert len(blocks) >= 4
+    parsed = 0
+    for block in blocks:
+        data = yaml.safe_load(block)
+        for kind, rule in _rules_in(data):
+            parse(Located(rule, "docs/idioms.md", None, "rule"), kind)
+            parsed += 1
+    assert parsed >= 15, parsed
