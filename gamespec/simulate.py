@@ -153,7 +153,7 @@ class GameTrace:
     action of the spec is counted by name. Updated as the game goes (a few numbers a seat, as its C
     mirror in interpreter/native/runtime.c), not as the sequence of scores."""
 
-    __slots__ = ("rs", "P", "sign", "actions", "scored", "n", "changes", "last", "not_led", "gap")
+    __slots__ = ("rs", "P", "units", "sign", "actions", "scored", "n", "changes", "last", "not_led", "gap")
 
     def __init__(self, state):
         rs = self.rs = state.rs
@@ -163,8 +163,11 @@ class GameTrace:
         self.scored = rs.score is not None and not getattr(rs.spec, "cooperative", False)
         self.n = self.changes = 0           # scored positions so far; times the sole leader changed
         self.last = None                    # the last sole leader
-        self.not_led = [-1] * P             # per seat: the last position it was not the sole leader
-        self.gap = [0] * P                  # per seat: its largest distance from the best score
+        # who leads: a seat, or a team when the spec scores teams (scoring.per_team): partners share
+        # a score, so no seat of a team could ever lead alone
+        self.units = units = rs.T if rs.per_team else P
+        self.not_led = [-1] * units         # per seat (team): the last position it was not the sole leader
+        self.gap = [0] * units              # per seat (team): its largest distance from the best score
 
     def move(self, state, action):
         name = action[0]
@@ -179,11 +182,14 @@ class GameTrace:
         # own (so it is bounded like any rule) and the state's budget and steps are put back, so a
         # traced game is the same game as an untraced one
         budget, spent = state.budget, state.spent
+        # scoring.per_team: each team's score once (`t`), each seat its team's, as at the end
+        per_team = rs.per_team
+        names, keys = ("t", range(rs.T)) if per_team else ("p", range(self.P))
         try:
-            for p in range(self.P):
+            for k in keys:
                 state.budget = rs.max_steps
                 try:
-                    v = rs.score(state, {"p": p})
+                    v = rs.score(state, {names: k})
                 except GamespecError:     # a rule that cannot be evaluated yet counts as 0
                     v = 0
                 # so does a value that is no number yet (none, a text): the final scores are checked
@@ -191,6 +197,7 @@ class GameTrace:
                 sc.append(sign * v if type(v) in (int, float, bool) else 0)
         finally:
             state.budget, state.spent = budget, spent
+
         self._note(sc)
 
     def _note(self, sc, leader=None):
@@ -213,9 +220,13 @@ class GameTrace:
         if not self.scored:
             out.update(lead_changes=None, decided_at=None, winner_deficit=None)
             return out
-        winners = state.winners
+        winners, final = state.winners, state.scores
+        if self.units != self.P:            # teams: each team's score (its members share it) and winners
+            team = self.rs.seat_team
+            final = [next(final[p] for p in range(self.P) if team[p] == t) for t in range(self.units)]
+            winners = sorted({team[p] for p in winners})
         # a tie-breaker's sole winner leads at the end
-        self._note([self.sign * s for s in state.scores], winners[0] if len(winners) == 1 else None)
+        self._note([self.sign * s for s in final], winners[0] if len(winners) == 1 else None)
         out["lead_changes"] = self.changes
         if len(winners) != 1:
             out.update(decided_at=None, winner_deficit=None)

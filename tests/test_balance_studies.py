@@ -338,3 +338,19 @@ def test_restricted_play_over_a_sweep_of_options_resumes_per_configuration(tmp_p
     assert [c["resumed"] for c in again] == [4, 2, 0, 0]
     assert _rows(path) == sorted(json.dumps({k: v for k, v in json.loads(r).items() if k != "seconds"},
                                             sort_keys=True) for r in rows)
+
+
+def test_a_spec_that_scores_teams_is_traced_by_team():
+    """scoring.per_team: partners share a score, so the leader is a team (no seat of a team could lead
+    alone): a game one team wins has its decisiveness and drama, and leads change between teams."""
+    import os
+    g = gamespec.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs", "bags.yaml"))
+    team = g.ruleset(4, g.check_options({})).seat_team
+    changes = 0
+    for seed in range(20):
+        r = sim.play_one(g, 4, seed, trace=True)
+        one_team = len({team[p] for p in r["winners"]}) == 1
+        assert (r["decided_at"] is not None) == one_team, r
+        assert (r["winner_deficit"] is not None) == one_team
+        changes += r["lead_changes"]
+    assert changes > 0
