@@ -27,6 +27,7 @@ from gamespec.web import create_app  # noqa: E402
 from gamespec.web.messages import encode  # noqa: E402
 from helpers import GAMES, ROOT  # noqa: E402
 from interpreter.determinize import relabel  # noqa: E402
+from web_live import undo_in_worlds  # noqa: E402
 
 MAX_SECONDS = 1200         # a last resort only: every game loop is bounded by the game's decision budget
 JSON = {"Content-Type": "application/json"}
@@ -47,11 +48,11 @@ def _client(paths, **kw):
     return TestClient(create_app(paths, **kw), base_url="http://127.0.0.1")
 
 
-def _table(client, spec="0", players=None, seats=None, seed=11, options=None):
+def _table(client, spec="0", players=None, seats=None, seed=11, options=None, undo=False):
     specs = client.get("/api/specs").json()["specs"]
     s = next(x for x in specs if x["id"] == spec)
     players = players or s["min_players"]
-    r = client.post("/api/tables", json={"spec": spec, "players": players, "seed": seed,
+    r = client.post("/api/tables", json={"spec": spec, "players": players, "seed": seed, "undo": undo,
                                          "options": options or {}, "seats": seats or ["person"] * players})
     assert r.status_code == 200, r.text
     d = r.json()
@@ -94,22 +95,33 @@ def test_every_message_is_the_seats_view_at_the_most_players(path):
     _leak_games(path, [("max", 4), (None, 5)])
 
 
+UNDO_ASKED = 0.3            # how often a seat asks to take back a decision, in the leak games
+UNDO_MAX = 25               # decisions taken back per game at most (each one is a decision more to play)
+
+
 def _leak_games(path, games):
+    """Games with every seat a person on its own socket, undo allowed and asked for now and then:
+    every message compared with the messages of worlds the seat cannot tell apart (and of one it
+    can), the answer to every undo too."""
     rng = random.Random(5)
     checked = changed = messages = 0
+    undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0, "undo-too-late": 0}
+    worlds = 0
     with _client([path]) as client:
         for players, seed in games:
             spec = client.get("/api/specs").json()["specs"][0]
             n = spec["max_players"] if players == "max" else spec["min_players"]
-            table, tokens = _table(client, players=n, seed=seed)
+            table, tokens = _table(client, players=n, seed=seed, undo=True)
             html = {client.get(f"/play/{t}").content for t in tokens}
             assert len(html) == 1          # the page itself is the same for every seat: data comes by socket
             socks = [client.websocket_connect(f"/ws/{t}") for t in tokens]
             ws = [s.__enter__() for s in socks]
+            taken = 0
+            played = []                    # each decision still in the game as its decider saw it
             try:
                 got = [w.receive_text() for w in ws]
                 start = time.monotonic()
-                for _ in range(table.state.rs.max_decisions + 1):
+                for _ in range(2 * (table.state.rs.max_decisions + UNDO_MAX + 1)):
                     s = table.state
                     for q in range(n):
                         # the bytes the seat got are the bytes of a world it cannot tell from this one
@@ -130,20 +142,53 @@ def _leak_games(path, games):
                                 changed += 1
                     if s.is_terminal or time.monotonic() - start > MAX_SECONDS:
                         break
+                    if played and taken < UNDO_MAX and rng.random() < UNDO_ASKED:
+                        mover = table.deciders[-1]
+                        assert json.loads(got[mover])["can_undo"] and \
+                            not any(json.loads(g)["can_undo"] for q, g in enumerate(got) if q != mover)
+                        if n > 1 and rng.random() < 0.15:      # another seat asks: too late, whatever the cards
+                            q = rng.choice([x for x in range(n) if x != mover])
+                            ws[q].send_text(json.dumps({"type": "undo", "at": s.decisions}))
+                            err = json.loads(ws[q].receive_text())
+                            assert err["type"] == "error" and err["error"] == "undo-too-late", err
+                            undos["undo-too-late"] += 1
+                        else:
+                            want, k = undo_in_worlds(table, played[-1], rng)
+                            worlds += k
+                            ws[mover].send_text(json.dumps({"type": "undo", "at": s.decisions}))
+                            if want == "taken-back":
+                                got = [w.receive_text() for w in ws]
+                                assert all(json.loads(g)["type"] == "view" for g in got)
+                                assert table.state.decisions == s.decisions - 1 and table.notes
+                                played.pop()
+                                taken += 1
+                            else:
+                                err = json.loads(ws[mover].receive_text())
+                                assert err["type"] == "error" and err["error"] == want, err
+                                assert table.state is s
+                            undos[want] += 1
+                            if want == "taken-back":
+                                continue        # the new messages are checked at the top
                     p = s.current_player
                     msg = json.loads(got[p])
                     assert msg["actions"] and all(not json.loads(g)["actions"] for q, g in enumerate(got) if q != p)
-                    ws[p].send_text(json.dumps({"type": "act", "at": msg["at"], "index": rng.randrange(len(msg["actions"]))}))
+                    i = rng.randrange(len(msg["actions"]))
+                    ws[p].send_text(json.dumps({"type": "act", "at": msg["at"], "index": i}))
+                    played.append(msg["actions"][i]["action"])
                     got = [w.receive_text() for w in ws]
                 assert table.state.is_terminal
                 end = json.loads(got[0])
                 assert end["terminal"] and end["scores"] == list(table.state.scores)
+                notes = [x for x in end["transcript"] if "took back decision" in x]
+                assert len(notes) == taken == len(table.notes)
             finally:
                 for s_ in socks:
                     s_.__exit__(None, None, None)
     print(f"\n{os.path.basename(path)}: {len(games)} game(s), {messages} messages, {checked} determinizations "
-          f"compared byte for byte, {changed} known-card changes detected")
+          f"compared byte for byte, {changed} known-card changes detected; undo: {undos}, its answer compared "
+          f"in {worlds} worlds")
     assert checked > 50 and changed > 0
+    assert undos["taken-back"] and sum(undos.values()) >= 5 and worlds > 0, undos
 
 
 def test_a_message_names_no_card_id_seed_or_token():

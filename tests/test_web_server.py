@@ -241,7 +241,7 @@ def _play_until(t, pred, rng, limit=2000):
 
 
 def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
-    from gamespec.table.undo import learned
+    from gamespec.table.undo import news
     with _client([BALI]) as c:
         t, toks, _ = _table(c, undo=True, seed=3)
         off, offtoks, _ = _table(c, undo=False, seed=3)
@@ -269,7 +269,8 @@ def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
                 prev = t.game.new_game(players=3, seed=3, log=True)
                 for a in t.actions[:-1]:
                     prev.apply(a)
-                expect = not learned(prev, t.state)
+                why = news(prev, t.state)
+                expect = why is None
                 if rng.random() < 0.5:
                     continue
                 if p == 0:        # over the socket
@@ -299,8 +300,8 @@ def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
                     r = c.post(f"/api/seat/{toks[p]}/undo", json={"at": t.state.decisions})
                     assert r.status_code == 409
                 else:
-                    assert got["type"] == "error" and got["error"] == "undo-revealed", got
-                    assert "showed a card" in got["message"]
+                    assert got["type"] == "error" and got["error"] == f"undo-{why}", got
+                    assert ("showed a card" if why == "revealed" else "led to a shuffle") in got["message"]
                     refused += 1
         assert undone >= 3 and refused >= 3, (undone, refused)
         notes = t.notes
@@ -321,17 +322,24 @@ def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
 
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: os.path.basename(p)[:-5])
 def test_a_spectator_sees_the_public_view_only(path):
+    """A whole game watched, undo allowed and asked for now and then: the spectator's message (the
+    notes of the decisions taken back with it) is the same in every seat's worlds; the answer to each
+    undo too (a decision taken back is a note the spectator sees)."""
+    from gamespec.web.tables import WebError
+    from web_live import undo_in_worlds
     with _client([path]) as c:
         spec = c.get("/api/specs").json()["specs"][0]
         n = spec["min_players"]
-        t, toks, d = _table(c, players=n, seed=918273645546)
+        t, toks, d = _table(c, players=n, seed=918273645546, undo=True)
         watch = d["watch"].rsplit("/", 1)[1]
         assert c.get(d["watch"]).status_code == 200
         rng = random.Random(3)
         checked = 0
+        undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0}
+        played = []
         with c.websocket_connect(f"/ws/{watch}") as ws:
             got = ws.receive_text()
-            for _ in range(t.state.rs.max_decisions + 1):
+            for _ in range(2 * t.state.rs.max_decisions + 50):
                 s = t.state
                 msg = json.loads(got)
                 assert msg["seat"] is None and msg["actions"] == [] and msg["can_undo"] is False
@@ -344,18 +352,43 @@ def test_a_spectator_sees_the_public_view_only(path):
                     checked += 1
                 if s.is_terminal:
                     break
+                if played and undos["taken-back"] < 20 and rng.random() < 0.3:
+                    ws.send_text(json.dumps({"type": "undo", "at": s.decisions}))
+                    assert json.loads(ws.receive_text())["error"] == "spectator"
+                    want, _ = undo_in_worlds(t, played[-1], rng)
+                    try:
+                        t.undo(t.deciders[-1], {"at": s.decisions})
+                        answer = "taken-back"
+                    except WebError as e:
+                        answer = e.kind
+                    assert answer == want
+                    undos[answer] += 1
+                    if answer == "taken-back":
+                        played.pop()
+                        c.portal.call(c.app.state.server.broadcast, t)
+                        got = ws.receive_text()
+                        # the note last: after the decision before it, after the notes already there
+                        assert json.loads(got)["transcript"][-1] == f"   ↶ seat {t.state.current_player} took back " \
+                            f"decision {s.decisions}"
+                        continue
                 p = s.current_player
                 ws.send_text(json.dumps({"type": "act", "at": s.decisions, "index": 0}))
                 assert json.loads(ws.receive_text())["error"] == "spectator"
-                t.act(p, {"at": s.decisions, "index": rng.randrange(len(s.view(p).legal_actions))})
+                view = s.view(p)
+                i = rng.randrange(len(view.legal_actions))
+                played.append(view.legal_actions[i].to_json(label=False))
+                t.act(p, {"at": s.decisions, "index": i})
                 c.portal.call(c.app.state.server.broadcast, t)
                 got = ws.receive_text()
         assert t.state.is_terminal and json.loads(got)["scores"] == list(t.state.scores)
+        assert undos["taken-back"] and len(t.notes) == undos["taken-back"], undos
+        assert sum("took back decision" in x for x in json.loads(got)["transcript"]) == undos["taken-back"]
         # the public view shows less than a seat's: its hand is hidden from the spectator
         pub = t.message(None)
         seat0 = t.message(0)
         assert sum(c is not None for z in pub["zones"].values() for c in z["cards"]) <= \
             sum(c is not None for z in seat0["zones"].values() for c in z["cards"])
+    print(f"\n{os.path.basename(path)}: undo {undos}")
     assert checked > 50
 
 
@@ -365,14 +398,21 @@ def test_tables_survive_a_restart_and_links_still_work(tmp_path):
     state = str(tmp_path / "state")
     rng = random.Random(4)
     with _client([KLINK, BALI], state_dir=state) as c:
-        t, toks, d = _table(c, seed=8, undo=True)
-        b, btoks, _ = _table(c, spec="1", players=2, seed=9, seats=["person", "random"])
+        t, toks, d = _table(c, spec="1", players=3, seed=8, undo=True)
+        b, btoks, _ = _table(c, spec="0", seed=9, seats=["person", "random", "random"])
+        taken = 0
         for _ in range(25):
             p = t.state.current_player
             r = c.post(f"/api/seat/{toks[p]}/act", json={"at": t.state.decisions,
                                                           "index": rng.randrange(len(t.state.view(p).legal_actions))})
             assert r.status_code == 200
+            if rng.random() < 0.5:          # undos taken: their notes must survive the restart
+                r = c.post(f"/api/seat/{toks[p]}/undo", json={"at": t.state.decisions})
+                taken += r.status_code == 200
+        assert taken >= 2 and len(t.notes) == taken, (taken, t.notes)
+        notes = [dict(x) for x in t.notes]
         views = {tok: c.get(f"/api/seat/{tok}").text for tok in toks}
+        assert all(v.count("took back decision") == taken for v in views.values())
         watch = c.get(d["watch"].replace("/watch/", "/api/seat/")).text
         bview = c.get(f"/api/seat/{btoks[0]}").text
         snap = json.dumps(t.state.to_json(), sort_keys=True)
@@ -384,12 +424,17 @@ def test_tables_survive_a_restart_and_links_still_work(tmp_path):
         assert len(reg.tables) == 2
         t2 = reg.tables[t.id]
         assert json.dumps(t2.state.to_json(), sort_keys=True) == snap
+        assert t2.notes == notes            # the undo notes, in the history of every page
         assert {tok: c.get(f"/api/seat/{tok}").text for tok in toks} == views
         assert c.get(d["watch"].replace("/watch/", "/api/seat/")).text == watch
         assert c.get(f"/api/seat/{btoks[0]}").text == bview
         p = t2.state.current_player
         r = c.post(f"/api/seat/{toks[p]}/act", json={"at": t2.state.decisions, "index": 0})
         assert r.status_code == 200
+        # the undo rule goes on after the restart (who decided is re-played too), notes kept
+        r = c.post(f"/api/seat/{toks[p]}/undo", json={"at": t2.state.decisions})
+        assert r.status_code == 200 or r.json()["error"] in ("undo-revealed", "undo-shuffled"), r.text
+        assert t2.notes[:len(notes)] == notes
         new, _, _ = _table(c, seed=1)
         assert int(new.id) > max(int(t.id), int(b.id))        # ids go on, never reused
     # a tampered log is not resumed (and says why); the other table still is
@@ -405,8 +450,8 @@ def test_tables_survive_a_restart_and_links_still_work(tmp_path):
         reg = c.app.state.registry
         assert t.id not in reg.tables and b.id in reg.tables
         assert any(f"table {t.id}" in m and "not resumed" in m for m in said), said
-    # a spec that changed since: not resumed either
-    with _client([KLINK], state_dir=state, log=said.append) as c:
+    # a spec no longer served: not resumed either
+    with _client([BALI], state_dir=state, log=said.append) as c:
         assert b.id not in c.app.state.registry.tables
         assert any(f"table {b.id}" in m and "not served" in m for m in said), said
 

@@ -1,27 +1,40 @@
-"""uvicorn serving gamespec.web.create_app in a thread on 127.0.0.1 at a free port, for the tests that
-need a real server (the browser tests, a socket that never reads); stopped by the context's exit."""
+"""Helpers of the web tests: uvicorn serving gamespec.web.create_app in a thread on 127.0.0.1 (a free
+port, or a given one to restart a server where its pages are), for the tests that need a real
+server (the browser tests, a socket that never reads), stopped by the context's exit; and the undo
+answer compared across the worlds a seat cannot tell apart (the leak property of undo)."""
 from __future__ import annotations
 
+import asyncio
+import random
 import socket
 import threading
 import time
 
-import uvicorn
-
+from gamespec.table.undo import news, replay
 from gamespec.web import create_app
 
 
 class LiveServer:
-    def __init__(self, paths, send_buffer=None, **kw):
+    """`with LiveServer(paths, **create_app_kw) as srv:` srv.url, srv.port, srv.app; `port` to serve
+    where an earlier server was (a restart: the pages reconnect to the same address)."""
+
+    def __init__(self, paths, send_buffer=None, port=0, **kw):
+        import uvicorn
         self.app = create_app(paths, **kw)
         self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # a restart on the same port
         if send_buffer:     # accepted sockets inherit it: a reader that never reads fills its socket soon
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind(("127.0.0.1", port))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.loop = None
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._serve()), daemon=True)
+
+    async def _serve(self):
+        self.loop = asyncio.get_running_loop()
+        await self.server.serve(sockets=[self.sock])
 
     def __enter__(self):
         self.thread.start()
@@ -36,3 +49,55 @@ class LiveServer:
         self.thread.join(15)
         self.sock.close()
         assert not self.thread.is_alive(), "the server did not stop"
+
+    def drop_sockets(self, code=1012) -> int:
+        """Close every page's socket from the server's side (as a network cut or a proxy would),
+        the server going on; the number closed."""
+        srv = self.app.state.server
+
+        async def drop():
+            conns = [c for cs in list(srv.sockets.values()) for c in list(cs)]
+            for c in conns:
+                await c.ws.close(code=code)
+            return len(conns)
+        return asyncio.run_coroutine_threadsafe(drop(), self.loop).result(10)
+
+
+# -- the leak property of undo ---------------------------------------------------------------------
+
+def undo_answer(before, after) -> str:
+    """What an undo of the decision from `before` to `after` is answered (gamespec/table/undo.py):
+    taken-back, undo-revealed or undo-shuffled."""
+    why = news(before, after)
+    return "taken-back" if why is None else f"undo-{why}"
+
+
+def undo_in_worlds(table, action, rng, worlds=2):
+    """The answer to an undo of the table's last decision, by its decider, and the same answer in
+    worlds each seat q cannot tell from this one: the state before the decision determinized for q,
+    then the decision played in it (the decider's: the same action by its view JSON `action`;
+    another seat's world: each of the decider's legal actions there), kept when q's observation of
+    the result is q's observation now. An answer that differed would tell q something of a card it
+    does not know (the answer is the decider's, and a decision taken back is a note every seat sees).
+    Returns (the answer, the number of worlds compared)."""
+    from interpreter.views import find_view_action
+    after = table.state
+    mover = table.deciders[-1]
+    before = replay(table.game, table.players, table.seed, table.options, table.actions[:-1])
+    real = undo_answer(before, after)
+    compared = 0
+    for q in range(table.players):
+        seen = after.observation(q)
+        for _ in range(worlds):
+            d0 = before.determinize(q, random.Random(rng.getrandbits(32)))
+            tries = [find_view_action(d0, q, action)] if q == mover else range(len(d0.legal_actions()))
+            for i in tries:
+                d1 = d0.clone()
+                d1.apply(i)
+                if d1.observation(q) != seen:
+                    continue
+                got = undo_answer(d0, d1)
+                assert got == real, (f"seat {q} could tell from the answer to seat {mover}'s undo of decision "
+                                     f"{len(table.actions)} ({real}) a world it cannot tell from this one ({got})")
+                compared += 1
+    return real, compared

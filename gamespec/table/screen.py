@@ -164,20 +164,22 @@ class Screen:
 
     def moves(self, events, notes=(), start=0) -> list:
         """History events (as this seat saw them) → lines, the last LAST_MOVES of them; `notes` (the
-        decisions taken back: {"at": N, "seat", "decision"}) after the line of decision N, `start`
-        the number of decisions before the first event."""
+        decisions taken back: {"at": N, "seat", "decision"}) after the lines of decision N (undo.py,
+        placed), `start` the number of decisions before the first event."""
+        from .undo import placed
         lines = []
         n = start
-        pending = sorted(notes, key=lambda x: x["at"])
+        pending = placed(notes)
 
         def flush(upto):
-            while pending and pending[0]["at"] <= upto:
-                x = pending.pop(0)
+            while pending and pending[0][0] <= upto:
+                x = pending.pop(0)[1]
                 lines.append((f"  ↶ {seat_name(x['seat'], self.me)} took back decision {x['decision']}", "bold"))
 
-        flush(n)
         for ev in events:
-            n += is_decision(ev)
+            if is_decision(ev):
+                flush(n)                # the notes after decision n, its looks and reveals
+                n += 1
             who = seat_name(ev.get("player"), self.me)
             if ev.get("event") == "look":
                 if "cards" in ev:
@@ -193,7 +195,6 @@ class Screen:
             elif "action" in ev:
                 lines.append((f"  {who}: {self.labels.action(ev)}" + (" (in secret)" if ev.get("secret") else ""),
                               None))
-            flush(n)
         flush(float("inf"))
         if len(lines) > LAST_MOVES:
             k = len(lines) - LAST_MOVES

@@ -64,26 +64,28 @@ def seat_message(state, seat, table: dict) -> dict:
 
 def transcript_lines(history, labels, seat, notes=()) -> list:
     """The observation's history → readable lines, as `seat` saw it; the table's public notes
-    (undos: {"at": N, "text"}) after the line of decision N."""
+    (undos: {"at": N, "text"}) after the lines of decision N (gamespec/table/undo.py, placed)."""
+    from gamespec.table.screen import is_decision
+    from gamespec.table.undo import placed
     out = []
     n = 0
-    pending = sorted(notes, key=lambda x: x["at"])
+    pending = placed(notes)
 
     def flush(upto):
-        while pending and pending[0]["at"] <= upto:
-            out.append("   ↶ " + pending.pop(0)["text"])
+        while pending and pending[0][0] <= upto:
+            out.append("   ↶ " + pending.pop(0)[1]["text"])
 
-    flush(0)
     for ev in history:
         who = ev.get("player")
         name = "you" if who == seat else f"seat {who}"
-        if ev.get("event") == "chose":         # another's simultaneous choice, hidden until the reveal
+        if is_decision(ev):
+            flush(n)                            # the notes after decision n, its looks and reveals
             n += 1
+        if ev.get("event") == "chose":         # another's simultaneous choice, hidden until the reveal
             out.append(f"{n}. {name}: chose in secret")
         elif ev.get("event") == "reveal":
             out.append(f"   revealed: {name}: {labels.action(ev)}")
         elif "action" in ev:
-            n += 1
             out.append(f"{n}. {name}: {labels.action(ev)}" + (" (in secret)" if ev.get("secret") else ""))
         elif ev.get("event") == "look":
             if "cards" in ev:
@@ -92,7 +94,6 @@ def transcript_lines(history, labels, seat, notes=()) -> list:
             else:
                 k = ev.get("count", 0)
                 out.append(f"   {name} looked at {k} card{'s' if k != 1 else ''}")
-        flush(n)
     flush(float("inf"))
     return out
 
