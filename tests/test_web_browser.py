@@ -62,6 +62,40 @@ def _new_table(page, srv, seed, seats=None, spec="0"):
     return page.get_attribute("a.seat-link", "href")
 
 
+# What a table must never look like: a card over another card (a fanned row hides names and count
+# badges), a count badge over another card, a card out of the frame or the seat's area it is in (a
+# wrapped fanned row stuck out on the left).
+LAYOUT_FAULTS = """() => {
+  const out = [], r = (e) => e.getBoundingClientRect();
+  const cut = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) *
+                        Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const name = (e) => (e.closest('.zone') || {dataset: {}}).dataset.zone + ' ' + (e.title || '');
+  const moving = (e) => e.getAnimations().some((x) => x.playState === 'running');   // a card flying in
+  for (const row of document.querySelectorAll('.cards')) {
+    const cards = [...row.querySelectorAll(':scope > .card')].filter((e) => !moving(e));
+    cards.forEach((a, i) => {
+      cards.slice(i + 1).forEach((b) => { if (cut(r(a), r(b)) > 1) out.push('cards overlap: ' + name(a) + ' / ' + name(b)); });
+      const badge = a.querySelector('.count');
+      if (badge) cards.forEach((b) => { if (b !== a && cut(r(badge), r(b)) > 1) out.push('a count badge covers a card: ' + name(a) + ' over ' + name(b)); });
+      const box = a.closest('.frame, .seat');
+      if (box) {
+        const c = r(a), f = r(box);
+        if (c.left < f.left - 1 || c.right > f.right + 1 || c.top < f.top - 1 || c.bottom > f.bottom + 1)
+          out.push('a card sticks out of its frame: ' + name(a));
+      }
+    });
+  }
+  return out;
+}"""
+
+
+def _layout_ok(page):
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')",
+                           timeout=30000)
+    faults = page.evaluate(LAYOUT_FAULTS)
+    assert not faults, faults[:10]
+
+
 READY = """() => !document.getElementById('end').hidden ||
                  document.querySelectorAll('button.action:not([disabled])').length > 0"""
 
@@ -109,6 +143,7 @@ def test_a_whole_game_in_the_browser(browser, path):
             assert f"score {score}" in page.inner_text(f".seat[data-seat='{p}']")
         assert page.locator(".card-svg").count() >= 5
         assert page.locator(".chip.winner").count() == len(table.state.winners)
+        _layout_ok(page)                # the final table: every card and badge readable
         if first:
             _shot(page, "end")
         assert not errors, errors
@@ -127,6 +162,7 @@ def test_phone_sized_page_and_designer_mode_in_the_browser(browser, tmp_path):
         page.wait_for_function(READY, timeout=30000)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"the page is {width} px wide on a 390 px phone"
+        _layout_ok(page)
         _shot(page, "phone")
         page.click("button.action")
         page.wait_for_function("() => document.querySelectorAll('#transcript li').length > 0", timeout=30000)
@@ -136,6 +172,9 @@ def test_phone_sized_page_and_designer_mode_in_the_browser(browser, tmp_path):
         page.wait_for_selector("#errors:not([hidden])", timeout=30000)
         text = page.inner_text("#errors")
         assert re.search(re.escape(path) + r":\d+:\d+: error: ", text), text
+        # a long FILE path in the error box must wrap, not widen the page
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page with the spec's errors is {width} px wide on a 390 px phone"
         _shot(page, "error")
         # fix it: a new game under the new rules, same seed, the errors gone
         with open(path, "w", encoding="utf-8") as f:
@@ -181,6 +220,7 @@ def test_the_page_is_a_card_table(browser):
             moved += 1
         assert moved >= 3
         assert "Last move" in page.inner_text("#last")
+        _layout_ok(page)
         assert not errors, errors
         page.close()
 
@@ -277,6 +317,67 @@ def test_spectators_and_a_restart_with_the_same_links(browser, tmp_path):
         spectator.wait_for_function("() => document.getElementById('title').textContent.includes('watching')", timeout=30000)
         assert spectator.locator("button.action").count() == 0 and spectator.locator("#me .seat").count() == 0
         assert spectator.locator("#others .seat").count() == 3
+        _layout_ok(spectator)
         _shot(spectator, "spectator")
         spectator.close()
+    page.close()
+
+
+def test_the_page_reconnects_by_itself(browser, tmp_path):
+    """seat.js reconnects when its socket closes, without a reload: after the server closes the
+    page's socket (a network cut, a proxy), and after the server restarts on the same port with
+    --state-dir; each time the page shows the game as it is and plays on."""
+    state = str(tmp_path / "state")
+    spec = os.path.join(ROOT, "games", "bali.yaml")
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    rng = random.Random(4)
+    back = """() => document.getElementById('status').textContent !== 'disconnected: reconnecting…' &&
+                    (!document.getElementById('end').hidden ||
+                     document.querySelectorAll('button.action:not([disabled])').length > 0)"""
+
+    def click():
+        at = page.evaluate("() => last.at")
+        rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+        page.wait_for_function(f"() => last.at !== {at}", timeout=30000)     # played: a new view came
+
+    def reconnected(srv):
+        """The server has the page's socket again; the page has drawn the table as it is now."""
+        for _ in range(300):
+            if srv.app.state.server.connections() >= 1:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the page did not reconnect in 30 s")
+        page.wait_for_function(back, timeout=30000)
+        table = next(iter(srv.app.state.registry.tables.values()))
+        page.wait_for_function(f"() => last.at === {table.state.decisions}", timeout=30000)
+
+    with LiveServer([spec], bot_delay=0, watch=0, state_dir=state) as srv:
+        link = _new_table(page, srv, seed=4, seats=["person", "random"])
+        page.goto(srv.url + link)
+        page.wait_for_function(READY, timeout=30000)
+        page.evaluate("() => { window.sameDocument = true; }")     # gone if the page were reloaded
+        click()
+        # 1. the server closes the socket: the page says so, reconnects and goes on
+        page.wait_for_function(READY, timeout=30000)
+        assert srv.drop_sockets() == 1
+        page.wait_for_function("() => document.getElementById('status').textContent.includes('reconnecting')",
+                               timeout=30000)
+        reconnected(srv)
+        assert page.evaluate("() => window.sameDocument === true")
+        click()
+        page.wait_for_function(READY, timeout=30000)
+        port = srv.port
+    # 2. the server restarts on the same port (the page keeps trying meanwhile)
+    with LiveServer([spec], bot_delay=0, watch=0, state_dir=state, port=port) as srv2:
+        reconnected(srv2)
+        assert page.evaluate("() => window.sameDocument === true")
+        table = next(iter(srv2.app.state.registry.tables.values()))
+        want = table.message(0)["transcript"]
+        assert page.evaluate("() => last.transcript") == want           # the game as it is, its history
+        if not page.is_visible("#end"):
+            click()                                                       # and it plays on
+    assert not errors, errors
     page.close()
