@@ -5,7 +5,8 @@ from __future__ import annotations
 # by the modules that raise them (`from gamespec.simulate import Unfinished` still works)
 __all__ = ["GamespecError", "SpecError", "SpecErrors", "SpecRuntimeError", "UsageError", "IllegalAction",
            "StateFormatError", "BotError", "SpecNotFound", "MissingExtra", "GameTooLong", "Unfinished",
-           "DrawError", "RecordsError", "ReportError", "ActionSpaceError", "ReplayDivergence"]
+           "DrawError", "RecordsError", "ReportError", "ActionSpaceError", "ReplayDivergence", "WebError",
+           "GameFailed", "UndoRefused"]
 
 
 class GamespecError(Exception):
@@ -112,3 +113,24 @@ class ActionSpaceError(GamespecError, ValueError):
 class ReplayDivergence(SpecRuntimeError):
     """The game and the log disagree. A SpecRuntimeError so that the rule running the shuffle lets it
     through unchanged, like any run-time error."""
+
+
+class WebError(GamespecError):
+    """A request the server refuses; `.status` is its HTTP status, `.kind` a short machine name."""
+
+    def __init__(self, message, status=400, kind="bad-request"):
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+
+
+class GameFailed(GamespecError):
+    """A game that failed while set up or played; the message names its seed (to repeat it)."""
+
+
+class UndoRefused(GamespecError):
+    """The rule refuses the undo; `.kind`: game-over, undo-too-late, undo-revealed or undo-shuffled."""
+
+    def __init__(self, message, kind):
+        super().__init__(message)
+        self.kind = kind

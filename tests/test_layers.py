@@ -4,6 +4,7 @@ needs them; importing a leaf loads nothing above it."""
 from __future__ import annotations
 
 import ast
+import glob
 import os
 import subprocess
 import sys
@@ -223,3 +224,22 @@ def test_the_schema_lists_the_visibility_tables_names():
     for what in ("zone", "variable", "mark"):
         want = [v.name for v in TABLE if what in v.applies_to]
         assert sorted(defs[what]["properties"]["visibility"]["enum"]) == sorted(want), what
+
+
+def test_every_public_error_is_defined_in_errors_py():
+    """gamespec/errors.py holds every error gamespec raises on purpose (docs/api.md); the modules that
+    raise them import them from there. A class elsewhere deriving from one of them is a defect."""
+    import ast
+    import gamespec.errors as E
+    public = set(E.__all__)
+    bad = []
+    for folder in ("gamespec", "interpreter"):
+        for path in glob.glob(os.path.join(ROOT, folder, "**", "*.py"), recursive=True):
+            if path.endswith(os.path.join("gamespec", "errors.py")):
+                continue
+            tree = ast.parse(open(path, encoding="utf-8").read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef) and any(
+                        (b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)) in public for b in node.bases):
+                    bad.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}: {node.name}")
+    assert not bad, bad

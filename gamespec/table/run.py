@@ -3,12 +3,8 @@ result record and the outcome as text lines. A failed game keeps its State (the 
 the game got there)."""
 from __future__ import annotations
 
-from gamespec.errors import GamespecError, SpecRuntimeError
+from gamespec.errors import SpecRuntimeError, GameFailed
 from gamespec.errors import UsageError
-
-
-class GameFailed(GamespecError):
-    """A game that failed while set up or played; the message names its seed (to repeat it)."""
 
 
 def log_seats(pairs, players: int) -> list:

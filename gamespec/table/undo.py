@@ -14,20 +14,12 @@ log=True), `actions` (every decision as the engine's JSON), `deciders` (who took
 """
 from __future__ import annotations
 
-from gamespec.errors import GamespecError
+from gamespec.errors import UndoRefused
 
 GAME_OVER = "the game is over"
 TOO_LATE = "only your own last decision can be taken back, before anyone decides after it"
 REVEALED = "that decision showed a card: it can no longer be taken back"
 SHUFFLED = "that decision led to a shuffle: it can no longer be taken back"
-
-
-class UndoRefused(GamespecError):
-    """The rule refuses the undo; `.kind`: game-over, undo-too-late, undo-revealed or undo-shuffled."""
-
-    def __init__(self, message, kind):
-        super().__init__(message)
-        self.kind = kind
 
 
 def replay(game, players, seed, options, actions):

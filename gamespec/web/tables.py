@@ -11,7 +11,7 @@ import threading
 import time
 
 from gamespec.bots.registry import KINDS
-from gamespec.errors import GamespecError, IllegalAction, SpecErrors
+from gamespec.errors import GamespecError, IllegalAction, SpecErrors, WebError
 
 from gamespec.table.undo import UndoRefused, check_public, take_back
 
@@ -23,15 +23,6 @@ FINISHED_TTL = 600.0        # seconds a finished game stays (its end screen) bef
 IDLE_TTL = 1800.0           # seconds without a decision or an open socket before a game is freed
 PAGE_KINDS = tuple(k.name for k in KINDS.values() if k.page)   # never module:Class (no code import)
 MAX_PAGE_ITERATIONS = 20000                   # ismcts:N from a page: a bound on the CPU a page can ask for
-
-
-class WebError(GamespecError):
-    """A request the server refuses; `.status` is its HTTP status, `.kind` a short machine name."""
-
-    def __init__(self, message, status=400, kind="bad-request"):
-        super().__init__(message)
-        self.status = status
-        self.kind = kind
 
 
 class SpecFile:
