@@ -384,15 +384,3 @@ def resume_file(path, spec_path=None, bots=(), out=None, log_path=None, offer_lo
             raise UsageError(str(e)) from None
     return resume({"game": game, "spec_path": spec_path, "out": out, "log_path": log_path,
                    "offer_log": offer_log}, d, path, override)
-
-
-def _face_order(face):
-    """Numbers by value, then text: a set's cards read 3, 6, 10 rather than 10, 3, 6."""
-    return [(k, (0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0, str(v)))
-            for k, v in sorted(face.items())] if isinstance(face, dict) else []
-
-
-def _is_cards(value):
-    return any(isinstance(x, dict) for x in value)
-
-
