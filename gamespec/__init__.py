@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 # The public face (docs/api.md), loaded on first use (PEP 562): importing a leaf module such as
-# gamespec.errors or interpreter.rng loads no parser, no checker and no Lark.
+# gamespec.errors or gamespec.interpreter.rng loads no parser, no checker and no Lark.
 _FACE = {
     "load": "loader", "load_text": "loader", "Game": "game",
     "GamespecError": "errors", "IllegalAction": "errors", "SpecError": "errors", "SpecErrors": "errors",
@@ -17,6 +17,37 @@ _FACE = {
 
 __all__ = ["load", "load_text", "Game", "GamespecError", "IllegalAction", "SpecError", "SpecErrors",
            "SpecRuntimeError", "StateFormatError", "UsageError"]
+
+
+class _Beside:
+    """In a checkout, the run time sits beside this package (interpreter/, as grammar/ does) and is
+    imported as gamespec.interpreter, the name it is installed under (pyproject.toml's package-dir):
+    one top-level name, `gamespec`, and no clash with another distribution's `interpreter`. Answers for
+    that one name only; installed, gamespec/interpreter/ exists and this finder is never added."""
+
+    def __init__(self, folder):
+        self.folder = folder
+
+    def find_spec(self, name, path=None, target=None):
+        if name != __name__ + ".interpreter":
+            return None
+        import os
+        from importlib.util import spec_from_file_location
+        return spec_from_file_location(name, os.path.join(self.folder, "__init__.py"),
+                                       submodule_search_locations=[self.folder])
+
+
+def _add_beside():
+    import os     # already loaded by the interpreter's start; imported here to keep this face import-free
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    folder = os.path.join(os.path.dirname(here), "interpreter")
+    if not os.path.isdir(os.path.join(here, "interpreter")) and os.path.isfile(os.path.join(folder, "__init__.py")) \
+            and not any(type(f).__name__ == "_Beside" for f in sys.meta_path):
+        sys.meta_path.append(_Beside(folder))
+
+
+_add_beside()
 
 
 def __getattr__(name):

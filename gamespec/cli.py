@@ -6,7 +6,7 @@
     gamespec simulate games/g.yaml --games 1000       many games, win rates, records (gamespec.analysis)
     gamespec report records.jsonl -o report.html      a balance report (gamespec.analysis)
     gamespec compare a.jsonl b.jsonl                  figures that differ beyond noise (gamespec.analysis)
-    gamespec replay game.jsonl                        re-play a log, first divergence (interpreter.replay)
+    gamespec replay game.jsonl                        re-play a log, first divergence (gamespec.interpreter.replay)
     gamespec show game.jsonl --for 2                  a log as a transcript, as a seat saw it (gamespec.table)
     gamespec play games/g.yaml --bot 1=ismcts:500     play against bots in the terminal (gamespec.table)
     gamespec serve games/*.yaml                       play in the browser (gamespec.web)
@@ -21,7 +21,7 @@ says "internal error" and shows the traceback); 130 interrupted.
 
 Thin by rule: a command converts its arguments, calls the package that owns the capability
 (gamespec.validation, gamespec.table, gamespec.analysis, gamespec.authoring, gamespec.web,
-gamespec.draw, interpreter.replay) and prints what it returns, with the exit code. Imports are lazy:
+gamespec.draw, gamespec.interpreter.replay) and prints what it returns, with the exit code. Imports are lazy:
 `validate` loads neither the interpreter's simulation code, nor multiprocessing, nor matplotlib.
 """
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _int(text):
 
 
 def _seed(text):
-    from interpreter.rng import check_seed
+    from gamespec.interpreter.rng import check_seed
     try:
         return check_seed(_int(text))
     except ValueError as e:     # UsageError
@@ -213,7 +213,7 @@ def _seed_or_new(seed) -> int:
 
 
 def _write_jsonl(lines, path) -> None:
-    from interpreter.gamelog import write_jsonl
+    from gamespec.interpreter.gamelog import write_jsonl
     try:
         write_jsonl(lines, path)
     except OSError as e:
@@ -399,7 +399,7 @@ def cmd_graph(args) -> int:
 
 def cmd_replay(args) -> int:
     from gamespec.loader import find_spec
-    from interpreter.replay import full_log_header, replay_file
+    from gamespec.interpreter.replay import full_log_header, replay_file
 
     header = full_log_header(args.log)
     spec_path = args.spec or find_spec(header, args.log)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from interpreter.rng import SEED_MAX, check_seed  # noqa: F401 - SEED_MAX re-exported for old imports
+from gamespec.interpreter.rng import SEED_MAX, check_seed  # noqa: F401 - SEED_MAX re-exported for old imports
 
 from .errors import UsageError   # here for old imports too (gamespec.game.UsageError)
 
@@ -87,7 +87,7 @@ class Game:
         Without a seed, 64 bits of the operating system's entropy (`state.seed` holds it, for the
         full log and the operator; no player channel shows it). `generator` names the shuffles'
         generator: this version's by default, "xorshift64*" to deal a seed as gamespec 0.1 did."""
-        from interpreter.state import State
+        from gamespec.interpreter.state import State
         players = self.spec.min_players if players is None else players
         if seed is None:
             import secrets
@@ -96,9 +96,9 @@ class Game:
         if not isinstance(log, bool):
             raise UsageError(f"log is true or false, not {str(log)[:40]}")
         if generator is None:
-            from interpreter.rng import ALGORITHM as generator
+            from gamespec.interpreter.rng import ALGORITHM as generator
         else:
-            from interpreter.rng import check_generator
+            from gamespec.interpreter.rng import check_generator
             try:
                 check_generator(generator)
             except ValueError as e:
@@ -113,7 +113,7 @@ class Game:
         each decision as `apply(legal_actions()[rng.randrange(n)])` would: the same games as that loop."""
         import random
 
-        from interpreter.state import State
+        from gamespec.interpreter.state import State
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise UsageError(f"the number of playouts is a whole number >= 0, not {n!r}")
         check_seed(seed)
@@ -129,7 +129,7 @@ class Game:
         if n and rs.backend == "native":
             lib = self.native_library(rs)
             if lib is not None:     # a game the C code stops is played again here, on the Python engine
-                from interpreter.native_engine import playouts
+                from gamespec.interpreter.native_engine import playouts
                 return [Playout(g, sc, w, d) if ok else one(g) for g, ok, sc, w, d in playouts(lib, n, seed)]
         return [one(g) for g in range(seed, seed + n)]
 
@@ -156,21 +156,21 @@ class Game:
     def state_from_json(self, data):
         """A saved state (to_json() output, from anyone): accepted only if re-playing its recorded
         decisions (and chance) gives exactly it; StateFormatError otherwise."""
-        from interpreter.serial import from_json
+        from gamespec.interpreter.serial import from_json
         return from_json(self, data)
 
     def load_state(self, path, max_bytes=None):
         """A saved state's file (state.to_json() as JSON, from anyone): refused early from its size
-        (interpreter.serial.MAX_STATE_BYTES, 16 MiB, unless max_bytes) and shape before anything is
+        (gamespec.interpreter.serial.MAX_STATE_BYTES, 16 MiB, unless max_bytes) and shape before anything is
         re-played, then checked as state_from_json does; StateFormatError otherwise."""
-        from interpreter.serial import from_json, read_file
+        from gamespec.interpreter.serial import from_json, read_file
         return from_json(self, read_file(path, max_bytes))
 
     def arranged_state(self, data):
         """A position written by hand in the to_json() format (tests, puzzles, determinized states
         for search): checked for consistency, but its knowledge and history are taken as given, so
         never use it on a file from someone else (use state_from_json)."""
-        from interpreter.serial import arranged
+        from gamespec.interpreter.serial import arranged
         return arranged(self, data)
 
     def evaluate(self, state, text: str, **bindings):
@@ -186,7 +186,7 @@ class Game:
         from .errors import SpecErrors
         from .spec.model import Rule
         from .spec.parser import Located, parse
-        from interpreter.state import State
+        from gamespec.interpreter.state import State
         if not isinstance(state, State) or state.game is not self:
             raise UsageError("evaluate() needs a State of this game")
         if not isinstance(text, str) or len(text) > 10_000:

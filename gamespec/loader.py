@@ -6,7 +6,7 @@ import hashlib
 import os
 import stat
 
-from interpreter.replay import read_chunks
+from gamespec.interpreter.replay import read_chunks
 
 from .errors import SpecError, SpecErrors, SpecNotFound
 from .game import Game

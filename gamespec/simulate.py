@@ -599,7 +599,7 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
         rs = game.ruleset(players, game.check_options(options))
         lib = game.native_library(rs)
         if lib is not None:
-            from interpreter.native_engine import simulate_games
+            from gamespec.interpreter.native_engine import simulate_games
             nt = None
             if trace:                   # made once per rule set (the action numbering is not free)
                 nt = lib.__dict__.get("native_trace")
@@ -643,7 +643,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     game.ruleset(players, opts)          # checks the player count (and compiles once, early)
     if not isinstance(games, int) or isinstance(games, bool) or not 0 <= games <= MAX_GAMES:
         raise UsageError(f"the number of games is a whole number from 0 to {MAX_GAMES}, not {str(games)[:40]}")
-    from interpreter.rng import check_seed
+    from gamespec.interpreter.rng import check_seed
     check_seed(seed)
     if games:
         check_seed(seed + games - 1, what="the last game's seed")

@@ -1,7 +1,7 @@
 """The generic interpreter: runs any compiled spec (state, legal actions, effects, observations, views).
 
-`State` and `Action` load on first use (PEP 562), so that importing a leaf (`interpreter.rng`,
-`interpreter.runtime`) loads nothing else.
+`State` and `Action` load on first use (PEP 562), so that importing a leaf (`gamespec.interpreter.rng`,
+`gamespec.interpreter.runtime`) loads nothing else.
 """
 from __future__ import annotations
 
@@ -14,4 +14,4 @@ def __getattr__(name):
         value = getattr(state, name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'interpreter' has no attribute {name!r}")
+    raise AttributeError(f"module 'gamespec.interpreter' has no attribute {name!r}")

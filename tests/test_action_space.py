@@ -12,7 +12,7 @@ import gamespec
 from gamespec.errors import GamespecError, IllegalAction
 from helpers import ROOT, config_id, configs, load
 from gamespec.compile.action_space import ActionSpaceError, space
-from interpreter.determinize import relabel
+from gamespec.interpreter.determinize import relabel
 
 SPECS = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml"))) + \
     sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))

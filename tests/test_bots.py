@@ -403,7 +403,7 @@ def test_decision_does_not_change_when_hidden_cards_change(path, kind):
 
 def test_ismcts_searches_determinizations_not_the_real_state(monkeypatch):
     """Every world ISMCTS plays in comes from its view's determinizer, never from the real state."""
-    from interpreter import views
+    from gamespec.interpreter import views
     g = load("bali")
     s = g.new_game(players=2, seed=4)
     while s.view(s.current_player).num_legal_actions < 2:

@@ -278,7 +278,7 @@ def logs(tmp_path):
 
 def test_find_spec_finds_the_file_with_the_logs_hash(logs, capsys):
     from gamespec.loader import SpecNotFound, find_spec
-    from interpreter.replay import full_log_header
+    from gamespec.interpreter.replay import full_log_header
     header = full_log_header(str(logs / "g.jsonl"))
     assert find_spec(header, str(logs / "g.jsonl")) == str(logs / "k.yaml")
     (logs / "k.yaml").write_text(open(KLINK).read() + "\n# changed\n")
@@ -313,7 +313,7 @@ def test_readme_run_then_replay_finds_the_spec_at_the_headers_path(tmp_path, mon
 
 def test_full_log_header_refuses_a_seats_log_and_a_missing_file(logs):
     from gamespec.errors import StateFormatError
-    from interpreter.replay import full_log_header
+    from gamespec.interpreter.replay import full_log_header
     with pytest.raises(StateFormatError, match=r"s1\.jsonl is the log as seat 1 saw it \(--log-for\); "
                                                r"replay needs the full log \(--log\)"):
         full_log_header(str(logs / "s1.jsonl"))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import gamespec
 from gamespec.errors import SpecRuntimeError
-from interpreter import runtime
+from gamespec.interpreter import runtime
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BALI = os.path.join(HERE, "..", "games", "bali.yaml")
@@ -209,8 +209,8 @@ def test_a_card_test_that_fails_on_a_card_is_not_tabled():
 def test_a_repeat_test_means_what_counting_means(values):
     """`any(k >= 2 for k in count_by(X))` is generated as _has_repeat(X): the same answer on any
     values, list values (attribute lists) and 1 == True included."""
-    from interpreter.runtime import count_by
-    from interpreter.runtime import has_repeat as _has_repeat
+    from gamespec.interpreter.runtime import count_by
+    from gamespec.interpreter.runtime import has_repeat as _has_repeat
     assert _has_repeat(values) == any(k >= 2 for k in count_by(values))
 
 
@@ -510,7 +510,7 @@ def test_a_loop_over_range_of_a_size_walks_a_range_and_charges_as_before(tmp_pat
 
 def test_top_n_takes_the_top_cards_top_first():
     """`top(Z, m)`: the last m cards of Z, the top one first; all of them when m > size; none for m <= 0."""
-    from interpreter.runtime import top_n as _topn
+    from gamespec.interpreter.runtime import top_n as _topn
     for n in range(6):
         cs = list(range(n))
         for m in range(-2, 9):

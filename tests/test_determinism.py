@@ -139,11 +139,11 @@ def _reference_shake(state, items):
 
 @pytest.mark.parametrize("name, reference", [("shake128", _reference_shake), ("xorshift64*", _reference_xorshift)])
 def test_each_generator_permutes_as_its_plain_algorithm(name, reference):
-    """interpreter.rng's shuffles (a fast path in C calls for the first, constants in locals for the
+    """gamespec.interpreter.rng's shuffles (a fast path in C calls for the first, constants in locals for the
     second) permute exactly as the plain algorithms do, so every seed keeps its deals."""
     import random
 
-    from interpreter import rng
+    from gamespec.interpreter import rng
     gen = random.Random(19)
     shuffle = rng.SHUFFLES[name]
     for _ in range(1500):
@@ -158,7 +158,7 @@ def test_the_shuffle_rejects_exactly_where_the_draws_are_biased():
     """A draw in the top 2**32 % m values is skipped (m = 3: only 2**32 - 1), the next one decides;
     a large deck takes the exact path (some draw lies near 2**32) and still permutes as the plain
     algorithm does."""
-    from interpreter import rng
+    from gamespec.interpreter import rng
     items = ["a", "b", "c"]
     rng._fisher_yates(items, iter([(1 << 32) - 1, 7, 1]))   # m = 3: 2**32 - 1 skipped, 7 % 3 = 1; m = 2: 1
     assert items == ["a", "c", "b"]
@@ -184,7 +184,7 @@ def struct_draws(state, n):
 def test_a_seed_deals_the_same_cards_everywhere():
     """Pinned permutations: a platform or Python version that computed another would change every
     game a seed gives."""
-    from interpreter import rng
+    from gamespec.interpreter import rng
     items = list(range(10))
     assert rng.shuffle(rng.seed_state(0), items) == PINNED_NEXT
     assert items == PINNED_ORDER
@@ -209,7 +209,7 @@ def _played(game, generator, seed=5, players=3, partial=True):
 
 
 def test_the_generator_decides_the_deal_and_is_named_in_log_and_state():
-    from interpreter import rng
+    from gamespec.interpreter import rng
     game = gamespec.load(os.path.join(ROOT, "games", "bacchus.yaml"))
     new, old = game.new_game(players=3, seed=5, log=True), game.new_game(players=3, seed=5, log=True,
                                                                          generator="xorshift64*")
@@ -220,7 +220,7 @@ def test_the_generator_decides_the_deal_and_is_named_in_log_and_state():
     assert chance(new) != chance(old)
     # the old generator deals as gamespec 0.1 did: its plain algorithm from the seed
     order = list(game.new_game(players=3, seed=5).rs.init_z[old.rs.zone_label.index("maenad_deck")])
-    _reference_xorshift(__import__("interpreter.rng").rng.seed_state(5), order)
+    _reference_xorshift(__import__("gamespec.interpreter.rng").interpreter.rng.seed_state(5), order)
     assert chance(old)[0] == order
     assert all("generator" not in line for line in old.log_for(0))     # a seat's log shows no generator
     with pytest.raises(gamespec.game.UsageError, match="unknown generator 'mt'"):
@@ -240,7 +240,7 @@ def test_a_state_keeps_its_generator_through_clone_json_and_determinize(generato
 def test_a_log_or_state_that_names_no_generator_replays_with_the_old_one():
     """Files written by gamespec 0.1 have no 'generator': their shuffles check against the seed with
     xorshift64*, and a state continues with it."""
-    from interpreter.replay import replay
+    from gamespec.interpreter.replay import replay
     game = gamespec.load(os.path.join(ROOT, "games", "bacchus.yaml"))
     s = _played(game, "xorshift64*", partial=False)
     lines = json.loads(json.dumps(s.log_lines()))
@@ -266,6 +266,6 @@ def test_a_log_or_state_that_names_no_generator_replays_with_the_old_one():
 
 def test_the_format_schemas_list_the_generators():
     from gamespec.authoring import format_schema
-    from interpreter import rng
+    from gamespec.interpreter import rng
     assert set(format_schema("state")["properties"]["generator"]["enum"]) == set(rng.SHUFFLES)
     assert set(format_schema("log")["$defs"]["header"]["properties"]["generator"]["enum"]) == set(rng.SHUFFLES)

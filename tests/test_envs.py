@@ -13,8 +13,8 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed: pip ins
 
 import gamespec  # noqa: E402
 from helpers import ROOT, config_id, configs, load  # noqa: E402
-from interpreter.determinize import relabel  # noqa: E402
-from interpreter.obs_tensor import encoder  # noqa: E402
+from gamespec.interpreter.determinize import relabel  # noqa: E402
+from gamespec.interpreter.obs_tensor import encoder  # noqa: E402
 
 GAMES = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
 SPECS = GAMES + sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))

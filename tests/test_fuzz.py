@@ -423,7 +423,7 @@ def logs():
 
 
 def test_damaged_logs(logs, tmp_path_factory):
-    from interpreter.replay import read_log, replay
+    from gamespec.interpreter.replay import read_log, replay
     path = tmp_path_factory.mktemp("logs") / "game.jsonl"
 
     @fuzz_settings(200)

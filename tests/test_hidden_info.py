@@ -20,7 +20,7 @@ def _sees(state, c, p):
 def _unseen_pairs(state, p, rnd, want=4):
     """Pairs of cards of different faces that player p can neither see nor remember."""
     rs = state.rs
-    from interpreter.observe import history_entries
+    from gamespec.interpreter.observe import history_entries
     once_seen = set()   # perfect recall: cards p saw in a past event count as seen
     for ev in history_entries(state):
         if ev[0] == "d":
@@ -280,7 +280,7 @@ def _flip_game(tmp_path):
 def test_finding4_a_card_seen_landing_does_not_make_its_set_forgotten(tmp_path):
     """Player 1 knows every card of a hidden set; one of them is played face up: player 1 still
     knows the others. Moved unseen instead, player 1 can no longer tell them apart."""
-    from interpreter import runtime
+    from gamespec.interpreter import runtime
     game = _flip_game(tmp_path)
     for unseen in (False, True):
         s = game.new_game(players=2, seed=5)

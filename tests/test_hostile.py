@@ -873,7 +873,7 @@ def test_untampered_states_load(base):
 
 def _load_state_file(game, path, forbid_replay=False):
     if forbid_replay:     # the refusal must come before anything is re-played
-        from interpreter import state as st
+        from gamespec.interpreter import state as st
 
         def no_replay(*a, **k):
             raise AssertionError("re-played a state whose shape already refuses it")
@@ -1067,7 +1067,7 @@ LOG_CASES = {
 
 
 def _log_outcome(game, path, small_limit):
-    from interpreter import replay as gamelog
+    from gamespec.interpreter import replay as gamelog
     if small_limit:
         gamelog.MAX_LOG_BYTES = 1000
     try:
@@ -1105,7 +1105,7 @@ def test_hostile_log(case, tmp_path):
 
 
 def test_untampered_log_replays(tmp_path):
-    from interpreter.replay import CHANCE_TRUSTED, CHANCE_VERIFIED, read_log, replay, replay_file
+    from gamespec.interpreter.replay import CHANCE_TRUSTED, CHANCE_VERIFIED, read_log, replay, replay_file
     game, lines = base_log()
     path = tmp_path / "game.jsonl"
     path.write_bytes(_jsonl(lines))
@@ -1122,7 +1122,7 @@ def test_untampered_log_replays(tmp_path):
 
 
 def _replay_padded(game, path):
-    from interpreter.replay import replay_file
+    from gamespec.interpreter.replay import replay_file
     return replay_file(game, path)
 
 
@@ -1221,7 +1221,7 @@ def test_a_60mb_log_of_a_real_game_replays_streamed(long_log, seedless, tmp_path
 def test_a_seedless_logs_look_ahead_is_bounded(long_log, tmp_path):
     """A seedless replay reads ahead to the chance event a shuffle takes: 60 MB of look lines before
     it were all held in memory (430 MB). Now refused beyond MAX_AHEAD_BYTES."""
-    from interpreter.replay import MAX_AHEAD_BYTES
+    from gamespec.interpreter.replay import MAX_AHEAD_BYTES
     game, path = long_log
     with open(path, encoding="utf-8") as f:
         header = json.loads(f.readline())
@@ -1293,7 +1293,7 @@ def test_find_spec_refuses_what_is_not_a_small_regular_file_at_the_headers_path(
     assert "error" in out and "no spec file at the header's path" in out["error"], out
     accepted(f"find_spec/{kind}")
     from gamespec import loader
-    from interpreter import replay
+    from gamespec.interpreter import replay
 
     def no_read(*a):
         raise AssertionError(f"{kind}: read, though fstat shows it is not a small regular file")

@@ -124,7 +124,7 @@ def test_listings_hold_plain_tuples_until_actions_are_asked_for_then_actions():
     """Generated listings build no Action for a state played by index; once its legal_actions() are
     asked for, the current listing is converted once and later listings are made of Actions, which
     apply() finds again by position (and a clone keeps that). Mixing the two plays the same game."""
-    from interpreter.actions import Action
+    from gamespec.interpreter.actions import Action
     game = load(os.path.join(ROOT, "games", "bacchus.yaml"))
     ref = _standard(game, 4, {}, 3, log=True)
     rnd = random.Random(3)

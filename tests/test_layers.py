@@ -13,7 +13,7 @@ import pytest
 
 from helpers import ROOT
 
-PACKAGES = {"gamespec": "gamespec", "interpreter": "interpreter", "gamespec.grammar": "grammar"}
+PACKAGES = {"gamespec": "gamespec", "gamespec.interpreter": "interpreter", "gamespec.grammar": "grammar"}
 
 # The layers, lowest first. A module may import its own layer and the layers its row names, nothing
 # else: the front end and the run-time library stand on the errors only, the compile stage on both,
@@ -45,7 +45,7 @@ def layer(mod: str) -> str:
         return "base"
     if mod.startswith(("gamespec.spec", "gamespec.grammar")):
         return "front"
-    if mod.startswith("interpreter"):
+    if mod.startswith("gamespec.interpreter"):
         return "runtime"
     if mod.startswith("gamespec.compile"):
         return "compile"
@@ -147,8 +147,8 @@ def test_no_import_cycle():
 
 
 def test_the_package_faces_import_nothing_when_imported():
-    """gamespec/__init__.py and interpreter/__init__.py load their faces on first use (PEP 562)."""
-    for mod in ("gamespec", "interpreter"):
+    """gamespec/__init__.py and interpreter/__init__.py (gamespec.interpreter) load their faces on first use (PEP 562)."""
+    for mod in ("gamespec", "gamespec.interpreter"):
         top = [(name, line) for _, line, in_function, name in imports(MODULES[mod], mod)
                if not in_function and name != "__future__"]
         assert top == [], f"{mod}/__init__.py imports at module level: {top}"
@@ -169,11 +169,11 @@ def _loaded(code):
     return set(out.stdout.split())
 
 
-@pytest.mark.parametrize("leaf", ["gamespec.errors", "interpreter.rng", "interpreter.runtime", "gamespec.spec.ast",
+@pytest.mark.parametrize("leaf", ["gamespec.errors", "gamespec.interpreter.rng", "gamespec.interpreter.runtime", "gamespec.spec.ast",
                                   "gamespec.spec.builtins", "gamespec.spec.visibility"])
 def test_importing_a_leaf_loads_no_parser_and_nothing_above_it(leaf):
     mods = _loaded(f"import {leaf}")
-    own = {m for m in mods if m.startswith(("gamespec", "interpreter"))}
+    own = {m for m in mods if m.startswith("gamespec")}
     assert "lark" not in mods and "yaml" not in mods and "jsonschema" not in mods, sorted(own)
     assert all(LAYERS[layer(leaf)] | {layer(leaf)} >= {layer(m)} for m in own), sorted(own)
 
@@ -182,7 +182,7 @@ def test_validate_loads_no_optional_dependency_no_compiler_and_no_app():
     mods = _loaded("from gamespec.cli import main\n"
                    "assert main(['validate', 'games/bacchus.yaml']) == 0")
     heavy = sorted(m for m in mods if m.split(".")[0] in EXTRAS or m.startswith(("gamespec.analysis",
-                   "gamespec.web", "gamespec.envs", "gamespec.bots", "gamespec.table", "interpreter.native",
+                   "gamespec.web", "gamespec.envs", "gamespec.bots", "gamespec.table", "gamespec.interpreter.native",
                    "gamespec.compile.native", "gamespec.compile.cbuild", "cffi", "ctypes")))
     assert heavy == [], heavy
 
@@ -196,7 +196,7 @@ def test_every_package_is_shipped():
     assert packages == listed, (sorted(packages - listed), sorted(listed - packages))
 
 
-FACES = ["gamespec", "gamespec.errors", "gamespec.game", "interpreter", "interpreter.views", "interpreter.replay",
+FACES = ["gamespec", "gamespec.errors", "gamespec.game", "gamespec.interpreter", "gamespec.interpreter.views", "gamespec.interpreter.replay",
          "gamespec.loader", "gamespec.simulate", "gamespec.bots", "gamespec.analysis", "gamespec.envs",
          "gamespec.authoring"]
 

@@ -23,7 +23,7 @@ import pytest
 import gamespec
 from gamespec.errors import IllegalAction
 from helpers import config_id, configs
-from interpreter.determinize import relabel
+from gamespec.interpreter.determinize import relabel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPECS = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml"))) + \

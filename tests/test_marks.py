@@ -14,7 +14,7 @@ import pytest
 import gamespec
 from gamespec.errors import SpecErrors, SpecRuntimeError, StateFormatError
 from helpers import ROOT, arrange, cards_where, find, set_var, var, zi
-from interpreter.determinize import relabel
+from gamespec.interpreter.determinize import relabel
 
 SIGNALS = os.path.join(ROOT, "tests", "specs", "signals.yaml")
 BACKENDS = ("codegen", "closures")

@@ -76,7 +76,7 @@ def configs(paths, every_count=True):
 # -- the generators, against Python ---------------------------------------------------------------
 @needs_cc
 def test_shuffles_are_interpreter_rng_bit_for_bit():
-    from interpreter import rng as R
+    from gamespec.interpreter import rng as R
     lib = lib_of(os.path.join(ROOT, "tests", "specs", "tiny.yaml"), 2)
     r = random.Random(7)
     for n in [0, 1, 2, 3, 5, 52, 116, 1000, 300_000]:      # 300000 cards: the rejection path is taken
@@ -96,7 +96,7 @@ def test_shuffles_are_interpreter_rng_bit_for_bit():
 def test_python_random_stream_bit_for_bit():
     """init_by_array from a seed's 32-bit words, randrange (_randbelow_with_getrandbits) and
     getrandbits, for integer seeds and RandomBot's text seeds."""
-    from interpreter.native_engine import random_bot_key
+    from gamespec.interpreter.native_engine import random_bot_key
     lib = lib_of(os.path.join(ROOT, "tests", "specs", "tiny.yaml"), 2)
     ops = [1, 2, 3, 7, 8, 9, 100, 2 ** 31, 2 ** 32, 2 ** 32 + 1, 2 ** 40, 5, 6, -64, -1, -32, -33] * 50
     seeds = [0, 1, 2, 2 ** 32 - 1, 2 ** 32, 2 ** 64 - 1, 987654321]
@@ -123,7 +123,7 @@ NOT_YET = {"tens": "a function of the spec's", "melds": "a function of the spec'
 
 def _check_playouts(path, players, opts, n):
     from gamespec.compile.cbuild import library
-    from interpreter.native_engine import ST_OK
+    from gamespec.interpreter.native_engine import ST_OK
     want = python(path).playouts(n, seed=0, players=players, options=opts)
     got = native(path).playouts(n, seed=0, players=players, options=opts)
     assert got == want
@@ -191,7 +191,7 @@ def test_native_rollouts_from_random_states(which, seed, depth, det, rseed):
     rollouts: the same scores as the Python playout, the rng left in the same state, and the
     state → struct → state round trip exact."""
     from gamespec.compile.cbuild import library
-    from interpreter.native_engine import flatten, rollout
+    from gamespec.interpreter.native_engine import flatten, rollout
     path = _ROLL[which]
     g = native(path)
     players = g.min_players + seed % (g.max_players - g.min_players + 1)
@@ -283,7 +283,7 @@ def test_cli_simulate_engine_flag(capsys):
 # -- faults: the budgets hold in C, the errors are the Python engine's ----------------------------------
 def _hostile_outcome(text, engine):
     from gamespec.compile.cbuild import library
-    from interpreter.native_engine import ST_OK, WHY
+    from gamespec.interpreter.native_engine import ST_OK, WHY
     g = gamespec.load_text(text, "hostile.yaml", backend="native" if engine == "native" else None)
     stopped = None
     if engine == "native":
@@ -400,7 +400,7 @@ def test_validate_and_import_never_touch_the_native_engine(tmp_path):
             "from gamespec.cli import main\n"
             f"rc = main(['validate', {os.path.join(ROOT, 'games', 'bali.yaml')!r}])\n"
             "bad = [m for m in sys.modules if m.startswith(('gamespec.compile.native', 'gamespec.compile.cbuild', "
-            "'interpreter.native_engine', 'ctypes'))]\n"
+            "'gamespec.interpreter.native_engine', 'ctypes'))]\n"
             "print(rc, bad)\n")
     env = dict(os.environ, CC="/nonexistent", GAMESPEC_CACHE=str(tmp_path / "cache"))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
@@ -452,7 +452,7 @@ def test_spec_text_never_reaches_the_c_source():
 def test_values_of_unexpected_kinds_bail_to_python():
     """A value typed `any` that turns out a text where C expects a number, and a text built at run
     time: the C code bails and the Python engine plays the game (the same result)."""
-    from interpreter.native_engine import ST_BAIL
+    from gamespec.interpreter.native_engine import ST_BAIL
     tiny = open(os.path.join(ROOT, "tests", "specs", "tiny.yaml")).read()
     text = tiny.replace("name: Tiny", "name: Tiny\ntables:\n  odd: {0: 'a', 1: 2, 2: 'b'}").replace(
         'effect: "stopped[actor] = 1"',
@@ -528,8 +528,8 @@ def _final_values(g, players, seed):
     """The game's end on each engine: (outcome, the variables' values) — from the Python engine's
     state, and from the C struct after the same game in C (or the Python error)."""
     from gamespec.compile.cbuild import library
-    from interpreter.native_engine import ST_OK, T_LIST
-    from interpreter.state import State
+    from gamespec.interpreter.native_engine import ST_OK, T_LIST
+    from gamespec.interpreter.state import State
     try:
         s = State.new(g, g.ruleset(players, {}), seed)
         s.playout(random.Random(seed), in_place=True)

@@ -73,7 +73,7 @@ def statuses(game, players, seeds=SEEDS):
 def same_games(text, counts, name="inline.yaml", in_c=True):
     """Python and native playouts of `text` agree, game by game, at each player count; with `in_c`
     every game that Python finishes ran to its end in C. Returns {count: outcomes}."""
-    from interpreter.native_engine import ST_OK
+    from gamespec.interpreter.native_engine import ST_OK
     py = gamespec.load_text(text, name)
     nat = gamespec.load_text(text, name, backend="native")
     got = {}
@@ -237,7 +237,7 @@ def test_per_team_scoring():
     # random seats in C: untraced, the games run there; traced, each bails (B_TRACE, a team's score
     # is no seat's) and the Python loop plays and traces it
     from gamespec.compile.cbuild import library
-    from interpreter.native_engine import ST_BAIL, ST_OK, WHY, random_bot_key
+    from gamespec.interpreter.native_engine import ST_BAIL, ST_OK, WHY, random_bot_key
     lib = library(gamespec.load_text(text, "perteam.yaml", backend="native").ruleset(4, {}))
     keys = [[random_bot_key(s, p) for p in range(4)] for s in SEEDS]
     assert {r["status"] for r in lib.simulate(list(SEEDS), keys, None, 0, 1)} == {ST_OK}
@@ -268,7 +268,7 @@ def test_per_team_scoring():
 def test_out_of_range_indices_stop_the_game_in_c_with_pythons_error(expr, why):
     """The generated code checks every index before it reads: the C game stops where Python's does
     (runtime.h's fault code), and the error the native game raises is the Python engine's."""
-    from interpreter.native_engine import ST_FAULT
+    from gamespec.interpreter.native_engine import ST_FAULT
     codes = {"F_KEY": 3, "F_INDEX": 4, "F_PLAYER": 6}
     text = spec(tables="  tab: {0: 1, 1: 2}\n", variables="  seen: {initial: 0}\n",
                 draw=f"deal(deck, hand[actor]); seen = {expr}")
@@ -285,7 +285,7 @@ _LOADER = r"""
 import json, random, sys
 import gamespec
 from gamespec.compile.cbuild import library
-from interpreter.native_engine import flatten, rollout, T_LIST, T_INT, T_NONE
+from gamespec.interpreter.native_engine import flatten, rollout, T_LIST, T_INT, T_NONE
 path, players, seed, depth = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 g = gamespec.load(path, backend="native")
 s = g.new_game(players=players, seed=seed)
@@ -322,7 +322,7 @@ assert good[stored] == 0, good[stored:]
 def load(buf):
     from array import array
     import ctypes
-    from interpreter.native_engine import _ptr
+    from gamespec.interpreter.native_engine import _ptr
     b = array("q", buf)
     return lib.lib.gs_load(lib.ctx(), _ptr(b, ctypes.c_int64), len(b))
 
@@ -385,7 +385,7 @@ def test_the_loader_refuses_a_state_that_does_not_fit_the_layout(path, players, 
 def test_a_state_the_loader_refuses_is_played_by_the_python_engine():
     """rollout() hands back None for a state it cannot load: state.playout then plays it in Python."""
     from gamespec.compile.cbuild import library
-    from interpreter import native_engine as N
+    from gamespec.interpreter import native_engine as N
     g = gamespec.load(os.path.join(ROOT, "games", "klink.yaml"), backend="native")
     s = g.new_game(players=3, seed=2)
     lib = library(s.rs)
@@ -475,7 +475,7 @@ def test_a_build_that_fails_unexpectedly_falls_back(monkeypatch, capsys):
 # -- the command line ---------------------------------------------------------------------------------
 @needs_cc
 def test_cli_simulate_plays_on_the_native_engine_by_default(capsys, monkeypatch):
-    import interpreter.native_engine as N
+    import gamespec.interpreter.native_engine as N
     from gamespec.cli import main
     calls = []
     real = N.simulate_games

@@ -52,7 +52,7 @@ def same(a, b):
 
 def statuses(g, players, seeds, options=None):
     """The C simulation's status per game, traced as play_many traces (ST_OK: it ran in C)."""
-    from interpreter.native_engine import random_bot_key
+    from gamespec.interpreter.native_engine import random_bot_key
     rs = g.ruleset(players, g.check_options(options))
     lib = g.native_library(rs)
     if lib is None:
@@ -65,7 +65,7 @@ def statuses(g, players, seeds, options=None):
 @needs_cc
 @pytest.mark.parametrize("path,players", CASES, ids=[f"{os.path.basename(p)[:-5]}-{n}p" for p, n in CASES])
 def test_native_traces_are_the_python_loops(path, players):
-    from interpreter.native_engine import ST_OK
+    from gamespec.interpreter.native_engine import ST_OK
     g = game_of(path)
     want = plain(sim.play_many(g, players, range(SEEDS), None, engine="python", trace=True))
     got = plain(sim.play_many(g, players, range(SEEDS), None, engine="native", trace=True))
@@ -97,7 +97,7 @@ def _costly():
 
 @needs_cc
 def test_a_score_that_exhausts_a_budget_counts_0_in_c_as_in_python():
-    from interpreter.native_engine import ST_OK
+    from gamespec.interpreter.native_engine import ST_OK
     g = _costly()
     seeds = range(8)
     want = plain(sim.play_many(g, 2, seeds, None, engine="python", trace=True))
@@ -133,7 +133,7 @@ def test_unusual_scores_trace_as_in_python(score):
     want = plain(sim.play_many(g, 2, seeds, None, engine="python", trace=True))
     got = plain(sim.play_many(g, 2, seeds, None, engine="native", trace=True))
     same(got, want)
-    from interpreter.native_engine import ST_BAIL, ST_OK
+    from gamespec.interpreter.native_engine import ST_BAIL, ST_OK
     ran = statuses(g, 2, seeds)
     if "mix[0]" in score or "mix[2]" in score or "turns - 2" in score or score == "-points[p]":
         assert ran == [ST_OK] * len(seeds)

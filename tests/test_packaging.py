@@ -45,6 +45,26 @@ def test_installed_package_loads_a_spec_from_elsewhere(installed, tmp_path):
     assert str(installed) in r.stdout
 
 
+def test_one_top_level_name_is_installed(installed, tmp_path):
+    """The run time installs as gamespec.interpreter: a top-level `interpreter` would overwrite (or be
+    overwritten by) another distribution's package of that name."""
+    tops = sorted(p.name for p in installed.iterdir()
+                  if (p / "__init__.py").is_file() or p.suffix == ".py")
+    assert tops == ["gamespec"], tops
+    assert (installed / "gamespec" / "interpreter" / "native" / "runtime.c").is_file()
+    # a foreign `interpreter` on the path changes nothing
+    (tmp_path / "interpreter").mkdir()
+    (tmp_path / "interpreter" / "__init__.py").write_text("raise SystemExit('the foreign interpreter was imported')\n")
+    code = ("import gamespec, sys; g = gamespec.load(sys.argv[1]); s = g.new_game(players=3, seed=1);"
+            "import gamespec.interpreter as i; print(i.__file__)")
+    env = _env(installed)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(installed)])
+    r = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, "games", "bacchus.yaml")],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert str(installed / "gamespec" / "interpreter") in r.stdout
+
+
 def test_installed_console_script(installed, tmp_path):
     script = installed / "bin" / "gamespec"
     assert script.is_file()

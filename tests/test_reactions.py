@@ -12,9 +12,9 @@ import random
 import pytest
 
 import gamespec
-from interpreter import runtime
-from interpreter.replay import replay
-from interpreter.runtime import pending_choices
+from gamespec.interpreter import runtime
+from gamespec.interpreter.replay import replay
+from gamespec.interpreter.runtime import pending_choices
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BLUFF = os.path.join(HERE, "specs", "bluff.yaml")

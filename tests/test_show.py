@@ -31,7 +31,7 @@ def logs(request, tmp_path, capsys):
     code, out, _ = run(capsys, "run", path, "--players", P, "--seed", 6, "--verbose", "--bot", "0=greedy",
                        "--log", full, "--log-for", 1, seat1)
     assert code == 0
-    from interpreter.replay import read_log, replay
+    from gamespec.interpreter.replay import read_log, replay
     assert replay(g, read_log(str(full)))["ok"]       # show re-plays a full log
     return {"path": path, "game": g, "P": P, "full": full, "seat1": seat1, "verbose": out}
 

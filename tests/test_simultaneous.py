@@ -11,9 +11,9 @@ import random
 import pytest
 
 import gamespec
-from interpreter.runtime import pending_choices
+from gamespec.interpreter.runtime import pending_choices
 from gamespec.errors import SpecRuntimeError
-from interpreter.replay import replay
+from gamespec.interpreter.replay import replay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIXES = os.path.join(HERE, "specs", "sixes.yaml")

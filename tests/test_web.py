@@ -26,7 +26,7 @@ with warnings.catch_warnings():             # Starlette >= 1.x would rather have
 from gamespec.web import create_app  # noqa: E402
 from gamespec.web.messages import encode  # noqa: E402
 from helpers import GAMES, ROOT  # noqa: E402
-from interpreter.determinize import relabel  # noqa: E402
+from gamespec.interpreter.determinize import relabel  # noqa: E402
 from web_live import undo_in_worlds  # noqa: E402
 
 MAX_SECONDS = 1200         # a last resort only: every game loop is bounded by the game's decision budget

@@ -335,7 +335,7 @@ def test_the_undo_answer_is_the_same_in_every_world_of_every_spec(path, players)
     drawer had seen, or not), made the answer tell a seat of cards it does not see."""
     from gamespec.table.undo import news
     from helpers import load
-    from interpreter.views import find_view_action
+    from gamespec.interpreter.views import find_view_action
     g = load(path)
     P = g.min_players if players == "min" else g.max_players
     rng = random.Random(2)

@@ -80,7 +80,7 @@ def undo_in_worlds(table, action, rng, worlds=2):
     the result is q's observation now. An answer that differed would tell q something of a card it
     does not know (the answer is the decider's, and a decision taken back is a note every seat sees).
     Returns (the answer, the number of worlds compared)."""
-    from interpreter.views import find_view_action
+    from gamespec.interpreter.views import find_view_action
     after = table.state
     mover = table.deciders[-1]
     before = replay(table.game, table.players, table.seed, table.options, table.actions[:-1])

@@ -438,7 +438,7 @@ def sampled_lints(game, games=SAMPLE_GAMES, progress=None, checks=("deducible-hi
     once per check, with a witness."""
     import random
 
-    from interpreter.observe import card_view
+    from gamespec.interpreter.observe import card_view
     may_hold = zone_classes(game.spec)
     skip = shuffled_piles(game.spec)
     reported = set()

@@ -113,7 +113,7 @@ class ISMCTSBot(Bot):
         lib = state.game.native_library(state.rs)
         if lib is None:
             return None
-        from interpreter.native_engine import search
+        from gamespec.interpreter.native_engine import search
         return search(lib, view, rng, self.iterations, self.c, deadline)
 
     def _iterate(self, root, world, rng, n_root):

@@ -9,9 +9,9 @@ import math
 from dataclasses import fields, is_dataclass
 
 from gamespec.errors import IllegalAction, ActionSpaceError
-from interpreter.actions import Action
-from interpreter.snapshot import json_key as _key
-from interpreter.views import find_view_action, player_actions, view_action
+from gamespec.interpreter.actions import Action
+from gamespec.interpreter.snapshot import json_key as _key
+from gamespec.interpreter.views import find_view_action, player_actions, view_action
 
 from ..spec import ast as A
 from ..spec.builtins import NO_CARDS

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 
 from gamespec.errors import SpecRuntimeError
-from interpreter.actions import Action, fill_template
-from interpreter.labels import fill_expressions
+from gamespec.interpreter.actions import Action, fill_template
+from gamespec.interpreter.labels import fill_expressions
 
 from ..spec import ast as A
 from .labels import compile_expr as compile_label_expr

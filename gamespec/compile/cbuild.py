@@ -24,9 +24,9 @@ class NativeUnavailable(Exception):
 
 
 def runtime_dir():
-    """Where runtime.h and runtime.c are (package data of `interpreter`)."""
+    """Where runtime.h and runtime.c are (package data of `gamespec.interpreter`)."""
     try:
-        import interpreter
+        import gamespec.interpreter as interpreter
         d = os.path.join(os.path.dirname(os.path.abspath(interpreter.__file__)), "native")
         if os.path.exists(os.path.join(d, "runtime.h")):
             return d
@@ -208,7 +208,7 @@ def forget(so):
 
 # -- a rule set's library ------------------------------------------------------------------------
 def library(rs):
-    """The loaded native library of rule set `rs` (interpreter.native_engine.NativeLib), or the
+    """The loaded native library of rule set `rs` (gamespec.interpreter.native_engine.NativeLib), or the
     reason (a str) why there is none. Generated, built (or found in the cache) and loaded once."""
     got = rs.__dict__.get("_native")
     if got is not None:
@@ -239,7 +239,7 @@ def tell(game, rs, reason):
 def _make(rs):
     import time
 
-    from interpreter.native_engine import NativeLib
+    from gamespec.interpreter.native_engine import NativeLib
     from .native import NativeUnsupported, generate
     t0 = time.perf_counter()
     try:

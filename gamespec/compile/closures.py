@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import itertools
 
-from interpreter import runtime as rt
-from interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase, EndTurn, add, bounded, charge,
+from gamespec.interpreter import runtime as rt
+from gamespec.interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase, EndTurn, add, bounded, charge,
                                  charge_more, checked_arith, checked_mul, checked_plus, checked_pow, count_by,
                                  distinct, fault, guarded, run_length, too_big)
 

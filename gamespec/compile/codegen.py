@@ -16,7 +16,7 @@ import itertools
 import math
 import re
 
-from interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUILTINS, attr_of_none, checked_arith,
+from gamespec.interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUILTINS, attr_of_none, checked_arith,
                                  checked_plus, fault)
 
 from ..spec import ast as A
@@ -173,7 +173,7 @@ class CodeGen:
     def choice(self, ch):
         """One function listing the legal actions of a decision point: each action's enumeration
         inline (a fault still names that action's rule), the fallback if none, then the skip."""
-        from interpreter.actions import Action
+        from gamespec.interpreter.actions import Action
         self.ns["_Action"] = Action
         # _ap appends an entry; _w: the state's legal_actions() were asked for (Actions, not tuples)
         src = ["def choice(s):", "    _out = []", "    _ap = _out.append", "    _w = s._wants_actions"]
@@ -1325,7 +1325,7 @@ class CodeGen:
         the first MADE_ACTIONS positions (for a dict value -> entry, one such list per value). Making a tuple subclass costs ten times a plain tuple;
         sharing these is safe: an Action equal in every field, position included, is the same
         legal action in any listing."""
-        from interpreter.actions import Action
+        from gamespec.interpreter.actions import Action
         if isinstance(entry, dict):     # one list per value
             return self.const({v: [Action(x + (i,)) for i in range(MADE_ACTIONS)] for v, x in entry.items()})
         return self.const([Action(entry + (i,)) for i in range(MADE_ACTIONS)])
@@ -1536,7 +1536,7 @@ class CodeGen:
         self._hc = None
         lines = [x for ln in lines for x in (
             [ln[2] + h for h in hc["slots"].get(ln[1], [])] if isinstance(ln, tuple) else [ln])]
-        from interpreter.actions import Action
+        from gamespec.interpreter.actions import Action
         self.ns["_Action"] = Action
         rt_name = self.const(rt)
         origin_rule = decl.effect or decl.cond or (decl.params[0].where if decl.params else None)

@@ -7,8 +7,8 @@ instruction suspends the run until `State.apply` resumes it, so a state is just 
 from __future__ import annotations
 
 from gamespec.errors import SpecRuntimeError
-from interpreter.actions import Action
-from interpreter.runtime import EndGame, EndPhase, EndTurn, pending_choices
+from gamespec.interpreter.actions import Action
+from gamespec.interpreter.runtime import EndGame, EndPhase, EndTurn, pending_choices
 
 from ..spec import ast as A
 from .depends import card_source, reads, writes
@@ -680,7 +680,7 @@ def make_window_enter(rs, ch):
     pc, nxt, idx, path, P = ch.pc, ch.next, ch.idx, ch.path, rs.P
     skip_lone = ch.step.if_none == "skip"
     copy = rs.backend == "closures"
-    from interpreter.state import lone_skip
+    from gamespec.interpreter.state import lone_skip
 
     def enter(s):
         e = s.fenv

@@ -252,7 +252,7 @@ class Ruleset:
 
 def _face_label(a, cl):
     if cl.label:
-        from interpreter.actions import fill_template
+        from gamespec.interpreter.actions import fill_template
         from ..spec.sizes import card_label_text, shown_text
         values = {k: shown_text(v) for k, v in a.items()}
         for text, node in cl.label_exprs:      # computed for every face when the spec was checked

@@ -18,6 +18,6 @@ def pettingzoo_env(spec, players=None, options=None, reward="win", seed=None, re
 
 def observation_layout(spec, players=None, options=None):
     """[(name, offset, shape)] of the observation tensor at (players, options)."""
-    from interpreter.obs_tensor import encoder
+    from gamespec.interpreter.obs_tensor import encoder
     game, players, opts = resolve(spec, players, options)
     return list(encoder(game.ruleset(players, opts)).layout)

@@ -44,7 +44,7 @@ def load(spec, players=None, options=None, reward="win", max_game_length=None):
 class GamespecGame(pyspiel.Game):
     def __init__(self, game, players, options, reward="win", max_game_length=None):
         from gamespec.compile.action_space import space
-        from interpreter.obs_tensor import encoder
+        from gamespec.interpreter.obs_tensor import encoder
         self.gs_game = game
         self.gs_players = players
         self.gs_options = dict(options)
@@ -156,7 +156,7 @@ class GamespecState(pyspiel.State):
         if not s.is_terminal and player == s.current_player:
             k = self._legal().get(int(action))
             if k is not None:     # the label as the player sees it (views.py), never engine ids
-                from interpreter.views import view_action
+                from gamespec.interpreter.views import view_action
                 return view_action(s, player, s.legal_actions()[k], k).label
         return json.dumps(self.get_game().gs_space.describe(int(action)), sort_keys=True)
 

@@ -22,7 +22,7 @@ class GamespecAEC(pettingzoo.AECEnv):
             from gamespec.errors import UsageError
             raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
         from gamespec.compile.action_space import space
-        from interpreter.obs_tensor import encoder
+        from gamespec.interpreter.obs_tensor import encoder
         self.game = game
         self.players = players
         self.options_ = dict(options)

@@ -7,7 +7,7 @@ same form with every card shown (the runner's view, for `run --verbose` and `sho
 """
 from __future__ import annotations
 
-from interpreter.actions import fill_template
+from gamespec.interpreter.actions import fill_template
 
 
 class Labels:
@@ -189,11 +189,11 @@ def live(state, emit):
 def replayed_state(game, lines):
     """A full log → the final State, re-played with its log on (so it can be read for any seat).
 
-    The log is first checked by interpreter.replay.replay (a bad log: GamespecError naming the
+    The log is first checked by gamespec.interpreter.replay.replay (a bad log: GamespecError naming the
     first divergence); the game is then played again from its chance events and decisions."""
     from gamespec.errors import StateFormatError
-    from interpreter.replay import Script, _header, generator_of, replay
-    from interpreter.state import State
+    from gamespec.interpreter.replay import Script, _header, generator_of, replay
+    from gamespec.interpreter.state import State
 
     r = replay(game, lines)
     unfinished = (r["error"] == "the log ends before the game does"     # a game left before its end
@@ -247,7 +247,7 @@ def show_log(path, spec=None, reader=None) -> list:
     import gamespec
     from gamespec.errors import StateFormatError
     from gamespec.loader import SpecNotFound, find_spec
-    from interpreter.replay import read_log
+    from gamespec.interpreter.replay import read_log
     try:
         lines = read_log(path)
     except OSError as e:
@@ -266,7 +266,7 @@ def show_log(path, spec=None, reader=None) -> list:
 
 def _checked_header(header, game):
     from gamespec.errors import StateFormatError
-    from interpreter.replay import _header, _Malformed
+    from gamespec.interpreter.replay import _header, _Malformed
     if header.get("spec_sha256") not in (None, game.spec.sha256):
         raise StateFormatError("the log was written by another version of the spec")
     try:

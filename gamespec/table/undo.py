@@ -43,7 +43,7 @@ def news(before, after):
     What the decision itself was is not counted: everyone sees a decision taken. Whatever decides the
     answer is what every seat knows (the zones' moves, who knows which place), so the answer tells
     nobody anything of a card (tests/test_web.py, the leak property)."""
-    from interpreter.observe import history_entries
+    from gamespec.interpreter.observe import history_entries
     if after.shuffles != before.shuffles:
         return "shuffled"
     rs = after.rs

@@ -4,7 +4,7 @@ knows it; a variable only when it is public; another's look as a count; a secret
 """
 from __future__ import annotations
 
-from interpreter.observe import _sort_key, face_dict, history_entries, render_event
+from gamespec.interpreter.observe import _sort_key, face_dict, history_entries, render_event
 
 
 def _public(s, c) -> bool:

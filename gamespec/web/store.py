@@ -63,7 +63,7 @@ class Store:
 
     def load(self, registry, table_class, person, log=print) -> list:
         """Every saved table rebuilt and checked, in id order; messages for those skipped."""
-        from interpreter.replay import replay
+        from gamespec.interpreter.replay import replay
 
         PERSON, Table = person, table_class       # (tables.py makes the store: no import back)
         by_path = {os.path.abspath(f.path): f for f in registry.specs.values()}

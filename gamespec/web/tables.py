@@ -250,7 +250,7 @@ def presentation_of(game) -> dict:
 
 
 def _find(s, seat, action):
-    from interpreter.views import find_view_action
+    from gamespec.interpreter.views import find_view_action
     return find_view_action(s, seat, action)
 
 
