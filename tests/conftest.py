@@ -22,3 +22,31 @@ def _native_cache(tmp_path_factory):
         os.environ.pop("GAMESPEC_CACHE", None)
     else:
         os.environ["GAMESPEC_CACHE"] = old
+
+
+_CACHES = {".pytest_cache", ".hypothesis", "__pycache__", ".ruff_cache", ".venv", ".git"}
+
+
+def _root_snapshot(root):
+    """The repository root's entries (a file by size and time of change): what a user keeps there."""
+    out = {}
+    for name in os.listdir(root):
+        if name in _CACHES or name.endswith(".egg-info"):
+            continue
+        path = os.path.join(root, name)
+        st = os.lstat(path)
+        out[name] = (st.st_size, st.st_mtime_ns) if os.path.isfile(path) and not os.path.islink(path) else "dir"
+    return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _repo_root_untouched():
+    """Tests write only under their own temporary folders: the run fails (an error at the end) if a
+    file in the repository's root appeared, vanished or changed while it ran (a docs test once
+    overwrote a user's study records through links)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    before = _root_snapshot(root)
+    yield
+    after = _root_snapshot(root)
+    changed = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
+    assert not changed, f"the test run changed the repository's root: {changed}"

@@ -49,17 +49,47 @@ def test_the_docs_have_python_to_run():
     assert len(NOT_RUN) <= len(SNIPPETS) // 2, f"most Python in the docs is not run: {NOT_RUN}"
 
 
+# What the snippets read, copied (never linked: a link to a user's file of the name a snippet writes,
+# say bali.jsonl, would let the snippet overwrite it in the checkout)
+SNIPPET_INPUTS = ("games", os.path.join("tests", "specs"))
+
+
+def run_snippet(path, line, code, root, folder):
+    """Run a doc's snippet as if from `root`, in `folder`: the inputs it reads are copies there."""
+    import shutil
+    for sub in SNIPPET_INPUTS:
+        shutil.copytree(os.path.join(root, sub), os.path.join(folder, sub))
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        # compiled under the doc's name, shifted to its line: a failure points into the doc
+        exec(compile("\n" * (line - 1) + code, path, "exec"), {"__name__": "__doc_snippet__"})
+    finally:
+        os.chdir(here)
+
+
 @pytest.mark.parametrize("path,line,code", SNIPPETS,
                          ids=[f"{os.path.relpath(p, ROOT)}:{n}" for p, n, _ in SNIPPETS])
-def test_python_snippet_runs(path, line, code, monkeypatch, tmp_path):
-    # as if from the repository's root (its entries linked into a fresh folder): the snippet's
-    # relative paths work, and what it writes stays out of the checkout
-    for name in os.listdir(ROOT):
-        if name not in (".git", ".venv"):
-            os.symlink(os.path.join(ROOT, name), tmp_path / name)
-    monkeypatch.chdir(tmp_path)
-    # compiled under the doc's name, shifted to its line: a failure points into the doc
-    exec(compile("\n" * (line - 1) + code, path, "exec"), {"__name__": "__doc_snippet__"})
+def test_python_snippet_runs(path, line, code, tmp_path):
+    run_snippet(path, line, code, ROOT, tmp_path)
+
+
+def test_a_snippet_never_writes_into_the_folder_it_reads(tmp_path):
+    """A user's study in the checkout (bali.jsonl, report.html: the names docs/api.md's snippet
+    writes) survives the docs test: a stand-in root holds them, the snippet runs, they are unchanged."""
+    root = tmp_path / "root"
+    for sub in SNIPPET_INPUTS:
+        import shutil
+        shutil.copytree(os.path.join(ROOT, sub), root / sub)
+    mine = {"bali.jsonl": "my 12,000-game study\n", "report.html": "<p>my report</p>\n"}
+    for name, text in mine.items():
+        (root / name).write_text(text)
+    writes = [(p, n, c) for p, n, c in SNIPPETS if "bali.jsonl" in c]
+    assert writes, "no snippet writes bali.jsonl any more: pick the snippet this test guards"
+    for p, n, c in writes:
+        run_snippet(p, n, c, str(root), tmp_path / "run")
+    assert {name: (root / name).read_text() for name in mine} == mine
+    assert (tmp_path / "run" / "bali.jsonl").is_file()       # the snippet wrote its own, where it ran
 
 
 def test_docs_say_how_actions_become_json():
