@@ -160,7 +160,7 @@ FAULTS = [
     ("permutations(range(9))", "value-size", "permutations() of 9 items, 9 at a time gives more than 100000 lists"),
     ("size(subsets(range(16)))", "budget", "step budget exhausted"),
     ("product([4294967296, 4294967296])", "int-size", "integer too large"),
-    ("runs(['a'])", "type", "runs() takes whole numbers, not a text"),
+    ("runs([1, 'a'])", "type", "runs() takes whole numbers, not a text"),   # typed only at run time
     ("max(x for x in [1, 'a'], key=x)", "runtime", "cannot compare"),
     ("max(x for x in [] , key=x)", "runtime", "max() of nothing; give default=..."),
 ]

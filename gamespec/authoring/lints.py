@@ -1,6 +1,7 @@
 """Spec file → lint findings beyond errors (`gamespec check --strict`).
 
-Static: unused variables, defines and zones; actions never offered; options with no effect.
+Static: unused variables, defines and zones; actions never offered; options with no effect; a spec's
+define, function or named effect that shadows a built-in.
 Sampled: hidden contents deducible from public counts. See docs/authoring.md#lints.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 from collections import Counter
 
 from gamespec.spec import ast as A
+from gamespec.spec.builtins import BUILTINS
 from gamespec.spec.structure import Checker
 from gamespec.spec.visibility import VISIBILITIES
 from gamespec.spec.model import Rule
@@ -166,6 +168,12 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
         name = str(key).split("(")[0].strip()
         if name in ck.defines and name not in ck.used_defines:
             add("unused-define", f"define '{name}' is never used", "define", key)
+    for section, what in (("define", "define"), ("functions", "function"), ("effects", "named effect")):
+        for key in (data.get(section) or {}):
+            name = str(key).split("(")[0].strip()
+            if name in BUILTINS:    # allowed (a later built-in never breaks a spec), but worth knowing
+                add("shadows-builtin", f"'{name}' shadows the built-in of that name: every call of '{name}' in "
+                                       f"this spec is the {what}'s", section, key)
     for name in spec.options:
         if name not in used_options:
             add("option-no-effect", f"option '{name}' has no effect: no rule reads it", "options", name)

@@ -556,7 +556,7 @@ class Compiler:
         return cell
 
     def call_function(self, n, names):
-        cell = self.function(n.func)
+        cell = self.function(n.fn)
         args = tuple((lambda g: (lambda s, e: list(s.z[g(s, e)])))(self.e(a, names)) if a.t == "zone"
                      else self.e(a, names) for a in n.args)
 

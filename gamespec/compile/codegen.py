@@ -1083,7 +1083,7 @@ class CodeGen:
         return ident
 
     def call_function(self, n, names):
-        ident = self.function(n.func)
+        ident = self.function(n.fn)
         args = [f"list(s.z[{self.ex(a, names)}])" if a.t == "zone" else self.ex(a, names) for a in n.args]
         depth = "_d + 1" if getattr(self, "_in_function", False) else "1"
         return f"{ident}({', '.join(['s', depth] + args)})"

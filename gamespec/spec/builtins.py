@@ -20,11 +20,13 @@ class Builtin:
     args: tuple = ()
     #: with more than one argument where a single one is a list (max, min): every argument is this kind
     many: str | None = None
+    #: the kind every item of argument 1 must be (sum, runs...: numbers), checked where it is known
+    items: str | None = None
     #: named arguments -> the constant values each may take (None: any expression)
     kwargs: dict = field(default_factory=dict)
     statement: bool = False      # an effect (a statement), not a value
     #: the value's kind: a kind, or 'elem' (the items' kind of argument 1), 'same' (argument 1's kind,
-    #: a zone read as its cards), 'numbers' (int if argument 1 is a list of numbers, else any)
+    #: a zone read as its cards), 'numbers' (max/min: the items' kind, a number or a text; else any)
     result: str = "none"
     result_full: str | None = None   # the result with every optional argument given (first(xs, n))
     elem: str | None = None      # the kind of a list result's items: a kind, or 'arg' (argument 1's)
@@ -62,7 +64,7 @@ TABLE = (
     _b("count", 1, 1, (ZL,), result="int", aggregate=True, no_cards=True, agg_words="the number of",
        signature="count(xs), count(e for v in xs if c)", text="The number of items (that satisfy the condition).",
        example={"expr": "count(c for c in hand[actor] if c.rank > 3)"}),
-    _b("sum", 1, 1, (L,), result="int", aggregate=True, walks=True, no_cards=True, hook="sum",
+    _b("sum", 1, 1, (L,), items="int", result="int", aggregate=True, walks=True, no_cards=True, hook="sum",
        agg_words="the sum of", signature="sum(xs), sum(e for v in xs if c)", text="The sum of numbers.",
        example={"expr": "sum(c.rank for c in hand[actor])"}),
     _b("max", 1, 8, (L,), many="int", kwargs={"default": None, "key": None}, result="numbers", aggregate=True,
@@ -76,7 +78,7 @@ TABLE = (
        signature="min(xs, default=d), min(e for x in xs, key=k), min(a, b, ...)",
        text="The least item; of an empty list, `default`. With `key=`: the item whose key is least (the first such).",
        example={"expr": "min(card.rank, 3)"}),
-    _b("product", 1, 1, (L,), result="int", aggregate=True, no_cards=True, hook="sum",
+    _b("product", 1, 1, (L,), items="int", result="int", aggregate=True, no_cards=True, hook="sum",
        agg_words="the product of", signature="product(xs), product(e for v in xs if c)",
        text="The product of numbers (1 of an empty list); below 2^63 like every number.",
        example={"expr": "product(c.rank for c in hand[actor])"}),
@@ -132,11 +134,11 @@ TABLE = (
        words2="the rank of entry {1} in {0} (0 = greatest)", signature="dense_rank(xs, i)",
        text="The rank of xs[i]: 0 for the greatest value, equal values share a rank, ranks have no gaps.",
        example={"expr": "dense_rank([points[q] for q in players], actor)"}),
-    _b("run_length", 2, 2, (L,), result="int", walks=True, no_cards=True,
+    _b("run_length", 2, 2, (L,), items="int", result="int", walks=True, no_cards=True,
        words2="the length of the run of consecutive numbers through {1} in {0}", signature="run_length(xs, v)",
        text="The length of the run of consecutive integers in xs that goes through v (0 if v is absent).",
        example={"expr": "run_length([c.rank for c in hand[actor]], card.rank)"}),
-    _b("longest_run", 1, 1, (L,), result="int", walks=True, no_cards=True,
+    _b("longest_run", 1, 1, (L,), items="int", result="int", walks=True, no_cards=True,
        words="the longest run of consecutive numbers in {0}", signature="longest_run(xs)",
        text="The length of the longest run of consecutive integers in xs.",
        example={"expr": "longest_run([c.rank for c in hand[actor]])"}),
@@ -173,7 +175,7 @@ TABLE = (
        text="The orderings of all (or k) items of xs, in lexicographic order of positions. Sized and charged "
             "before it is built; at most 100000 lists.",
        example={"expr": "size(permutations([1, 2, 3]))"}),
-    _b("runs", 1, 1, (L,), result="list", elem="list", no_cards=True,
+    _b("runs", 1, 1, (L,), items="int", result="list", elem="list", no_cards=True,
        words="the runs of consecutive numbers in {0}", signature="runs(xs)",
        text="The maximal runs of consecutive integers among the distinct values of xs, each increasing, in "
             "increasing order: `runs([5, 3, 4, 9, 4])` is `[[3, 4, 5], [9]]`.",

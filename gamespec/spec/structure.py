@@ -603,7 +603,7 @@ class Checker(TypeChecker):
             # a zone, variable, table or option is never called, so it may share a built-in function's
             # name (`runs`, `team`): a call is the function, a name the declaration (specs written before
             # a built-in was added keep working); never a built-in name such as `players`
-            if name in CONSTANTS or (name in BUILTINS and BUILTINS[name].statement):
+            if name in CONSTANTS:
                 self.err(f"'{name}' is a built-in name", self.key_mark(container, key))
                 return
             seen[name] = kind
@@ -633,7 +633,8 @@ class Checker(TypeChecker):
                 self.err(f"define {key!r}: '{bad[0]}' is not a valid name (names starting with '_' are "
                          "reserved)", self.key_mark(defs, key), "name")
                 continue
-            if name in self._seen or name in BUILTINS or name in CONSTANTS:
+            # a define may take a built-in function's name: it shadows the built-in in this spec
+            if name in self._seen or name in CONSTANTS:
                 self.err(f"'{name}' is already a name", self.key_mark(defs, key))
                 continue
             r = self.rule(defs, key, f"define.{name}")
@@ -733,7 +734,7 @@ class Checker(TypeChecker):
                          "reserved)", self.key_mark(table, key), "name")
                 continue
             clash = [x for x in params if x in self._seen or x in CONSTANTS]
-            if name in self._seen or name in BUILTINS or name in CONSTANTS or clash:
+            if name in self._seen or name in CONSTANTS or clash:     # a built-in's name: shadowed
                 self.err(f"'{clash[0] if clash else name}' is already a name", self.key_mark(table, key))
                 continue
             if len(set(params)) != len(params):

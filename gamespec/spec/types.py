@@ -44,6 +44,11 @@ def list_of(elem: str) -> str:
     return {"card": "cards", "player": "players"}.get(elem, "list")
 
 
+#: what a call of a spec's function that shadows a built-in (a function `runs`) is renamed to once
+#: checked: stages that dispatch on a call's name never mistake it for the built-in (n.fn names it)
+SHADOWING = "fn:"
+
+
 INT_LIMIT = 1 << 63   # the engine's number range (interpreter/serial.py): |n| < 2**63
 
 
@@ -53,8 +58,9 @@ KIND_WORDS = {"int": "a number", "bool": "true/false", "str": "a text", "none": 
               "players": "a list of players", "list": "a list", "any": "a value"}
 
 
-# Kinds that can be compared with '==' (a number and a player are both numbers); none and any match all.
-_SORT = {"int": "number", "player": "number", "bool": "bool", "str": "text", "card": "card",
+# Kinds that can be compared with '==' (a number and a player are both numbers; so is a truth value:
+# both engines hold true/false as 1/0, so `0 == false` is true); none and any match all.
+_SORT = {"int": "number", "player": "number", "bool": "number", "str": "text", "card": "card",
          "cards": "list", "players": "list", "list": "list", "zone": "zone", "family": "family"}
 
 
@@ -270,6 +276,10 @@ class TypeChecker:
                 return self.inline_effect(c, scope)
             if c.func in self.broken_effects:
                 raise _Abort()      # its own error is reported where it is defined
+            if c.func in self.defines or c.func in self.functions:
+                what = "define" if c.func in self.defines else "function"
+                self.fail(c, f"'{c.func}(...)' is this spec's {what}, a value, not an effect; use it inside a "
+                             "statement", "type")
             if c.func not in BUILTINS or not BUILTINS[c.func].statement:
                 if c.func in BUILTINS:
                     self.fail(c, f"'{c.func}(...)' is a value, not an effect; use it inside a statement")
@@ -705,6 +715,9 @@ class TypeChecker:
                 need(i, *spec)
         if hook == "sum" and ts[0] in ("zone", "cards"):
             self.fail(n, "'sum' adds numbers; write sum(c.value for c in ZONE)", "type")
+        if b.items is not None and ts and not fits(elem_type(n.args[0], ts[0]), b.items):
+            self.fail(n.args[0], f"argument 1 of '{f}' should be a list of {_plural(b.items)}, this is "
+                                 f"{self.described(n.args[0], ts[0])}", "type")
         for k, allowed in b.kwargs.items():
             if allowed is not None:
                 self.const_kw(n, k, allowed)
@@ -716,12 +729,25 @@ class TypeChecker:
             return n, n.args[0].elt_t
         result = b.result_full if b.result_full is not None and len(ts) == hi else b.result
         if result == "elem":
-            return n, ELEM.get(ts[0], "any")
+            return n, elem_type(n.args[0], ts[0])
         if result == "same":
+            if ts[0] == "list":       # sorted(xs), first(xs, n): a list of xs's items
+                n.elem = elem_type(n.args[0], ts[0])
             return n, ts[0] if ts[0] != "zone" else "cards"
         if result == "numbers":
-            return n, "int" if ts[0] in ("list", "players") else "any"
+            return n, self.greatest_kind(n, ts[0])
         return n, result
+
+    def greatest_kind(self, n, t):
+        """The kind of max(xs)/min(xs): the items' kind (numbers or texts), or `default`'s when the list
+        is empty; `any` when they differ or are unknown."""
+        item = {"player": "int", "none": "any"}.get(elem_type(n.args[0], t), elem_type(n.args[0], t))
+        if t in ("cards", "zone") or item not in ("int", "str", "bool"):
+            return "any"
+        d = n.kwargs.get("default")
+        if d is not None and getattr(d, "t", item) not in (item, "any"):
+            return "int" if {item, d.t} <= {"int", "player"} else "any"
+        return item
 
     def const_kw(self, n, key, allowed):
         v = n.kwargs.get(key)
@@ -759,6 +785,8 @@ class TypeChecker:
                 self.fail(a, "a zone family is not a value; pass one of its zones", "type")
             kinds.append("cards" if t == "zone" else t)
         n.fn = f
+        if f in BUILTINS:     # it shadows a built-in: no later stage may take the call for the built-in's
+            n.func = SHADOWING + f
         key = (f, tuple(kinds))
         if f in self._fn_stack:             # a recursive call: the kind the body has on its own
             got = self.function_kinds.get(f, ("any", "any"))

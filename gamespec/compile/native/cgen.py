@@ -1013,7 +1013,7 @@ class RuleGen:
     def call(self, n, sc):
         f = n.func
         if getattr(n, "fn", None) is not None:
-            raise NativeUnsupported(f"{f}(), a function of the spec's `functions:`")
+            raise NativeUnsupported(f"{n.fn}(), a function of the spec's `functions:`")
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, sc)
         known = {"default"} if f in ("max", "min") else {"min"} if f in ("is_max", "is_sole_max") else set()
