@@ -471,11 +471,12 @@ def cmd_check(args) -> int:
                                                                   desc="sample games"))
         report.append(entry)
         if not args.json:
-            for x in entry["errors"] + entry["warnings"]:
+            for x in entry["errors"] + entry["warnings"] + entry["allowed"]:
                 print(x["text"], file=sys.stderr)
             if entry["ok"]:
-                n = len(entry["warnings"])
-                print(f"{path}: ok" + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else ""))
+                n, a = len(entry["warnings"]), len(entry["allowed"])
+                print(f"{path}: ok" + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else "")
+                      + (f", {a} allowed by the spec" if a else ""))
     ok = all(e["ok"] for e in report) and not (args.strict and any(e["warnings"] for e in report))
     if args.json:
         _print_json({"ok": ok, "files": report})

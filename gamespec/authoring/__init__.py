@@ -62,20 +62,22 @@ def lint(path, games=None, progress=None):
 def check_file(path, strict=False, games=None, progress=None) -> dict:
     """`gamespec check` for one file: validate's errors (every player count and option set compiled),
     then with `strict` and no error the lints (`games` sample games each for the deduction lint).
-    Returns {file, ok, errors, warnings}, each a dict with its `text`. `progress()` gives a progress
+    Returns {file, ok, errors, warnings, allowed (the findings the spec acknowledges, with its
+    reason)}, each a dict with its `text`. `progress()` gives a progress
     bar (a context manager) for the sample games, or is None."""
     import contextlib
 
     import gamespec
     from gamespec.validation import compile_all, error_entry
-    entry = {"file": path, "ok": True, "errors": [], "warnings": []}
+    entry = {"file": path, "ok": True, "errors": [], "warnings": [], "allowed": []}
     try:
         game = gamespec.load(path)
         entry["errors"], _ = compile_all(game, path)
         if strict and not entry["errors"]:
             with progress() if progress is not None else contextlib.nullcontext() as bar:
                 found = lint(path, games=games, progress=bar)
-            entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found]
+            entry["warnings"] = [w.to_json() | {"text": str(w)} for w in found if not w.allowed]
+            entry["allowed"] = [w.to_json() | {"text": str(w)} for w in found if w.allowed]
     except gamespec.SpecErrors as e:
         entry["errors"] = [error_entry(x) for x in e.errors]
     entry["ok"] = not entry["errors"]

@@ -22,6 +22,12 @@ SAMPLE_DECISIONS = 1_000  # a sample game is looked at for at most this many dec
 SAMPLE_TOTAL = 10_000     # ... and all sample games together for at most this many states
 
 
+# Every lint, by the name a finding carries and `lints: {allow: [{rule: ...}]}` names (the schema's
+# enum of `allow.rule` is this table: tests/test_authoring.py holds them equal)
+CHECKS = ("action-never-offered", "choice-reveals-hidden", "deducible-hidden", "never-ends", "option-no-effect",
+          "shadows-builtin", "unused-define", "unused-variable", "unused-zone", "window-reads-hidden")
+
+
 @dataclasses.dataclass
 class Finding:
     check: str
@@ -29,8 +35,13 @@ class Finding:
     file: str
     line: int
     col: int
+    name: str = ""          # what it is about (a zone, variable, action... by its name), "" if the spec
+    allowed: str = ""       # the spec's reason when its `lints: allow` acknowledges it (no warning then)
 
     def __str__(self):
+        if self.allowed:
+            return (f"{self.file}:{self.line}:{self.col}: allowed: {self.message} [{self.check}] "
+                    f"(the spec says: {self.allowed})")
         return f"{self.file}:{self.line}:{self.col}: warning: {self.message} [{self.check}]"
 
     def to_json(self):
@@ -106,6 +117,9 @@ def _mark(data, *path):
         try:
             km = getattr(node, "key_marks", {})
             mark = km.get(p, mark) if isinstance(km, dict) else mark
+            im = getattr(node, "item_marks", None)      # a list's item: where it starts
+            if isinstance(p, int) and im and 0 <= p < len(im):
+                mark = im[p]
             node = node[p]
         except (KeyError, IndexError, TypeError):
             break
@@ -120,7 +134,8 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
     out = []
 
     def add(check, msg, *where):
-        out.append(Finding(check, msg, f, *_mark(data, *where)))
+        name = str(where[-1]).split("(")[0].strip() if len(where) > 1 else ""
+        out.append(Finding(check, msg, f, *_mark(data, *where), name=name))
 
     used_zones, read_vars, written_vars, used_options = set(), set(), set(), set()
     targets = set()
@@ -210,7 +225,23 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
             continue
         add(check, msg, "zones" if check == "deducible-hidden" else "actions", name)
     out.sort(key=lambda x: (x.line, x.col, x.check))
-    return out
+    return _acknowledge(out, data, f)
+
+
+def _acknowledge(found, data, f):
+    """The spec's `lints: {allow: [{rule, name?, why}]}` marks the findings it names as allowed (they
+    are listed with the reason, and no longer warnings: a game where counting cards is part of the game
+    passes `check --strict`). An acknowledgement that matches nothing is itself a warning: it went stale."""
+    allow = ((data.get("lints") or {}).get("allow") or []) if isinstance(data, dict) else []
+    for k, entry in enumerate(allow):
+        hit = [x for x in found if x.check == entry["rule"] and entry.get("name", x.name) == x.name]
+        for x in hit:
+            x.allowed = entry["why"]
+        if not hit:
+            what = entry["rule"] + (f" about '{entry['name']}'" if "name" in entry else "")
+            found.append(Finding("allow-unused", f"lints.allow: no {what} finding to allow (remove the entry, "
+                                 "or correct its rule or name)", f, *_mark(data, "lints", "allow", k)))
+    return found
 
 
 def _windows(spec):
