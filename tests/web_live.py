@@ -10,7 +10,7 @@ import socket
 import threading
 import time
 
-from gamespec.table.undo import news, replay
+from gamespec.table.undo import WORLDS, refusal, replay
 from gamespec.web import create_app
 
 
@@ -65,26 +65,30 @@ class LiveServer:
 
 # -- the leak property of undo ---------------------------------------------------------------------
 
-def undo_answer(before, after) -> str:
-    """What an undo of the decision from `before` to `after` is answered (gamespec/table/undo.py):
-    taken-back, undo-revealed or undo-shuffled."""
-    why = news(before, after)
+def undo_answer(before, after, action, worlds=WORLDS) -> str:
+    """What an undo of the decision `action` from `before` to `after` is answered
+    (gamespec/table/undo.py, refusal; `worlds` public worlds drawn): taken-back, undo-revealed,
+    undo-shuffled or undo-informative."""
+    why = refusal(before, after, action, worlds)
     return "taken-back" if why is None else f"undo-{why}"
 
 
-def undo_in_worlds(table, action, rng, worlds=2):
+def undo_in_worlds(table, action, rng, worlds=2, drawn=4):
     """The answer to an undo of the table's last decision, by its decider, and the same answer in
     worlds each seat q cannot tell from this one: the state before the decision determinized for q,
     then the decision played in it (the decider's: the same action by its view JSON `action`;
     another seat's world: each of the decider's legal actions there), kept when q's observation of
     the result is q's observation now. An answer that differed would tell q something of a card it
     does not know (the answer is the decider's, and a decision taken back is a note every seat sees).
-    Returns (the answer, the number of worlds compared)."""
+    The worlds' answers are compared with `drawn` public worlds per answer (the rule's own count
+    costs more; what the answer may depend on is the same). Returns (the answer, the number of
+    worlds compared)."""
     from gamespec.interpreter.views import find_view_action
     after = table.state
     mover = table.deciders[-1]
     before = replay(table.game, table.players, table.seed, table.options, table.actions[:-1])
-    real = undo_answer(before, after)
+    real = undo_answer(before, after, table.actions[-1])
+    here = undo_answer(before, after, table.actions[-1], drawn)
     compared = 0
     for q in range(table.players):
         seen = after.observation(q)
@@ -96,8 +100,8 @@ def undo_in_worlds(table, action, rng, worlds=2):
                 d1.apply(i)
                 if d1.observation(q) != seen:
                     continue
-                got = undo_answer(d0, d1)
-                assert got == real, (f"seat {q} could tell from the answer to seat {mover}'s undo of decision "
-                                     f"{len(table.actions)} ({real}) a world it cannot tell from this one ({got})")
+                got = undo_answer(d0, d1, d0.legal_actions()[i], drawn)
+                assert got == here, (f"seat {q} could tell from the answer to seat {mover}'s undo of decision "
+                                     f"{len(table.actions)} ({here}) a world it cannot tell from this one ({got})")
                 compared += 1
     return real, compared

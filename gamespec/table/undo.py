@@ -220,11 +220,12 @@ def _seen(s, q, full):
     return obs
 
 
-def refusal(before, after, action):
+def refusal(before, after, action, worlds=WORLDS):
     """Why the rule refuses to take back the decision `action` (an Action of before's legal
     actions, or its engine JSON) that led from `before` to `after`: None if it does not, else
-    "shuffled", "revealed" (news) or "informative" (informative), the first that holds."""
-    return news(before, after) or ("informative" if informative(before, action) else None)
+    "shuffled", "revealed" (news) or "informative" (informative, `worlds` drawn), the first that
+    holds."""
+    return news(before, after) or ("informative" if informative(before, action, worlds) else None)
 
 
 def learned(before, after) -> bool:
