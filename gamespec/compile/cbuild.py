@@ -1,7 +1,9 @@
 """Generated C source → a shared library in the cache: the system C compiler, a SHA-256 key, an
-atomic rename, and a key check before anything cached is loaded (docs/native.md, "Build and cache")."""
+atomic rename, and a key check before anything cached is loaded (docs/native.md, "Build and cache").
+A cache another user could write to is never used: a library runs its code when it is loaded."""
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shlex
@@ -43,6 +45,16 @@ def cache_dir():
     return d
 
 
+def _cc_label():
+    """The compiler as the user named it, for the fallback line."""
+    cc = os.environ.get("CC")
+    return f"(CC={cc})" if cc else "cc"
+
+
+def _status(rc):
+    return f"is killed by signal {-rc}" if rc < 0 else f"exits with status {rc}"
+
+
 def compiler():
     """(argv prefix, identity): `$CC` (it may carry flags) or `cc`, and the first line of its
     `--version`. NativeUnavailable if there is none or it does not run."""
@@ -67,15 +79,19 @@ def compiler():
             try:
                 r = subprocess.run([path] + argv[1:] + ["--version"], capture_output=True, text=True, timeout=30)
                 first = (r.stdout or r.stderr).strip().splitlines()
-                if r.returncode != 0 or not first:
-                    why = f"the C compiler {argv[0]} does not run ({r.returncode})"
+                if r.returncode != 0:
+                    why = f"the C compiler {_cc_label()} fails: '{argv[0]} --version' {_status(r.returncode)}"
+                elif not first:
+                    why = f"the C compiler {_cc_label()} says no version: '{argv[0]} --version' prints nothing"
                 else:
                     got = ([path] + argv[1:], first[0][:200])
                     with _lock:
                         _compilers[cc] = got
                     return got
+            except subprocess.TimeoutExpired:
+                why = f"the C compiler {_cc_label()} does not answer '{argv[0]} --version' within 30 s"
             except (OSError, subprocess.SubprocessError) as e:
-                why = f"the C compiler {argv[0]} does not run ({type(e).__name__})"
+                why = f"the C compiler {_cc_label()} cannot be run ({getattr(e, 'strerror', None) or type(e).__name__})"
     with _lock:
         _compilers[cc] = why
     raise NativeUnavailable(why)
@@ -105,16 +121,12 @@ def build(source: str):
     import time
     argv, identity = compiler()
     key = cache_key(source, argv, identity)
-    d = cache_dir()
+    d = _build_dir()
     stem = f"gs-{key[:40]}"
     so = os.path.join(d, stem + ".so")
     keyfile = os.path.join(d, stem + ".key")
     if _cached_ok(so, keyfile, key):
         return so, key, 0.0, True
-    try:
-        os.makedirs(d, exist_ok=True)
-    except OSError as e:
-        raise NativeUnavailable(f"the cache directory {d} cannot be made ({e.strerror})") from None
     t0 = time.perf_counter()
     rt_obj = _runtime_object(argv, identity, d)
     with tempfile.TemporaryDirectory(prefix="gamespec-build-") as tmp:
@@ -122,9 +134,10 @@ def build(source: str):
         with open(src, "w") as f:
             f.write(source)
         obj = os.path.join(tmp, "game.o")
-        _cc(list(argv) + list(FLAGS) + [f'-DGS_KEY="{key}"', "-I", runtime_dir(), "-c", src, "-o", obj], tmp)
+        _cc(list(argv) + list(FLAGS) + [f'-DGS_KEY="{key}"', "-I", runtime_dir(), "-c", src, "-o", obj], tmp,
+            obj, "object file")
         out = os.path.join(tmp, "game.so")
-        _cc(list(argv) + ["-shared", obj, rt_obj, "-o", out, "-lm"], tmp)
+        _cc(list(argv) + ["-shared", obj, rt_obj, "-o", out, "-lm"], tmp, out, "library")
         _install(out, so, stem, d)
         fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".kpart", dir=d)
         with os.fdopen(fd, "w") as f:
@@ -133,17 +146,23 @@ def build(source: str):
     return so, key, time.perf_counter() - t0, False
 
 
-def _cc(cmd, tmp):
+def _cc(cmd, tmp, out, what):
+    """Run the compiler to make `out` (a `what`); NativeUnavailable, saying why, if it does not."""
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise NativeUnavailable(f"the C compiler took more than {BUILD_TIMEOUT} s") from None
     except OSError as e:
-        raise NativeUnavailable(f"the C compiler does not run ({e.strerror})") from None
+        raise NativeUnavailable(f"the C compiler {_cc_label()} cannot be run ({e.strerror})") from None
     if r.returncode != 0:
         err = (r.stderr or "").replace(tmp + os.sep, "")
         first = next((ln for ln in err.splitlines() if "error" in ln), err.strip()[:200])
-        raise NativeUnavailable(f"the C build failed: {first[:300]}")
+        raise NativeUnavailable(f"the C build failed: {first[:300]}" if first else
+                                f"the C build failed: the C compiler {_cc_label()} {_status(r.returncode)}")
+    # a "compiler" that succeeds and makes nothing (CC=true) is no compiler: say so, not that the
+    # cache is at fault when the missing file cannot be copied into it
+    if not (os.path.isfile(out) and os.path.getsize(out) > 0):
+        raise NativeUnavailable(f"the C compiler {_cc_label()} succeeded but produced no {what}")
 
 
 def _install(built, dest, stem, d):
@@ -176,7 +195,7 @@ def _runtime_object(argv, identity, d):
     with tempfile.TemporaryDirectory(prefix="gamespec-build-") as tmp:
         out = os.path.join(tmp, "runtime.o")
         _cc(list(argv) + list(FLAGS) + ["-I", runtime_dir(), "-c", os.path.join(runtime_dir(), "runtime.c"),
-                                        "-o", out], tmp)
+                                        "-o", out], tmp, out, "object file")
         _install(out, obj, stem, d)
         fd, part = tempfile.mkstemp(prefix=stem + ".", suffix=".kpart", dir=d)
         with os.fdopen(fd, "w") as f:
@@ -188,9 +207,75 @@ def _runtime_object(argv, identity, d):
 def _cached_ok(so, keyfile, key):
     try:
         with open(keyfile) as f:
-            return f.read(200) == key and os.path.getsize(so) > 0
+            if f.read(200) != key or os.path.getsize(so) <= 0:
+                return False
+        for path in (keyfile, so):
+            why = _distrust(os.stat(path))
+            if why:     # (built again: the new file replaces it, ours)
+                _say(f"gamespec: the cached file {path} {why}: not loaded, built again")
+                return False
+        return True
     except OSError:
         return False
+
+
+# -- whose cache --------------------------------------------------------------------------------
+# Loading a library runs its code (constructors) before any key can be asked of it, so the key file
+# proves nothing where someone else can write: the cache directory and every file loaded from it
+# must be the user's own and writable by no one else.
+_said = set()
+_private = []
+
+
+def _distrust(st):
+    """Why a cache entry with stat `st` must not be trusted, or None."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:      # pragma: no cover - no POSIX owners here
+        return None
+    if st.st_uid != getuid():
+        return f"is owned by {_user(st.st_uid)}, not by you"
+    if st.st_mode & 0o022:
+        who = "others" if st.st_mode & 0o002 else "its group"
+        return f"is writable by {who} (mode {st.st_mode & 0o777:o})"
+    return None
+
+
+def _user(uid):
+    try:
+        import pwd
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def _build_dir():
+    """The cache directory (made 0700), or this process's private temporary directory when the cache
+    is not the user's alone (said in one line)."""
+    d = cache_dir()
+    try:
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        why = _distrust(os.stat(d))
+    except OSError as e:
+        raise NativeUnavailable(f"the cache directory {d} cannot be made ({e.strerror})") from None
+    if why is None:
+        return d
+    _say(f"gamespec: the native build cache {d} {why}: not used (a library there could be anyone's); "
+         "building in a private temporary directory")
+    with _lock:
+        if not _private:
+            tmp = tempfile.mkdtemp(prefix="gamespec-native-")      # mode 0700
+            atexit.register(shutil.rmtree, tmp, True)
+            _private.append(tmp)
+        return _private[0]
+
+
+def _say(line):
+    """A line on stderr, once per process."""
+    with _lock:
+        if line in _said:
+            return
+        _said.add(line)
+    print(line, file=sys.stderr, flush=True)
 
 
 def _unlink(path):
@@ -241,9 +326,12 @@ def _make(rs):
 
     from gamespec.interpreter.native_engine import NativeLib
     from .native import NativeUnsupported, generate
+    from .native.errors import SourceTooLarge
     t0 = time.perf_counter()
     try:
         source, meta = generate(rs)
+    except SourceTooLarge as e:         # (before any compiler runs: its time grows with the source)
+        return str(e)
     except NativeUnsupported as e:
         return f"the spec uses something the native compiler does not handle yet ({e})"
     except RecursionError:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from ...spec import ast as A
 from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, allocates
-from .errors import NativeUnsupported
+from .errors import NativeUnsupported, SourceTooLarge
 from .values import Pool, Texts, collect_texts
 
 SUSPEND, TERMINAL, NO_PC = -1, -2, -3      # an end_*() in a trigger: -10 - END_*
 MAX_CHOICES = 10_000
+# bytes of generated C: beyond this the game stays in Python (the largest shipped spec makes 66 kB;
+# 2.3 MB, 510 actions of four cards, kept a compiler busy 23 s of CPU and 350 MB)
+MAX_SOURCE_BYTES = 1_000_000
 
 
 class Program:
@@ -25,6 +28,7 @@ class Program:
         self.decls = []          # static data
         self.protos = []
         self.funcs = []
+        self.fn_bytes = 0        # of the functions so far: generation stops far over MAX_SOURCE_BYTES
         self._attrs = {}
         self._has = {}
         self._tables = {}
@@ -135,6 +139,9 @@ class Program:
     def function(self, head, body_lines):
         self.protos.append(head + ";")
         self.funcs.append(head + " {\n" + "\n".join(body_lines) + "\n}")
+        self.fn_bytes += len(self.funcs[-1])
+        if self.fn_bytes > 4 * MAX_SOURCE_BYTES:      # (the size said exactly up to there; then bounded work)
+            raise SourceTooLarge(self.fn_bytes, MAX_SOURCE_BYTES, more=True)
 
     def flow_scope(self, names):
         """A rule's names (source name -> flow key 'VAR#N') as C reads of the flow slots."""
@@ -1043,7 +1050,10 @@ def generate(rs):
     fl.setup_fn()
     for rt in rs.actions.values():      # every action, listed or not (ACT_NP)
         prog.action(rt)
-    return assemble(prog, rs)
+    source, meta = assemble(prog, rs)
+    if len(source) > MAX_SOURCE_BYTES:    # (ASCII: numbers and ids only)
+        raise SourceTooLarge(len(source), MAX_SOURCE_BYTES)
+    return source, meta
 
 
 def assemble(prog, rs):
