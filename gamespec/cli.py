@@ -866,7 +866,8 @@ def cmd_serve(args) -> int:
               file=sys.stderr)
     web.serve(args.files, host=args.host, port=args.port, bot_delay=args.bot_delay, watch=args.watch,
               max_tables=args.max_tables, allow_hosts=args.allow_host, state_dir=args.state_dir,
-              max_per_client=args.max_per_client, finished_ttl=args.finished_after, idle_ttl=args.idle_after)
+              max_per_client=args.max_per_client, finished_ttl=args.finished_after, idle_ttl=args.idle_after,
+              proxy=args.proxy)
     return 0
 
 
@@ -912,6 +913,9 @@ def _add_serve_command(sub) -> None:
                     help="free a finished game after this long (default 600)")
     sv.add_argument("--idle-after", type=_ttl, default=1800, metavar="SECONDS",
                     help="free a game without a move or an open page for this long (default 1800)")
+    sv.add_argument("--proxy", metavar="ADDR",
+                    help="behind a reverse proxy at this IP address: believe its X-Forwarded-For for who a "
+                         "client is (the per-client cap); without it no such header is believed")
     sv.set_defaults(func=cmd_serve)
 
 

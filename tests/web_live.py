@@ -16,12 +16,16 @@ from gamespec.web import create_app
 
 class LiveServer:
     """`with LiveServer(paths, **create_app_kw) as srv:` srv.url, srv.port, srv.app; `port` to serve
-    where an earlier server was (a restart: the pages reconnect to the same address)."""
+    where an earlier server was (a restart: the pages reconnect to the same address). uvicorn runs
+    with the configuration of `gamespec serve` (gamespec.web.net.config; `request_seconds` given)."""
 
-    def __init__(self, paths, send_buffer=None, port=0, **kw):
+    def __init__(self, paths, send_buffer=None, port=0, request_seconds=None, **kw):
         import uvicorn
+
+        from gamespec.web import net
         self.app = create_app(paths, **kw)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        timing = {} if request_seconds is None else {"request_seconds": request_seconds}
+        self.server = uvicorn.Server(net.config(self.app, lifespan="on", **timing))
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # a restart on the same port
         if send_buffer:     # accepted sockets inherit it: a reader that never reads fills its socket soon

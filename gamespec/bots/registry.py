@@ -23,6 +23,7 @@ class BotKind:
     engines: bool           # it takes engine= ("native": its search runs in C, docs/native.md)
     doc: str
     seat_words: str = ""    # how a study's findings say what a seat of this kind does ("a seat that ...")
+    page_max: int | None = None     # the largest argument a web page may ask for (a bound on its CPU)
 
 
 KINDS = {k.name: k for k in (
@@ -31,7 +32,8 @@ KINDS = {k.name: k for k in (
     BotKind("greedy", "gamespec.bots.greedy:GreedyBot", None, True, False,
             "picks the action that most improves its own score one step ahead", "plays greedily on the spec's score"),
     BotKind("ismcts", "gamespec.bots.ismcts:ISMCTSBot", "iterations", True, True,
-            "information-set Monte Carlo tree search, ITERATIONS playouts per decision", "searches (ISMCTS)"),
+            "information-set Monte Carlo tree search, ITERATIONS playouts per decision", "searches (ISMCTS)",
+            page_max=20000),
     BotKind("first", "gamespec.bots.restricted:FirstBot", None, False, False,
             "always plays the first legal action (restricted play)", "always takes the first legal action"),
 )}
@@ -156,6 +158,25 @@ def _parse_base(kind: str) -> tuple:
         return ("class", kind)
     raise BotError(f"unknown bot kind {kind!r}: use {kinds_text()} "
                    f"(a class implementing the bot interface, see docs/bots.md), or {restrictions_text()}")
+
+
+def page_kind(kind, allowed=None) -> tuple:
+    """(name, argument) of `kind` if a web page may choose it: a built-in kind marked `page` in KINDS
+    (and named in `allowed`, when given: a server may offer fewer), its argument at most the kind's
+    `page_max`; BotError saying what a page may choose otherwise. The text is checked only: nothing is
+    imported. The one rule for a seat that comes from outside: the lobby's choices, the JSON API and
+    the tables read back from a state directory (a record is data, never code to load)."""
+    names = [n for n, k in KINDS.items() if k.page and (allowed is None or n in allowed)]
+    try:
+        name, arg = parse_kind(kind)
+    except BotError as e:
+        raise BotError(f"{e}; a page may choose {', '.join(names)}") from None
+    k = KINDS.get(name)
+    if k is None or name not in names:
+        raise BotError(f"bot kind {str(kind)[:80]!r}: a page may choose {', '.join(names)}")
+    if arg is not None and k.page_max is not None and arg > k.page_max:
+        raise BotError(f"bot kind {kind!r}: at most {name}:{k.page_max} from a page")
+    return name, arg
 
 
 def parse_seat(text: str, players: int | None = None) -> tuple:

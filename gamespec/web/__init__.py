@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .tables import PERSON, Registry, Table, WebError
 
-__all__ = ["create_app", "serve", "check_files", "is_local", "Registry", "Table", "WebError", "PERSON", "DEFAULT_HOST"]
+__all__ = ["create_app", "serve", "check_files", "check_proxy", "is_local", "Registry", "Table", "WebError", "PERSON", "DEFAULT_HOST"]
 
 DEFAULT_HOST = "127.0.0.1"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -29,6 +29,19 @@ def is_local(host) -> bool:
     return host in LOCAL_HOSTS
 
 
+def check_proxy(addr):
+    """`serve --proxy ADDR` → its ip_address (None: no proxy); UsageError if ADDR is not an IP address
+    (the proxy is known by the address its connections come from, never by a name)."""
+    if addr is None:
+        return None
+    from .guard import ip_of
+    ip = ip_of(addr.strip()) if isinstance(addr, str) else None
+    if ip is None:
+        from gamespec.errors import UsageError
+        raise UsageError(f"--proxy takes the IP address the proxy connects from (e.g. 127.0.0.1), not {addr!r}")
+    return ip
+
+
 def _need_extra():
     try:
         import starlette  # noqa: F401
@@ -41,12 +54,15 @@ def _need_extra():
 
 def create_app(paths, bot_delay=0.3, watch=1.0, backend=None, max_tables=100, page_kinds=None,
                allow_hosts=(), state_dir=None, max_per_client=None, finished_ttl=None, idle_ttl=None,
-               sweep=None, log=print):
+               sweep=None, log=print, proxy=None):
     """The Starlette app serving `paths` (spec files), behind the Host/Origin guard. `watch`: seconds
     between checks of the files (0: never, call `app.state.server.check_specs()` yourself);
     `allow_hosts`: host names allowed besides loopback; `state_dir`: where tables are saved and
-    resumed from; the caps and timeouts of docs/web.md (None: the defaults)."""
+    resumed from; the caps and timeouts of docs/web.md (None: the defaults); `proxy`: the address of
+    a reverse proxy whose X-Forwarded-For names the client (None: no header is believed). Under
+    another ASGI server, turn its own proxy headers off (uvicorn: proxy_headers=False)."""
     _need_extra()
+    proxy = check_proxy(proxy)
     from . import tables as T
     from .server import SWEEP_SECONDS, build_app
     reg = Registry(list(paths), backend=backend, max_tables=max_tables, page_kinds=page_kinds or T.PAGE_KINDS,
@@ -55,24 +71,28 @@ def create_app(paths, bot_delay=0.3, watch=1.0, backend=None, max_tables=100, pa
                    idle_ttl=T.IDLE_TTL if idle_ttl is None else idle_ttl, state_dir=state_dir, log=log)
     if sweep is None:           # often enough that no table outlives its timeout by much
         sweep = min(SWEEP_SECONDS, max(1.0, min(reg.finished_ttl, reg.idle_ttl) / 4))
-    return build_app(reg, bot_delay=bot_delay, watch=watch, allow_hosts=allow_hosts, sweep=sweep)
+    return build_app(reg, bot_delay=bot_delay, watch=watch, allow_hosts=allow_hosts, sweep=sweep, proxy=proxy)
 
 
 def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend=None, max_tables=100,
-          log=print, allow_hosts=(), state_dir=None, max_per_client=None, finished_ttl=None, idle_ttl=None):
+          log=print, allow_hosts=(), state_dir=None, max_per_client=None, finished_ttl=None, idle_ttl=None,
+          proxy=None):
     """Run the server until interrupted (Ctrl-C). UsageError if a path is not a file (a spec that is
-    there but wrong is shown in the page, for designer mode)."""
+    there but wrong is shown in the page, for designer mode) or `proxy` is not an IP address."""
     check_files(paths)
+    check_proxy(proxy)
     allow = list(allow_hosts)
     if host not in ("0.0.0.0", "::", "") and not is_local(host):
         allow.append(host)          # the address it listens on is a name others will use
     app = create_app(paths, bot_delay=bot_delay, watch=watch, backend=backend, max_tables=max_tables,
                      allow_hosts=allow, state_dir=state_dir, max_per_client=max_per_client,
-                     finished_ttl=finished_ttl, idle_ttl=idle_ttl, log=log)
+                     finished_ttl=finished_ttl, idle_ttl=idle_ttl, log=log, proxy=proxy)
     import socket
 
     import uvicorn
     from gamespec.errors import UsageError
+
+    from .net import config
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -88,8 +108,7 @@ def serve(paths, host=DEFAULT_HOST, port=8000, bot_delay=0.3, watch=1.0, backend
     for f in app.state.registry.specs.values():
         for e in f.errors:
             log(e)
-    from .server import MAX_MESSAGE
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=2 * MAX_MESSAGE))
+    server = uvicorn.Server(config(app))
     try:
         server.run(sockets=[sock])
     finally:

@@ -4,9 +4,13 @@ opened by another site's script), is refused before the app sees it.
 
 Allowed by default: 127.0.0.1, localhost and ::1, at any port; `gamespec serve --allow-host NAME`
 adds names (the address or name others use to reach this machine).
+
+Who a request comes from (the per-client cap) is the connection's address: a header naming another
+is believed only on a connection from the proxy `serve --proxy ADDR` names (client_address).
 """
 from __future__ import annotations
 
+import ipaddress
 from urllib.parse import urlsplit
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -26,6 +30,28 @@ def host_name(value: str) -> str | None:
     if port and not port.isdigit():
         return None
     return name or None
+
+
+def client_address(scope, proxy=None) -> str | None:
+    """Who sent a request, for the per-client cap: the connection's address; on a connection from
+    `proxy` (an ip_address, `serve --proxy`) only, the last address of X-Forwarded-For, the one that
+    proxy appended. Forwarded and X-Real-IP are never read: a client may write any of them."""
+    peer = (scope.get("client") or (None,))[0]
+    if proxy is None or peer is None or ip_of(peer) != proxy:
+        return peer
+    hops = b",".join(v for k, v in scope.get("headers", ()) if k.lower() == b"x-forwarded-for")
+    last = hops.decode("latin-1").rsplit(",", 1)[-1].strip()
+    ip = ip_of(last)
+    return peer if ip is None else str(ip)
+
+
+def ip_of(text):
+    """'127.0.0.1', '::1', '::ffff:127.0.0.1' → an ip_address (a mapped IPv4 as IPv4); None if not one."""
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    return getattr(ip, "ipv4_mapped", None) or ip      # ::ffff:127.0.0.1 is 127.0.0.1
 
 
 class Guard:

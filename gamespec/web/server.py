@@ -9,14 +9,14 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gamespec.errors import GamespecError
 
-from .guard import Guard
+from .guard import Guard, client_address
 from .messages import encode
 from .tables import Registry, WebError
 
@@ -65,10 +65,13 @@ async def _json_body(request: Request):
         raise WebError("a request body is JSON, sent with Content-Type: application/json", status=415,
                        kind="bad-content-type")
     body = b""
-    async for chunk in request.stream():         # read no more than the limit, whatever is sent
-        body += chunk
-        if len(body) > MAX_MESSAGE:
-            raise WebError(f"a request is at most {MAX_MESSAGE} bytes", status=413, kind="too-large")
+    try:
+        async for chunk in request.stream():         # read no more than the limit, whatever is sent
+            body += chunk
+            if len(body) > MAX_MESSAGE:
+                raise WebError(f"a request is at most {MAX_MESSAGE} bytes", status=413, kind="too-large")
+    except ClientDisconnect:        # gone before its body ended (or closed for being too slow)
+        raise WebError("the request ended before its body did", kind="gone") from None
     return parse_json(body)
 
 
@@ -121,8 +124,9 @@ class Conn:
 class Server:
     """The running app's state: the registry, the open sockets per table, the bot and watch tasks."""
 
-    def __init__(self, registry: Registry, bot_delay=0.3, watch=1.0, sweep=SWEEP_SECONDS):
+    def __init__(self, registry: Registry, bot_delay=0.3, watch=1.0, sweep=SWEEP_SECONDS, proxy=None):
         self.registry = registry
+        self.proxy = proxy          # the one address whose X-Forwarded-For is believed (an ip_address)
         self.bot_delay = bot_delay
         self.watch = watch
         self.sweep_every = sweep
@@ -237,7 +241,7 @@ class Server:
     async def create_table(self, request):
         try:
             data = await _json_body(request)
-            client = request.client.host if request.client else None
+            client = client_address(request.scope, self.proxy)
             t = await run_in_threadpool(self.registry.create, data, client)
         except WebError as e:
             return _error(e)
@@ -326,8 +330,9 @@ class Server:
             conn.release(None)
 
 
-def build_app(registry: Registry, bot_delay=0.3, watch=1.0, allow_hosts=(), sweep=SWEEP_SECONDS) -> Starlette:
-    srv = Server(registry, bot_delay=bot_delay, watch=watch, sweep=sweep)
+def build_app(registry: Registry, bot_delay=0.3, watch=1.0, allow_hosts=(), sweep=SWEEP_SECONDS,
+              proxy=None) -> Starlette:
+    srv = Server(registry, bot_delay=bot_delay, watch=watch, sweep=sweep, proxy=proxy)
 
     from contextlib import asynccontextmanager
 

@@ -1,9 +1,10 @@
 """Tables ↔ files in the state directory (`gamespec serve --state-dir DIR`): each table is its
 verified full log (`ID.jsonl`, the lines `gamespec replay` checks) and a small record (`ID.json`:
-spec file, seats, tokens, settings, notes). On start every record is read back: the log is checked
-by interpreter/replay.py against the spec served now and re-played to the same state; a table
-that fails is skipped with a message, never trusted. Files are written atomically, mode 0600 (a
-record holds the seats' secret tokens).
+spec file, seats, tokens, settings, notes). On start every record is read back: its seats must be
+kinds a page may choose (a record is data: a kind naming code is refused, nothing imported), its
+log is checked by interpreter/replay.py against the spec served now and re-played to the same
+state; a table that fails is skipped with a message, never trusted. Files are written atomically,
+mode 0600 (a record holds the seats' secret tokens).
 """
 from __future__ import annotations
 
@@ -82,6 +83,7 @@ class Store:
                       and isinstance(rec.get("options"), dict) and type(rec.get("seed")) is int)
                 if not ok:
                     raise ValueError("not a table record")
+                registry.check_seats(rec["kinds"])      # a page's rule: no module:Class, no CPU hog
                 spec = by_path.get(rec.get("spec"))
                 if spec is None or spec.game is None:
                     raise ValueError(f"its spec {rec.get('spec')!r} is not served now (or has errors)")
@@ -102,7 +104,7 @@ class Store:
                 t.notes = [n for n in rec["notes"] if isinstance(n, dict) and type(n.get("at")) is int
                            and isinstance(n.get("text"), str)]
             except (OSError, ValueError, KeyError, TypeError, RecursionError, GamespecError) as e:
-                log(f"gamespec serve: table {tid} in {self.dir} not resumed: {str(e)[:300]}")
+                log(f"gamespec serve: table {tid} ({rec_path}) not resumed: {str(e)[:300]}")
                 continue
             out.append(t)
         return out

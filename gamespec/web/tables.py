@@ -10,7 +10,7 @@ import secrets
 import threading
 import time
 
-from gamespec.bots.registry import KINDS
+from gamespec.bots.registry import KINDS, BotError, page_kind
 from gamespec.errors import GamespecError, IllegalAction, SpecErrors, WebError
 
 from gamespec.table.undo import UndoRefused, check_public, take_back
@@ -22,7 +22,6 @@ MAX_PER_CLIENT = 10         # live (unfinished) tables one client address may ho
 FINISHED_TTL = 600.0        # seconds a finished game stays (its end screen) before it is freed
 IDLE_TTL = 1800.0           # seconds without a decision or an open socket before a game is freed
 PAGE_KINDS = tuple(k.name for k in KINDS.values() if k.page)   # never module:Class (no code import)
-MAX_PAGE_ITERATIONS = 20000                   # ismcts:N from a page: a bound on the CPU a page can ask for
 
 
 class SpecFile:
@@ -271,7 +270,7 @@ class Registry:
         self.max_per_client = max_per_client
         self.finished_ttl = finished_ttl
         self.idle_ttl = idle_ttl
-        self.page_kinds = page_kinds
+        self.page_kinds = tuple(n for n in page_kinds if n in PAGE_KINDS)     # fewer, never more
         if bot_factory is None:
             from gamespec.bots import make_bot
             bot_factory = make_bot
@@ -318,10 +317,20 @@ class Registry:
         return {"specs": [f.describe(k) for k, f in self.specs.items()],
                 "bots": ["person", *self.page_kinds]}
 
+    def check_seats(self, seats) -> None:
+        """WebError unless every seat is a person or a bot kind a page may choose (registry.page_kind,
+        among page_kinds): asked of a lobby's request and of a saved record alike."""
+        for k in seats:
+            if k == PERSON:
+                continue
+            try:
+                page_kind(k, self.page_kinds)
+            except BotError as e:
+                raise WebError(f"{e} (or person)") from None
+
     def create(self, data, client=None) -> Table:
         """A new table from a lobby request; `client` (the requester's address) is capped at
         max_per_client live tables. When the server is full, finished tables make room first."""
-        from gamespec.bots import BotError, parse_kind
         if not isinstance(data, dict):
             raise WebError("a table is a JSON object {spec, players, options, seed, seats}", kind="bad-json")
         spec = self.specs.get(str(data.get("spec")))
@@ -349,17 +358,7 @@ class Registry:
         seats = data.get("seats") or [PERSON] + ["random"] * (players - 1)
         if not isinstance(seats, list) or len(seats) != players:
             raise WebError(f"seats lists {players} entries: \"person\" or a bot kind per seat")
-        for k in seats:
-            if k == PERSON:
-                continue
-            try:
-                name, arg = parse_kind(k) if isinstance(k, str) else ("bad", None)
-            except BotError as e:
-                raise WebError(str(e)) from None
-            if name not in self.page_kinds:
-                raise WebError(f"seat kind {k!r}: a page may choose person, {', '.join(self.page_kinds)}")
-            if name == "ismcts" and arg is not None and arg > MAX_PAGE_ITERATIONS:
-                raise WebError(f"seat kind {k!r}: at most ismcts:{MAX_PAGE_ITERATIONS} from a page")
+        self.check_seats(seats)
         undo = data.get("undo", False)
         if type(undo) is not bool:
             raise WebError("undo is true or false")
