@@ -405,7 +405,8 @@ def cmd_replay(args) -> int:
     spec_path = args.spec or find_spec(header, args.log)
     game = _load(spec_path)
     try:
-        result = replay_file(game, args.log, timeout=args.timeout)
+        result = replay_file(game, args.log, timeout=args.timeout,
+                             progress=_replay_progress(args.log, args.timeout))
     except OSError as e:
         raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
     out = {"log": args.log, "spec": spec_path, "game": game.name, **result}
@@ -421,6 +422,24 @@ def cmd_replay(args) -> int:
                   f"{result['error']}", file=sys.stderr)
         return 1
     return 0
+
+
+def _replay_progress(path, timeout):
+    """A long replay says how far it got on stderr (never stdout: --json stays clean)."""
+    import time
+    from gamespec.analysis.progress import clock
+    try:
+        total = os.path.getsize(path)
+    except OSError:
+        total = 0
+    start = time.monotonic()
+    hint = "" if timeout is not None else " (--timeout S stops it)"
+
+    def line(decisions, read):
+        of = f" of {total / 1e6:.1f}" if total else ""
+        print(f"{PROG}: replay: {decisions:,} decisions matched, {read / 1e6:.1f}{of} MB read, elapsed "
+              f"{clock(time.monotonic() - start)}{hint}", file=sys.stderr, flush=True)
+    return line
 
 
 # ------------------------------------------------------------------------------------------------
@@ -839,7 +858,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "on trust, and replay says so. Prints OK and the decision count, or the first\n"
                     "difference (exit 1). The spec is --spec, else the file at the header's 'spec'\n"
                     "path (as written, then relative to the log's folder), else a .yaml file beside\n"
-                    "the log: the first regular file whose SHA-256 is the log's (no other is read).",
+                    "the log: the first regular file whose SHA-256 is the log's (no other is read).\n"
+                    "A long replay prints how far it got on stderr every 10 s.",
         epilog="examples:\n"
                "  gamespec replay game.jsonl\n"
                "  gamespec replay game.jsonl --spec games/mygame.yaml --json")

@@ -231,12 +231,16 @@ class _Feed:
         self.ahead = deque()     # (n, line, bytes) read but not yet compared
         self.scan = 0            # how far in `ahead` the script has looked for chance lines
         self.bytes = 0           # the bytes of the lines in `ahead`
+        self.read = 0            # the bytes read so far (a long replay's progress)
 
     def _read(self):
         item = next(self.it, None)
         if item is None:
             return None
-        return item if len(item) == 3 else (item[0], item[1], 0)
+        if len(item) != 3:
+            return (item[0], item[1], 0)
+        self.read += item[2]
+        return item
 
     def push(self, n, line):
         """Put a line back at the front (the decision the main loop read, compared after apply)."""
@@ -277,12 +281,15 @@ def _strip(line):
     return {k: v for k, v in line.items() if not k.startswith("_")}
 
 
-def replay_file(game, path, timeout=None) -> dict:
+def replay_file(game, path, timeout=None, progress=None) -> dict:
     """Re-play a log file as a stream (see replay())."""
-    return replay(game, _iter_sized(path), timeout)
+    return replay(game, _iter_sized(path), timeout, progress)
 
 
-def replay(game, lines, timeout=None) -> dict:
+PROGRESS_SECONDS = 10.0     # how often a long replay calls its `progress`
+
+
+def replay(game, lines, timeout=None, progress=None) -> dict:
     """Re-play a full log and check EVERY line against the game it re-plays.
 
     `lines`: a list of JSON objects, or an iterator of (line number, object) as iter_log gives.
@@ -291,6 +298,9 @@ def replay(game, lines, timeout=None) -> dict:
     lines are never trusted: the game writes the log it expects, line by line, and each line of the
     file must be exactly that line (a second header, an unknown line type, a renumbered decision, an
     altered look line, a missing end line... are all differences).
+
+    `progress(decisions, bytes)`, if given, is called every PROGRESS_SECONDS of a long replay with
+    the decisions matched and the bytes of the log read so far (replay_file's lines; 0 from a list).
     """
     import time
     from .snapshot import plain
@@ -371,6 +381,7 @@ def replay(game, lines, timeout=None) -> dict:
 
         compare(s.log[1:])
         del s.log[:]
+        next_report = time.monotonic() + PROGRESS_SECONDS
         while True:
             n, d = feed.next()
             if d is None:
@@ -379,8 +390,13 @@ def replay(game, lines, timeout=None) -> dict:
                 return fail(f"line {n}: {_describe(d)} where the re-played game writes nothing more"
                             if s.terminal else f"line {n}: {_describe(d)} where the game waits for a decision")
             i = done + 1
-            if deadline is not None and time.monotonic() > deadline:
-                return fail(f"the replay did not finish within the timeout of {timeout:g} s")
+            if deadline is not None or progress is not None:
+                now = time.monotonic()
+                if deadline is not None and now > deadline:
+                    return fail(f"the replay did not finish within the timeout of {timeout:g} s")
+                if progress is not None and now >= next_report:
+                    progress(done, feed.read)
+                    next_report = now + PROGRESS_SECONDS
             if s.terminal:
                 return fail(f"decision {i}: the game had already ended")
             if d.get("player") != s.current_player:
@@ -393,7 +409,7 @@ def replay(game, lines, timeout=None) -> dict:
             try:
                 s.apply(act)
             except IllegalAction as e:
-                return fail(f"decision {i}: illegal move: {e}")
+                return fail(f"decision {i}: illegal move: {_short(str(e))}")
             compare(s.log)
             del s.log[:]
             done = i
@@ -453,3 +469,8 @@ def _plain(v):
     """A parameter value as a log may hold it: a scalar or a flat list of scalars."""
     scalar = lambda x: x is None or isinstance(x, (bool, int, str))
     return scalar(v) or (isinstance(v, list) and all(scalar(x) for x in v))
+
+
+def _short(text, limit=300):
+    """A message quoting a log's values, cut (a stranger's action can be megabytes long)."""
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -9,6 +9,7 @@ from _thread import RLock as _lock   # re-entrant: apply() may list actions; ano
 from . import rng as _rng
 from .runtime import secret_choice
 from .actions import Action
+from operator import itemgetter as _item
 
 FORMAT = "gamespec-state/1"
 
@@ -515,19 +516,33 @@ class State:
         else:
             raise IllegalAction(f"an action is an Action, a PlayerAction, an index or a dict, "
                                 f"not {type(action).__name__}")
-        if self._index is None:
-            self._index = {(x[0], x[1]): x for x in self._legal}
-        try:
-            a = self._index.get(key)
-        except TypeError:
-            a = None
-        if a is not None and _typed(key[1]) != _typed(a[1]):   # 1 == True == 1.0 in Python: be strict
-            a = None
+        a = self._lookup(key)
         if a is None:
             shown = action.to_json(label=False) if isinstance(action, Action) else action
             raise IllegalAction(f"not legal now for player {self.actor}: {shown!r} "
                                 f"({len(self._legal)} legal actions; see legal_actions())")
         return a
+
+    def _lookup(self, key):
+        """The legal action whose (name, parameters) is `key`, or None. A scan of the parameter
+        column at C speed: a dict of every legal action cost more than listing them, for the one
+        look-up a replayed decision makes (issue 36). Kept in _index for a second look-up."""
+        if self._index is None:
+            self._index = list(map(_params_of, self._legal))
+        legal, column, want = self._legal, self._index, None
+        i = 0
+        while True:
+            try:
+                i = column.index(key[1], i)
+            except ValueError:
+                return None
+            a = legal[i]
+            if a[0] == key[0]:      # 1 == True == 1.0 in Python: be strict
+                if want is None:
+                    want = _typed(key[1])
+                if _typed(a[1]) == want:
+                    return a
+            i += 1
 
     def _log_plain(self, a):
         """The log line of decision a, one with no card parameter (the standard path and the fused
@@ -729,6 +744,9 @@ def _freeze(v):
     if isinstance(v, dict):
         raise ValueError("malformed parameter")
     return v
+
+
+_params_of = _item(1)     # an entry of a legal-action listing -> its parameter values
 
 
 def _kind(x):
