@@ -129,7 +129,8 @@ class GameFailed(GamespecError):
 
 
 class UndoRefused(GamespecError):
-    """The rule refuses the undo; `.kind`: game-over, undo-too-late, undo-revealed or undo-shuffled."""
+    """The rule refuses the undo; `.kind`: game-over, undo-too-late, undo-revealed, undo-shuffled or
+    undo-informative."""
 
     def __init__(self, message, kind):
         super().__init__(message)

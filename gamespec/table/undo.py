@@ -5,7 +5,9 @@
 - only while **nothing new became known to anyone**: the state before the decision is rebuilt by
   re-playing the table's decisions without the last one from the seed (exactly that state), and
   for every card and every player what they see or know is compared with now, with what the
-  decision showed on its way, and a decision that shuffled is refused (`news`);
+  decision showed on its way, and a decision that shuffled is refused (`news`); and what a seat
+  observes otherwise (a public variable, a score, the flow, its legal actions) is compared in worlds
+  drawn from what every seat knows (`informative`); `refusal` gives the first reason;
 - **logged**: a public note, "seat 1 took back decision 14", placed after decision 13.
 
 A table here is any object with `game`, `players`, `seed`, `options`, `state` (played with
