@@ -7,6 +7,7 @@ Each error is a dict: file, line, col, message, check and text (`FILE:LINE:COL: 
 from __future__ import annotations
 
 MAX_COMPILED = 256   # at most this many (player count, options) rule sets are compiled per file
+MAX_COMPILED_CARDS = 1_000_000   # ... and no more once their cards and faces add up to this many
 
 
 def error_entry(x) -> dict:
@@ -41,6 +42,7 @@ def compile_all(game, path):
 
     from gamespec.spec.options import count_option_sets, each_option_alone, iter_option_sets
 
+    from .compile.ruleset import Ruleset
     from .config import format_options
     from .errors import GamespecError, SpecErrors
     counts = range(game.min_players, game.max_players + 1)
@@ -52,11 +54,14 @@ def compile_all(game, path):
     jobs = itertools.islice(((p, o) for o in sets for p in counts), MAX_COMPILED)
     errors = []
     seen = set()
-    compiled = 0
+    compiled = cards = 0
     for players, opts in jobs:
+        if cards >= MAX_COMPILED_CARDS:
+            break
         compiled += 1
-        try:
-            game.ruleset(players, dict(opts))
+        try:    # not kept (Game.ruleset would cache it): one rule set in memory at a time
+            rs = Ruleset(game.spec, players, game.check_options(dict(opts)), backend=game.backend)
+            cards += rs.ncards + len(rs.faces)
         except SpecErrors as e:
             for x in e.errors:
                 if (x.filename, x.line, x.col, x.message) not in seen:
@@ -82,4 +87,6 @@ def compile_all(game, path):
         coverage["not_compiled"] = total - compiled
         if compiled == MAX_COMPILED:
             coverage["which"] += f" (the first {MAX_COMPILED})"
+        elif cards >= MAX_COMPILED_CARDS:
+            coverage["which"] += f" (the first {compiled}: {cards} cards and faces laid out)"
     return errors, coverage

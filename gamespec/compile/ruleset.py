@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 from .codegen import CodeGen
-from ..spec.sizes import size_value
+from ..spec.sizes import MAX_CARDS, size_value
 from ..spec.visibility import VISIBILITIES
 from .closures import Compiler
 
@@ -157,19 +157,20 @@ class Ruleset:
         # identical faces (same class and attributes) share one face id
         key_of = {}
         face_ids = []
-        uniq = []
-        for a in faces:
+        uniq, uniq_class = [], []
+        for a, cl in zip(faces, face_class):
             k = tuple(sorted((n, tuple(v) if isinstance(v, list) else v) for n, v in a.items()))
             if k not in key_of:
                 key_of[k] = len(uniq)
                 uniq.append(a)
+                uniq_class.append(cl)
             face_ids.append(key_of[k])
-        if sum(counts) > 100_000:     # counts decided at set-up stay within the checker's card limit
+        if sum(counts) > MAX_CARDS:     # counts decided at set-up stay within the checker's card limit
             from gamespec.errors import SpecError
-            raise SpecError(f"{sum(counts)} cards for {self.P} players and these options; the limit is 100000",
+            raise SpecError(f"{sum(counts)} cards for {self.P} players and these options; the limit is {MAX_CARDS}",
                             spec.filename, 1, 1, check="card-count")
         self.faces = uniq
-        self.face_label = [_face_label(a, face_class[face_ids.index(i)]) for i, a in enumerate(uniq)]
+        self.face_label = [_face_label(a, cl) for a, cl in zip(uniq, uniq_class)]   # linear: no index()
         self.face_of = []
         self.attr = {n: [] for n in spec.attributes}
         init_zone = []

@@ -9,6 +9,8 @@ from ..errors import SpecError
 from . import ast as A
 
 
+MAX_CARDS = 100_000     # cards of a game, counts included: checked statically and for each set-up ("card-count")
+
 _SIZE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
              "//": lambda a, b: a // b, "%": lambda a, b: a % b,
              "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,

@@ -15,6 +15,7 @@ from .model import (ActionDecl, CardClass, MarkDecl, Param, PhaseDecl, Rule, Spe
                     ZoneDecl)
 from .model import plain
 from .parser import MAX_RULE_CHARS, Located, parse
+from .sizes import MAX_CARDS
 from .suggest import MAX_SUGGEST_WORK
 from .visibility import VISIBILITIES
 from .types import MAX_INLINE_NODES_RULE, Scope, TypeChecker, _Abort, _size as _node_count, clone_stmts, elem_type, out_of_range
@@ -30,7 +31,11 @@ DEFINE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(\s*([A-Za-z_0-9,\s]
 
 # Caps that keep checking and compiling a hostile spec bounded (each names the check that fires).
 MAX_SPEC_RULE_CHARS = 100_000     # all rule strings of one spec together ("rule-total")
-MAX_FACES = 100_000               # faces all card classes expand to ("card-count")
+MAX_FACES = 10_000                # faces all card classes expand to ("card-count"); each is laid out
+                                  # and labelled for every player count and option set compiled
+MAX_FLOW_DEPTH = 8                # step lists nested in a turn: then/else, repeat, while, for ("flow-size")
+MAX_FLOW_STEPS = 1_000            # steps of every turn together, nested ones included ("flow-size")
+MAX_WINDOWS = 100                 # reaction windows of every turn together ("flow-size")
 
 
 def reserved(name) -> bool:
@@ -60,6 +65,7 @@ class Checker(TypeChecker):
         self._brackets = 0
         self._loops = 0             # for/while statement nesting
         self._faces = 0             # card faces expanded so far
+        self._flow = [0, 0, 0]      # step lists open, steps read, reaction windows read (the flow caps)
         self._sizes: list = []      # sizes decided at set-up (zone and face counts): checked once names exist
         self.functions: dict = {}           # name -> (params, Rule): named functions (functions:)
         self.function_kinds: dict = {}      # name -> (kind, item kind), as checked on its own
@@ -411,7 +417,8 @@ class Checker(TypeChecker):
                     continue
                 self._faces += n
                 if self._faces > MAX_FACES:
-                    self.err(f"the cards expand to more than {MAX_FACES} faces", self.mark(c["faces"], i),
+                    self.err(f"the cards expand to more than {MAX_FACES} faces (one per combination of a face's "
+                             f"'each' values)", self.mark(c["faces"], i),
                              "card-count")
                     return classes, attrs, values
                 combos = [dict(zip(each, vals)) for vals in itertools.product(*each.values())] if each else [{}]
@@ -438,8 +445,8 @@ class Checker(TypeChecker):
                                  card=(cname, faces, label_exprs))
             classes.append(CardClass(cname, zone, cond, c.get("label"), faces, label_exprs))
         total = sum(f[1] if isinstance(f[1], int) else 1 for cl in classes for f in cl.faces)   # set-up sizes: see Ruleset
-        if total > 100_000:
-            self.err(f"{total} cards; the limit is 100000", self.mark(self.data, "cards"), "card-count")
+        if total > MAX_CARDS:
+            self.err(f"{total} cards; the limit is {MAX_CARDS}", self.mark(self.data, "cards"), "card-count")
         return classes, attrs, values
 
     def each_lists(self, f):
@@ -984,12 +991,42 @@ class Checker(TypeChecker):
         return PhaseDecl(name, on_begin, on_end, end_if, nxt, turn)
 
     def read_steps(self, container, key, where, scope):
+        items = container.get(key) or []
+        self.flow_room(container, key, items)
         out = []
-        for i, st in enumerate(container.get(key) or []):
-            s = self.read_step(st, f"{where}[{i}]", scope, container[key], i)
-            if s is not None:
-                out.append(s)
+        self._flow[0] += 1
+        try:
+            for i, st in enumerate(items):
+                s = self.read_step(st, f"{where}[{i}]", scope, items, i)
+                if s is not None:
+                    out.append(s)
+        finally:
+            self._flow[0] -= 1
         return out
+
+    def flow_room(self, container, key, items):
+        """The flow caps, checked before a list of steps is read (aliases can repeat a subtree
+        thousands of times in a small file; every step compiles to code for each rule set): the
+        first one crossed ends the checking, at its place."""
+        depth, steps, windows = self._flow
+        if depth >= MAX_FLOW_DEPTH:
+            self._flow_refused(f"steps are nested more than {MAX_FLOW_DEPTH} deep (then/else, repeat, while, "
+                               f"for): name the inner steps' work in a named effect or a phase of its own",
+                               self.mark(container, key))
+        if steps + len(items) > MAX_FLOW_STEPS:
+            self._flow_refused(f"the turns have more than {MAX_FLOW_STEPS} steps in all",
+                               self.mark(items, MAX_FLOW_STEPS - steps))
+        self._flow[1] += len(items)
+        for i, st in enumerate(items):
+            if isinstance(st, dict) and "react" in st:
+                windows += 1
+                if windows > MAX_WINDOWS:
+                    self._flow_refused(f"the turns have more than {MAX_WINDOWS} reaction windows in all",
+                                       self.mark(items, i))
+        self._flow[2] = windows
+
+    def _flow_refused(self, message, pos):
+        raise SpecErrors(self.errors + [SpecError(message, self.filename, pos[0], pos[1], check="flow-size")])
 
     def read_step(self, st, w, scope, parent, idx):
         if "react" in st:

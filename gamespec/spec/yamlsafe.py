@@ -18,6 +18,18 @@ from gamespec.errors import SpecError
 __all__ = ["Mark", "YMap", "YList", "YStr", "mark_of", "load_yaml", "load_yaml_file"]
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+# What an escape ("\e", "\x07", "\u009b") can put in a string and a terminal would obey: C0 but tab and
+# line feed, DEL, C1. Raw, the YAML reader already refuses them (check yaml-character).
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x0D: "CR", 0x1B: "ESC",
+                  0x7F: "DEL", 0x85: "NEL", 0x9B: "CSI"}
+
+
+def control_name(char: str) -> str:
+    """'U+001B (ESC)': a control character as an error message names it."""
+    code = ord(char)
+    name = _CONTROL_NAMES.get(code)
+    return f"U+{code:04X}" + (f" ({name})" if name else "")
 
 
 class Mark(NamedTuple):
@@ -692,6 +704,11 @@ def _build(loader: _Loader, text: str, err, max_depth, max_nodes, max_scalar, ma
                 if tok is not None and tok.end_mark is event.end_mark:
                     sm = tok.start_mark
                     result._origin = (text, sm.index, sm.line, sm.column, tok.end_mark.index)
+                bad = CONTROL.search(value)
+                if bad:     # every string of a spec may end up on someone's terminal
+                    raise err(f"this text contains a control character {control_name(bad.group())}, which a "
+                              f"terminal would obey; write what it shows in words", "control-character",
+                              _locate_at(result, bad.start()))
             if not stack and plain and value == "" and event.tag is None:
                 root_is_blank = True
             if event.anchor is not None:

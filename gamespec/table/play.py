@@ -14,7 +14,7 @@ import sys
 from gamespec.errors import GamespecError, StateFormatError
 
 from .screen import decisions_in
-from .transcript import Labels, render_end, seat_name
+from .transcript import Labels, printable, render_end, seat_name
 
 SAVE_FORMAT = "gamespec-play/1"
 MAX_SAVE_BYTES = 16 * 1024 * 1024
@@ -42,6 +42,7 @@ class Output:
         self.console = Console(**kw)
 
     def line(self, text="", style=None):
+        text = printable(text)      # a label or a name is shown, never obeyed by the terminal
         if self.console is None:
             print(text, file=self.stream, flush=True)
             return

@@ -8,6 +8,7 @@ same form with every card shown (the runner's view, for `run --verbose` and `sho
 from __future__ import annotations
 
 from gamespec.interpreter.actions import fill_template
+from gamespec.spec.yamlsafe import CONTROL
 
 
 class Labels:
@@ -108,8 +109,19 @@ def seat_name(p, reader=None):
     return "you" if reader is not None and p == reader else f"seat {p}"
 
 
+def printable(text: str) -> str:
+    """Text for a terminal: a control character (an ESC in a log's card or name, say) is shown as
+    `\\x1b`, never obeyed. A spec cannot hold one (yamlsafe refuses it); a log file can."""
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def render_line(line, labels: Labels, reader=None):
-    """One log line → a transcript line (None for lines a reader need not see)."""
+    """One log line → a transcript line (None for lines a reader need not see), safe to print."""
+    text = _line_text(line, labels, reader)
+    return None if text is None else printable(text)
+
+
+def _line_text(line, labels, reader):
     t = line.get("type")
     if t == "header":
         who = f" (as seat {reader} saw it)" if reader is not None else ""
