@@ -21,9 +21,7 @@ class ObservationEncoder:
     """`size`, `layout` [(name, offset, shape)], `encode(state, player)` → numpy float32 (size,)."""
 
     def __init__(self, rs):
-        import numpy as np
-        self.np = np
-        self.rs = rs
+        self.rs = rs          # (numpy is imported by encode: the layout alone needs none)
         P, F = rs.P, len(rs.faces)
         self.F = F
         self.face_id = {_key(f): i for i, f in enumerate(rs.faces)}
@@ -143,7 +141,7 @@ class ObservationEncoder:
                             t[o + self.face_id[_key(x)]] += 1
                 t[o + F] = len(v)
                 t[o + F + 1] = 1
-        np = self.np
+        import numpy as np
         out = np.zeros(self.size, np.float32)
         if t:
             n = len(t)

@@ -40,3 +40,33 @@ def rewards(state, kind="win"):
         return [0.0] * P
     w = set(state.winners)
     return [1.0 if p in w else -1.0 for p in range(P)]
+
+
+ENGINES = (None, "auto", "native", "python")
+
+
+def native_kit(game, players, opts, engine=None):
+    """The native per-step kit (gamespec.interpreter.native_step.StepKit) of (game, players, options),
+    or None: `engine` None/"auto" uses it where the native library is available (else one line on
+    stderr says why, and the Python engine plays), "python" never, "native" insists (UsageError
+    with the reason if it cannot)."""
+    from gamespec.errors import UsageError
+    if engine not in ENGINES:
+        raise UsageError(f"engine is 'auto', 'native' or 'python', not {engine!r}")
+    if engine == "python":
+        return None
+    from gamespec.compile.cbuild import library, tell
+    rs = game.ruleset(players, opts)
+    kit = rs.__dict__.get("_step_kit")
+    if kit is None:
+        lib = library(rs)
+        if not isinstance(lib, str):
+            from gamespec.interpreter.native_step import agent_kit
+            lib = agent_kit(lib, game, players, opts)
+        kit = rs._step_kit = lib
+    if isinstance(kit, str):
+        if engine == "native":
+            raise UsageError(f"the native engine is not available for {game.name} ({players} players): {kit}")
+        tell(game, rs, kit)
+        return None
+    return kit

@@ -1,0 +1,562 @@
+/* Agents at native speed (docs/agents.md, "The native per-step state"): one game kept in its C
+ * struct and stepped one decision at a time by fixed action id, its legal ids, action mask and
+ * observation tensor computed here from the tables the generator emits (agent.h, GS_AGENT: the
+ * action space of gamespec/compile/action_space.py and the layout of interpreter/obs_tensor.py),
+ * and the vector environment's batched step (opponent seats played here, threads).
+ *
+ * Included at the end of runtime.c (it uses the run time's own statics: Ctx, g_new_game, g_copy,
+ * ensure_listing, rt_flip). Every table index is checked against its table's size; an id outside
+ * the action space, a value of an unexpected kind or any stop of the game is reported to Python,
+ * which then plays the game on the Python engine from its recorded ids (same game, its own errors). */
+#include "agent.h"
+#include <pthread.h>
+#include <stddef.h>
+
+extern const AgentTables GS_AGENT;
+
+enum { W_IDS = 200, W_OBS = 201 };      /* not a game's stop: the tables cannot say (Python decides) */
+
+typedef struct AState {
+    Ctx *c;                  /* G and the opponents' generator (the seats' generators cut off) */
+    int32_t n, cap;          /* the legal entries, their ids in listing order */
+    int64_t *ids;
+    int32_t why;             /* the first stop (a why code), 0 while the game runs in C */
+    int32_t pad;
+} AState;
+
+static inline uint64_t st_vis(const G *g, int64_t c) {   /* State._sight: who sees card c where it lies */
+    return (g->nface && g->face[c]) ? (g->face[c] == 1 ? g->L->ALL : 0) : g->L->zvis[g->loc[c]];
+}
+
+/* ---- ids (action_space.ActionSpace._id) --------------------------------------------------- */
+static int64_t card_id(G *g, const ACards *cd, int64_t c) {
+    const Layout *L = g->L;
+    if (c < 0 || c >= L->ncards) return -1;
+    uint64_t bit = (uint64_t)1 << g->actor;
+    if ((st_vis(g, c) | g->kn[c]) & bit) {
+        int32_t f = L->face_of[c];
+        return (f >= 0 && f < L->nfaces) ? cd->face_pos[f] : -1;
+    }
+    int32_t zi = g->loc[c];
+    if (zi < 0 || zi >= L->nzones) return -1;
+    int32_t k = cd->zone_pos[zi];
+    if (k < 0) return -1;
+    const Zone *z = &g->z[zi];
+    int64_t pos = 0;
+    int found = 0;
+    if (!L->is_set[zi]) {
+        for (int32_t i = 0; i < z->n; i++) if (z->a[i] == c) { pos = i; found = 1; break; }
+    } else {
+        for (int32_t i = 0; i < z->n; i++) {
+            int32_t x = z->a[i];
+            if (x == c) { found = 1; break; }
+            if (!((st_vis(g, x) | g->kn[x]) & bit)) pos++;
+        }
+    }
+    if (!found || pos >= cd->cap) return -1;
+    return cd->nfaces + (int64_t)k * cd->cap + pos;
+}
+
+static int v_same(V a, V b) {       /* json_key equality: true is not 1, lists item by item */
+    if (a.t != b.t) return 0;
+    if (a.t == T_NONE) return 1;
+    if (a.t != T_LIST) return a.i == b.i;
+    const List *x = LST(a), *y = LST(b);
+    if (x->n != y->n) return 0;
+    for (int32_t k = 0; k < x->n; k++) if (!v_same(x->a[k], y->a[k])) return 0;
+    return 1;
+}
+
+static int64_t comb(int64_t n, int64_t r) {      /* math.comb, for results below 2**62 */
+    if (r < 0 || n < 0 || r > n) return 0;
+    if (r > n - r) r = n - r;
+    __int128 x = 1;
+    for (int64_t i = 0; i < r; i++) {
+        x = x * (n - i) / (i + 1);
+        if (x > ((__int128)1 << 62)) return -1;
+    }
+    return (int64_t)x;
+}
+
+static int cmp_i64_asc(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t subset_id(G *g, const ADom *d, const ACards *cd, V cards) {
+    if (cards.t != T_LIST) return -1;
+    const List *l = LST(cards);
+    int64_t k = l->n;
+    if (k < d->lo || k > d->hi) return -1;
+    int64_t small[64];
+    int64_t *items = k <= 64 ? small : (int64_t *)malloc((size_t)k * sizeof(int64_t));
+    if (items == NULL) return -1;
+    int64_t r = -1;
+    for (int64_t j = 0; j < k; j++) {
+        if (l->a[j].t != T_INT) goto out;
+        items[j] = card_id(g, cd, l->a[j].i);
+        if (items[j] < 0) goto out;
+    }
+    qsort(items, (size_t)k, sizeof(int64_t), cmp_i64_asc);
+    r = d->size_off[k - d->lo];
+    for (int64_t j = 0; j < k; j++) {
+        int64_t c = comb(items[j] + j, j + 1);
+        if (c < 0) { r = -1; goto out; }
+        r += c;
+    }
+    if (r >= d->size) r = -1;
+out:
+    if (items != small) free(items);
+    return r;
+}
+
+static int64_t entry_id(G *g, int32_t k) {
+    const AgentTables *A = &GS_AGENT;
+    const Layout *L = g->L;
+    int32_t act = g->lst.act[k];
+    if (act < 0) return 0;                  /* the skip */
+    if (act >= L->nactions) return -1;
+    const V *pr = lst_pairs(&g->lst, k);
+    int32_t np = L->act_np[act];
+    const ADom *d = &A->doms[A->act_dom[act]];
+    int64_t id = 0;
+    for (int32_t j = 0; j < np; j++, d++) {
+        V a = pr[2 * j], b = pr[2 * j + 1];
+        int64_t x = -1;
+        switch (d->kind) {
+        case AD_VALUES:
+            for (int32_t t = 0; t < d->nvals; t++) if (v_same(a, d->vals[t])) { x = t; break; }
+            break;
+        case AD_RANGE:
+            if (a.t == T_INT && a.i - d->lo >= 0 && a.i - d->lo < d->size) x = a.i - d->lo;
+            break;
+        case AD_CARDS:
+            if (b.t == T_INT) x = card_id(g, &A->cards[d->cards], b.i);
+            break;
+        default:
+            x = subset_id(g, d, &A->cards[d->cards], b);
+        }
+        if (x < 0) return -1;
+        id = id * d->size + x;
+    }
+    return A->act_base[act] + id;
+}
+
+/* after a decision (or at a new game): the next listing made (as play_random makes it) and its ids */
+static void st_prepare(AState *s) {
+    G *g = &s->c->g;
+    s->n = 0;
+    if (g->terminal) return;
+    rt_flip(g);
+    ensure_listing(g);
+    int32_t n = g->lst.n;
+    if (n <= 0) rt_stop(g, B_STATE);
+    if (n > s->cap) {
+        int32_t cap = s->cap ? s->cap : 64;
+        while (cap < n) cap *= 2;
+        int64_t *ids = (int64_t *)realloc(s->ids, (size_t)cap * sizeof(int64_t));
+        if (ids == NULL) rt_stop(g, B_MEMORY);
+        s->ids = ids;
+        s->cap = cap;
+    }
+    for (int32_t k = 0; k < n; k++) {
+        int64_t id = entry_id(g, k);
+        if (id < 0) rt_stop(g, W_IDS);
+        s->ids[k] = id;
+    }
+    s->n = n;
+}
+
+GS_EXPORT int gs_agent_tables(int64_t *out) {    /* [action space ok, N, observations ok, size, P] */
+    out[0] = GS_AGENT.ok; out[1] = GS_AGENT.nids; out[2] = GS_AGENT.obs_ok; out[3] = GS_AGENT.obs_size;
+    out[4] = GS_LAYOUT.P;
+    return GS_AGENT.ok;
+}
+
+GS_EXPORT void *gs_st_new(void) {
+    Ctx *c = (Ctx *)gs_new();
+    if (c == NULL) return NULL;
+    /* a per-step state needs no seats' generators: keep G and `pick` only (G holds no pointer to itself) */
+    Ctx *small = (Ctx *)realloc(c, offsetof(Ctx, seats));
+    if (small != NULL) c = small;
+    AState *s = (AState *)calloc(1, sizeof(AState));
+    if (s == NULL) { gs_free(c); return NULL; }
+    s->c = c;
+    return s;
+}
+
+GS_EXPORT void gs_st_free(void *p) {
+    if (p == NULL) return;
+    AState *s = (AState *)p;
+    gs_free(s->c);
+    free(s->ids);
+    free(s);
+}
+
+/* a new game (State.new(seed)); the opponents' generator seeded with random.Random(seed)'s */
+static int st_reset(AState *s, uint64_t seed) {
+    G *g = &s->c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    s->n = 0;
+    if (setjmp(jb) != 0) { g->jb = NULL; s->why = g->why ? g->why : B_STATE; return -s->why; }
+    g_new_game(g, seed);
+    mt_seed_u64(&s->c->pick, seed);
+    s->why = 0;
+    st_prepare(s);
+    g->jb = NULL;
+    return 0;
+}
+
+GS_EXPORT int gs_st_reset(void *p, uint64_t seed) { return st_reset((AState *)p, seed); }
+
+/* a Python State flattened (native_engine.flatten, runtime.c's load_state checks it): 0, or not 0 */
+GS_EXPORT int gs_st_load(void *p, const int64_t *buf, int64_t len) {
+    AState *s = (AState *)p;
+    G *g = &s->c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    s->n = 0;
+    if (setjmp(jb) != 0) { g->jb = NULL; s->why = g->why ? g->why : B_STATE; return -s->why; }
+    int rc = load_state(g, buf, len);
+    if (rc != 0) { g->jb = NULL; s->why = B_STATE; return rc > 0 ? rc : -rc + 1; }
+    s->why = 0;
+    st_prepare(s);
+    g->jb = NULL;
+    return 0;
+}
+
+/* one decision by entry k, then the next listing; 0 or -why */
+static int st_apply_entry(AState *s, int32_t k) {
+    G *g = &s->c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    if (setjmp(jb) != 0) { g->jb = NULL; s->why = g->why ? g->why : B_STATE; s->n = 0; return -s->why; }
+    g->L->apply(g, k);
+    st_prepare(s);
+    g->jb = NULL;
+    return 0;
+}
+
+static int32_t st_find(const AState *s, int64_t id) {
+    for (int32_t k = 0; k < s->n; k++) if (s->ids[k] == id) return k;
+    return -1;
+}
+
+GS_EXPORT void gs_st_info(void *p, int32_t *info) {     /* [terminal, actor, legal entries, why, decisions] */
+    AState *s = (AState *)p;
+    G *g = &s->c->g;
+    info[0] = g->terminal; info[1] = g->actor; info[2] = s->n; info[3] = s->why;
+    info[4] = g->decisions > INT32_MAX ? INT32_MAX : (int32_t)g->decisions;
+}
+
+/* the decision with fixed id `id`: 1 if it is not legal now (nothing changes), 0 done, -why stopped;
+ * afterwards info as gs_st_info and the legal ids in listing order (all of them if cap allows) */
+GS_EXPORT int gs_st_apply(void *p, int64_t id, int32_t *info, int64_t *ids, int64_t cap) {
+    AState *s = (AState *)p;
+    G *g = &s->c->g;
+    int rc = 1;
+    if (!s->why && !g->terminal) {
+        int32_t k = st_find(s, id);
+        if (k >= 0) rc = st_apply_entry(s, k);
+    }
+    gs_st_info(p, info);
+    if (s->n <= cap) memcpy(ids, s->ids, (size_t)s->n * sizeof(int64_t));
+    return rc;
+}
+
+/* the legal ids, in listing order (State's legal_actions order), at most cap; returns how many there are */
+GS_EXPORT int64_t gs_st_ids(void *p, int64_t *out, int64_t cap) {
+    AState *s = (AState *)p;
+    for (int64_t k = 0; k < s->n && k < cap; k++) out[k] = s->ids[k];
+    return s->n;
+}
+
+GS_EXPORT void gs_st_mask(void *p, int8_t *out) {     /* N bytes, 1 where an id is legal */
+    AState *s = (AState *)p;
+    memset(out, 0, (size_t)GS_AGENT.nids);
+    for (int32_t k = 0; k < s->n; k++) if (s->ids[k] >= 0 && s->ids[k] < GS_AGENT.nids) out[s->ids[k]] = 1;
+}
+
+/* the final scores (value and tag) and winners; 0, or -1 before the end */
+GS_EXPORT int gs_st_result(void *p, int64_t *scores, int32_t *tags, uint64_t *winners) {
+    AState *s = (AState *)p;
+    G *g = &s->c->g;
+    if (!g->terminal) return -1;
+    results(g, scores, tags, winners, &(int64_t){0});
+    return 0;
+}
+
+/* a deep copy: its own lists, the listing made (as State.clone shares it: never charged again) */
+GS_EXPORT int gs_st_clone(void *dst, void *src) {
+    AState *d = (AState *)dst, *s = (AState *)src;
+    G *w = &d->c->g;
+    const G *b = &s->c->g;
+    const Layout *L = b->L;
+    jmp_buf jb;
+    w->jb = &jb;
+    if (setjmp(jb) != 0) { w->jb = NULL; return -1; }
+    g_copy(w, b);
+    for (int32_t k = 0; k < L->nvars; k++) w->v[k] = rt_copy_root(w, b->v[k]);
+    for (int32_t k = 0; k < L->nfor; k++) {
+        w->ff[k].items = rt_copy_root(w, b->ff[k].items);
+        w->ff[k].var = rt_copy_root(w, b->ff[k].var);
+    }
+    for (int32_t k = 0; k < b->nstored; k++) w->stored[k].args = rt_copy_root(w, b->stored[k].args);
+    for (int32_t p = 0; p < L->P; p++) w->scores[p] = rt_copy_root(w, b->scores[p]);
+    w->winners = b->winners;
+    lst_reset(&w->lst);
+    if (b->has_listing) {
+        for (int32_t k = 0; k < b->lst.n; k++) {
+            int32_t act = b->lst.act[k];
+            int32_t np = act < 0 ? 0 : L->act_np[act];
+            int32_t off = lst_entry(w, &w->lst, act, np);
+            const V *pv = b->lst.vals + b->lst.off[k];
+            for (int32_t j = 0; j < 2 * np; j++) w->lst.vals[off + j] = rt_copy_to_listing(w, &w->lst, pv[j]);
+        }
+    }
+    w->has_listing = b->has_listing;
+    memcpy(&d->c->pick, &s->c->pick, sizeof(MT));
+    w->jb = NULL;
+    if (d->cap < s->n) {
+        int64_t *ids = (int64_t *)realloc(d->ids, (size_t)s->n * sizeof(int64_t));
+        if (ids == NULL) return -1;
+        d->ids = ids;
+        d->cap = s->n;
+    }
+    memcpy(d->ids, s->ids, (size_t)s->n * sizeof(int64_t));
+    d->n = s->n;
+    d->why = s->why;
+    return 0;
+}
+
+/* ---- the observation tensor (obs_tensor.ObservationEncoder.encode) ---------------------------- */
+static inline void put(float *t, int64_t size, int64_t i, float x) { if (i >= 0 && i < size) t[i] = x; }
+static inline void add1(float *t, int64_t size, int64_t i) { if (i >= 0 && i < size) t[i] += 1.0f; }
+
+static int write_obs(const G *g, int64_t p, float *t) {
+    const AgentTables *A = &GS_AGENT;
+    const Layout *L = g->L;
+    int64_t S = A->obs_size;
+    if (!A->obs_ok || p < 0 || p >= L->P) return -1;
+    memset(t, 0, (size_t)S * sizeof(float));
+    int64_t P = L->P, F = L->nfaces, F1 = L->nfaces + 1;
+    put(t, S, A->o_player + p, 1.0f);
+    put(t, S, A->o_to_move + (g->terminal ? P : g->actor), 1.0f);
+    if (g->phase >= 0) put(t, S, A->o_phase + g->phase, 1.0f);
+    uint64_t bit = (uint64_t)1 << p;
+    int64_t depth = A->depth;
+    for (int32_t zi = 0; zi < L->nzones; zi++) {
+        const Zone *z = &g->z[zi];
+        int32_t n = z->n;
+        if (!n) continue;
+        const int32_t *o = A->oz + 4 * zi;
+        put(t, S, o[0], (float)n);
+        int64_t hidden = 0;
+        for (int32_t i = 0; i < n; i++) {
+            int32_t c = z->a[i];
+            if ((st_vis(g, c) | g->kn[c]) & bit) add1(t, S, o[1] + L->face_of[c]);
+            else hidden++;
+        }
+        put(t, S, o[2], (float)hidden);
+        if (o[3] >= 0)
+            for (int64_t d = 0; d < depth && d < n; d++) {
+                int32_t c = z->a[n - 1 - d];
+                int seen = ((st_vis(g, c) | g->kn[c]) & bit) != 0;
+                put(t, S, o[3] + d * F1 + (seen ? L->face_of[c] : F), 1.0f);
+            }
+    }
+    for (int32_t e = 0; e < A->nmk; e++) {
+        const int32_t *o = A->omk + 4 * e;
+        int32_t zi = o[0], m = o[1];
+        if (zi < 0 || zi >= L->nzones || m < 0 || m >= L->nmarks) return -1;
+        const Zone *z = &g->z[zi];
+        int32_t n = z->n;
+        if (!n) continue;
+        int64_t sight = A->mark_sight[m];
+        if (sight != -1 && !((uint64_t)sight & bit)) continue;
+        const int64_t *col = g->mk + (int64_t)m * L->ncards;
+        __int128 sum = 0;
+        for (int32_t i = 0; i < n; i++)
+            if (sight != -1 || (st_vis(g, z->a[i]) & bit)) sum += col[z->a[i]];
+        put(t, S, o[2], (float)(double)sum);
+        if (o[3] >= 0)
+            for (int64_t d = 0; d < depth && d < n; d++) {
+                int32_t c = z->a[n - 1 - d];
+                if (sight != -1 || (st_vis(g, c) & bit)) put(t, S, o[3] + d, (float)(double)col[c]);
+            }
+    }
+    for (int32_t e = 0; e < A->nov; e++) {
+        const int32_t *o = A->ov + 3 * e;
+        if (!(A->ov_sight[e] & bit)) continue;
+        if (o[0] < 0 || o[0] >= L->nvars) return -1;
+        V v = g->v[o[0]];
+        int64_t off = o[2];
+        if (v.t == T_NONE) continue;
+        switch (o[1]) {
+        case 0:
+            if (!isnum(v)) return -1;
+            put(t, S, off, (float)(double)v.i);
+            put(t, S, off + 1, 1.0f);
+            break;
+        case 1:
+            put(t, S, off + 1, 1.0f);
+            break;
+        case 2:
+            put(t, S, off + ((isnum(v) && v.i >= 0 && v.i < P) ? v.i : P), 1.0f);
+            break;
+        case 3:
+            if (v.t != T_INT || v.i < 0 || v.i >= L->ncards) return -1;
+            if ((st_vis(g, v.i) | g->kn[v.i]) & bit) {
+                put(t, S, off + A->face_slot[L->face_of[v.i]], 1.0f);
+                put(t, S, off + F, 1.0f);
+            }
+            break;
+        default: {
+            if (v.t != T_LIST) return -1;
+            const List *l = LST(v);
+            if (o[1] == 4)
+                for (int32_t i = 0; i < l->n; i++) {
+                    V x = l->a[i];
+                    if (x.t == T_NONE) continue;
+                    if (x.t != T_INT || x.i < 0 || x.i >= L->ncards) return -1;
+                    if ((st_vis(g, x.i) | g->kn[x.i]) & bit) add1(t, S, off + A->face_slot[L->face_of[x.i]]);
+                }
+            put(t, S, off + F, (float)l->n);
+            put(t, S, off + F + 1, 1.0f);
+        }
+        }
+    }
+    return 0;
+}
+
+GS_EXPORT int gs_st_obs(void *p, int64_t player, float *out) {
+    AState *s = (AState *)p;
+    return write_obs(&s->c->g, player, out);
+}
+
+/* ---- the vector environment --------------------------------------------------------------- */
+typedef struct {
+    AState **envs; int64_t lo, hi;
+    const int64_t *actions;      /* per env: the id to apply, -1: none (after a reset) */
+    uint64_t *seeds;             /* per env: its game's seed (advanced by `stride` at each reset) */
+    uint64_t stride;
+    int32_t learner;             /* the seat the caller plays, -1: every seat */
+    int32_t reward_kind;         /* 0 win, 1 score */
+    float *obs; int8_t *mask; float *rewards; uint8_t *done; int32_t *seat; int32_t *status;
+    int64_t *games;              /* per env: games finished so far */
+} VecJob;
+
+static int vec_rewards(G *g, float *r, int kind) {
+    const Layout *L = g->L;
+    if (!scores_ok(g)) return -1;
+    int all = 1;
+    for (int32_t q = 0; q < L->P; q++) if (!(g->winners >> q & 1)) all = 0;
+    for (int32_t q = 0; q < L->P; q++) {
+        if (kind == 1) r[q] = (float)(double)((GS_AGENT.highest ? 1 : -1) * g->scores[q].i);
+        else r[q] = all ? 0.0f : ((g->winners >> q & 1) ? 1.0f : -1.0f);
+    }
+    return 0;
+}
+
+/* opponents (random, with the game's own generator) until the learner is to move or the game ends */
+static int vec_opponents(AState *s, int32_t learner) {
+    G *g = &s->c->g;
+    while (learner >= 0 && !g->terminal && g->actor != learner) {
+        int64_t k = mt_randbelow(&s->c->pick, s->n);
+        int rc = st_apply_entry(s, (int32_t)k);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static void vec_one(VecJob *j, int64_t i) {
+    AState *s = j->envs[i];
+    G *g = &s->c->g;
+    const Layout *L = g->L;
+    float *rw = j->rewards + i * L->P;
+    for (int32_t q = 0; q < L->P; q++) rw[q] = 0.0f;
+    j->done[i] = 0;
+    j->status[i] = 0;
+    int rc = 0;
+    if (s->why) { j->status[i] = s->why; goto out; }
+    if (j->actions[i] >= 0) {
+        int32_t k = (s->why || g->terminal) ? -1 : st_find(s, j->actions[i]);
+        if (k < 0) { j->status[i] = 1; goto out; }
+        rc = st_apply_entry(s, k);
+        if (!rc) rc = vec_opponents(s, j->learner);
+    } else {
+        rc = vec_opponents(s, j->learner);
+    }
+    if (rc) { j->status[i] = -rc; goto out; }
+    if (g->terminal) {
+        if (vec_rewards(g, rw, j->reward_kind)) { j->status[i] = B_TYPE; goto out; }
+        j->done[i] = 1;
+        j->games[i]++;
+        j->seeds[i] += j->stride;
+        rc = st_reset(s, j->seeds[i]);
+        if (!rc) rc = vec_opponents(s, j->learner);
+        if (rc) { j->status[i] = -rc; goto out; }
+    }
+out:
+    j->seat[i] = g->terminal ? -1 : g->actor;
+    if (j->obs != NULL) {
+        float *o = j->obs + i * GS_AGENT.obs_size;
+        if (g->terminal || s->why || write_obs(g, g->actor, o) != 0) {
+            memset(o, 0, (size_t)GS_AGENT.obs_size * sizeof(float));
+            if (!j->status[i] && !g->terminal && !s->why) j->status[i] = W_OBS;
+        }
+    }
+    if (j->mask != NULL) gs_st_mask(s, j->mask + i * GS_AGENT.nids);
+}
+
+static void *vec_run(void *arg) {
+    VecJob *j = (VecJob *)arg;
+    for (int64_t i = j->lo; i < j->hi; i++) vec_one(j, i);
+    return NULL;
+}
+
+/* one step of n games: action ids in, observations, masks, rewards, ends, seats to move out; games
+ * that end are started again on their next seed. Returns 0, or -1 if the arguments are refused. */
+GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64_t *seeds, uint64_t stride,
+                          int32_t learner, int32_t reward_kind, int32_t nthreads, float *obs, int8_t *mask,
+                          float *rewards, uint8_t *done, int32_t *seat, int32_t *status, int64_t *games) {
+    if (n < 0 || learner >= GS_LAYOUT.P || !GS_AGENT.ok) return -1;
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > 64) nthreads = 64;
+    if (nthreads > n) nthreads = n > 0 ? (int32_t)n : 1;
+    VecJob jobs[64];
+    pthread_t th[64];
+    int started[64] = {0};
+    int64_t per = nthreads ? (n + nthreads - 1) / nthreads : n;
+    for (int32_t t = 0; t < nthreads; t++) {
+        VecJob *j = &jobs[t];
+        j->envs = (AState **)envs; j->actions = actions; j->seeds = seeds; j->stride = stride;
+        j->learner = learner; j->reward_kind = reward_kind; j->obs = obs; j->mask = mask; j->rewards = rewards;
+        j->done = done; j->seat = seat; j->status = status; j->games = games;
+        j->lo = t * per; j->hi = (t + 1) * per < n ? (t + 1) * per : n;
+        if (j->lo > j->hi) j->lo = j->hi;
+    }
+    for (int32_t t = 1; t < nthreads; t++)
+        started[t] = pthread_create(&th[t], NULL, vec_run, &jobs[t]) == 0;
+    vec_run(&jobs[0]);
+    for (int32_t t = 1; t < nthreads; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else vec_run(&jobs[t]);
+    }
+    return 0;
+}
+
+/* the start of n games (reset): each env's game `seeds[i]`, the opponents played to the learner's turn */
+GS_EXPORT int gs_vec_reset(void **envs, int64_t n, uint64_t *seeds, uint64_t stride, int32_t learner, int32_t reward_kind,
+                           int32_t nthreads, float *obs, int8_t *mask, float *rewards, uint8_t *done,
+                           int32_t *seat, int32_t *status, int64_t *games) {
+    for (int64_t i = 0; i < n; i++) st_reset((AState *)envs[i], seeds[i]);   /* a stop: s->why, reported */
+    int64_t *none = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    if (none == NULL) return -1;
+    for (int64_t i = 0; i < n; i++) none[i] = -1;
+    int rc = gs_vec_step(envs, n, none, seeds, stride, learner, reward_kind, nthreads, obs, mask, rewards, done,
+                         seat, status, games);
+    free(none);
+    return rc;
+}

@@ -1,0 +1,308 @@
+"""The native per-step state (docs/agents.md, "The native per-step state"): a game kept in its C struct
+(interpreter/native/step.c) and stepped by fixed action id. Legal ids, the action mask, the observation
+and information-state tensors, the end and the results come from C; the Python State (views, logs,
+labels, saves) is built only when asked, by re-playing the recorded ids on the Python engine from the
+seed. Where C stops a game (a fault, a bail, an id the tables cannot give) the state turns into that
+Python State at once and the Python engine carries on (its error, or the rest of the game): the same
+game either way."""
+from __future__ import annotations
+
+import ctypes
+
+from array import array
+
+from .native_engine import T_BOOL, _buf, _ptr
+
+_P = ctypes.POINTER
+_vp, _i32, _i64, _u64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64
+
+
+class StepKit:
+    """One native library's per-step entry points, for one (game, players, options); None-free:
+    `agent_kit` returns the reason there is none instead."""
+
+    def __init__(self, lib, game, players, options):
+        self.lib = lib
+        self.game = game
+        self.players = players
+        self.options = dict(options)
+        self.rs = lib.rs
+        c = lib.lib
+        c.gs_agent_tables.argtypes = [_P(_i64)]
+        t = _buf("q", 5)
+        c.gs_agent_tables(_ptr(t, _i64))
+        self.ok, self.num_ids, self.obs_ok, self.obs_size, self.P = t[0], t[1], t[2], t[3], t[4]
+        c.gs_st_new.restype = _vp
+        c.gs_st_new.argtypes = []
+        c.gs_st_free.argtypes = [_vp]
+        c.gs_st_free.restype = None
+        c.gs_st_reset.argtypes = [_vp, _u64]
+        c.gs_st_apply.argtypes = [_vp, _i64, _P(_i32), _P(_i64), _i64]
+        c.gs_st_info.argtypes = [_vp, _P(_i32)]
+        c.gs_st_info.restype = None
+        c.gs_st_ids.argtypes = [_vp, _P(_i64), _i64]
+        c.gs_st_ids.restype = _i64
+        c.gs_st_mask.argtypes = [_vp, _vp]
+        c.gs_st_mask.restype = None
+        c.gs_st_result.argtypes = [_vp, _P(_i64), _P(_i32), _P(_u64)]
+        c.gs_st_clone.argtypes = [_vp, _vp]
+        c.gs_st_load.argtypes = [_vp, _P(_i64), _i64]
+        c.gs_st_obs.argtypes = [_vp, _i64, _vp]
+        c.gs_vec_step.argtypes = [_vp, _i64, _vp, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp]
+        c.gs_vec_reset.argtypes = [_vp, _i64, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp]
+        self.c = c
+        self._new, self._free, self._reset, self._apply = c.gs_st_new, c.gs_st_free, c.gs_st_reset, c.gs_st_apply
+        self._obs = c.gs_st_obs
+        self._info = _buf("i", 5)
+        self._pinfo = _ptr(self._info, _i32)
+        self._cap = 4096
+        self._ids = _buf("q", self._cap)
+        self._pids = _ptr(self._ids, _i64)
+
+    def _grow(self, n):
+        cap = self._cap
+        while cap < n:
+            cap *= 2
+        self._cap = cap
+        self._ids = _buf("q", cap)
+        self._pids = _ptr(self._ids, _i64)
+
+    def new_game(self, seed) -> "NativeState":
+        return NativeState(self, seed)
+
+    def from_state(self, state) -> "NativeState":
+        """A NativeState of any Python State of this rule set (flattened into the struct; a state C
+        cannot take stays on the Python engine, behind the same API)."""
+        from .native_engine import flatten
+        new = NativeState(self, state.seed, _blank=True)
+        new.base = state.clone()
+        buf = flatten(self.lib, state)
+        if buf is None:
+            new._py = state.clone()
+            return new
+        b = array("q", buf)
+        if self.c.gs_st_load(new._p, _ptr(b, _i64), len(b)) != 0:
+            new._py = state.clone()
+            return new
+        new._sync()
+        return new
+
+    def python_game(self, seed, ids, base=None):
+        """The Python engine's State of the game `seed` (or of `base`) after the decisions `ids`."""
+        s = self.game.new_game(players=self.players, seed=seed, options=self.options) if base is None \
+            else base.clone()
+        for i in ids:
+            s.apply_id(i)
+        return s
+
+
+def agent_kit(lib, game, players, options):
+    """A StepKit over a loaded NativeLib, or the reason (a str) the per-step native state is not offered."""
+    kit = StepKit(lib, game, players, options)
+    if not kit.ok:
+        return "the spec has no fixed action space (docs/agents.md)"
+    return kit
+
+
+class NativeState:
+    """A game in C, by fixed action id. The agent API of State (current_player, is_terminal,
+    legal_action_ids sorted, legal_action_mask, apply_id, observation_tensor, scores, winners, clone)
+    plus `information_state_tensor`, `python_state()` (the Python engine's State of this very game)
+    and `ids` (the decisions so far)."""
+
+    __slots__ = ("kit", "seed", "base", "ids", "_p", "_py", "_legal", "_term", "_actor", "_decisions")
+
+    def __init__(self, kit, seed, _blank=False):
+        self.kit = kit
+        self.seed = seed
+        self.base = None         # the Python State this game started from (from_state), else a new game
+        self.ids = []
+        self._py = None
+        self._p = kit._new()
+        if not self._p:
+            raise MemoryError("the native engine could not allocate a game")
+        if _blank:
+            return
+        if kit._reset(self._p, seed) != 0:      # stopped at set-up: the Python engine decides
+            self._to_python(None)
+            return
+        self._sync()
+
+    def __del__(self):
+        p = self._p
+        if p:
+            self._p = None
+            try:
+                self.kit._free(p)
+            except Exception:   # pragma: no cover - at interpreter exit
+                pass
+
+    def _sync(self):
+        k = self.kit
+        k.c.gs_st_info(self._p, k._pinfo)
+        info = k._info
+        self._term, self._actor, n, self._decisions = bool(info[0]), info[1], info[2], info[4]
+        if n > k._cap:
+            k._grow(n)
+        k.c.gs_st_ids(self._p, k._pids, k._cap)
+        self._legal = k._ids[:n]
+
+    def _to_python(self, last):
+        """C stopped: the Python engine plays this game from here (its error, if it raises one)."""
+        s = self.kit.python_game(self.seed, self.ids, self.base)
+        self._py = s
+        if last is not None:
+            s.apply_id(last)        # raises the Python engine's error, or plays on
+            self.ids.append(last)
+
+    # -- the agent API -------------------------------------------------------------------------
+    @property
+    def rs(self):
+        return self.kit.rs
+
+    @property
+    def num_players(self):
+        return self.kit.P
+
+    @property
+    def current_player(self):
+        if self._py is not None:
+            return self._py.current_player
+        return None if self._term else self._actor
+
+    @property
+    def is_terminal(self):
+        return self._py.is_terminal if self._py is not None else self._term
+
+    @property
+    def decisions(self):
+        return self._py.decisions if self._py is not None else self._decisions
+
+    @property
+    def in_c(self):
+        """True while the game runs in C (False once the Python engine took it over)."""
+        return self._py is None
+
+    def legal_action_ids(self) -> list:
+        if self._py is not None:
+            return self._py.legal_action_ids()
+        return sorted(self._legal)
+
+    def legal_ids_in_order(self) -> list:
+        """The legal ids in the order of legal_actions() (an id's position is the action's index)."""
+        if self._py is not None:
+            return list(self._py.rs.action_space().legal_ids(self._py))
+        return list(self._legal)
+
+    def legal_action_mask(self):
+        """numpy int8 (N,): 1 where the id is legal."""
+        import numpy as np
+        m = np.zeros(self.kit.num_ids, np.int8)
+        ids = self._legal if self._py is None else self._py.legal_action_ids()
+        if len(ids):
+            m[np.frombuffer(ids, np.int64) if self._py is None else ids] = 1
+        return m
+
+    def apply_id(self, i) -> None:
+        if self._py is not None:
+            self._py.apply_id(i)
+            self.ids.append(i)
+            return
+        if type(i) is not int:
+            i = _as_id(i)
+        k = self.kit
+        if not 0 <= i < k.num_ids:
+            from gamespec.errors import IllegalAction
+            raise IllegalAction(f"no action id {i!r} (ids are 0 to {k.num_ids - 1})")
+        rc = k._apply(self._p, i, k._pinfo, k._pids, k._cap)
+        if rc == 0:
+            self.ids.append(i)
+            info = k._info
+            self._term, self._actor, self._decisions = info[0] != 0, info[1], info[4]
+            n = info[2]
+            if n > k._cap:
+                self._sync()
+            else:
+                self._legal = k._ids[:n]
+        elif rc == 1:
+            from gamespec.errors import IllegalAction
+            N = k.num_ids
+            if not 0 <= i < N:
+                raise IllegalAction(f"no action id {i!r} (ids are 0 to {N - 1})")
+            if self._term:
+                raise IllegalAction("the game is over; no action is legal")
+            raise IllegalAction(f"action id {i} is not legal now")
+        else:
+            self._to_python(i)
+
+    def observation_tensor(self, player=None):
+        """numpy float32 (size,): state.observation_tensor(player) of the Python engine, from C."""
+        import numpy as np
+        if player is None:
+            player = self.current_player
+        if self._py is not None:
+            return self._py.observation_tensor(player)
+        out = np.empty(self.kit.obs_size, np.float32)
+        if type(player) is not int or self.kit._obs(self._p, player, out.ctypes.data) != 0:
+            if type(player) is not int or not 0 <= player < self.kit.P:
+                from gamespec.errors import UsageError
+                raise UsageError(f"no player {player!r} (players are 0 to {self.kit.P - 1})")
+            return self.python_state().observation_tensor(player)
+        return out
+
+    def information_state_tensor(self, player=None):
+        """The observation tensor, then the number of decisions so far (gamespec.envs.openspiel)."""
+        import numpy as np
+        t = self.observation_tensor(player)
+        out = np.empty(t.shape[0] + 1, np.float32)
+        out[:-1] = t
+        out[-1] = self.decisions
+        return out
+
+    @property
+    def scores(self):
+        return self._result()[0]
+
+    @property
+    def winners(self):
+        return self._result()[1]
+
+    def _result(self):
+        if self._py is not None:
+            return self._py.scores, self._py.winners
+        if not self._term:
+            return None, None
+        P = self.kit.P
+        sc, tags, w = _buf("q", P), _buf("i", P), _buf("Q", 1)
+        self.kit.c.gs_st_result(self._p, _ptr(sc, _i64), _ptr(tags, _i32), _ptr(w, _u64))
+        return ([bool(sc[p]) if tags[p] == T_BOOL else sc[p] for p in range(P)],
+                [p for p in range(P) if w[0] >> p & 1])
+
+    def clone(self) -> "NativeState":
+        new = NativeState(self.kit, self.seed, _blank=True)
+        new.ids = list(self.ids)
+        new.base = self.base
+        if self._py is not None:
+            new._py = self._py.clone()
+            return new
+        if self.kit.c.gs_st_clone(new._p, self._p) != 0:
+            new._py = self.python_state()
+            return new
+        new._term, new._actor, new._decisions, new._legal = self._term, self._actor, self._decisions, self._legal
+        return new
+
+    def python_state(self):
+        """The Python engine's State of this game (views, logs, labels, saves): re-played from the seed."""
+        if self._py is not None:
+            return self._py
+        return self.kit.python_game(self.seed, self.ids, self.base)
+
+
+def _as_id(i):
+    from gamespec.errors import IllegalAction
+    try:
+        import operator
+        return operator.index(i)
+    except TypeError:
+        raise IllegalAction(f"no action id {i!r}") from None
+
