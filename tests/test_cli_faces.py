@@ -352,7 +352,7 @@ def test_check_file_reports_errors_and_with_strict_warnings(tmp_path):
     text = open(TINY).read()
     path.write_text(text.replace("zones:\n", "zones:\n  box: {kind: set, visibility: hidden}\n"), encoding="utf-8")
     loose = authoring.check_file(str(path))
-    assert loose == {"file": str(path), "ok": True, "errors": [], "warnings": []}
+    assert loose == {"file": str(path), "ok": True, "errors": [], "warnings": [], "allowed": []}
     opened = []
 
     class Bar:
