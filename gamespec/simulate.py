@@ -521,8 +521,9 @@ def _worker_init(shared=None, interval=None):
     """Workers ignore Ctrl-C: the main process handles it and stops them. `shared`: three counters
     (decisions, games, finished games' decisions) for the progress of games still going."""
     import signal
-    global _WORKER_TICKS
+    global _WORKER_TICKS, _IN_WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _IN_WORKER = True
     if shared is not None:
         _WORKER_TICKS = Ticks(_shared_send(shared), interval)
 
@@ -558,7 +559,8 @@ def traces(trace) -> bool:
 class NativeTrace:
     """GameTrace's fields from the C code's counters (interpreter/native_engine.py, NativeLib.simulate):
     `mode` 1 counts the actions only (no score expression, a cooperative game), 2 also follows the
-    score's leaders; `sign` as GameTrace's. The same fields, in the same order, as GameTrace.result."""
+    score's leaders; `sign` as GameTrace's; `teams` (the count, each seat's) where teams lead. The
+    same fields, in the same order, as GameTrace.result."""
 
     def __init__(self, rs, lib):
         self.rs = rs
@@ -567,6 +569,8 @@ class NativeTrace:
         self.names = action_names(rs)
         self.by_index = dict(enumerate(lib.meta["actions"]))
         self.by_index[-1] = "skip"
+        # scoring.per_team: the teams lead, as in GameTrace (C evaluates the score once per team)
+        self.teams = (rs.T, list(rs.seat_team)) if rs.per_team else None
 
     def fields(self, raw) -> dict:
         changes, n, since, deficit, acts = raw
@@ -597,7 +601,7 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
     trace = traces(trace)
     if engine == "native" and all(k == "random" for k in kinds) and seeds:
         rs = game.ruleset(players, game.check_options(options))
-        lib = game.native_library(rs)
+        lib = _native_library(game, rs)
         if lib is not None:
             from gamespec.interpreter.native_engine import simulate_games
             nt = None
@@ -605,12 +609,32 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
                 nt = lib.__dict__.get("native_trace")
                 if nt is None or nt.rs is not rs:
                     nt = lib.__dict__["native_trace"] = NativeTrace(rs, lib)
-            out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out, nt)
+            out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out, nt,
+                                 lambda why: _tell_bail(game, rs, why))
             if ticks is not None:
                 for r in out:
                     ticks.game(r.get("decisions", 0))
             return out
     return [_play_safe(game, players, seed, options, bots, timeout, engine, ticks, trace) for seed in seeds]
+
+
+_IN_WORKER = False     # a pool's worker: the main process has said why the native engine is not used
+
+
+def _native_library(game, rs):
+    """game.native_library(rs), saying why not in one line: in the main process only (a study's
+    workers would each say it again)."""
+    if not _IN_WORKER:
+        return game.native_library(rs)
+    from gamespec.compile.cbuild import library
+    lib = library(rs)
+    return None if isinstance(lib, str) else lib
+
+
+def _tell_bail(game, rs, why):
+    """Once per configuration (and process): the C code stopped a game, the Python engine played it."""
+    from gamespec.compile.cbuild import tell
+    tell(game, rs, why, bail=True)
 
 
 def _block_size(games, workers):

@@ -58,7 +58,7 @@ class NativeLib:
         lib.gs_simulate.restype = i64
         lib.gs_simulate.argtypes = [ctypes.c_void_p, P(u64), i64, P(u32), P(i32), i32, ctypes.c_double,
                                     P(i32), P(i32), P(i64), P(i32), P(u64), P(i64), P(i64), P(i64),
-                                    P(ctypes.c_double), i32, i64, P(i64), i64]
+                                    P(ctypes.c_double), i32, i64, P(i64), i64, i32, P(i32)]
         lib.gs_load.restype = ctypes.c_int
         lib.gs_load.argtypes = [ctypes.c_void_p, P(i64), i64]
         lib.gs_rollout.restype = ctypes.c_int
@@ -125,11 +125,13 @@ class NativeLib:
             out.append((ST_OK, 0, sc, [p for p in range(P) if w >> p & 1], decisions[i]))
         return out
 
-    def simulate(self, seeds, keys, timeout=None, trace=0, sign=1):
+    def simulate(self, seeds, keys, timeout=None, trace=0, sign=1, teams=None):
         """Games with a RandomBot per seat (keys: per game, per seat, the 32-bit words of its seed).
         `trace` 1: each game's action counts too; 2: also its score leaders (runtime.c, GameTrace;
         `sign` -1 where the lowest score wins): a finished game's 'trace' is (lead changes, entries,
-        since (-1: no sole winner), deficit, {action index or -1 (skip): (count, first decision)})."""
+        since (-1: no sole winner), deficit, {action index or -1 (skip): (count, first decision)}).
+        `teams`: None, or (the number of teams, each seat's team) where the teams lead (scoring.per_team:
+        GameTrace.units)."""
         P = self.rs.P
         n = len(seeds)
         stride = max(len(k) for ks in keys for k in ks) if n else 1
@@ -151,6 +153,7 @@ class NativeLib:
         na = len(self.meta["actions"]) + 1
         tstride = 4 + 2 * na
         tr = _buf("q", n * tstride if trace else 1)
+        team_of = array("i", teams[1]) if teams else None     # held until the call returns
         got = self.lib.gs_simulate(self.ctx(), _ptr(sbuf, ctypes.c_uint64), n, _ptr(kbuf, ctypes.c_uint32),
                                    _ptr(klen, ctypes.c_int32), stride, float(timeout or 0),
                                    _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32),
@@ -158,7 +161,8 @@ class NativeLib:
                                    _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64),
                                    _ptr(turns, ctypes.c_int64), _ptr(phases, ctypes.c_int64),
                                    _ptr(seconds, ctypes.c_double), int(trace), int(sign), _ptr(tr, ctypes.c_int64),
-                                   tstride)
+                                   tstride, teams[0] if teams else P,
+                                   _ptr(team_of, ctypes.c_int32) if teams else None)
         if got != n:
             raise ValueError("the native simulation refused its arguments")
         out = []
@@ -440,17 +444,19 @@ def random_bot_key(seed, seat):
     return array("I", a.to_bytes(4 * n, "little"))
 
 
-def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe, timed_out, trace=None):
+def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe, timed_out, trace=None,
+                   on_bail=None):
     """gamespec.simulate's per-game results for a random bot in every seat, the games in C; a game
     the C code stops is played by `play_safe` (the Python engine), one past its timeout is the error
     `timed_out(timeout, decisions)` makes (both handed in by the driver above). `trace`: None, or
     the driver's object with `mode`, `sign` and `fields(raw)` (a result's trace fields from the C
     counters, NativeLib.simulate); a game whose trace C cannot compute exactly is played by
-    `play_safe` with its trace."""
+    `play_safe` with its trace. `on_bail(why)` is told of each game the C code stopped (the driver
+    says so once: the Python engine played it)."""
     keys = [[random_bot_key(s, p) for p in range(players)] for s in seeds]
     out = []
-    mode, sign = (trace.mode, trace.sign) if trace is not None else (0, 1)
-    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout, mode, sign)):
+    mode, sign, teams = (trace.mode, trace.sign, trace.teams) if trace is not None else (0, 1, None)
+    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout, mode, sign, teams)):
         if r["status"] == ST_OK:
             res = {"seed": seed, "bots": list(kinds), "scores": r["scores"], "winners": r["winners"],
                    "decisions": r["decisions"], "turns": r["turns"], "phases": r["phases"], "seconds": r["seconds"]}
@@ -460,10 +466,11 @@ def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe
         elif r["status"] == ST_TIMEOUT:
             e = timed_out(timeout, r["decisions"])
             out.append({"seed": seed, "error": f"{type(e).__name__}: {e}", "reason": "timeout", "internal": False})
-        elif trace is not None:
-            out.append(play_safe(game, players, seed, options, kinds, timeout, "python", trace=True))
         else:
-            out.append(play_safe(game, players, seed, options, kinds, timeout, "python"))
+            if on_bail is not None:
+                on_bail(WHY.get(r["why"], f"code {r['why']}"))
+            kw = {"trace": True} if trace is not None else {}
+            out.append(play_safe(game, players, seed, options, kinds, timeout, "python", **kw))
     return out
 
 

@@ -354,3 +354,22 @@ def test_a_spec_that_scores_teams_is_traced_by_team():
         assert (r["winner_deficit"] is not None) == one_team
         changes += r["lead_changes"]
     assert changes > 0
+
+
+@pytest.mark.parametrize("extra", [[], ["--records", "study.jsonl"], ["--rotate"], ["--restrict", "all"],
+                                   ["--workers", "2"]],
+                         ids=["plain", "records", "rotate", "restrict", "workers"])
+def test_a_study_without_the_native_engine_says_so_in_one_line(tmp_path, extra):
+    """Issue 36: a fallback to the Python engine is said once per study, whatever its kind (a pool's
+    workers said it again, each)."""
+    import subprocess
+    import sys
+    from helpers import ROOT
+    env = dict(os.environ, CC="gamespec-no-such-compiler", GAMESPEC_CACHE=str(tmp_path / "cache"))
+    spec = os.path.join(ROOT, "tests", "specs", "bags.yaml")
+    run = subprocess.run([sys.executable, "-m", "gamespec.cli", "simulate", spec, "--games", "8", "--seed", "1",
+                          *extra], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    said = [ln for ln in run.stderr.splitlines() if "native engine" in ln]
+    assert said == ["gamespec: native engine not used for Bags (4 players; hands=2): no C compiler found "
+                    "(CC=gamespec-no-such-compiler); playing on the Python engine"], run.stderr

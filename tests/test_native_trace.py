@@ -59,7 +59,7 @@ def statuses(g, players, seeds, options=None):
         return None
     t = sim.NativeTrace(rs, lib)
     keys = [[random_bot_key(s, p) for p in range(players)] for s in seeds]
-    return [r["status"] for r in lib.simulate(list(seeds), keys, None, t.mode, t.sign)]
+    return [r["status"] for r in lib.simulate(list(seeds), keys, None, t.mode, t.sign, t.teams)]
 
 
 @needs_cc
@@ -73,6 +73,24 @@ def test_native_traces_are_the_python_loops(path, players):
     assert all("actions" in r for r in got if "error" not in r)
     if path in GAMES:           # the seed games' traces really are computed in C
         assert statuses(g, players, range(SEEDS)) == [ST_OK] * SEEDS
+
+
+BAGS = os.path.join(ROOT, "tests", "specs", "bags.yaml")
+
+
+@needs_cc
+def test_a_per_team_score_is_traced_in_c(capsys):
+    """Issue 36: scoring.per_team (the teams lead) was handed back to Python game by game, silently
+    (10 games/s instead of 500). C now evaluates the score once per team: the same traces, all in C,
+    and nothing said on stderr."""
+    from gamespec.interpreter.native_engine import ST_OK
+    g = game_of(BAGS)
+    assert g.ruleset(4, g.check_options(None)).per_team
+    got = plain(sim.play_many(g, 4, range(SEEDS), None, engine="native", trace=True))
+    same(got, plain(sim.play_many(g, 4, range(SEEDS), None, engine="python", trace=True)))
+    assert statuses(g, 4, range(SEEDS)) == [ST_OK] * SEEDS
+    assert any(r["decided_at"] is not None for r in got)    # a sole winning team
+    assert capsys.readouterr().err == ""
 
 
 @needs_cc
@@ -175,3 +193,15 @@ def test_cli_no_trace_turns_the_trace_off(capsys):
     assert got == {(): 10, ("--no-trace",): 0, ("--trace",): 10}
     assert main(["simulate", GAMES[0], "--trace", "--no-trace"]) == 2       # one or the other
     assert "not allowed with" in capsys.readouterr().err
+
+
+@needs_cc
+def test_games_the_c_code_stops_are_said_once(capsys):
+    """Issue 36: a game C stops is played again in Python; that was silent. Now one line says so,
+    once for the configuration, however many games and blocks."""
+    g = _variant("mix[turns % 4] if turns < 5 else points[p]")
+    for first in (0, 6):
+        sim.play_many(g, 2, range(first, first + 6), None, engine="native", trace=True)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("gamespec: the native engine stopped a game of ") \
+        and "played again on the Python engine" in err[0], err

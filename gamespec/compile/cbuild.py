@@ -309,16 +309,23 @@ _lock_rs = threading.Lock()
 _told = set()
 
 
-def tell(game, rs, reason):
-    """The one line on stderr (once per game and configuration) saying why the Python engine plays."""
-    key = (id(game), rs.P, tuple(sorted(rs.options.items())))
+def tell(game, rs, reason, bail=False):
+    """The one line on stderr (once per game and configuration) saying why the Python engine plays;
+    `bail`: the library is used, but it stopped a game (said once too: the Python engine plays such
+    games again)."""
+    key = (id(game), rs.P, tuple(sorted(rs.options.items())), bail)
     with _lock_rs:
         if key in _told:
             return
         _told.add(key)
     opts = ", ".join(f"{k}={v}" for k, v in sorted(rs.options.items()))
-    print(f"gamespec: native engine not used for {rs.spec.name} ({rs.P} players{'; ' + opts if opts else ''}): "
-          f"{reason}; playing on the Python engine", file=sys.stderr, flush=True)
+    config = f"{rs.spec.name} ({rs.P} players{'; ' + opts if opts else ''})"
+    if bail:
+        print(f"gamespec: the native engine stopped a game of {config} ({reason}); such games are played "
+              "again on the Python engine", file=sys.stderr, flush=True)
+        return
+    print(f"gamespec: native engine not used for {config}: {reason}; playing on the Python engine",
+          file=sys.stderr, flush=True)
 
 
 def _make(rs):

@@ -1636,12 +1636,14 @@ static void ensure_listing(G *g) {
 typedef struct {
     int32_t mode;            /* 1: actions only, 2: also the score's leaders */
     int32_t last;            /* the last sole leader, -1: none yet */
+    int32_t units;           /* who leads: the seats, or the teams under scoring.per_team */
+    const int32_t *unit_of;  /* per seat: its team (NULL: the seats lead) */
     int64_t sign;            /* -1 where the lowest score wins */
     int64_t n, changes;      /* score entries, lead changes */
     int64_t *counts;         /* per action (the skip last): times played */
     int64_t *first;          /* per action (the skip last): the decision it was first played at, -1 */
-    int64_t last_not[64];    /* per seat: the last entry it did not solely lead, -1 */
-    int64_t gap[64];         /* per seat: the most it trailed the best score */
+    int64_t last_not[64];    /* per seat (team): the last entry it did not solely lead, -1 */
+    int64_t gap[64];         /* per seat (team): the most it trailed the best score */
 } GameTrace;
 
 static void trace_move(G *g, GameTrace *t, int32_t k) {
@@ -1652,9 +1654,9 @@ static void trace_move(G *g, GameTrace *t, int32_t k) {
     if (t->counts[i]++ == 0) t->first[i] = g->decisions;
 }
 
-/* one entry: the signed scores sc[0..P-1]; `lead` >= 0 names the leader (a sole winner at the end) */
+/* one entry: the signed scores sc[0..units-1]; `lead` >= 0 names the leader (a sole winner at the end) */
 static void trace_note(G *g, GameTrace *t, const int64_t *sc, int32_t lead) {
-    int32_t P = g->L->P;
+    int32_t P = t->units;
     int64_t best = sc[0];
     for (int32_t p = 1; p < P; p++) if (sc[p] > best) best = sc[p];
     if (lead < 0) {
@@ -1696,7 +1698,7 @@ static int trace_score(G *g, int64_t p, V *out) {
 }
 
 static void trace_after(G *g, GameTrace *t) {
-    int32_t P = g->L->P;
+    int32_t P = t->units;           /* the score expression of each seat, or of each team (its `t`) */
     int64_t sc[64];
     int64_t budget = g->budget, spent = g->spent;
     for (int32_t p = 0; p < P && p < 64; p++) {
@@ -1820,10 +1822,23 @@ static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int3
     if (!scores_ok(g)) rt_stop(g, B_TYPE);
     if (t != NULL && t->mode == 2) {        /* the final scores, a sole winner leading */
         int64_t sc[64];
-        for (int32_t p = 0; p < L->P && p < 64; p++)
-            if (__builtin_mul_overflow(t->sign, g->scores[p].i, &sc[p])) rt_stop(g, B_OVERFLOW);
-        int32_t w = __builtin_popcountll(g->winners) == 1 ? __builtin_ctzll(g->winners) : -1;
-        if (w >= L->P) rt_stop(g, B_STATE);
+        uint64_t won = g->winners;
+        if (t->unit_of == NULL) {
+            for (int32_t p = 0; p < L->P && p < 64; p++)
+                if (__builtin_mul_overflow(t->sign, g->scores[p].i, &sc[p])) rt_stop(g, B_OVERFLOW);
+        } else {    /* teams: each team's score (its members share it) and the winning teams */
+            uint64_t have = 0;
+            won = 0;
+            for (int32_t p = L->P - 1; p >= 0; p--) {     /* a team's first member's score */
+                int32_t u = t->unit_of[p];
+                if (__builtin_mul_overflow(t->sign, g->scores[p].i, &sc[u])) rt_stop(g, B_OVERFLOW);
+                have |= (uint64_t)1 << u;
+                if (g->winners >> p & 1) won |= (uint64_t)1 << u;
+            }
+            if (have != (t->units == 64 ? ~(uint64_t)0 : ((uint64_t)1 << t->units) - 1)) rt_stop(g, B_STATE);
+        }
+        int32_t w = __builtin_popcountll(won) == 1 ? __builtin_ctzll(won) : -1;
+        if (w >= t->units) rt_stop(g, B_STATE);
         trace_note(g, t, sc, w);
         tr[TR_CHANGES] = t->changes;
         tr[TR_N] = t->n;
@@ -1841,11 +1856,14 @@ static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int3
  * 1: count the actions; 2: also the score's leaders (needs the score expression), `sign` -1 where
  * the lowest score wins; game i's trace in tr[i * tstride ..]: TR_CHANGES, TR_N, TR_SINCE (-1: no
  * sole winner), TR_DEFICIT, then per action (the skip last) its count, then its first decision
- * (tstride >= 4 + 2 * (nactions + 1)). -1 if the arguments do not fit. */
+ * (tstride >= 4 + 2 * (nactions + 1)). `unit_of`: NULL, the seats lead; else (scoring.per_team)
+ * each seat's team, of `units` teams: the teams lead (the score function takes a team). -1 if the
+ * arguments do not fit. */
 GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const uint32_t *keys, const int32_t *keylen,
                     int32_t stride, double timeout, int32_t *status, int32_t *why, int64_t *scores, int32_t *tags,
                     uint64_t *winners, int64_t *decisions, int64_t *turns, int64_t *phases, double *seconds,
-                    int32_t trace, int64_t sign, int64_t *tr, int64_t tstride) {
+                    int32_t trace, int64_t sign, int64_t *tr, int64_t tstride, int32_t units,
+                    const int32_t *unit_of) {
     Ctx *c = (Ctx *)ctx;
     const Layout *L = c->g.L;
     int32_t P = L->P;
@@ -1856,9 +1874,15 @@ GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const
         if (trace < 0 || trace > 2 || (trace == 2 && L->score == NULL) || (sign != 1 && sign != -1) || tr == NULL
             || tstride < TR_COUNTS + 2 * ((int64_t)L->nactions + 1))
             return -1;
+        if (unit_of == NULL) units = P;
+        if (units < 1 || units > P) return -1;
+        for (int32_t p = 0; unit_of != NULL && p < P; p++)
+            if (unit_of[p] < 0 || unit_of[p] >= units) return -1;
         memset(&gt, 0, sizeof gt);
         gt.mode = trace;
         gt.sign = sign;
+        gt.units = units;
+        gt.unit_of = unit_of;
         t = &gt;
     }
     for (int64_t i = 0; i < n; i++) {

@@ -1022,11 +1022,9 @@ class Flow:
         rg.emit(f"    scores[p] = tsc[{team}[p]];")
         rg.emit(f"    for (int j = 0; j < {nt + 1}; j++) keys[p][j] = tkey[{team}[p]][j];")
         rg.emit("}")
-        # A game trace evaluates the score expression for every seat mid-game (gamespec.simulate,
-        # GameTrace.after); a per-team score is not a seat's: such a traced game is not finished in C,
-        # the Python loop plays it with its trace.
-        p.function("static V score_untraced(G *g, int64_t q)", ["    (void)q;", "    BAIL(B_TRACE);"])
-        p.score_fn = "score_untraced"
+        # a game trace evaluates the score once per team mid-game, as GameTrace.after does (the teams
+        # lead: gs_simulate is given each seat's team)
+        p.score_fn = f if spec.score is not None else None
 
     def setup_fn(self):
         p = self.p
