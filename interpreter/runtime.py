@@ -755,7 +755,7 @@ def watched_shuffle(s, zi, w):
     """Zone zi is about to be shuffled while the chosen cards `w` (State._watching) are watched: each of
     them lying there was shown, during the effect, to whoever sees it there or has come to know it
     since it was chosen (a card proved, then shuffled back)."""
-    cards, kn0, gained = w
+    cards, kn0, gained = w[0], w[1], w[2]
     loc, kn = s.loc, s.kn
     for i, c in enumerate(cards):
         if loc[c] == zi:

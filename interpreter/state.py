@@ -648,6 +648,8 @@ class State:
                 else:
                     out.append((i, cs, tuple([m | self._sight(c) for c, m in zip(cs, masks)])))
             info = tuple(out)
+        if watch is not None and len(watch) > 3 and watch[3] and a[4].hides_place:
+            forget_places(self, watch[3], actor)
         ev = ("v" if reveal else "d", actor, a[0], a[1], info)
         if self.hist is h0:
             self.hist = (ev, h0)
@@ -708,9 +710,41 @@ class State:
 
 def _watching(s, cards):
     """The chosen cards of a decision, watched while its effect runs: [cards, what was known of each
-    when chosen, who was shown each since] (runtime.shuffle fills the last before it forgets)."""
+    when chosen, who was shown each since, the places chosen in piles] (runtime.shuffle fills the
+    third before it forgets; _record reads the last, see forget_places)."""
     cs = [c for _, xs, _ in cards for c in xs]
-    return [cs, [s.kn[c] for c in cs], [0] * len(cs)]
+    return [cs, [s.kn[c] for c in cs], [0] * len(cs), _places(s, cs)]
+
+
+def _places(s, cs):
+    """(card, its pile, the pile's cards, who sees the card there) for each chosen card that lies in a
+    pile where not everyone sees it (a place some player may not know)."""
+    rs, loc, z = s.rs, s.loc, s.z
+    out = []
+    for c in cs:
+        zi = loc[c]
+        seen = s._sight(c)
+        if rs.zone_decl[zi].kind == "pile" and seen != rs.ALL:
+            out.append((c, zi, tuple(z[zi]), seen))
+    return out
+
+
+def forget_places(s, places, actor):
+    """A decision chose a card in a pile at a place that a player did not see and its effect moved
+    cards: where cards went in or came out of that pile could show them the place (a card put just
+    above the chosen one, the chosen one taken out). Unless they see the card where it lies now,
+    they forget every card that lay in that pile before the effect or lies there after it; the
+    chooser knows the place and keeps what they knew (docs/hidden-information.md). The native
+    engine does the same (rt_places_forget)."""
+    kn, z, ALL = s.kn, s.z, s.rs.ALL
+    for c, zi, before, seen in places:
+        blind = ALL & ~seen & ~s._sight(c) & ~(1 << actor)
+        if blind:
+            keep = ~blind
+            for x in before:
+                kn[x] &= keep
+            for x in z[zi]:
+                kn[x] &= keep
 
 
 def lone_skip(ch, as_action=True):

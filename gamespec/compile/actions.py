@@ -125,6 +125,30 @@ class ParamRT:
         return list(src), (lambda c: zvis[loc[c]] if c not in face else (ALL if face[c] == 1 else 0))
 
 
+_KEEPS_PLACES = frozenset({"reveal", "set_mark", "end_game", "end_phase", "end_turn"})
+
+
+def hides_place(rs, decl):
+    """May a decision of this action choose a card at a place of a pile where some player does not see
+    it (a hidden pile, a face-down card) and then move cards (so that where the cards go could show
+    the place)? Read from the spec, which every player knows: a card parameter drawn from a pile (or
+    from a list, which may hold one), and an effect with a statement that moves cards (a named effect
+    counts as one). Who was not shown the card is known at run time (State._record)."""
+    if decl.effect is None or not any(isinstance(x, A.CallStmt) and x.call.func not in _KEEPS_PLACES
+                                      for st in decl.effect.ast for x in A.walk(st)):
+        return False
+    piles = [z for z in rs.spec.zones.values() if z.kind == "pile"]
+    for p in decl.params:
+        if p.kind not in ("card", "subset"):
+            continue
+        zones = [x.ref[1] if x.ref[0] == "member" else rs.spec.zones[x.id] for x in A.walk(p.source.ast)
+                 if isinstance(x, (A.Name, A.Index)) and isinstance(getattr(x, "ref", None), tuple)
+                 and x.ref and x.ref[0] in ("zone", "member")]
+        if any(z in piles for z in zones) or (not zones and piles):
+            return True
+    return False
+
+
 class ActionRT:
     """One declared action, compiled: precondition, parameters, cost and effect."""
 
@@ -146,6 +170,11 @@ class ActionRT:
                             if p.kind in ("card", "subset")]
         # the one card parameter, if that is all there is (the usual case: State._cards_seen's short way)
         self.one_card = self.card_params[0][0] if len(self.card_params) == 1 and self.card_params[0][1] else None
+        # a card chosen in a pile that not everyone sees, by an action whose effect moves cards: where it
+        # lay is a place the others may not know (State._record); such a decision takes the general path
+        self.hides_place = bool(self.card_params) and hides_place(rs, decl)
+        if self.hides_place:
+            self.one_card = None
         if gen is not None:   # the fast backend: one generated function each; run reads the tuple
             self.enumerate, self.run = gen
             self.tuple_env = True

@@ -231,6 +231,60 @@ static void lose_track(G *g, int32_t c, int32_t src, uint64_t blind) {
     for (int32_t k = 0; k < z->n; k++) g->kn[z->a[k]] &= keep;
 }
 
+static uint64_t sight_of(G *g, int32_t c) {     /* State._sight: who sees card c where it lies */
+    const Layout *L = g->L;
+    return (g->nface && g->face[c]) ? (g->face[c] == 1 ? L->ALL : 0) : L->zvis[g->loc[c]];
+}
+
+static void place_note(G *g, Place *w, int32_t c) {
+    int32_t zi = g->loc[c];
+    w->z = -1;
+    w->seen = sight_of(g, c);
+    if (g->L->is_set[zi] || w->seen == g->L->ALL) return;
+    Zone *z = &g->z[zi];
+    w->c = c;
+    w->z = zi;
+    w->n = z->n;
+    w->before = (int32_t *)aalloc(g, (size_t)(z->n + 1) * sizeof(int32_t));
+    memcpy(w->before, z->a, (size_t)z->n * sizeof(int32_t));
+}
+
+/* Before the effect of a decision that may keep a place secret (ActionRT.hides_place): each chosen card
+ * lying in a pile where not everyone sees it, with the pile's cards (State._places). */
+Places *rt_places_note(G *g, const V *pr, int32_t np, const uint8_t *kinds) {
+    int32_t n = 0;
+    for (int32_t j = 0; j < np; j++)
+        n += kinds[j] == 1 ? 1 : kinds[j] == 2 ? need_list(g, pr[2 * j + 1])->n : 0;
+    Places *ps = (Places *)aalloc(g, sizeof(Places));
+    ps->a = (Place *)aalloc(g, (size_t)(n + 1) * sizeof(Place));
+    ps->n = 0;
+    for (int32_t j = 0; j < np; j++) {
+        if (kinds[j] == 1) {
+            place_note(g, &ps->a[ps->n++], (int32_t)card_of(g, pr[2 * j + 1]));
+        } else if (kinds[j] == 2) {
+            List *cs = need_list(g, pr[2 * j + 1]);
+            for (int32_t k = 0; k < cs->n; k++) place_note(g, &ps->a[ps->n++], (int32_t)card_of(g, cs->a[k]));
+        }
+    }
+    return ps;
+}
+
+/* After it (State.forget_places): who saw a chosen card neither where it was chosen nor where it
+ * lies now, the chooser aside, forgets the cards of its pile, before the effect and after it. */
+void rt_places_forget(G *g, const Places *ps, int64_t actor) {
+    const Layout *L = g->L;
+    for (int32_t i = 0; i < ps->n; i++) {
+        const Place *w = &ps->a[i];
+        if (w->z < 0) continue;
+        uint64_t blind = L->ALL & ~w->seen & ~sight_of(g, w->c) & ~((uint64_t)1 << actor);
+        if (!blind) continue;
+        uint64_t keep = ~blind;
+        for (int32_t k = 0; k < w->n; k++) g->kn[w->before[k]] &= keep;
+        Zone *z = &g->z[w->z];
+        for (int32_t k = 0; k < z->n; k++) g->kn[z->a[k]] &= keep;
+    }
+}
+
 void rt_move(G *g, int64_t c64, int64_t dst, int face, int bottom) {
     const Layout *L = g->L;
     g->budget -= 1;

@@ -327,6 +327,11 @@ void rt_reveal_card(G *g, V c, int64_t p);
 void rt_reveal_list(G *g, V xs, int64_t p);
 void rt_reveal_zone(G *g, int64_t zi, int64_t p);
 void rt_set_mark(G *g, V what, int what_kind, int m, V val);  /* what_kind 0 card, 1 zone, 2 list */
+/* a decision's cards chosen at places of piles, forgotten there by who did not see them (State._places) */
+typedef struct { int32_t c, z, n; uint64_t seen; int32_t *before; } Place;
+typedef struct { int32_t n; Place *a; } Places;
+Places *rt_places_note(G *g, const V *pr, int32_t np, const uint8_t *kinds);  /* kinds: 1 card, 2 subset */
+void rt_places_forget(G *g, const Places *ps, int64_t actor);
 static inline V rt_get_mark(G *g, V c, int m) {
     if (c.t == T_NONE) FAULT(F_NO_CARD);
     int64_t ci = card_of(g, c);

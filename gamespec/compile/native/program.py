@@ -560,6 +560,24 @@ class Program:
         return fname
 
 
+def note_places(rg, rt, pairs):
+    """Before the effect of an action that may keep a place secret (ActionRT.hides_place): note its chosen
+    cards' piles and the chooser (State._watching); (places, chooser) for forget_places, or None."""
+    if not rt.hides_place:
+        return None
+    kinds = ", ".join("1" if q.kind == "card" else "2" if q.kind == "subset" else "0" for q in rt.params)
+    ps, who = rg.fresh("ps"), rg.fresh("who")
+    rg.emit(f"int64_t {who} = g->actor;")
+    rg.emit(f"Places *{ps} = rt_places_note(g, {pairs}, {len(rt.params)}, (const uint8_t[]){{{kinds}}});")
+    return ps, who
+
+
+def forget_places(rg, noted):
+    """After the effect and its checks (State._record): State.forget_places."""
+    if noted is not None:
+        rg.emit(f"rt_places_forget(g, {noted[0]}, {noted[1]});")
+
+
 def _names_in(node):
     out = set()
     stack = [node]
@@ -827,7 +845,9 @@ class Flow:
             idx, eff, _ = p.action(rt)
             rg.emit(f"    case {idx}: {{")
             rg.ind += 2
+            hp = note_places(rg, rt, "pairs[e]")
             r = p.block(rg, f"{eff}(g, pairs[e])", ch.scope, nxt)
+            forget_places(rg, hp)
             rg.emit(f"r = {r};")
             rg.ind -= 2
             rg.emit("        break; }")
@@ -908,7 +928,9 @@ class Flow:
                 idx, eff, _ = p.action(rt)
                 rg = p.gen()
                 rg.ind = 3
+                hp = note_places(rg, rt, "lst_pairs(&g->lst, k)")
                 r = p.block(rg, f"{eff}(g, lst_pairs(&g->lst, k))", ch.scope, ch.resume)
+                forget_places(rg, hp)
                 rg.emit(f"pc = {r};")
                 lines.append(f"        case {idx}: {{")
                 lines += rg.lines
