@@ -8,8 +8,9 @@ import json
 import random
 
 from gamespec.errors import GameTooLong
+from gamespec.interpreter.state import State
 
-from .common import require, resolve, rewards
+from .common import native_kit, require, resolve, rewards
 
 np = require("numpy")
 pyspiel = require("pyspiel")
@@ -29,20 +30,21 @@ def measured_length(game, players, options, games=LENGTH_GAMES) -> int:
     return min(game.spec.decisions_per_game, LENGTH_FACTOR * longest + LENGTH_MARGIN)
 
 
-def load(spec, players=None, options=None, reward="win", max_game_length=None):
+def load(spec, players=None, options=None, reward="win", max_game_length=None, engine=None):
     """The OpenSpiel game of a spec (a path or a gamespec Game) at (players, options).
-    `max_game_length`: the bound declared to OpenSpiel (default: measured_length)."""
+    `max_game_length`: the bound declared to OpenSpiel (default: measured_length). `engine`: None
+    (states kept in C where the native library is available), "native" or "python"."""
     from gamespec.errors import UsageError
     if reward not in ("win", "score"):
         raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
     game, players, opts = resolve(spec, players, options)
     if max_game_length is not None and (type(max_game_length) is not int or max_game_length < 1):
         raise UsageError(f"max_game_length is a whole number >= 1, not {max_game_length!r}")
-    return GamespecGame(game, players, opts, reward, max_game_length)
+    return GamespecGame(game, players, opts, reward, max_game_length, engine)
 
 
 class GamespecGame(pyspiel.Game):
-    def __init__(self, game, players, options, reward="win", max_game_length=None):
+    def __init__(self, game, players, options, reward="win", max_game_length=None, engine=None):
         from gamespec.compile.action_space import space
         from gamespec.interpreter.obs_tensor import encoder
         self.gs_game = game
@@ -52,6 +54,7 @@ class GamespecGame(pyspiel.Game):
         rs = game.ruleset(players, self.gs_options)
         self.gs_space = space(rs)
         self.gs_encoder = encoder(rs)
+        self.gs_kit = native_kit(game, players, self.gs_options, engine)
         bound = 1.0 if reward == "win" else SCORE_BOUND
         if max_game_length is None:
             max_game_length = measured_length(game, players, self.gs_options)
@@ -86,6 +89,8 @@ class GamespecGame(pyspiel.Game):
         """A new game; seed None draws one from this game object's generator (`seed_games(n)`)."""
         if seed is None:
             seed = self._seeds.getrandbits(63)
+        if self.gs_kit is not None:
+            return GamespecState(self, self.gs_kit.new_game(seed))
         s = self.gs_game.new_game(players=self.gs_players, seed=seed, options=self.gs_options)
         return GamespecState(self, s)
 
@@ -119,13 +124,16 @@ class GamespecState(pyspiel.State):
 
     @property
     def gamespec_state(self):
-        """The wrapped gamespec State (the real one: it holds hidden information)."""
-        return self._h.s
+        """The wrapped gamespec State (the real one: it holds hidden information); on the native
+        engine, the Python engine's State of the game (re-played from its ids when asked)."""
+        return _py(self._h.s)
 
     def _legal(self):
         h = self._h
         if h.legal is None:
-            h.legal = {i: k for k, i in enumerate(self.get_game().gs_space.legal_ids(h.s))}
+            s = h.s
+            ids = s.legal_ids_in_order() if s.__class__ is not State else self.get_game().gs_space.legal_ids(s)
+            h.legal = {i: k for k, i in enumerate(ids)}
         return h.legal
 
     def current_player(self):
@@ -148,13 +156,18 @@ class GamespecState(pyspiel.State):
             raise GameTooLong(f"the game has made {bound} decisions without ending: more than the "
                               f"max_game_length declared to OpenSpiel ({bound}); load(..., "
                               "max_game_length=N) declares a larger one")
-        self._h.s.apply(k)
+        s = self._h.s
+        if s.__class__ is State:
+            s.apply(k)
+        else:
+            s.apply_id(int(action))
         self._h.legal = None
 
     def _action_to_string(self, player, action):
         s = self._h.s
         if not s.is_terminal and player == s.current_player:
             k = self._legal().get(int(action))
+            s = _py(s)
             if k is not None:     # the label as the player sees it (views.py), never engine ids
                 from gamespec.interpreter.views import view_action
                 return view_action(s, player, s.legal_actions()[k], k).label
@@ -178,7 +191,9 @@ class GamespecState(pyspiel.State):
         else:
             seed = random.getrandbits(53)
         new = self.clone()
-        new._h = _Holder(self._h.s.determinize(player_id, random.Random(seed)))
+        s = self._h.s
+        world = _py(s).determinize(player_id, random.Random(seed))
+        new._h = _Holder(world if s.__class__ is State else s.kit.from_state(world))
         return new
 
     def observation_tensor(self, player=None):
@@ -187,7 +202,7 @@ class GamespecState(pyspiel.State):
         s = self._h.s
         if player is None:
             player = s.current_player
-        return self.get_game().gs_encoder.encode(s, player).tolist()
+        return _tensor(self.get_game().gs_encoder, s, player).tolist()
 
     def information_state_tensor(self, player=None):
         """The player's information as a tensor: the observation tensor (what the player sees and
@@ -202,14 +217,24 @@ class GamespecState(pyspiel.State):
     def __str__(self):
         """The whole state (hidden cards and seed included: OpenSpiel's debug string, not a
         player channel; players get information_state_string / observation_string / tensors)."""
-        s = self._h.s
+        s = _py(self._h.s)
         return json.dumps(s.to_json(), sort_keys=True, default=str)
+
+
+def _py(s):
+    """The Python engine's State of a gamespec State or of a native per-step state."""
+    return s if s.__class__ is State else s.python_state()
+
+
+def _tensor(enc, s, player):
+    """The observation tensor: from C for a native per-step state (the same bytes)."""
+    return enc.encode(s, player) if s.__class__ is State else s.observation_tensor(player)
 
 
 def _info_tensor(enc, s, player):
     """The information-state tensor: the observation tensor, then the number of decisions so far."""
     out = np.empty(enc.size + 1, np.float32)
-    out[:enc.size] = enc.encode(s, player)
+    out[:enc.size] = _tensor(enc, s, player)
     out[enc.size] = s.decisions
     return out
 
@@ -232,10 +257,10 @@ class GamespecObserver:
         if self.perfect_recall:
             self.tensor[:] = _info_tensor(self.enc, state._h.s, player)
         else:
-            self.tensor[:] = self.enc.encode(state._h.s, player)
+            self.tensor[:] = _tensor(self.enc, state._h.s, player)
 
     def string_from(self, state, player):
-        obs = state._h.s.observation(player)
+        obs = _py(state._h.s).observation(player)
         if not self.perfect_recall:
             obs.pop("history", None)
         return json.dumps(obs, sort_keys=True, separators=(",", ":"))

@@ -2,7 +2,7 @@
 the observation tensor, rewards at the end (docs/agents.md)."""
 from __future__ import annotations
 
-from .common import require, rewards
+from .common import native_kit, require, rewards
 
 np = require("numpy")
 spaces = require("gymnasium.spaces")
@@ -16,7 +16,7 @@ class GamespecAEC(pettingzoo.AECEnv):
     (no seed: the next one of the generator the constructor's seed made); reset's `options` are
     not game options (those are fixed when the env is made)."""
 
-    def __init__(self, game, players, options, reward="win", seed=None, render_mode=None):
+    def __init__(self, game, players, options, reward="win", seed=None, render_mode=None, engine=None):
         super().__init__()
         if reward not in ("win", "score"):
             from gamespec.errors import UsageError
@@ -31,6 +31,7 @@ class GamespecAEC(pettingzoo.AECEnv):
         rs = game.ruleset(players, self.options_)
         self._space = space(rs)
         self._enc = encoder(rs)
+        self._kit = native_kit(game, players, self.options_, engine)   # the game in C where it can be
         self.metadata = {"name": f"gamespec_{game.name}", "render_modes": ["ansi"], "is_parallelizable": False}
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self._index = {a: p for p, a in enumerate(self.possible_agents)}
@@ -42,8 +43,24 @@ class GamespecAEC(pettingzoo.AECEnv):
         self.observation_spaces = {a: obs for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self._seeds = np.random.default_rng(seed)
-        self.state = None
+        self._s = None
         self._legal = {}
+
+    @property
+    def state(self):
+        """The gamespec State (the real one, hidden cards included; not for agents): on the native
+        engine, the Python engine's State of the game, re-played from its ids when asked."""
+        s = self._s
+        return s.python_state() if hasattr(s, "python_state") else s
+
+    @state.setter
+    def state(self, s):
+        self._s = s
+
+    @property
+    def engine(self):
+        """'native' while the game is kept in C, else 'python'."""
+        return "native" if getattr(self._s, "in_c", False) else "python"
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -55,7 +72,10 @@ class GamespecAEC(pettingzoo.AECEnv):
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
         game_seed = int(self._seeds.integers(0, 2 ** 63))
-        self.state = self.game.new_game(players=self.players, seed=game_seed, options=self.options_)
+        if self._kit is not None:
+            self._s = self._kit.new_game(game_seed)
+        else:
+            self._s = self.game.new_game(players=self.players, seed=game_seed, options=self.options_)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -65,7 +85,7 @@ class GamespecAEC(pettingzoo.AECEnv):
         self._after_move()
 
     def _after_move(self):
-        s = self.state
+        s = self._s
         if s.is_terminal:
             self._legal = {}
             for a, r in zip(self.possible_agents, rewards(s, self.reward)):
@@ -75,15 +95,17 @@ class GamespecAEC(pettingzoo.AECEnv):
                 self.infos[a] = {"scores": list(s.scores), "winners": list(s.winners)}
             # agent_selection stays where it is; each agent is removed by its dead step
         else:
-            self._legal = {i: k for k, i in enumerate(self._space.legal_ids(s))}   # id -> index
+            ids = s.legal_ids_in_order() if hasattr(s, "legal_ids_in_order") else self._space.legal_ids(s)
+            self._legal = {i: k for k, i in enumerate(ids)}   # id -> index
             self.agent_selection = self.possible_agents[s.current_player]
 
     def observe(self, agent):
         p = self._index[agent]
+        s = self._s
         mask = np.zeros(self._space.size, np.int8)
-        if not self.state.is_terminal and self.state.current_player == p:
+        if not s.is_terminal and s.current_player == p:
             mask[list(self._legal)] = 1
-        return {"observation": self._enc.encode(self.state, p), "action_mask": mask}
+        return {"observation": s.observation_tensor(p), "action_mask": mask}
 
     def step(self, action):
         agent = self.agent_selection
@@ -96,7 +118,11 @@ class GamespecAEC(pettingzoo.AECEnv):
                                 f"(see observe(agent)['action_mask'])")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        self.state.apply(k)
+        s = self._s
+        if hasattr(s, "python_state"):
+            s.apply_id(int(action))
+        else:
+            s.apply(k)
         self._after_move()
         self._accumulate_rewards()
 

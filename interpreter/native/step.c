@@ -21,7 +21,7 @@ typedef struct AState {
     int32_t n, cap;          /* the legal entries, their ids in listing order */
     int64_t *ids;
     int32_t why;             /* the first stop (a why code), 0 while the game runs in C */
-    int32_t pad;
+    int32_t have_ids;        /* ids[] is the listing's (opponents in C need none: made when asked) */
 } AState;
 
 static inline uint64_t st_vis(const G *g, int64_t c) {   /* State._sight: who sees card c where it lies */
@@ -142,15 +142,22 @@ static int64_t entry_id(G *g, int32_t k) {
     return A->act_base[act] + id;
 }
 
-/* after a decision (or at a new game): the next listing made (as play_random makes it) and its ids */
+/* after a decision (or at a new game): the next listing made (as play_random makes it) */
 static void st_prepare(AState *s) {
     G *g = &s->c->g;
     s->n = 0;
-    if (g->terminal) return;
+    s->have_ids = 0;
+    if (g->terminal) { s->have_ids = 1; return; }
     rt_flip(g);
     ensure_listing(g);
+    if (g->lst.n <= 0) rt_stop(g, B_STATE);
+}
+
+/* the listing's ids (under the caller's setjmp) */
+static void st_ids_in(AState *s) {
+    G *g = &s->c->g;
+    if (s->have_ids) return;
     int32_t n = g->lst.n;
-    if (n <= 0) rt_stop(g, B_STATE);
     if (n > s->cap) {
         int32_t cap = s->cap ? s->cap : 64;
         while (cap < n) cap *= 2;
@@ -165,6 +172,18 @@ static void st_prepare(AState *s) {
         s->ids[k] = id;
     }
     s->n = n;
+    s->have_ids = 1;
+}
+
+static int st_ids(AState *s) {     /* 0, or -why */
+    if (s->have_ids || s->why) return s->why ? -s->why : 0;
+    G *g = &s->c->g;
+    jmp_buf jb;
+    g->jb = &jb;
+    if (setjmp(jb) != 0) { g->jb = NULL; s->why = g->why ? g->why : B_STATE; s->n = 0; return -s->why; }
+    st_ids_in(s);
+    g->jb = NULL;
+    return 0;
 }
 
 GS_EXPORT int gs_agent_tables(int64_t *out) {    /* [action space ok, N, observations ok, size, P] */
@@ -208,7 +227,10 @@ static int st_reset(AState *s, uint64_t seed) {
     return 0;
 }
 
-GS_EXPORT int gs_st_reset(void *p, uint64_t seed) { return st_reset((AState *)p, seed); }
+GS_EXPORT int gs_st_reset(void *p, uint64_t seed) {
+    int rc = st_reset((AState *)p, seed);
+    return rc ? rc : st_ids((AState *)p);
+}
 
 /* a Python State flattened (native_engine.flatten, runtime.c's load_state checks it): 0, or not 0 */
 GS_EXPORT int gs_st_load(void *p, const int64_t *buf, int64_t len) {
@@ -222,6 +244,7 @@ GS_EXPORT int gs_st_load(void *p, const int64_t *buf, int64_t len) {
     if (rc != 0) { g->jb = NULL; s->why = B_STATE; return rc > 0 ? rc : -rc + 1; }
     s->why = 0;
     st_prepare(s);
+    st_ids_in(s);
     g->jb = NULL;
     return 0;
 }
@@ -255,10 +278,11 @@ GS_EXPORT void gs_st_info(void *p, int32_t *info) {     /* [terminal, actor, leg
 GS_EXPORT int gs_st_apply(void *p, int64_t id, int32_t *info, int64_t *ids, int64_t cap) {
     AState *s = (AState *)p;
     G *g = &s->c->g;
-    int rc = 1;
-    if (!s->why && !g->terminal) {
+    int rc = st_ids(s) ? -s->why : 1;
+    if (rc == 1 && !g->terminal) {
         int32_t k = st_find(s, id);
         if (k >= 0) rc = st_apply_entry(s, k);
+        if (rc == 0) rc = st_ids(s);
     }
     gs_st_info(p, info);
     if (s->n <= cap) memcpy(ids, s->ids, (size_t)s->n * sizeof(int64_t));
@@ -327,6 +351,7 @@ GS_EXPORT int gs_st_clone(void *dst, void *src) {
     memcpy(d->ids, s->ids, (size_t)s->n * sizeof(int64_t));
     d->n = s->n;
     d->why = s->why;
+    d->have_ids = s->have_ids;
     return 0;
 }
 
@@ -463,7 +488,7 @@ static int vec_rewards(G *g, float *r, int kind) {
 static int vec_opponents(AState *s, int32_t learner) {
     G *g = &s->c->g;
     while (learner >= 0 && !g->terminal && g->actor != learner) {
-        int64_t k = mt_randbelow(&s->c->pick, s->n);
+        int64_t k = mt_randbelow(&s->c->pick, g->lst.n);
         int rc = st_apply_entry(s, (int32_t)k);
         if (rc) return rc;
     }
@@ -481,8 +506,8 @@ static void vec_one(VecJob *j, int64_t i) {
     int rc = 0;
     if (s->why) { j->status[i] = s->why; goto out; }
     if (j->actions[i] >= 0) {
-        int32_t k = (s->why || g->terminal) ? -1 : st_find(s, j->actions[i]);
-        if (k < 0) { j->status[i] = 1; goto out; }
+        int32_t k = (s->why || g->terminal || st_ids(s)) ? -1 : st_find(s, j->actions[i]);
+        if (k < 0) { j->status[i] = s->why ? s->why : 1; goto out; }
         rc = st_apply_entry(s, k);
         if (!rc) rc = vec_opponents(s, j->learner);
     } else {
@@ -498,6 +523,7 @@ static void vec_one(VecJob *j, int64_t i) {
         if (!rc) rc = vec_opponents(s, j->learner);
         if (rc) { j->status[i] = -rc; goto out; }
     }
+    if (st_ids(s)) j->status[i] = s->why;
 out:
     j->seat[i] = g->terminal ? -1 : g->actor;
     if (j->obs != NULL) {

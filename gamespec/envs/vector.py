@@ -1,0 +1,165 @@
+"""Many games stepped in C at once: Gymnasium's vector API (autoreset SAME_STEP, as EnvPool's), arrays
+written by C into numpy buffers, opponent seats played in C, threads (docs/agents.md, "VectorEnv")."""
+from __future__ import annotations
+
+import ctypes
+
+from gamespec.errors import GamespecError, IllegalAction, UsageError
+
+from .common import native_kit, require
+
+np = require("numpy")
+gym = require("gymnasium")
+spaces = require("gymnasium.spaces")
+
+OPPONENTS = (None, "random")
+
+
+class NativeGameStopped(GamespecError):
+    """A game the C code stopped (a fault of the spec, or a case it leaves to Python): the seed says
+    which; the per-step state (`gamespec.envs.common.native_kit(...).new_game(seed)`) plays it on the
+    Python engine, which gives its own error."""
+
+
+class VectorEnv(gym.vector.VectorEnv):
+    """`num_envs` games of one spec in C. Observations are a dict of two arrays, `observation`
+    (num_envs, size) float32 and `action_mask` (num_envs, N) int8, for the seat to move in each game
+    (`infos["seat"]`). `step(actions)` takes one action id per game; `rewards` are the learner's
+    (`learner` with `opponents`), else those of the seat that just moved; `infos["rewards"]`
+    (num_envs, players) holds every seat's. A game that ends is reset at once on its next seed
+    (autoreset SAME_STEP): its row then shows the new game's first decision. Game k of env i has
+    seed `seed + i + k * num_envs`. The arrays are C's own buffers, two sets used in turn: a step's
+    arrays stay valid until the step after next (copy them to keep them longer)."""
+
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
+
+    def __init__(self, game, players, options, num_envs=1, seed=0, opponents=None, learner=0, reward="win",
+                 num_threads=1, observations=True):
+        if type(num_envs) is not int or num_envs < 1:
+            raise UsageError(f"num_envs is a whole number >= 1, not {num_envs!r}")
+        if opponents not in OPPONENTS:
+            raise UsageError(f"opponents is None or 'random', not {opponents!r} (a native ISMCTS is not offered yet)")
+        if reward not in ("win", "score"):
+            raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
+        if type(num_threads) is not int or not 1 <= num_threads <= 64:
+            raise UsageError(f"num_threads is a whole number from 1 to 64, not {num_threads!r}")
+        if opponents is not None and (type(learner) is not int or not 0 <= learner < players):
+            raise UsageError(f"learner is a seat from 0 to {players - 1}, not {learner!r}")
+        kit = native_kit(game, players, options, engine="native")
+        if not kit.obs_ok and observations:
+            raise UsageError("this spec's observation tensor is not available in C")
+        self.kit = kit
+        self.game = game
+        self.players = players
+        self.num_envs = num_envs
+        self.learner = learner if opponents is not None else -1
+        self.opponents = opponents
+        self.reward_kind = 0 if reward == "win" else 1
+        self.num_threads = num_threads
+        self.observations = observations
+        N, S = kit.num_ids, kit.obs_size
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (S,), np.float32),
+            "action_mask": spaces.Box(0, 1, (N,), np.int8)})
+        self.single_action_space = spaces.Discrete(N)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._ptrs = np.zeros(num_envs, np.uint64)
+        for i in range(num_envs):
+            p = kit._new()
+            if not p:
+                self.close()
+                raise MemoryError("the native engine could not allocate a game")
+            self._ptrs[i] = p
+        self._bufs = [self._buffers(S if observations else 1, N) for _ in range(2)]
+        self._turn = 0
+        self._seeds = np.zeros(num_envs, np.uint64)
+        self._games = np.zeros(num_envs, np.int64)
+        self._actions = np.full(num_envs, -1, np.int64)
+        self._seed = seed
+        self._last_seat = np.full(num_envs, -1, np.int32)
+
+    def _buffers(self, S, N):
+        n, P = self.num_envs, self.players
+        return {"obs": np.zeros((n, S), np.float32), "mask": np.zeros((n, N), np.int8),
+                "rewards": np.zeros((n, P), np.float32), "done": np.zeros(n, np.uint8),
+                "seat": np.zeros(n, np.int32), "status": np.zeros(n, np.int32)}
+
+    @staticmethod
+    def _p(a):
+        return a.ctypes.data_as(ctypes.c_void_p)
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self._seed = int(seed)
+        if not 0 <= self._seed < 2 ** 64 - 2 ** 40:
+            raise UsageError(f"seed is a whole number >= 0, not {self._seed!r}")
+        self._seeds[:] = (np.arange(self.num_envs, dtype=np.uint64) + np.uint64(self._seed))
+        self._games[:] = 0
+        b = self._next()
+        p = self._p
+        rc = self.kit.c.gs_vec_reset(p(self._ptrs), self.num_envs, p(self._seeds), self.num_envs, self.learner,
+                                     self.reward_kind, self.num_threads,
+                                     p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]),
+                                     p(b["done"]), p(b["seat"]), p(b["status"]), p(self._games))
+        return self._out(b, rc, reset=True)
+
+    def _next(self):
+        self._turn ^= 1
+        return self._bufs[self._turn]
+
+    def step(self, actions):
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise IllegalAction(f"step takes {self.num_envs} whole action ids, not an array of shape {a.shape} "
+                                f"and type {a.dtype}")
+        if a.size and (a.min() < 0 or a.max() >= self.kit.num_ids):
+            raise IllegalAction(f"action ids are 0 to {self.kit.num_ids - 1}")
+        self._actions[:] = a
+        b = self._next()
+        p = self._p
+        rc = self.kit.c.gs_vec_step(p(self._ptrs), self.num_envs, p(self._actions), p(self._seeds), self.num_envs,
+                                    self.learner, self.reward_kind, self.num_threads,
+                                    p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]),
+                                    p(b["done"]), p(b["seat"]), p(b["status"]), p(self._games))
+        return self._out(b, rc)
+
+    def _out(self, b, rc, reset=False):
+        if rc != 0:
+            raise UsageError("the native vector step refused its arguments")
+        st = b["status"]
+        if st.any():
+            i = int(np.flatnonzero(st)[0])
+            if st[i] == 1:
+                raise IllegalAction(f"game {i}: action id {int(self._actions[i])} is not legal now "
+                                    f"(see its action_mask)")
+            from gamespec.interpreter.native_engine import WHY
+            raise NativeGameStopped(f"game {i} (seed {int(self._seeds[i])}) was stopped in C "
+                                    f"({WHY.get(int(st[i]), 'code %d' % st[i])}); play it with the per-step "
+                                    f"state to get the Python engine's answer")
+        obs = {"observation": b["obs"], "action_mask": b["mask"]}
+        infos = {"seat": b["seat"], "rewards": b["rewards"], "games": self._games}
+        if reset:
+            self._last_seat = b["seat"].copy()
+            return obs, infos
+        if self.learner >= 0:
+            r = b["rewards"][:, self.learner]
+        else:
+            r = b["rewards"][np.arange(self.num_envs), self._last_seat]
+        self._last_seat = b["seat"].copy()
+        done = b["done"].view(np.bool_)
+        return obs, r, done, np.zeros(self.num_envs, np.bool_), infos
+
+    def close(self, **kwargs):
+        ptrs = getattr(self, "_ptrs", None)
+        if ptrs is not None:
+            self._ptrs = None
+            for p in ptrs:
+                if p:
+                    self.kit._free(int(p))
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:   # pragma: no cover - at interpreter exit
+            pass
