@@ -12,6 +12,10 @@ Modes, each playing the same seeds, interleaved game by game (so a busy machine 
   openspiel   state.legal_actions() + state.apply_action(random id)  (no observation asked for)
   openspiel+obs  the same plus observation_tensor(current player) each decision
 Ratios are mode / plain in decisions per second. Needs the rl extra.
+
+    python bench/envs.py --agents --games 200 --json bench/results/agents.json   # issue 38: µs per step of
+        each API on both engines beside pyspiel's C++ games (CPU time, interleaved, warmed up), and
+        VectorEnv steps/s per game, opponents and threads
 """
 from __future__ import annotations
 
@@ -138,6 +142,130 @@ def ismcts_vs_random(path, players, games, sims, seed=0):
             "bot_win_share": won / games, "fair_share": 1 / players, "seconds": time.perf_counter() - t}
 
 
+# -- issue 38: per-step µs of each API, the native per-step state, pyspiel's C++ games, VectorEnv ------
+PYSPIEL_GAMES = ["hearts", "crazy_eights(players=4)", "bridge(use_double_dummy_result=false)", "skat"]
+
+
+def _gs_steps(kind, game, players, kit, genv, pzenv, observe):
+    """A closure playing game `seed` with one API; returns decisions made."""
+    def python_ids(seed):
+        rnd = random.Random(seed)
+        s = game.new_game(players=players, seed=seed) if kind == "python" else kit.new_game(seed)
+        n = 0
+        while not s.is_terminal:
+            legal = s.legal_action_ids()
+            if observe:
+                s.observation_tensor(s.current_player)
+            s.apply_id(legal[rnd.randrange(len(legal))])
+            n += 1
+        return n
+
+    def os_(seed):
+        return openspiel(genv, seed, observe)
+
+    def pz(seed):
+        return pettingzoo(pzenv, seed)
+    return {"ids": python_ids, "openspiel": os_, "pettingzoo": pz}
+
+
+def _pyspiel_steps(name, observe):
+    import pyspiel
+    g = pyspiel.load_game(name)
+    obs = g.get_type().provides_observation_tensor
+
+    def run(seed):
+        rnd = random.Random(seed)
+        st = g.new_initial_state()
+        n = 0
+        while not st.is_terminal():
+            if st.is_chance_node():
+                outs = st.chance_outcomes()
+                st.apply_action(outs[rnd.randrange(len(outs))][0])
+                continue
+            legal = st.legal_actions()
+            if observe:
+                p = st.current_player()
+                st.observation_tensor(p) if obs else st.information_state_tensor(p)
+            st.apply_action(legal[rnd.randrange(len(legal))])
+            n += 1
+        return n
+    return run
+
+
+def agents(paths, players, games, rounds=1):
+    """CPU µs per decision of every API, games interleaved (each mode plays game k before any plays
+    game k + 1), warmed up; `games` games per figure."""
+    from gamespec.envs import openspiel as gos
+    from gamespec.envs import pettingzoo_env
+    from gamespec.envs.common import native_kit
+    modes = {}
+    for path in paths:
+        game = gamespec.load(path)
+        P = min(max(players, game.min_players), game.max_players)
+        opts = game.check_options(None)
+        kit = native_kit(game, P, opts, engine="native")
+        name = os.path.basename(path)[:-5]
+        for engine in ("python", "native"):
+            genv = gos.load(game, players=P, engine=engine, max_game_length=game.spec.decisions_per_game)
+            pz = pettingzoo_env(game, players=P, engine=engine)
+            for observe in (False, True):
+                fns = _gs_steps(engine, game, P, kit, genv, pz, observe)
+                tag = "+obs" if observe else ""
+                modes[f"{name} {engine} ids{tag}"] = fns["ids"]
+                modes[f"{name} {engine} openspiel{tag}"] = fns["openspiel"]
+            modes[f"{name} {engine} pettingzoo(+obs)"] = fns["pettingzoo"]
+    try:
+        for g in PYSPIEL_GAMES:
+            for observe in (False, True):
+                modes[f"pyspiel {g}{' +obs' if observe else ''}"] = _pyspiel_steps(g, observe)
+    except ImportError:
+        pass
+    for fn in modes.values():
+        fn(99999)
+        fn(99998)
+    cpu = {m: 0.0 for m in modes}
+    steps = {m: 0 for m in modes}
+    for k in range(games):
+        for m, fn in modes.items():
+            t = time.process_time()
+            steps[m] += fn(1000 + k)
+            cpu[m] += time.process_time() - t
+    return {m: {"us_per_step": 1e6 * cpu[m] / max(1, steps[m]), "steps": steps[m], "games": games} for m in modes}
+
+
+def vector(paths, players, num_envs=256, calls=400, threads=(1, 2)):
+    """VectorEnv steps per CPU second and per wall second (one env step: the caller's decision, and
+    with opponents='random' every other seat's up to the caller's next turn); configurations
+    interleaved call by call."""
+    from gamespec.envs import VectorEnv
+    envs = {}
+    for path in paths:
+        game = gamespec.load(path)
+        P = min(max(players, game.min_players), game.max_players)
+        for opp in (None, "random"):
+            for th in threads:
+                e = VectorEnv(game, players=P, num_envs=num_envs, seed=0, opponents=opp, num_threads=th)
+                obs, _ = e.reset()
+                envs[(os.path.basename(path)[:-5], P, opp, th)] = [e, obs, 0.0, 0.0, 0]
+    for _ in range(20):      # warm up
+        for v in envs.values():
+            v[1] = v[0].step(v[1]["action_mask"].argmax(axis=1))[0]
+    for _ in range(calls):
+        for v in envs.values():
+            a = v[1]["action_mask"].argmax(axis=1)
+            c, w = time.process_time(), time.perf_counter()
+            v[1] = v[0].step(a)[0]
+            v[2] += time.process_time() - c
+            v[3] += time.perf_counter() - w
+            v[4] += num_envs
+    out = []
+    for (name, P, opp, th), (e, _, c, w, n) in envs.items():
+        out.append({"spec": name, "players": P, "opponents": opp or "none", "threads": th, "num_envs": num_envs,
+                    "steps": n, "steps_per_cpu_s": n / c, "steps_per_wall_s": n / w})
+        e.close()
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--spec", action="append", help="spec file (repeatable; default: games/*.yaml)")
@@ -147,8 +275,26 @@ def main(argv=None):
     ap.add_argument("--ismcts", type=int, metavar="GAMES",
                     help="instead: play GAMES games of OpenSpiel's ISMCTS against random players")
     ap.add_argument("--sims", type=int, default=20, help="ISMCTS simulations per move (default 20)")
+    ap.add_argument("--agents", action="store_true",
+                    help="instead: CPU µs per step of every API (Python and native engines, pyspiel's C++ "
+                         "games beside them) and VectorEnv steps/s (issue 38); --games per figure (200)")
     a = ap.parse_args(argv)
     paths = a.spec or sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
+    if a.agents:
+        players = a.players or 4
+        per = agents(paths, players, a.games)
+        print(f"{'API (4 players where the game allows)':48} {'µs/step':>9} {'steps':>8}")
+        for m, r in per.items():
+            print(f"{m:48} {r['us_per_step']:9.2f} {r['steps']:>8}", flush=True)
+        vec = vector(paths, players)
+        print(f"{'VectorEnv':28} {'opponents':>9} {'threads':>7} {'M steps/CPU s':>14} {'M steps/wall s':>15}")
+        for r in vec:
+            print(f"{r['spec'] + ' ' + str(r['players']) + 'p':28} {r['opponents']:>9} {r['threads']:>7} "
+                  f"{r['steps_per_cpu_s'] / 1e6:14.3f} {r['steps_per_wall_s'] / 1e6:15.3f}", flush=True)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"per_step": per, "vector": vec}, f, indent=1)
+        return
     if a.ismcts:
         out = []
         for path in paths:

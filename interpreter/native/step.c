@@ -378,16 +378,23 @@ static int write_obs(const G *g, int64_t p, float *t) {
         const int32_t *o = A->oz + 4 * zi;
         put(t, S, o[0], (float)n);
         int64_t hidden = 0;
-        for (int32_t i = 0; i < n; i++) {
-            int32_t c = z->a[i];
-            if ((st_vis(g, c) | g->kn[c]) & bit) add1(t, S, o[1] + L->face_of[c]);
-            else hidden++;
+        int whole = !g->nface && (L->zvis[zi] & bit);      /* p sees every card here (the fast path) */
+        if (o[1] < 0 || o[1] + F > S) return -1;
+        float *faces = t + o[1];
+        if (whole) {
+            for (int32_t i = 0; i < n; i++) faces[L->face_of[z->a[i]]] += 1.0f;
+        } else {
+            for (int32_t i = 0; i < n; i++) {
+                int32_t c = z->a[i];
+                if ((st_vis(g, c) | g->kn[c]) & bit) faces[L->face_of[c]] += 1.0f;
+                else hidden++;
+            }
         }
         put(t, S, o[2], (float)hidden);
         if (o[3] >= 0)
             for (int64_t d = 0; d < depth && d < n; d++) {
                 int32_t c = z->a[n - 1 - d];
-                int seen = ((st_vis(g, c) | g->kn[c]) & bit) != 0;
+                int seen = whole || ((st_vis(g, c) | g->kn[c]) & bit) != 0;
                 put(t, S, o[3] + d * F1 + (seen ? L->face_of[c] : F), 1.0f);
             }
     }
