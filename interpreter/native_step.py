@@ -19,7 +19,8 @@ _vp, _i32, _i64, _u64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.
 
 class StepKit:
     """One native library's per-step entry points, for one (game, players, options); None-free:
-    `agent_kit` returns the reason there is none instead."""
+    `agent_kit` returns the reason there is none instead. Its states share its scratch buffers:
+    step them from one thread at a time (VectorEnv's threads run inside C and use none of them)."""
 
     def __init__(self, lib, game, players, options):
         self.lib = lib
