@@ -211,7 +211,7 @@ def checked_mul(a, b):
 def checked_plus(a, b):
     """`+` with a side of unknown type ('any'): two strings or two lists are sized before joining."""
     if isinstance(a, int) and isinstance(b, int):
-        return a + b
+        return bounded(a + b)
     if isinstance(a, str) and isinstance(b, str):
         if len(a) + len(b) > MAX_TEXT:
             too_big("string", len(a) + len(b))
@@ -227,7 +227,12 @@ def checked_arith(op, a, b):
     """`-`, `//`, `%` with a side of unknown type: numbers only (`'%9999999d' % 1` formats a string)."""
     if not (isinstance(a, int) and isinstance(b, int)):
         fault(f"cannot {_VERBS[op]} {_kind(a)} and {_kind(b)}", "type")
-    return a - b if op == "-" else a // b if op == "//" else a % b
+    if op != "-":
+        return a // b if op == "//" else a % b
+    r = a - b
+    if -INT_LIMIT < r < INT_LIMIT:
+        return r
+    fault("integer too large (beyond 2**63)", "int-size")
 
 
 def checked_pow(x, y):
@@ -243,10 +248,21 @@ def checked_pow(x, y):
 
 
 def bounded(v):
-    """Numbers stored by a rule stay below 2**63 in size, so no loop can grow them without end."""
+    """The result of `+`, `-` or `sum`: every number a rule computes stays below 2**63 in size (so
+    no loop can grow one without end, and the C engine's int64 holds it); `//`, `%`, `abs`, unary
+    `-`, `max` and `min` of such numbers cannot leave that range."""
     if v.__class__ is int and not -INT_LIMIT < v < INT_LIMIT:
         fault("integer too large (beyond 2**63)", "int-size")
     return v
+
+
+def pay(v, amount, origin):
+    """An action's cost paid from its number variable; a negative cost may not lift it beyond 2**63
+    (the fault names the cost)."""
+    r = v - amount
+    if not -INT_LIMIT < r < INT_LIMIT:
+        raise SpecRuntimeError("integer too large (beyond 2**63)", origin, check="int-size")
+    return r
 
 
 def add(s, a, b, sign):
@@ -475,15 +491,28 @@ def multiply(xs):
 
 def runs(s, xs):
     """`runs(xs)`: the maximal runs of consecutive integers among the distinct values, increasing; a
-    step per item."""
+    step per item read, then sized and charged like the other combinatorics before a list is built."""
     charge(s, xs)
     vals = set()
     for x in xs:
         if x.__class__ is not int:
             fault(f"runs() takes whole numbers, not {_kind(x)}", "type")
         vals.add(x)
+    vals = sorted(vals)
+    n = len(vals)
+    count = 0               # one run per gap, counted before any is built
+    prev = None
+    for v in vals:
+        if v - 1 != prev:
+            count += 1
+        prev = v
+    if count > MAX_LIST:
+        _charge_lists(s, count, n, f"runs() of {n} distinct values")
+    s.budget -= count + n           # (inline: runs of a hand are made often)
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
     out = []
-    for v in sorted(vals):
+    for v in vals:
         if out and out[-1][-1] == v - 1:
             out[-1].append(v)
         else:
@@ -858,7 +887,7 @@ NAMES = {
     # the step budget
     "_charge": charge, "_charge_w": charge_more, "_tick": tick, "_mset": member_set,
     # checked arithmetic
-    "_mul": checked_mul, "_pow": checked_pow, "_add": add, "_bounded": bounded,
+    "_mul": checked_mul, "_pow": checked_pow, "_add": add, "_bounded": bounded, "_pay": pay,
     # lists and the list built-ins
     "_join": join, "_range": checked_range, "_numbers": numbers, "_unique": unique, "_maxof": max_of,
     "_first": first, "_last": last, "_topn": top_n, "_lastn": last_n, "_majority": majority,

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from gamespec.errors import SpecRuntimeError
 
+from .runtime import INT_LIMIT
+
 
 def team_totals(s, team_of, scores, keys, sign):
     """(team of each player, each player's team score, each player's team ranking key)."""
@@ -17,6 +19,9 @@ def team_totals(s, team_of, scores, keys, sign):
     for p in range(P):
         t = teams[p]
         total[t] = total.get(t, 0) + scores[p]
+        if not -INT_LIMIT < total[t] < INT_LIMIT:      # a score is a number like any other
+            raise SpecRuntimeError(f"team {t}'s total score is too large (beyond 2**63)", "scoring.teams",
+                                   check="int-size")
         # the team's key: its total score, then the totals of each tie breaker (a player's key holds
         # sign * score first, then the tie breakers)
         k = keys[p][1:]

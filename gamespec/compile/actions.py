@@ -8,6 +8,7 @@ import itertools
 from gamespec.errors import SpecRuntimeError
 from gamespec.interpreter.actions import Action, fill_template
 from gamespec.interpreter.labels import fill_expressions
+from gamespec.interpreter.runtime import pay
 
 from ..spec import ast as A
 from .labels import compile_expr as compile_label_expr
@@ -184,7 +185,7 @@ class ActionRT:
         pnames = {p.name for p in decl.params}
         self.cond = comp.expr(decl.cond, names) if decl.cond is not None else None
         self.cond_first = self.cond is not None and not (used & pnames)
-        self.cost = [(rs.var_base[var], comp.expr(r, names)) for var, r in decl.cost]
+        self.cost = [(rs.var_base[var], comp.expr(r, names), r.origin) for var, r in decl.cost]
         self.effect = comp.effects(decl.effect, names) if decl.effect is not None else None
 
     def enumerate(self, s, out):
@@ -200,7 +201,7 @@ class ActionRT:
     def _ok(self, s, e):
         if self.cond is not None and not self.cond_first and not self.cond(s, e):
             return False
-        for base, amount in self.cost:
+        for base, amount, _ in self.cost:
             if s.v[base + s.actor] < amount(s, e):
                 return False
         return True
@@ -231,8 +232,8 @@ class ActionRT:
         return dict(zip(self.keys, bind))
 
     def run(self, s, env):
-        for base, amount in self.cost:
-            s.v[base + s.actor] -= amount(s, env)
+        for base, amount, origin in self.cost:
+            s.v[base + s.actor] = pay(s.v[base + s.actor], amount(s, env), origin)
         if self.effect is not None:
             self.effect(s, env)
 

@@ -10,7 +10,7 @@ from gamespec.interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase
 
 from ..spec import ast as A
 from ..spec.builtins import WALKS_LIST
-from .costs import can_grow, comp_weight, function_weight, loop_weight, untyped
+from .costs import comp_weight, function_weight, loop_weight, untyped
 
 
 class Compiler:
@@ -142,10 +142,7 @@ class Compiler:
 
     def assign(self, st, names):
         L = self.L
-        val = self.e(st.value, names)
-        if can_grow(st.value):
-            raw = val
-            val = lambda s, e: bounded(raw(s, e))
+        val = self.e(st.value, names)       # (in the number range: `+`, `-`, `sum` are checked)
         if st.value.t == "zone":
             inner = val
             val = lambda s, e: list(s.z[inner(s, e)])  # a list variable never aliases a zone
@@ -509,11 +506,11 @@ class Compiler:
                 return join
             if untyped(n):
                 return lambda s, e: checked_plus(a(s, e), b(s, e))
-            return lambda s, e: a(s, e) + b(s, e)
+            return lambda s, e: bounded(a(s, e) + b(s, e))     # every number stays below 2**63
         if op in ("-", "//", "%") and untyped(n):
             return lambda s, e: checked_arith(op, a(s, e), b(s, e))
         if op == "-":
-            return lambda s, e: a(s, e) - b(s, e)
+            return lambda s, e: bounded(a(s, e) - b(s, e))
         if op == "*":
             def mul(s, e):
                 return checked_mul(a(s, e), b(s, e))
@@ -609,7 +606,7 @@ class Compiler:
             return lambda s, e: len(a0(s, e))
         if f == "sum":
             a0 = args[0]
-            return lambda s, e: sum(a0(s, e))
+            return lambda s, e: bounded(sum(a0(s, e)))
         if f in ("max", "min"):
             pick = max if f == "max" else min
             if len(args) == 1:
@@ -810,7 +807,7 @@ class Compiler:
                 if cond is None or cond(s, e):
                     yield elt(s, e)
         if f == "sum":
-            return lambda s, e: sum(gen(s, e))
+            return lambda s, e: bounded(sum(gen(s, e)))
         if f == "product":      # the items, charged as they are made (gen), then multiplied
             mul = rt.multiply
             return lambda s, e: mul(list(gen(s, e)))

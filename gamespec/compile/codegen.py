@@ -22,7 +22,7 @@ from gamespec.interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUIL
 from ..spec import ast as A
 from ..spec.builtins import WALKS_LIST
 from ..spec.visibility import VISIBILITIES
-from .costs import can_grow, comp_weight, function_weight, loop_weight, untyped
+from .costs import comp_weight, function_weight, loop_weight, untyped
 
 
 # Nested parameter loops that visit at most this many candidates in all, known when the rules are
@@ -324,10 +324,7 @@ class CodeGen:
         raise AssertionError(st)
 
     def assign(self, st, names):
-        val = self.ex(st.value, names)
-        if can_grow(st.value) and not (st.op != "=" and st.target.ref[0] != "local"):
-            # (`v += x` on a variable is bounded as a whole below: x alone need not be)
-            val = f"_bounded({val})"
+        val = self.ex(st.value, names)      # (in the number range: `+`, `-`, `sum` are checked)
         if st.value.t == "zone":
             val = f"list(s.z[{val}])"
         op = st.op
@@ -587,7 +584,7 @@ class CodeGen:
                     return f"_join(s, {a}, {b})"
                 if untyped(n):
                     return f"{self.const(checked_plus)}({a}, {b})"
-                return f"({a} + {b})"
+                return self._in_range(n, f"({a} + {b})")
             if n.op == "*":
                 if n.t == "int":
                     # a small constant times a count or size: a product far below 2**63 (a list
@@ -596,12 +593,16 @@ class CodeGen:
                         if re.fullmatch(r"-?\d+|\(-\d+\)", k) and abs(int(k.strip("()"))) < 1 << 23 \
                                 and isinstance(node, A.Call) and node.func in ("count", "size") and node.t == "int":
                             return other if k == "1" else f"({a} * {b})"
+                    m = _magnitude(n, L)
+                    if m is not None and m < INT_LIMIT:     # numbers known to be small: no check
+                        return f"({a} * {b})"
                 return f"_mul({a}, {b})"
             if n.op == "**":
                 return f"_pow({a}, {b})"
             if untyped(n):
                 return f"{self.const(checked_arith)}({n.op!r}, {a}, {b})"
-            return f"({a} {n.op} {b})"
+            src = f"({a} {n.op} {b})"
+            return self._in_range(n, src) if n.op == "-" else src     # (`//`, `%` cannot leave it)
         if isinstance(n, A.Compare):
             eq = self._attr_equals(n, names)
             if eq is not None:
@@ -682,6 +683,12 @@ class CodeGen:
         if isinstance(n, A.Call):
             return self.call(n, names)
         raise AssertionError(n)
+
+    def _in_range(self, n, src):
+        """The source of a `+`, `-` or `sum` n, checked to stay in the number range (|x| < 2**63)
+        unless its operands' bounds, known here, keep it there (`3 * size(Z) + c.rank`)."""
+        m = _magnitude(n, self.L)
+        return src if m is not None and m < INT_LIMIT else f"_bounded({src})"
 
     def _attr_equals(self, n, names):
         """`x.attr == v` (or `!=`), v a constant and x a card that cannot be none here: one table
@@ -1094,7 +1101,8 @@ class CodeGen:
         if getattr(n, "fn", None) is not None:
             return self.call_function(n, names)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
-            return self.aggregate(n, names)
+            src = self.aggregate(n, names)
+            return self._in_range(n, src) if f == "sum" else src
         if f == "team":
             return f"{self.const(list(L.seat_team))}[{self.pidx(n.args[0], names)}]"
         if f == "members":
@@ -1137,7 +1145,7 @@ class CodeGen:
         if f in ("size", "count"):
             return f"len({args[0]})"
         if f == "sum":
-            return f"sum({args[0]})"
+            return self._in_range(n, f"sum({args[0]})")
         if f in ("max", "min"):
             if len(args) == 1:
                 if "default" in n.kwargs:
@@ -1557,7 +1565,8 @@ class CodeGen:
                          nonnull={p.name for p in decl.params if p.kind == "card"})
         body = []
         for var, r in decl.cost:
-            body.append(f"s.v[{_plus(self.L.var_base[var], 's.actor')}] -= {self.ex(r.ast, sc)}")
+            slot = f"s.v[{_plus(self.L.var_base[var], 's.actor')}]"
+            body.append(f"{slot} = _pay({slot}, {self.ex(r.ast, sc)}, {self.const(r.origin)})")
         if decl.effect is not None:
             self._assigned = _assigned_names(decl.effect.ast)
             body += self.block(decl.effect.ast, sc, 0)
@@ -1565,7 +1574,7 @@ class CodeGen:
 
 
 _UNSAFE = re.compile(r"\b(_maxof|_fault|_mul|_pow|_first|_last|_index_of|_dense_rank|_majority|_range|_join|"
-                     r"_numbers|_unique|_bounded|_move|_move_pub|_move_plain|_lose_track|_widen|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e|"
+                     r"_numbers|_unique|_bounded|_pay|_move|_move_pub|_move_plain|_lose_track|_widen|_deal|_shuffle|_reveal|_getmark|_setmark|_tick|next|e|"
                      r"_subsets|_combinations|_permutations|_product|_multiply|_runs|_best_by|_sorted_by|_team)\b|[KF]\d+\(|\be\[")
 _IDENT = re.compile(r"\bv_\d+\b")
 _PLAIN_READ = re.compile(r"s\.v\[(\d+|\(\d+ \+ s\.(actor|cur)\))\]$")     # a variable, read as it is
@@ -1700,6 +1709,52 @@ def _safe_elt(c):
     return (isinstance(z, A.Index) and z.ref[0] == "member" and isinstance(z.index, A.Name)
             and z.index.ref[0] == "local" and z.index.id == c.var
             and isinstance(it, A.Call) and it.func == "indices" and it.args[0].ref[1] is z.ref[1])
+
+
+# Number-valued built-ins whose result is a count, a position or a team: far below 2**40.
+_SMALL_RESULTS = frozenset(("size", "count", "index_of", "dense_rank", "run_length", "longest_run", "team",
+                            "next_player", "prev_player"))
+_MAX_ITEMS = 1 << 24        # items of any list a rule walks (lists, ranges and decks hold at most 100 000)
+
+
+def _magnitude(n, L):
+    """A bound on |n| known when the rules are generated, or None (anything in the number range)."""
+    if isinstance(n, A.Const):
+        return abs(int(n.value)) if isinstance(n.value, int) else None
+    if getattr(n, "t", None) == "bool":
+        return 1                                # (a `player` variable may hold any number: not bounded)
+    if isinstance(n, A.Name):
+        v = L.options.get(n.id) if n.ref[0] == "option" else None
+        return abs(v) if isinstance(v, int) else 64 if n.ref[0] == "const" else None    # a seat, P, T
+    if isinstance(n, A.Attr):
+        vals = getattr(L, "attr", {}).get(n.name, ())
+        if all(v is None or isinstance(v, int) for v in vals):
+            return max((abs(v) for v in vals if v is not None), default=0)
+        return None
+    if isinstance(n, A.Unary) and n.op == "-":
+        return _magnitude(n.operand, L)
+    if isinstance(n, A.IfExp):
+        return _bound(max, _magnitude(n.body, L), _magnitude(n.orelse, L))
+    if isinstance(n, A.BinOp):
+        a, b = _magnitude(n.left, L), _magnitude(n.right, L)
+        if n.op in ("+", "-"):
+            return _bound(int.__add__, a, b)
+        if n.op == "*":
+            return _bound(int.__mul__, a, b)
+        return a if n.op == "//" else b if n.op == "%" else None
+    if isinstance(n, A.Call) and not n.kwargs:
+        if n.func in _SMALL_RESULTS:
+            return 1 << 40
+        if n.func == "abs" or n.func in ("max", "min") and len(n.args) > 1:
+            ms = [_magnitude(x, L) for x in n.args]
+            return None if None in ms else max(ms)
+        if n.func == "sum" and isinstance(n.args[0], A.Comp):
+            return _bound(int.__mul__, _magnitude(n.args[0].elt, L), _MAX_ITEMS)
+    return None
+
+
+def _bound(f, a, b):
+    return None if a is None or b is None else f(a, b)
 
 
 def _cannot_fail(n):

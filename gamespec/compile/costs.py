@@ -1,5 +1,6 @@
 """Checked rule ASTs → what their run-time checks cost: the steps a loop iteration or a comprehension
-item charges, and which operations need a checked form. Shared by both Python backends."""
+item charges. Shared by both Python backends and the native generator. (Which operations are
+checked for the number range is decided at the operation: `+`, `-`, `sum`, `*`, `**`.)"""
 from __future__ import annotations
 
 from gamespec.spec import ast as A
@@ -48,11 +49,3 @@ def function_weight(decl):
 def untyped(n):
     """True when a side of the operation may hold a string or a list (typed 'any' by the checker)."""
     return getattr(n.left, "t", "any") == "any" or getattr(n.right, "t", "any") == "any"
-
-
-def can_grow(node):
-    """Values that can exceed the inputs' size: sums and differences (products are checked)."""
-    if isinstance(node, A.IfExp):
-        return can_grow(node.body) or can_grow(node.orelse)
-    return (isinstance(node, A.BinOp) and node.op in ("+", "-")) or \
-        (isinstance(node, A.Unary) and node.op == "-") or (isinstance(node, A.Call) and node.func == "sum")

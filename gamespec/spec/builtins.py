@@ -65,7 +65,8 @@ TABLE = (
        signature="count(xs), count(e for v in xs if c)", text="The number of items (that satisfy the condition).",
        example={"expr": "count(c for c in hand[actor] if c.rank > 3)"}),
     _b("sum", 1, 1, (L,), items="int", result="int", aggregate=True, walks=True, no_cards=True, hook="sum",
-       agg_words="the sum of", signature="sum(xs), sum(e for v in xs if c)", text="The sum of numbers.",
+       agg_words="the sum of", signature="sum(xs), sum(e for v in xs if c)",
+       text="The sum of numbers; the total below 2^63 like every number (beyond it: `integer too large`).",
        example={"expr": "sum(c.rank for c in hand[actor])"}),
     _b("max", 1, 8, (L,), many="int", kwargs={"default": None, "key": None}, result="numbers", aggregate=True,
        walks=True, hook="key", agg_words="the greatest",
@@ -178,7 +179,8 @@ TABLE = (
     _b("runs", 1, 1, (L,), items="int", result="list", elem="list", no_cards=True,
        words="the runs of consecutive numbers in {0}", signature="runs(xs)",
        text="The maximal runs of consecutive integers among the distinct values of xs, each increasing, in "
-            "increasing order: `runs([5, 3, 4, 9, 4])` is `[[3, 4, 5], [9]]`.",
+            "increasing order: `runs([5, 3, 4, 9, 4])` is `[[3, 4, 5], [9]]`. A step per item read, then sized "
+            "and charged before it is built (a step per run and one per value).",
        example={"expr": "max([size(r) for r in runs([c.rank for c in hand[actor]])], default=0)"}),
     _b("team", 1, 1, (PLAYER,), result="int", no_cards=True, hook="teams", words="the team of {0}",
        signature="team(p)", text="Player p's team number (the spec's `teams`): index team variables and zones with it.",

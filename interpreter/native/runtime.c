@@ -572,7 +572,7 @@ V rt_mul_any(G *g, V a, V b) {
 }
 
 V rt_range(G *g, int64_t a, int64_t b) {
-    int64_t span = sub_i(g, b, a);
+    int64_t span = span_i(a, b);
     if (span > MAX_RANGE) FAULT(F_RANGE);
     int64_t n = span > 0 ? span : 0;
     charge(g, n);
@@ -591,12 +591,12 @@ int rt_in(G *g, V x, V xs) {
 
 V rt_sum(G *g, V xs) {
     List *l = as_list(g, xs);
-    int64_t s = 0;
+    __int128 s = 0;                      /* at most MAX_LIST items: no overflow before the end */
     for (int32_t k = 0; k < l->n; k++) {
         if (!isnum(l->a[k])) FAULT(F_TYPE);
-        s = add_i(g, s, l->a[k].i);
+        s += l->a[k].i;
     }
-    return vint(s);
+    return vint(sum_end(g, s));
 }
 
 V rt_maxmin(G *g, V xs, int is_max, int has_default, V dflt) {

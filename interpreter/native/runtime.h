@@ -228,15 +228,27 @@ uint64_t py_hash(G *g, V v);
 int64_t py_len(G *g, V v);                /* len(): a list or a text */
 
 /* ---- checked arithmetic ------------------------------------------------------------------ */
+/* Every number a rule computes stays in |n| < 2**63 (runtime.bounded): `+`, `-` and `sum` fault
+ * beyond it as `*` and `**` do, so no value is ever INT64_MIN and unary minus, abs, `//` and `%`
+ * of rule values cannot overflow (their checks below are never reached by a rule's numbers). */
 static inline int64_t add_i(G *g, int64_t a, int64_t b) {
     int64_t r;
-    if (GS_UNLIKELY(__builtin_add_overflow(a, b, &r))) BAIL(B_OVERFLOW);
+    if (GS_UNLIKELY(__builtin_add_overflow(a, b, &r) || r == INT64_MIN)) FAULT(F_INT_SIZE);
     return r;
 }
 static inline int64_t sub_i(G *g, int64_t a, int64_t b) {
     int64_t r;
-    if (GS_UNLIKELY(__builtin_sub_overflow(a, b, &r))) BAIL(B_OVERFLOW);
+    if (GS_UNLIKELY(__builtin_sub_overflow(a, b, &r) || r == INT64_MIN)) FAULT(F_INT_SIZE);
     return r;
+}
+static inline int64_t span_i(int64_t lo, int64_t hi) {    /* hi - lo of range(): saturated, no fault */
+    int64_t r;
+    if (__builtin_sub_overflow(hi, lo, &r)) return hi > lo ? INT64_MAX : INT64_MIN;
+    return r;
+}
+static inline int64_t sum_end(G *g, __int128 s) {            /* sum(): only the total must fit */
+    if (GS_UNLIKELY(s <= INT64_MIN || s > INT64_MAX)) FAULT(F_INT_SIZE);
+    return (int64_t)s;
 }
 static inline int64_t mul_i(G *g, int64_t a, int64_t b) {   /* checked_mul: |r| < 2**63 */
     int64_t r;

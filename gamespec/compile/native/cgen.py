@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 
 from ...spec import ast as A
-from ..costs import can_grow as _can_grow, comp_weight, loop_weight
+from ..costs import comp_weight, loop_weight
 from .errors import NativeUnsupported
 
 END_GAME, END_PHASE, END_TURN = 1, 2, 3
@@ -269,16 +269,13 @@ class RuleGen:
         tgt = st.target
         ref = tgt.ref
         op = st.op
-        grow = _can_grow(st.value) and not (op != "=" and ref[0] != "local")
         if ref[0] == "local":
             cur = sc.get(tgt.id)
             if cur is None or cur.k != "V" or not cur.c.startswith("l"):
                 # a zone-valued local (or a name bound otherwise) reassigned: Python stores anything
                 self.emit("BAIL(B_TYPE);")
                 return
-            v = self.V(val)
-            if grow:
-                v = f"bounded_v(g, {v})"
+            v = self.V(val)             # (in the number range: `+`, `-`, `sum` are checked)
             if op == "=":
                 self.emit(f"{cur.c} = {v};")
             else:
@@ -295,10 +292,7 @@ class RuleGen:
         else:
             raise NativeUnsupported(f"an assignment to a target of kind {ref[0]}")
         if op == "=":
-            v = self.V(val)
-            if grow:
-                v = f"bounded_v(g, {v})"
-            self.emit(f"{slot} = {v};")
+            self.emit(f"{slot} = {self.V(val)};")
             return
         sign = 1 if op == "+=" else -1
         if decl.type in ("int", "player"):
@@ -406,7 +400,7 @@ class RuleGen:
                 hi = self.num(self.ex(n.args[1], sc))
             lo = self.tmp("int64_t", lo)
             hi = self.tmp("int64_t", hi)
-            span = self.tmp("int64_t", f"sub_i(g, {hi}, {lo})")
+            span = self.tmp("int64_t", f"span_i({lo}, {hi})")
             self.emit(f"if ({span} > {MAX_RANGE}) FAULT(F_RANGE);")
             self.emit(f"if ({span} > 0) charge(g, {span});")     # the range's own list, as _range charges
             return ("range", lo, hi)
@@ -856,7 +850,7 @@ class RuleGen:
             self.loop_it(itv, body, w)
             return E(k, "i")
         if f == "sum":
-            k = self.tmp("int64_t", "0")
+            k = self.tmp("__int128", "0")       # only the total must be in the range (runtime.c rt_sum)
 
             def body(item):
                 inner = bind(item)
@@ -864,11 +858,11 @@ class RuleGen:
                 e = self.ex(c.elt, inner)
                 if e.k == "V":
                     self.emit(f"if (!isnum({e.c})) FAULT(F_TYPE);")
-                    self.emit(f"{k} = add_i(g, {k}, {e.c}.i);")
+                    self.emit(f"{k} += {e.c}.i;")
                 else:
-                    self.emit(f"{k} = add_i(g, {k}, {self.num(e)});")
+                    self.emit(f"{k} += {self.num(e)};")
             self.loop_it(itv, body, w)
-            return E(k, "i")
+            return E(self.tmp("int64_t", f"sum_end(g, {k})"), "i")
         if f in ("any", "all"):
             r = self.tmp("int", "0" if f == "any" else "1")
 

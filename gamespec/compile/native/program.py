@@ -503,7 +503,7 @@ class Program:
         elif p.kind == "number":
             lo = rg.tmp("int64_t", rg.num(rg.ex(p.lo.ast, inner)))
             hi = rg.tmp("int64_t", rg.num(rg.ex(p.hi.ast, inner)))
-            rg.emit(f"if (sub_i(g, {hi}, {lo}) > {MAX_CHOICES}) FAULT(F_CHOICES);")
+            rg.emit(f"if (span_i({lo}, {hi}) > {MAX_CHOICES}) FAULT(F_CHOICES);")
             rg.emit(f"if ({hi} >= {lo}) charge(g, {hi} - {lo} + 1);")
             rg.emit(f"for (int64_t {k} = {lo}; {k} <= {hi}; {k}++) {{")
             rg.ind += 1
@@ -992,7 +992,9 @@ class Flow:
                 rg.emit(f"      for (int64_t q = 0; q < {P}; q++) if (team[q] == team[p]) {{")
                 rg.emit(f"          V x = keys[q][{j + 1}];")
                 rg.emit("          if (first) { acc = x; first = 0; }")
-                rg.emit("          else { if (!isnum(acc) || !isnum(x)) BAIL(B_TYPE); acc = vint(add_i(g, acc.i, x.i)); }")
+                # (a tie breaker's total only ranks: beyond int64 Python decides, as for a bail)
+                rg.emit("          else { if (!isnum(acc) || !isnum(x)) BAIL(B_TYPE);")
+                rg.emit("                 if (__builtin_add_overflow(acc.i, x.i, &acc.i)) BAIL(B_OVERFLOW); }")
                 rg.emit("      }")
                 rg.emit(f"      tk[p][{j + 1}] = acc; (void)a; }}")
             rg.emit("}")
