@@ -1,13 +1,14 @@
 """A loaded game: the checked Spec plus cached Rulesets; `new_game` starts a State."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from gamespec.interpreter.rng import SEED_MAX, check_seed  # noqa: F401 - SEED_MAX re-exported for old imports
 
 from .errors import UsageError   # here for old imports too (gamespec.game.UsageError)
 
-__all__ = ["Game", "Playout", "UsageError"]   # the public face (docs/api.md)
+__all__ = ["Game", "Playout", "Playouts", "UsageError"]   # the public face (docs/api.md)
 
 
 class Playout(NamedTuple):
@@ -16,6 +17,115 @@ class Playout(NamedTuple):
     scores: list
     winners: list
     decisions: int
+
+
+def check_generator(generator) -> str:
+    """The generator asked for (None, "default", "fast" or a name as logs write it) by its name in
+    logs; UsageError otherwise."""
+    from gamespec.interpreter.rng import resolve_generator
+    try:
+        return resolve_generator(generator)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+class Playouts(Sequence):
+    """The games of one `Game.playouts` call: a sequence of Playout (index, iterate, `len`, `==` a list
+    of Playout) held in arrays, a Playout made only when one is looked at (docs/native.md, "Playout
+    results as arrays"). `decisions`, `scores` (n x players) and `winners` (n x players, booleans) are
+    numpy arrays when numpy is installed, else array.array (scores and winners flat, row by row).
+
+    Built from C's buffers: scores (int64) with their kinds (1: a boolean), winner masks, decisions,
+    and `ok` (0: the C code stopped that game; `replay(seed)` plays it on the Python engine, once)."""
+    __slots__ = ("seed", "players", "_sc", "_kind", "_win", "_dec", "_ok", "_replay", "_played")
+
+    def __init__(self, seed, players, sc, kind, win, dec, ok, replay=None):
+        self.seed, self.players = seed, players
+        self._sc, self._kind, self._win, self._dec, self._ok = sc, kind, win, dec, ok
+        self._replay = replay
+        self._played = {}
+        if replay is not None:          # the stopped games now: an error raises here, as before
+            for i, good in enumerate(ok):
+                if not good:
+                    self._played[i] = replay(seed + i)
+
+    @classmethod
+    def of(cls, seed, players, runs):
+        """From Playout objects (the Python engine's games)."""
+        from array import array
+        n = len(runs)
+        out = cls(seed, players, array("q", bytes(8 * n * players)), array("b", bytes(n * players)),
+                  array("Q", bytes(8 * n)), array("q", [r.decisions for r in runs]), array("b", bytes(n)))
+        out._played = dict(enumerate(runs))
+        return out
+
+    def __len__(self):
+        return len(self._dec)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self._dec)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("playout index out of range")
+        r = self._played.get(i)
+        if r is not None:
+            return r
+        P = self.players
+        sc, kind = self._sc[i * P:(i + 1) * P], self._kind[i * P:(i + 1) * P]
+        w = self._win[i]
+        return Playout(self.seed + i, [bool(x) if k else x for x, k in zip(sc, kind)],
+                       [p for p in range(P) if w >> p & 1], self._dec[i])
+
+    def __eq__(self, other):
+        if isinstance(other, (Playouts, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Playouts({list(self)!r})"
+
+    def _np(self, code, data, shape=None):
+        try:
+            import numpy as np
+        except ImportError:
+            from array import array
+            return array(code, data)
+        a = np.array(data, dtype={"q": np.int64, "d": np.float64, "b": np.bool_}[code])
+        return a.reshape(shape) if shape is not None else a
+
+    @property
+    def decisions(self):
+        """Decisions per game (int64)."""
+        dec = self._dec
+        if self._played:
+            dec = list(dec)
+            for i, r in self._played.items():
+                dec[i] = r.decisions
+        return self._np("q", dec)
+
+    @property
+    def scores(self):
+        """Final scores, n x players, row by row (int64; float64 if some score is not a whole number)."""
+        P = self.players
+        rows = list(self._sc)
+        for i, r in self._played.items():
+            rows[i * P:(i + 1) * P] = r.scores
+        code = "q" if all(type(x) in (int, bool) and -(1 << 63) <= x < 1 << 63 for x in rows) else "d"
+        return self._np(code, rows, (len(self), P))
+
+    @property
+    def winners(self):
+        """Winners, n x players, row by row (booleans)."""
+        P = self.players
+        flags = [bool(w >> p & 1) for w in self._win for p in range(P)]
+        for i, r in self._played.items():
+            flags[i * P:(i + 1) * P] = [p in r.winners for p in range(P)]
+        return self._np("b", flags, (len(self), P))
 
 
 BACKENDS = ("codegen", "closures", "native")
@@ -86,7 +196,8 @@ class Game:
 
         Without a seed, 64 bits of the operating system's entropy (`state.seed` holds it, for the
         full log and the operator; no player channel shows it). `generator` names the shuffles'
-        generator: this version's by default, "xorshift64*" to deal a seed as gamespec 0.1 did."""
+        generator: this version's by default, "xorshift64*" to deal a seed as gamespec 0.1 did, "fast"
+        (splitmix64: guessable, for simulations only; docs/native.md "Fast generator")."""
         from gamespec.interpreter.state import State
         players = self.spec.min_players if players is None else players
         if seed is None:
@@ -95,43 +206,43 @@ class Game:
         check_seed(seed)
         if not isinstance(log, bool):
             raise UsageError(f"log is true or false, not {str(log)[:40]}")
-        if generator is None:
-            from gamespec.interpreter.rng import ALGORITHM as generator
-        else:
-            from gamespec.interpreter.rng import check_generator
-            try:
-                check_generator(generator)
-            except ValueError as e:
-                raise UsageError(str(e)) from None
+        generator = check_generator(generator)
         rs = self.ruleset(players, self.check_options(options))
         return State.new(self, rs, seed, log=log, generator=generator)
 
-    def playouts(self, n: int, seed: int = 0, players: int | None = None, options: dict | None = None) -> list:
-        """`n` uniformly random games, in the engine (no Action list copied, no log): a list of Playout.
+    def playouts(self, n: int, seed: int = 0, players: int | None = None, options: dict | None = None,
+                 generator: str | None = None) -> "Playouts":
+        """`n` uniformly random games, in the engine (no Action list copied, no log): a Playouts, the
+        sequence of their Playout (held in arrays: docs/api.md).
 
-        Game g is `new_game(players, seed + g, options)` played with `random.Random(seed + g)` picking
-        each decision as `apply(legal_actions()[rng.randrange(n)])` would: the same games as that loop."""
+        Game g is `new_game(players, seed + g, options, generator=generator)` played with
+        `random.Random(seed + g)` picking each decision as `apply(legal_actions()[rng.randrange(n)])`
+        would: the same games as that loop. With `generator="fast"` (guessable, for studies) the shuffles
+        are splitmix64's and the picks `rng.FastRandom(rng.stream(seed + g, 0))`'s (docs/native.md)."""
         import random
 
+        from gamespec.interpreter import rng as _rng
         from gamespec.interpreter.state import State
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise UsageError(f"the number of playouts is a whole number >= 0, not {n!r}")
         check_seed(seed)
         if n:
             check_seed(seed + n - 1, what="the last playout's seed")
+        gen = check_generator(generator)
         players = self.spec.min_players if players is None else players
         rs = self.ruleset(players, self.check_options(options))
+        fast = gen == _rng.FAST
 
         def one(g):
-            s = State.new(self, rs, g)
-            s.playout(random.Random(g), in_place=True)
+            s = State.new(self, rs, g, generator=gen)
+            s.playout(_rng.FastRandom(_rng.stream(g, 0)) if fast else random.Random(g), in_place=True)
             return Playout(g, s.scores, s.winners, s.decisions)
         if n and rs.backend == "native":
             lib = self.native_library(rs)
             if lib is not None:     # a game the C code stops is played again here, on the Python engine
-                from gamespec.interpreter.native_engine import playouts
-                return [Playout(g, sc, w, d) if ok else one(g) for g, ok, sc, w, d in playouts(lib, n, seed)]
-        return [one(g) for g in range(seed, seed + n)]
+                from gamespec.interpreter.native_engine import playout_arrays
+                return Playouts(seed, rs.P, *playout_arrays(lib, n, seed, gen), replay=one)
+        return Playouts.of(seed, rs.P, [one(g) for g in range(seed, seed + n)])
 
     def native_library(self, rs):
         """The native library of rule set `rs` (built or found in the cache on first use), or None

@@ -14,6 +14,7 @@ import traceback
 from gamespec.errors import GamespecError, Unfinished
 
 from gamespec.bots import RandomBot
+from gamespec.interpreter.rng import ALGORITHM
 
 __all__ = ["play", "play_out", "play_one", "simulate", "MAX_GAMES"]   # the public face (docs/api.md)
 
@@ -97,7 +98,7 @@ def check_engine(engine):
 
 
 def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=None, engine="python",
-             trace=False) -> dict:
+             trace=False, generator=None) -> dict:
     """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
     {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
     `trace`: also 'lead_changes', 'decided_at', 'winner_deficit' and 'actions' (GameTrace).
@@ -105,11 +106,13 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
     'phases' counts the phases played: one plus the phase changes seen between two decisions.
     `timeout` (seconds): past it, SpecRuntimeError (check 'timeout') between two decisions.
     `ticks`: a Ticks told of every decision (progress within long games).
+    `generator`: "fast" shuffles and draws the random seats' decisions with splitmix64 (guessable, for
+    studies: docs/native.md "Fast generator").
     """
     from gamespec.bots import make_bots
     t0 = time.perf_counter()
     kinds = list(bots) if bots is not None else ["random"] * players
-    state = game.new_game(players=players, seed=seed, options=options)
+    state = game.new_game(players=players, seed=seed, options=options, generator=generator)
     seen = {"phases": 0, "last": None}
 
     tick = ticks.decision if ticks is not None else None
@@ -125,8 +128,10 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
         seen["last"] = state.phase
     tr = GameTrace(state) if trace else None
     after = count if tr is None else (lambda st: (count(st), tr.after(st)))
-    play_out(state, make_bots(kinds, seed, engine=engine), seed, timeout=timeout, after=after,
-             on_move=None if tr is None else tr.move)
+    seats = make_bots(kinds, seed, engine=engine)
+    if generator is not None and state.gen != ALGORITHM:    # the random seats draw from the game's generator
+        seats = [RandomBot(seed, p, state.gen) if type(b) is RandomBot else b for p, b in enumerate(seats)]
+    play_out(state, seats, seed, timeout=timeout, after=after, on_move=None if tr is None else tr.move)
     out = {"seed": seed, "bots": kinds, "scores": list(state.scores), "winners": list(state.winners),
            "decisions": state.decisions, "turns": state.turns, "phases": seen["phases"],
            "seconds": time.perf_counter() - t0}
@@ -248,12 +253,14 @@ def reason_of(error) -> str:
 
 
 def _play_safe(game, players, seed, options, bots=None, timeout=None, engine="python", ticks=None,
-               trace=False) -> dict:
+               trace=False, generator=None) -> dict:
     """play_one, with an exception turned into {'seed', 'error', 'reason', 'internal'[, 'traceback']}."""
     try:
         kw = {} if engine == "python" else {"engine": engine}
         if trace:
             kw["trace"] = True
+        if generator is not None and generator != ALGORITHM:
+            kw["generator"] = generator
         r = play_one(game, players, seed, options, bots, timeout, ticks, **kw)
         if ticks is not None:
             ticks.game(r["decisions"])
@@ -529,7 +536,7 @@ def _worker_init(shared=None, interval=None):
 
 
 def _run_block(path, sha, players, options, first, count, bots=None, text=None, timeout=None, ticks=None,
-               engine="python", trace=None):
+               engine="python", trace=None, generator=None):
     """Play seeds first .. first+count-1 in a worker; returns (first, [result per seed]) or a fatal error.
 
     `text`: the spec's bytes, for a worker that cannot read `path` (a Ray node); else it reads `path`.
@@ -543,7 +550,7 @@ def _run_block(path, sha, players, options, first, count, bots=None, text=None, 
     tk = Ticks(*ticks) if ticks is not None else _WORKER_TICKS
     try:
         return first, play_many(game, players, range(first, first + count), options, bots, timeout, engine, tk,
-                                trace)
+                                trace, generator)
     finally:
         if tk is not None:
             tk.flush()
@@ -591,14 +598,16 @@ class NativeTrace:
 
 
 def play_many(game, players, seeds, options, bots=None, timeout=None, engine="python", ticks=None,
-              trace=None) -> list:
+              trace=None, generator=None) -> list:
     """_play_safe for each seed, in order. With the native engine and a random bot in every seat the
     games are played in C (each seat's RandomBot stream mirrored), their traces recorded there too
     (NativeTrace), a game the C code stops played again by _play_safe: the same results either way.
     `ticks` is told of each game (a native game's decisions all at once, at its end). `trace`: see
-    traces()."""
+    traces(). `generator`: as play_one's."""
     kinds = list(bots) if bots is not None else ["random"] * players
     trace = traces(trace)
+    from gamespec.game import check_generator
+    generator = check_generator(generator)
     if engine == "native" and all(k == "random" for k in kinds) and seeds:
         rs = game.ruleset(players, game.check_options(options))
         lib = _native_library(game, rs)
@@ -610,12 +619,12 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
                 if nt is None or nt.rs is not rs:
                     nt = lib.__dict__["native_trace"] = NativeTrace(rs, lib)
             out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out, nt,
-                                 lambda why: _tell_bail(game, rs, why))
+                                 lambda why: _tell_bail(game, rs, why), generator)
             if ticks is not None:
                 for r in out:
                     ticks.game(r.get("decisions", 0))
             return out
-    return [_play_safe(game, players, seed, options, bots, timeout, engine, ticks, trace) for seed in seeds]
+    return [_play_safe(game, players, seed, options, bots, timeout, engine, ticks, trace, generator) for seed in seeds]
 
 
 _IN_WORKER = False     # a pool's worker: the main process has said why the native engine is not used
@@ -643,7 +652,8 @@ def _block_size(games, workers):
 
 
 def simulate(path, games=100, players=None, seed=0, options=None, workers=None, progress=None,
-             game=None, bots=None, on_result=None, timeout=None, engine="python", probe=True, trace=None) -> dict:
+             game=None, bots=None, on_result=None, timeout=None, engine="python", probe=True, trace=None,
+             generator=None) -> dict:
     """Play `games` games with bots (a kind per seat; default random), seeds seed .. seed+games-1;
     aggregate in seed order.
 
@@ -655,6 +665,8 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     With random bots (the default) and `probe`, sample games are played first (finish_probe): when
     none ends within its bound, Unfinished says so at once, instead of every game running into the
     spec's decision budget. `trace`: whether each result carries its GameTrace metrics (see traces()).
+    `generator="fast"`: splitmix64 shuffles and random seats (guessable, for studies only; the report
+    then says "generator": "splitmix64"; docs/native.md "Fast generator").
     """
     import gamespec
     from gamespec.errors import UsageError
@@ -673,6 +685,8 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         check_seed(seed + games - 1, what="the last game's seed")
     check_timeout(timeout)
     check_engine(engine)
+    from gamespec.game import check_generator
+    generator = check_generator(generator)
     if engine == "native":       # built (or found in the cache) once, before any worker starts
         game.native_library(game.ruleset(players, opts))
     if workers is None:         # all cores, but no more than one per 20 games (start-up costs)
@@ -699,7 +713,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         step = 1 if engine != "native" else 64      # native games come in blocks (progress per block)
         for first in range(seed, seed + games, step):
             for r in play_many(game, players, range(first, min(first + step, seed + games)), opts, bots,
-                               timeout, engine, ticks, trace):
+                               timeout, engine, ticks, trace, generator):
                 acc.add(r)
                 if on_result is not None:
                     on_result(r)
@@ -717,7 +731,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
         with ProcessPoolExecutor(max_workers=used, mp_context=ctx, initializer=_worker_init,
                                  initargs=(shared, TICK_SECONDS)) as ex:
             futures = {ex.submit(_run_block, path, game.spec.sha256, players, opts, first, count, bots, None, timeout,
-                                 None, engine, trace)
+                                 None, engine, trace, generator)
                        for first, count in blocks}
             try:
                 while futures:
@@ -739,6 +753,8 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     seconds = time.perf_counter() - t0
 
     out = summary(game, path, players, opts, seed, games, acc, seconds, used, engine)
+    if generator != ALGORITHM:
+        out["generator"] = generator
     if bots is not None:
         out["bots"] = list(bots)
     return out

@@ -26,6 +26,7 @@ WHY = {1: "budget", 2: "runtime", 3: "runtime", 4: "runtime", 5: "runtime", 6: "
        71: "bail: a trace C does not follow"}
 ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = 0, 1, 2, 3
 T_NONE, T_BOOL, T_INT, T_STR, T_LIST = 0, 1, 2, 3, 4
+GEN = {"shake128": 0, "xorshift64*": 1, "splitmix64": 2}   # interpreter/rng.py's generators: runtime.c's g->gen
 ABI = 4
 
 _lock = threading.Lock()
@@ -54,11 +55,11 @@ class NativeLib:
         lib.gs_new.restype = ctypes.c_void_p
         lib.gs_free.argtypes = [ctypes.c_void_p]
         lib.gs_playouts.restype = i64
-        lib.gs_playouts.argtypes = [ctypes.c_void_p, u64, i64, P(i32), P(i32), P(i64), P(i32), P(u64), P(i64)]
+        lib.gs_playouts.argtypes = [ctypes.c_void_p, u64, i64, P(i32), P(i32), P(i64), P(i32), P(u64), P(i64), i32]
         lib.gs_simulate.restype = i64
         lib.gs_simulate.argtypes = [ctypes.c_void_p, P(u64), i64, P(u32), P(i32), i32, ctypes.c_double,
                                     P(i32), P(i32), P(i64), P(i32), P(u64), P(i64), P(i64), P(i64),
-                                    P(ctypes.c_double), i32, i64, P(i64), i64, i32, P(i32)]
+                                    P(ctypes.c_double), i32, i64, P(i64), i64, i32, P(i32), i32]
         lib.gs_load.restype = ctypes.c_int
         lib.gs_load.argtypes = [ctypes.c_void_p, P(i64), i64]
         lib.gs_rollout.restype = ctypes.c_int
@@ -70,6 +71,8 @@ class NativeLib:
         lib.gs_test_shuffle.argtypes = [u64, P(i32), i64, ctypes.c_int]
         lib.gs_test_seed_state.restype = u64
         lib.gs_test_seed_state.argtypes = [u64]
+        lib.gs_test_fast.restype = u64
+        lib.gs_test_fast.argtypes = [u64, i64, P(u64), i64, P(u64)]
         lib.gs_test_mt.argtypes = [P(u32), ctypes.c_int, i64, P(i64), P(i64), P(u32)]
         self.lib = lib
         self._local = threading.local()
@@ -106,15 +109,24 @@ class NativeLib:
             pass
 
     # -- whole games ------------------------------------------------------------------------
-    def playouts(self, seed, n):
-        """[(status, why, scores, winners, decisions)] for games seed .. seed+n-1."""
+    def playout_buffers(self, seed, n, generator="shake128"):
+        """Games seed .. seed+n-1 as C wrote them: (status, why, scores, score tags, winner masks,
+        decisions), arrays of n (scores and tags: n * players, row by row)."""
         P = self.rs.P
         status, why = _buf("i", n), _buf("i", n)
         scores, tags = _buf("q", n * P), _buf("i", n * P)
         winners, decisions = _buf("Q", n), _buf("q", n)
-        self.lib.gs_playouts(self.ctx(), seed, n, _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32),
-                             _ptr(scores, ctypes.c_int64), _ptr(tags, ctypes.c_int32),
-                             _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64))
+        got = self.lib.gs_playouts(self.ctx(), seed, n, _ptr(status, ctypes.c_int32), _ptr(why, ctypes.c_int32),
+                                   _ptr(scores, ctypes.c_int64), _ptr(tags, ctypes.c_int32),
+                                   _ptr(winners, ctypes.c_uint64), _ptr(decisions, ctypes.c_int64), GEN[generator])
+        if got != n:
+            raise ValueError("the native playouts refused their arguments")
+        return status, why, scores, tags, winners, decisions
+
+    def playouts(self, seed, n, generator="shake128"):
+        """[(status, why, scores, winners, decisions)] for games seed .. seed+n-1."""
+        P = self.rs.P
+        status, why, scores, tags, winners, decisions = self.playout_buffers(seed, n, generator)
         out = []
         for i in range(n):
             if status[i] != ST_OK:
@@ -125,8 +137,9 @@ class NativeLib:
             out.append((ST_OK, 0, sc, [p for p in range(P) if w >> p & 1], decisions[i]))
         return out
 
-    def simulate(self, seeds, keys, timeout=None, trace=0, sign=1, teams=None):
-        """Games with a RandomBot per seat (keys: per game, per seat, the 32-bit words of its seed).
+    def simulate(self, seeds, keys, timeout=None, trace=0, sign=1, teams=None, generator="shake128"):
+        """Games with a RandomBot per seat (keys: per game, per seat, the 32-bit words of its seed; under
+        the fast generator none: C derives each seat's stream from the seed, rng.stream).
         `trace` 1: each game's action counts too; 2: also its score leaders (runtime.c, GameTrace;
         `sign` -1 where the lowest score wins): a finished game's 'trace' is (lead changes, entries,
         since (-1: no sole winner), deficit, {action index or -1 (skip): (count, first decision)}).
@@ -134,7 +147,7 @@ class NativeLib:
         GameTrace.units)."""
         P = self.rs.P
         n = len(seeds)
-        stride = max(len(k) for ks in keys for k in ks) if n else 1
+        stride = max((len(k) for ks in keys for k in ks), default=1)
         kbuf = array("I")
         klen = array("i")
         pad = array("I", bytes(4 * stride))
@@ -143,7 +156,7 @@ class NativeLib:
                 kbuf += words
                 kbuf += pad[:stride - len(words)]
                 klen.append(len(words))
-        if not n:
+        if not keys:
             kbuf, klen = _buf("I", 1), _buf("i", 1)
         sbuf = array("Q", seeds)
         status, why = _buf("i", n), _buf("i", n)
@@ -162,7 +175,7 @@ class NativeLib:
                                    _ptr(turns, ctypes.c_int64), _ptr(phases, ctypes.c_int64),
                                    _ptr(seconds, ctypes.c_double), int(trace), int(sign), _ptr(tr, ctypes.c_int64),
                                    tstride, teams[0] if teams else P,
-                                   _ptr(team_of, ctypes.c_int32) if teams else None)
+                                   _ptr(team_of, ctypes.c_int32) if teams else None, GEN[generator])
         if got != n:
             raise ValueError("the native simulation refused its arguments")
         out = []
@@ -235,12 +248,19 @@ class NativeLib:
     def shuffle(self, state, items, generator="shake128"):
         """(new RNG state, items shuffled) by C's rng_shuffle_* (interpreter/rng.py's shuffles)."""
         buf = array("i", items) if items else array("i", [0])
-        nxt = self.lib.gs_test_shuffle(state, _ptr(buf, ctypes.c_int32), len(items),
-                                       0 if generator == "shake128" else 1)
+        nxt = self.lib.gs_test_shuffle(state, _ptr(buf, ctypes.c_int32), len(items), GEN[generator])
         return nxt, list(buf[:len(items)])
 
     def seed_state(self, seed):
         return self.lib.gs_test_seed_state(seed)
+
+    def fast_draws(self, state, below, lane=-1):
+        """C's fast_below(state, m) for each m of `below` in turn (lane >= 0: from fast_stream(state,
+        lane)): (draws, the state after)."""
+        b = array("Q", below or [1])
+        out = _buf("Q", len(below))
+        end = self.lib.gs_test_fast(state, lane, _ptr(b, ctypes.c_uint64), len(below), _ptr(out, ctypes.c_uint64))
+        return list(out[:len(below)]), end
 
     def mt_draws(self, key, ops):
         """C's MT19937 seeded by init_by_array(key): for each op n > 0 randbelow(n), for n < 0
@@ -337,7 +357,7 @@ def flatten(lib, s):
         return None
     try:
         out = [ABI, rs.ncards, rs.nzones, len(rs.var_init), len(lib.for_slot)]
-        gen = 0 if s.gen == "shake128" else 1 if s.gen == "xorshift64*" else None
+        gen = GEN.get(s.gen)
         if gen is None:
             return None
         out += [s.pc, s.pending, s.actor, s.cur, s.phase, int(s.terminal), s.turns, s.decisions, s.budget,
@@ -434,6 +454,25 @@ def playouts(lib, n, seed):
         done += chunk
 
 
+def playout_arrays(lib, n, seed, generator="shake128"):
+    """Game.playouts' games seed .. seed + n - 1 on the native library `lib` as arrays: (scores, score
+    kinds (1: a boolean), winner masks, decisions, ok (0: the C code stopped the game; the caller plays
+    it on the Python engine)); no Python object per game (gamespec.game.Playouts)."""
+    P = lib.rs.P
+    sc, kind, win, dec, ok = array("q"), array("b"), array("Q"), array("q"), array("b")
+    done = 0
+    while done < n:
+        chunk = min(n - done, 1 << 16)
+        status, _why, scores, tags, winners, decisions = lib.playout_buffers(seed + done, chunk, generator)
+        sc += scores[:chunk * P]
+        kind += array("b", [t == T_BOOL for t in tags[:chunk * P]]) if T_BOOL in tags else array("b", bytes(chunk * P))
+        win += winners[:chunk]
+        dec += decisions[:chunk]
+        ok += array("b", [x == ST_OK for x in status[:chunk]]) if any(status[:chunk]) else array("b", b"\1" * chunk)
+        done += chunk
+    return sc, kind, win, dec, ok
+
+
 def random_bot_key(seed, seat):
     """The 32-bit words random.seed uses for RandomBot(seed, seat)'s text seed (version 2: the text's
     bytes and their SHA-512, as one big-endian integer), as mt_init_by_array takes them (its
@@ -445,18 +484,21 @@ def random_bot_key(seed, seat):
 
 
 def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe, timed_out, trace=None,
-                   on_bail=None):
+                   on_bail=None, generator="shake128"):
     """gamespec.simulate's per-game results for a random bot in every seat, the games in C; a game
     the C code stops is played by `play_safe` (the Python engine), one past its timeout is the error
     `timed_out(timeout, decisions)` makes (both handed in by the driver above). `trace`: None, or
     the driver's object with `mode`, `sign` and `fields(raw)` (a result's trace fields from the C
     counters, NativeLib.simulate); a game whose trace C cannot compute exactly is played by
     `play_safe` with its trace. `on_bail(why)` is told of each game the C code stopped (the driver
-    says so once: the Python engine played it)."""
-    keys = [[random_bot_key(s, p) for p in range(players)] for s in seeds]
+    says so once: the Python engine played it). `generator` "splitmix64": the fast generator (the
+    seats' streams made in C, none of the default's MT keys computed here)."""
+    fast = generator == "splitmix64"
+    keys = [] if fast else [[random_bot_key(s, p) for p in range(players)] for s in seeds]
+    gkw = {"generator": generator} if fast else {}
     out = []
     mode, sign, teams = (trace.mode, trace.sign, trace.teams) if trace is not None else (0, 1, None)
-    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout, mode, sign, teams)):
+    for seed, r in zip(seeds, lib.simulate(seeds, keys, timeout, mode, sign, teams, generator)):
         if r["status"] == ST_OK:
             res = {"seed": seed, "bots": list(kinds), "scores": r["scores"], "winners": r["winners"],
                    "decisions": r["decisions"], "turns": r["turns"], "phases": r["phases"], "seconds": r["seconds"]}
@@ -470,7 +512,7 @@ def simulate_games(lib, game, players, seeds, options, kinds, timeout, play_safe
             if on_bail is not None:
                 on_bail(WHY.get(r["why"], f"code {r['why']}"))
             kw = {"trace": True} if trace is not None else {}
-            out.append(play_safe(game, players, seed, options, kinds, timeout, "python", **kw))
+            out.append(play_safe(game, players, seed, options, kinds, timeout, "python", **kw, **gkw))
     return out
 
 
@@ -496,7 +538,7 @@ def rollout(lib, state, rng):
     """state.playout(rng) (not in place) on the native library: the scores, the rng advanced exactly
     as the Python playout advances it; None when the native engine cannot take this state (the
     caller plays it in Python)."""
-    if not lib.load(state):
+    if not hasattr(rng, "getstate") or not lib.load(state):     # a FastRandom: the Python playout draws from it
         return None
     version, words, gauss = rng.getstate()
     st, why, scores, winners, decisions, mt = lib.rollout(words)

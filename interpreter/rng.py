@@ -5,6 +5,11 @@ runs Fisher-Yates on it: the first 8 bytes are the next state, then one little-e
 position. Python's `random.shuffle` may change between versions; SHAKE128 never does, so logs stay
 replayable on every platform. The generator is named in every log (`ALGORITHM`); the earlier one
 (xorshift64*, `XORSHIFT`) stays, so that logs written by earlier versions still check against their seed.
+
+`FAST` (splitmix64, asked for as "fast") is for simulations only: shuffles and random seats drawn from
+splitmix64 streams (Fisher-Yates with Lemire's unbiased bounded draw), a few instructions a draw where
+SHAKE128 costs a Keccak permutation. It is guessable: someone who sees a few shuffles can work the
+state out. Games against people keep the default (docs/native.md, "Fast generator").
 """
 from __future__ import annotations
 
@@ -18,6 +23,10 @@ MASK = (1 << 64) - 1
 SEED_MAX = MASK    # seeds are whole numbers 0 .. 2**64 - 1 (64 bits) (every log and saved state holds one)
 ALGORITHM = "shake128"        # the generator of this version, named in log headers
 XORSHIFT = "xorshift64*"      # the generator of logs whose header names none
+FAST = "splitmix64"           # the fast, guessable generator of simulations (asked for as "fast")
+ALIASES = {"fast": FAST, "default": ALGORITHM}     # the names the API and the CLI take besides the real ones
+GOLDEN = 0x9E3779B97F4A7C15   # splitmix64's increment
+LANE = 0xD1B54A32D192ED03     # spaces the streams of one seed (stream())
 
 
 def check_seed(seed, what="the seed"):
@@ -119,11 +128,83 @@ def _xorshift_fy(x, items, M=MASK, C=0x2545F4914F6CDD1D, HIGH=MASK - (1 << 32), 
     return x
 
 
-SHUFFLES = {ALGORITHM: shuffle, XORSHIFT: shuffle_xorshift}
+def _mix(z, M=MASK):
+    """splitmix64's output function."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    return z ^ (z >> 31)
+
+
+def shuffle_fast(state: int, items: list) -> int:
+    """Fisher-Yates on the splitmix64 stream of `state` (the FAST generator): position i (from the top
+    down) swaps with below(i + 1), Lemire's multiply-and-reject on one 64-bit draw; returns the new state
+    (the stream's counter: `state` plus GOLDEN per draw). runtime.c's rng_shuffle_fast mirrors it."""
+    n = len(items)
+    if n > 1 << 32:
+        raise ValueError("shuffle: more than 2**32 items")
+    x = state
+    for i in range(n - 1, 0, -1):
+        m = i + 1
+        x = (x + GOLDEN) & MASK
+        p = _mix(x) * m
+        if p & MASK < m:             # rare: the exact rejection of the biased low tail
+            t = ((1 << 64) - m) % m
+            while p & MASK < t:
+                x = (x + GOLDEN) & MASK
+                p = _mix(x) * m
+        j = p >> 64
+        items[i], items[j] = items[j], items[i]
+    return x
+
+
+def stream(seed: int, lane: int) -> int:
+    """The state of a game's random-decision stream under FAST (not its shuffles'): lane 0 picks every
+    decision of a playout (Game.playouts), lane p + 1 is seat p's RandomBot. Two splitmix64 mixes of the
+    seed and the lane: cheap (no per-game seeding table), distinct per lane, unrelated to the shuffles."""
+    return seed_state(seed_state(seed) ^ ((lane + 1) * LANE & MASK))
+
+
+class FastRandom:
+    """The random decisions of a FAST game: a splitmix64 stream, `randrange(n)` as Lemire's unbiased
+    bounded draw (the shuffles' draw). runtime.c's fast_below mirrors it; `state` is the counter."""
+    __slots__ = ("state",)
+
+    def __init__(self, state: int):
+        self.state = state & MASK
+
+    def randrange(self, n: int) -> int:
+        if type(n) is not int or not 0 < n <= MASK:
+            raise ValueError(f"randrange: a whole number from 1 to 2**64 - 1, not {str(n)[:40]}")
+        x = (self.state + GOLDEN) & MASK
+        p = _mix(x) * n
+        if p & MASK < n:
+            t = ((1 << 64) - n) % n
+            while p & MASK < t:
+                x = (x + GOLDEN) & MASK
+                p = _mix(x) * n
+        self.state = x
+        return p >> 64
+
+
+SHUFFLES = {ALGORITHM: shuffle, XORSHIFT: shuffle_xorshift, FAST: shuffle_fast}
 
 
 def check_generator(name) -> str:
-    """`name` if it names a generator; ValueError otherwise."""
+    """`name` if it names a generator by its name in logs and saved states; ValueError otherwise."""
     if not isinstance(name, str) or name not in SHUFFLES:
         raise ValueError(f"unknown generator {str(name)[:40]!r} (known: {', '.join(sorted(SHUFFLES))})")
+    return name
+
+
+def resolve_generator(name) -> str:
+    """The generator the API and the command line are asked for: None or "default" is ALGORITHM, "fast"
+    is FAST, else a name as in logs; ValueError otherwise. (Logs and saved states hold the real name
+    only: check_generator.)"""
+    if name is None:
+        return ALGORITHM
+    if isinstance(name, str) and name in ALIASES:
+        return ALIASES[name]
+    if not isinstance(name, str) or name not in SHUFFLES:
+        known = ", ".join(sorted(set(SHUFFLES) | set(ALIASES)))
+        raise ValueError(f"unknown generator {str(name)[:40]!r} (known: {known})")
     return name

@@ -30,7 +30,7 @@ def rotations(lineup) -> list:
 
 def run_study(path, games=100, players=None, seed=0, options=None, workers=None, bots=None,
               backend="local", address=None, records=None, progress=None, game=None, timeout=None,
-              engine="python", probe=True, rotate=False, restriction=None, trace=None, done=()) -> dict:
+              engine="python", probe=True, rotate=False, restriction=None, trace=None, done=(), generator=None) -> dict:
     """Play one configuration; returns simulate()'s report plus 'summary' (stats.Summary's dict).
 
     `records`: a RecordWriter (rows are written to it in seed order, as games finish) or None.
@@ -42,13 +42,19 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     `restriction`: the restricted kind of a restricted-play configuration (written in its records);
     `trace`: record each game's metrics (gamespec.simulate.traces: None = yes, on every engine; False: no);
     `done`: this configuration's rows already in the records file (--resume): they count in the
-    summary and their games are not played again.
+    summary and their games are not played again. `generator`: "fast" for splitmix64 shuffles and
+    random seats (guessable, for studies: docs/native.md "Fast generator"; local backend only).
     """
     import gamespec
     from gamespec.errors import UsageError
+    from gamespec.game import check_generator
+    from gamespec.interpreter.rng import ALGORITHM
 
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    generator = check_generator(generator)
+    if generator != ALGORITHM and backend != "local":
+        raise UsageError(f"the {generator} generator is for the local backend")
     path = os.fspath(path)
     if game is None:
         game = gamespec.load(path)
@@ -92,6 +98,8 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
         first = seed + len(old)
         common = dict(games=left, players=players, seed=first, options=opts, workers=workers, progress=progress,
                       game=game, bots=seating, on_result=on_result, timeout=timeout, engine=engine, trace=trace)
+        if generator != ALGORITHM:
+            common["generator"] = generator
         if backend == "local":
             out = _sim.simulate(path, probe=probe and not runs, **common)
         else:
@@ -118,6 +126,8 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     out["restriction"] = restriction
     out["bots"] = kinds
     out["backend"] = backend
+    if generator != ALGORITHM:
+        out["generator"] = generator
     out["summary"] = sm
     return out
 
@@ -151,7 +161,7 @@ def open_records(path):
 
 def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, workers=None, bots=None,
               backend="local", address=None, records=None, progress=None, game=None, timeout=None,
-              engine="python", probe=True, rotate=False, trace=None, restrict=None, done=None) -> list:
+              engine="python", probe=True, rotate=False, trace=None, restrict=None, done=None, generator=None) -> list:
     """Run every configuration of the grid `sweep` ([(name, [text values])], see sweep.parse_sweep)
     with the same seeds; returns run_study's result per configuration. `progress` may be a
     ProgressBar (its count then runs over the whole sweep). `bots`: a line-up, or a function of the
@@ -182,7 +192,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
                                       bots=lineup, backend=backend, address=address, records=records,
                                       progress=progress, game=game, timeout=timeout, engine=engine, probe=probe,
                                       rotate=rotate or restriction is not None, restriction=restriction,
-                                      trace=trace, done=(done or {}).pop(key, ())))
+                                      trace=trace, done=(done or {}).pop(key, ()), generator=generator))
     finally:
         if started:
             import ray
@@ -192,7 +202,7 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
 
 def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(), workers=None, bots=(),
              backend="local", address=None, records=None, progress=None, timeout=None, engine="python", probe=True,
-             rotate=False, restrict=(), trace=None, resume=False) -> dict:
+             rotate=False, restrict=(), trace=None, resume=False, generator=None) -> dict:
     """A whole `gamespec simulate` request, from its texts: `options` as (NAME, VALUE) pairs, `sweep`
     as NAME=V1,V2 texts, `bots` as SEAT=KIND or all=KIND texts, `records` a file path (.jsonl or
     .csv); `seed` None draws 64 bits of OS entropy (the result names it). `rotate`: every seed once
@@ -251,7 +261,7 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
                              timeout=timeout, engine=engine, probe=probe, rotate=rotate, trace=trace,
                              bots=(lambda p: kinds_from_args(bots, p)) if bots else None,
                              restrict=(lambda p, opts: plans[_plan_key(game, p, opts)]) if restrict else None,
-                             done=done)
+                             done=done, generator=generator)
     finally:
         if writer is not None:
             writer.close()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import random
 
+from gamespec.interpreter.rng import FAST, FastRandom, resolve_generator, stream
+
 from .base import Bot
 
 
@@ -12,13 +14,18 @@ class RandomBot(Bot):
     Seeded from the game seed and the seat (a string seed, hashed the same way by every Python 3
     process), so a game's bots behave identically in any process and in any order of games.
     `pick(n)` is the same draw without a view: the simulation's fast path uses it (same results).
+    `generator="fast"` (a game on the fast generator, docs/native.md): a splitmix64 stream instead,
+    `rng.FastRandom(rng.stream(seed, seat + 1))`, which the native engine mirrors.
     """
 
     kind = "random"
 
-    def __init__(self, seed: int = 0, seat: int = 0):
+    def __init__(self, seed: int = 0, seat: int = 0, generator: str | None = None):
         super().__init__(seed, seat)
-        self.rng = random.Random(f"gamespec.RandomBot:{seed}:{seat}")
+        if generator is not None and resolve_generator(generator) == FAST:
+            self.rng = FastRandom(stream(seed, seat + 1))
+        else:
+            self.rng = random.Random(f"gamespec.RandomBot:{seed}:{seat}")
 
     def pick(self, n: int) -> int:
         if n <= 0:

@@ -391,6 +391,7 @@ void rt_shuffle(G *g, int64_t zi64) {
     int32_t zi = zone_ok(g, zi64);
     Zone *z = &g->z[zi];
     if (g->gen == 0) g->rng = rng_shuffle_shake(g->rng, z->a, z->n);
+    else if (g->gen == 2) g->rng = rng_shuffle_fast(g->rng, z->a, z->n);
     else g->rng = rng_shuffle_xorshift(g->rng, z->a, z->n);
     for (int32_t k = 0; k < z->n; k++) g->kn[z->a[k]] = 0;     /* nobody follows a card through it */
     for (int32_t m = 0; m < L->nmarks; m++) {
@@ -1290,6 +1291,44 @@ uint64_t rng_shuffle_xorshift(uint64_t x, int32_t *items, int64_t n) {
     return x;
 }
 
+/* the fast generator (rng.py FAST, docs/native.md "Fast generator"): splitmix64 streams, Lemire's
+ * bounded draw; guessable, for simulations only */
+#define FAST_GOLDEN 0x9E3779B97F4A7C15ULL
+static inline uint64_t fast_mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* rng.FastRandom.randrange(m), m >= 1: the high word of draw * m, redrawn while its low word is below
+ * 2**64 mod m (exactly unbiased); *s advances by FAST_GOLDEN per draw */
+static inline uint64_t fast_below(uint64_t *s, uint64_t m) {
+    uint64_t x = *s + FAST_GOLDEN;
+    __uint128_t p = (__uint128_t)fast_mix(x) * m;
+    if (GS_UNLIKELY((uint64_t)p < m)) {
+        uint64_t t = (0 - m) % m;
+        while ((uint64_t)p < t) {
+            x += FAST_GOLDEN;
+            p = (__uint128_t)fast_mix(x) * m;
+        }
+    }
+    *s = x;
+    return (uint64_t)(p >> 64);
+}
+
+uint64_t rng_shuffle_fast(uint64_t state, int32_t *items, int64_t n) {     /* rng.shuffle_fast */
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)fast_below(&state, (uint64_t)i + 1);
+        int32_t t = items[i]; items[i] = items[j]; items[j] = t;
+    }
+    return state;
+}
+
+/* rng.stream(seed, lane): lane 0 a playout's decisions, lane p + 1 seat p's RandomBot */
+uint64_t fast_stream(uint64_t seed, uint64_t lane) {
+    return rng_seed_state(rng_seed_state(seed) ^ ((lane + 1) * 0xD1B54A32D192ED03ULL));
+}
+
 /* MT19937 as CPython's random module */
 
 static const uint32_t MT_BASE[624] = {   /* init_genrand(19650218): init_by_array's start */
@@ -1650,7 +1689,7 @@ static void g_clear(G *g) {      /* everything but the zones' contents and the v
     g->why = 0;
 }
 
-static void g_new_game(G *g, uint64_t seed) {     /* State.new */
+static void g_new_game_gen(G *g, uint64_t seed, int32_t gen) {     /* State.new(seed, generator=gen) */
     const Layout *L = g->L;
     g_clear(g);
     for (int32_t k = 0; k < L->nzones; k++) g->z[k].n = 0;
@@ -1663,9 +1702,11 @@ static void g_new_game(G *g, uint64_t seed) {     /* State.new */
     }
     L->setup(g);
     g->rng = rng_seed_state(seed);
-    g->gen = 0;
+    g->gen = gen;
     L->run(g, 0);
 }
+
+static void g_new_game(G *g, uint64_t seed) { g_new_game_gen(g, seed, 0); }
 
 static double now_s(void) {
     struct timespec ts;
@@ -1768,16 +1809,20 @@ static void trace_after(G *g, GameTrace *t) {
     trace_note(g, t, sc, -1);
 }
 
-/* random decisions to the end: one generator, or one per seat; `t`: the game's trace, or NULL */
-static int play_random(G *g, MT *pick, MT *seats, double deadline, GameTrace *t) {
+/* random decisions to the end: one generator, or one per seat (`seats`); `fast` non-NULL: the fast
+ * generator's streams instead of MT19937 (fast[actor] when `fast_seats`, else fast[0]); `t`: the
+ * game's trace, or NULL */
+static int play_random_with(G *g, MT *pick, MT *seats, uint64_t *fast, int fast_seats, double deadline,
+                            GameTrace *t) {
     while (!g->terminal) {
         if (deadline > 0 && now_s() > deadline) return ST_TIMEOUT;
         rt_flip(g);
         ensure_listing(g);
         int32_t n = g->lst.n;
         if (n <= 0) rt_stop(g, B_STATE);
-        MT *m = seats != NULL ? &seats[g->actor] : pick;
-        int64_t k = mt_randbelow(m, n);
+        int64_t k;
+        if (fast != NULL) k = (int64_t)fast_below(&fast[fast_seats ? g->actor : 0], (uint64_t)n);
+        else k = mt_randbelow(seats != NULL ? &seats[g->actor] : pick, n);
         if (g->trace != NULL && g->ntrace + 2 <= g->tcap) { g->trace[g->ntrace++] = n; g->trace[g->ntrace++] = g->budget; }
         if (GS_UNLIKELY(t != NULL)) trace_move(g, t, (int32_t)k);
         g->L->apply(g, (int32_t)k);
@@ -1785,6 +1830,10 @@ static int play_random(G *g, MT *pick, MT *seats, double deadline, GameTrace *t)
         if (GS_UNLIKELY(t != NULL) && t->mode == 2 && !g->terminal) trace_after(g, t);
     }
     return ST_OK;
+}
+
+static int play_random(G *g, MT *pick, MT *seats, double deadline, GameTrace *t) {
+    return play_random_with(g, pick, seats, NULL, 0, deadline, t);
 }
 
 static int status_of(int why) { return why >= 64 ? ST_BAIL : ST_FAULT; }
@@ -1808,7 +1857,7 @@ static int scores_ok(G *g) {
 
 /* one game of gs_playouts; the setjmp lives here, so that the caller's loop is untouched by a stop */
 static int one_playout(Ctx *c, uint64_t s, int64_t *scores, int32_t *tags, uint64_t *winners, int64_t *decisions,
-                       int32_t *why) {
+                       int32_t *why, int32_t gen) {
     G *g = &c->g;
     jmp_buf jb;
     g->jb = &jb;
@@ -1817,22 +1866,31 @@ static int one_playout(Ctx *c, uint64_t s, int64_t *scores, int32_t *tags, uint6
         *decisions = g->decisions;
         return status_of(g->why);
     }
-    g_new_game(g, s);
-    mt_seed_u64(&c->pick, s);
-    play_random(g, &c->pick, NULL, 0, NULL);
+    g_new_game_gen(g, s, gen);
+    if (gen == 2) {         /* the fast generator: one stream, no seeding table (rng.stream(s, 0)) */
+        uint64_t f = fast_stream(s, 0);
+        play_random_with(g, NULL, NULL, &f, 0, 0, NULL);
+    } else {
+        mt_seed_u64(&c->pick, s);
+        play_random(g, &c->pick, NULL, 0, NULL);
+    }
     if (!scores_ok(g)) rt_stop(g, B_TYPE);
     *why = 0;
     results(g, scores, tags, winners, decisions);
     return ST_OK;
 }
 
-/* n playouts: game i is State.new(seed + i) played with random.Random(seed + i) (Game.playouts) */
+/* n playouts: game i is State.new(seed + i, generator=gen) played with random.Random(seed + i), or under
+ * the fast generator (gen 2) with rng.FastRandom(rng.stream(seed + i, 0)) (Game.playouts); -1 if gen
+ * names no generator */
 GS_EXPORT int64_t gs_playouts(void *ctx, uint64_t seed, int64_t n, int32_t *status, int32_t *why, int64_t *scores,
-                    int32_t *tags, uint64_t *winners, int64_t *decisions) {
+                    int32_t *tags, uint64_t *winners, int64_t *decisions, int32_t gen) {
     Ctx *c = (Ctx *)ctx;
     int32_t P = c->g.L->P;
+    if (gen < 0 || gen > 2) return -1;
     for (int64_t i = 0; i < n; i++)
-        status[i] = one_playout(c, seed + (uint64_t)i, scores + i * P, tags + i * P, winners + i, decisions + i, why + i);
+        status[i] = one_playout(c, seed + (uint64_t)i, scores + i * P, tags + i * P, winners + i, decisions + i, why + i,
+                                gen);
     c->g.jb = NULL;
     return n;
 }
@@ -1842,9 +1900,10 @@ enum { TR_CHANGES = 0, TR_N = 1, TR_SINCE = 2, TR_DEFICIT = 3, TR_COUNTS = 4 };
 
 static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int32_t *keylen, int32_t stride,
                          double timeout, int64_t *scores, int32_t *tags, uint64_t *winners, int64_t *decisions,
-                         int64_t *turns, int64_t *phases, int32_t *why, GameTrace *t, int64_t *tr) {
+                         int64_t *turns, int64_t *phases, int32_t *why, GameTrace *t, int64_t *tr, int32_t gen) {
     G *g = &c->g;
     const Layout *L = g->L;
+    uint64_t fs[64];        /* the fast generator: seat p's stream, rng.stream(seed, p + 1) */
     jmp_buf jb;
     g->jb = &jb;
     if (setjmp(jb) != 0) {
@@ -1853,7 +1912,10 @@ static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int3
         return status_of(g->why);
     }
     double t0 = timeout > 0 ? now_s() : 0;
-    for (int32_t p = 0; p < L->P; p++) mt_init_by_array(&c->seats[p], keys + (int64_t)p * stride, keylen[p]);
+    if (gen == 2)
+        for (int32_t p = 0; p < L->P; p++) fs[p] = fast_stream(seed, (uint64_t)p + 1);
+    else
+        for (int32_t p = 0; p < L->P; p++) mt_init_by_array(&c->seats[p], keys + (int64_t)p * stride, keylen[p]);
     if (t != NULL) {
         int32_t na = L->nactions + 1;
         t->counts = tr + TR_COUNTS;
@@ -1865,9 +1927,9 @@ static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int3
     }
     g->phases_seen = 0;
     g->last_phase = -1000;
-    g_new_game(g, seed);
+    g_new_game_gen(g, seed, gen);
     if (!g->terminal && g->phase != g->last_phase) { g->phases_seen++; g->last_phase = g->phase; }
-    int st = play_random(g, NULL, c->seats, timeout > 0 ? t0 + timeout : 0, t);
+    int st = play_random_with(g, NULL, c->seats, gen == 2 ? fs : NULL, 1, timeout > 0 ? t0 + timeout : 0, t);
     *why = 0;
     if (st == ST_TIMEOUT) {
         *decisions = g->decisions;
@@ -1911,17 +1973,18 @@ static int one_simulated(Ctx *c, uint64_t seed, const uint32_t *keys, const int3
  * the lowest score wins; game i's trace in tr[i * tstride ..]: TR_CHANGES, TR_N, TR_SINCE (-1: no
  * sole winner), TR_DEFICIT, then per action (the skip last) its count, then its first decision
  * (tstride >= 4 + 2 * (nactions + 1)). `unit_of`: NULL, the seats lead; else (scoring.per_team)
- * each seat's team, of `units` teams: the teams lead (the score function takes a team). -1 if the
- * arguments do not fit. */
+ * each seat's team, of `units` teams: the teams lead (the score function takes a team). `gen`: the
+ * games' generator (0 shake128 or 1 xorshift64*, the seats MT19937 from `keys`; 2 the fast one, the
+ * seats' streams derived from the seed, `keys` unread). -1 if the arguments do not fit. */
 GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const uint32_t *keys, const int32_t *keylen,
                     int32_t stride, double timeout, int32_t *status, int32_t *why, int64_t *scores, int32_t *tags,
                     uint64_t *winners, int64_t *decisions, int64_t *turns, int64_t *phases, double *seconds,
                     int32_t trace, int64_t sign, int64_t *tr, int64_t tstride, int32_t units,
-                    const int32_t *unit_of) {
+                    const int32_t *unit_of, int32_t gen) {
     Ctx *c = (Ctx *)ctx;
     const Layout *L = c->g.L;
     int32_t P = L->P;
-    if (P > 64) return -1;
+    if (P > 64 || gen < 0 || gen > 2) return -1;
     GameTrace gt;
     GameTrace *t = NULL;
     if (trace != 0) {
@@ -1941,9 +2004,9 @@ GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const
     }
     for (int64_t i = 0; i < n; i++) {
         double t0 = now_s();
-        status[i] = one_simulated(c, seeds[i], keys + i * P * stride, keylen + i * P, stride, timeout,
-                                  scores + i * P, tags + i * P, winners + i, decisions + i, turns + i, phases + i,
-                                  why + i, t, t != NULL ? tr + i * tstride : NULL);
+        status[i] = one_simulated(c, seeds[i], gen == 2 ? NULL : keys + i * P * stride, gen == 2 ? NULL : keylen + i * P,
+                                  stride, timeout, scores + i * P, tags + i * P, winners + i, decisions + i, turns + i,
+                                  phases + i, why + i, t, t != NULL ? tr + i * tstride : NULL, gen);
         seconds[i] = now_s() - t0;
     }
     c->g.jb = NULL;
@@ -1996,7 +2059,7 @@ static int load_state(G *g, const int64_t *buf, int64_t len) {
     g->budget = rd(&r); g->spent = rd(&r); g->rng = (uint64_t)rd(&r); g->gen = (int32_t)rd(&r);
     int64_t listed = rd(&r);
     if (g->pending < -1 || g->pending >= L->nchoose || g->actor < 0 || g->actor >= L->P || g->cur < 0 ||
-        g->cur >= L->P || (g->gen != 0 && g->gen != 1)) return -1;
+        g->cur >= L->P || (g->gen < 0 || g->gen > 2)) return -1;
     for (int32_t c = 0; c < L->ncards; c++) g->loc[c] = -1;
     for (int32_t zi = 0; zi < L->nzones; zi++) {
         int64_t n = rd(&r);
@@ -2129,9 +2192,17 @@ GS_EXPORT int64_t gs_trace(void *ctx, uint64_t seed, int64_t *out, int64_t cap, 
 
 /* the RNGs alone, for the tests */
 GS_EXPORT uint64_t gs_test_shuffle(uint64_t state, int32_t *items, int64_t n, int gen) {
-    return gen == 0 ? rng_shuffle_shake(state, items, n) : rng_shuffle_xorshift(state, items, n);
+    return gen == 0 ? rng_shuffle_shake(state, items, n) : gen == 2 ? rng_shuffle_fast(state, items, n)
+                    : rng_shuffle_xorshift(state, items, n);
 }
 GS_EXPORT uint64_t gs_test_seed_state(uint64_t seed) { return rng_seed_state(seed); }
+/* the fast generator's draws: out[k] = fast_below(state, below[k]) in turn (lane >= 0: from
+ * fast_stream(state, lane) instead); the state after */
+GS_EXPORT uint64_t gs_test_fast(uint64_t state, int64_t lane, const uint64_t *below, int64_t n, uint64_t *out) {
+    uint64_t s = lane >= 0 ? fast_stream(state, (uint64_t)lane) : state;
+    for (int64_t k = 0; k < n; k++) out[k] = below[k] >= 1 ? fast_below(&s, below[k]) : 0;
+    return s;
+}
 GS_EXPORT void gs_test_mt(const uint32_t *key, int keylen, int64_t n, const int64_t *below, int64_t *out, uint32_t *state) {
     MT m;
     mt_init_by_array(&m, key, keylen);

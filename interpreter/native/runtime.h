@@ -83,7 +83,7 @@ typedef struct G {
     V *v;
     Flow *ff;
     Stored *stored; int32_t nstored, stcap;
-    uint64_t rng; int32_t gen;     /* gen 0: shake128, 1: xorshift64* */
+    uint64_t rng; int32_t gen;     /* gen 0: shake128, 1: xorshift64*, 2: splitmix64 (the fast one) */
     int32_t pc, pending, actor, cur, phase, terminal;
     int64_t turns, decisions, budget, spent;
     V *scores; uint64_t winners;
@@ -432,6 +432,8 @@ V rt_copy_to_listing(G *g, Listing *l, V v);
 uint64_t rng_seed_state(uint64_t seed);
 uint64_t rng_shuffle_shake(uint64_t state, int32_t *items, int64_t n);
 uint64_t rng_shuffle_xorshift(uint64_t state, int32_t *items, int64_t n);
+uint64_t rng_shuffle_fast(uint64_t state, int32_t *items, int64_t n);
+uint64_t fast_stream(uint64_t seed, uint64_t lane);
 void mt_init_by_array(MT *m, const uint32_t *key, int n);
 void mt_seed_u64(MT *m, uint64_t seed);
 uint32_t mt_next(MT *m);
