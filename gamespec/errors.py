@@ -129,8 +129,8 @@ class GameFailed(GamespecError):
 
 
 class UndoRefused(GamespecError):
-    """The rule refuses the undo; `.kind`: game-over, undo-too-late, undo-revealed, undo-shuffled or
-    undo-informative."""
+    """The rule refuses the undo; `.kind`: game-over, undo-too-late, undo-revealed (the decision made something
+    known) or undo-shuffled."""
 
     def __init__(self, message, kind):
         super().__init__(message)

@@ -88,7 +88,8 @@ def test_play_a_whole_game_in_a_terminal(path):
 
 
 UNDO_ANSWERS = [r"Nothing to undo: you have not decided yet\.",
-                r"Cannot undo: that decision (?:showed a card|led to a shuffle): it can no longer be taken back\.",
+                r"Cannot undo: that decision (?:made something known \(a card shown, or an answer that depends on cards "
+                r"not everyone sees\)|led to a shuffle): it can no longer be taken back\.",
                 r"Cannot undo: only your own last decision can be taken back, before anyone decides after it "
                 r"\((?:seat \d+(?: and )?)+ decided since\)\.",
                 r"Undone: decision (\d+) is taken back\."]

@@ -1,7 +1,7 @@
 """The undo rule (gamespec/table/undo.py; docs/web.md, Undo) against what a decision makes known
 without showing a card: a question answered in a public variable (`specs/asks.yaml`). Once, a seat
 could ask "do you hold a r?" for each rank and take each question back, learning the other hand at
-decision 0; now the question is refused (`undo-informative`) at the terminal and in the browser,
+decision 0; now the question is refused (`undo-revealed`) at the terminal and in the browser,
 by an answer decided by what every seat knows only."""
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_a_question_taken_back_no_longer_tells_the_other_hand():
     decision makes known through a variable, all six undos were allowed and the answers were the
     other hand's ranks exactly, the game still at decision 0; now the first is refused, the question
     is asked once, and the table is as the refusal found it."""
-    from gamespec.table.undo import INFORMATIVE, UndoRefused, take_back
+    from gamespec.table.undo import REVEALED, UndoRefused, take_back
     t, _ = _terminal()
     answers = {}
     for r in range(1, 7):
@@ -43,7 +43,7 @@ def test_a_question_taken_back_no_longer_tells_the_other_hand():
         answers[r] = t.state.observation(0)["variables"]["holds"]
         with pytest.raises(UndoRefused) as e:
             take_back(t, 0)
-        assert e.value.kind == "undo-informative" and str(e.value) == INFORMATIVE
+        assert e.value.kind == "undo-revealed" and str(e.value) == REVEALED
         assert t.state.decisions == 1 and len(t.actions) == 1 and t.notes == []
     assert len(answers) == 1, answers
 
@@ -62,15 +62,16 @@ def test_asking_nothing_is_taken_back():
 
 def test_the_terminal_refuses_the_question_with_its_reason():
     """`u` at the terminal (Table.take_back, the rule of every table) says why and keeps the game."""
+    from gamespec.table.undo import REVEALED
     t, out = _terminal(seed=4)
     t.apply(_index(t.state, "ask", r=3))
     assert t.take_back() is False
-    assert "Cannot undo: that decision made something known: it can no longer be taken back." in out.getvalue()
+    assert f"Cannot undo: {REVEALED}." in out.getvalue()
     assert t.state.decisions == 1
 
 
 def test_the_browser_refuses_the_question():
-    """The same rule behind `POST /api/seat/TOKEN/undo`: 409 `undo-informative`, the game untouched;
+    """The same rule behind `POST /api/seat/TOKEN/undo`: 409 `undo-revealed`, the game untouched;
     a decision that tells nothing is still taken back there."""
     pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
     pytest.importorskip("httpx", reason="the web extra is not installed: pip install '.[web]'")
@@ -91,7 +92,7 @@ def test_the_browser_refuses_the_question():
         r = c.post(f"/api/seat/{toks[p]}/act", json={"at": 0, "action": {"action": "ask", "r": 2}})
         assert r.status_code == 200, r.text
         r = c.post(f"/api/seat/{toks[p]}/undo", json={"at": 1})
-        assert r.status_code == 409 and r.json()["error"] == "undo-informative", r.text
+        assert r.status_code == 409 and r.json()["error"] == "undo-revealed", r.text
         assert "made something known" in r.json()["message"]
         assert t.state.decisions == 1 and t.notes == []
         # the discard shows a card (undo-revealed); the other seat then asks nothing: taken back
@@ -131,7 +132,7 @@ def test_the_answer_is_the_same_in_every_world_a_seat_cannot_tell_apart():
     decision, its undo's answer (with the rule's own number of worlds) in worlds each seat cannot tell
     from this one, the decision played there as that seat saw it, is the answer here."""
     from gamespec.interpreter.views import find_view_action
-    from gamespec.table.undo import refusal
+    from gamespec.table.undo import answer, refusal
     g = load(ASKS)
     rng = random.Random(7)
     kinds = set()
@@ -143,8 +144,8 @@ def test_the_answer_is_the_same_in_every_world_a_seat_cannot_tell_apart():
             legal = s.view(p).legal_actions
             action = legal[rng.randrange(len(legal))]
             s.apply(action.index)
-            real = refusal(before, s, before.legal_actions()[action.index])
-            kinds.add(real)
+            kinds.add(refusal(before, s, before.legal_actions()[action.index]))
+            real = answer(before, s, before.legal_actions()[action.index])
             for q in range(2):
                 seen = s.observation(q)
                 d0 = before.determinize(q, random.Random(rng.getrandbits(32)))
@@ -154,7 +155,7 @@ def test_the_answer_is_the_same_in_every_world_a_seat_cannot_tell_apart():
                     d1 = d0.clone()
                     d1.apply(i)
                     if d1.observation(q) == seen:
-                        assert refusal(d0, d1, d0.legal_actions()[i]) == real, (seed, s.decisions, q)
+                        assert answer(d0, d1, d0.legal_actions()[i]) == real, (seed, s.decisions, q)
     assert {None, "revealed", "informative"} <= kinds, kinds
 
 

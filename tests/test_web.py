@@ -105,7 +105,7 @@ def _leak_games(path, games):
     can), the answer to every undo too."""
     rng = random.Random(5)
     checked = changed = messages = 0
-    undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0, "undo-informative": 0, "undo-too-late": 0}
+    undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0, "undo-too-late": 0}
     worlds = 0
     with _client([path]) as client:
         for players, seed in games:

@@ -241,7 +241,7 @@ def _play_until(t, pred, rng, limit=2000):
 
 
 def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
-    from gamespec.table.undo import MESSAGES, refusal
+    from gamespec.table.undo import MESSAGES, answer
     with _client([BALI]) as c:
         t, toks, _ = _table(c, undo=True, seed=3)
         off, offtoks, _ = _table(c, undo=False, seed=3)
@@ -271,7 +271,7 @@ def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
                 prev = t.game.new_game(players=3, seed=3, log=True)
                 for a in t.actions[:-1]:
                     prev.apply(a)
-                why = refusal(prev, t.state, t.actions[-1])
+                why = answer(prev, t.state, t.actions[-1])
                 expect = why is None
                 if p == 0:        # over the socket
                     ws0.send_text(json.dumps({"type": "undo", "at": t.state.decisions}))
@@ -328,13 +328,13 @@ def _specs_for_undo():
 @pytest.mark.parametrize("path,players", _specs_for_undo(),
                          ids=lambda x: os.path.basename(x)[:-5] if x.endswith(".yaml") else x)
 def test_the_undo_answer_is_the_same_in_every_world_of_every_spec(path, players):
-    """The rule itself (gamespec/table/undo.py, refusal, with 4 public worlds drawn) over a game of
+    """The rule itself (gamespec/table/undo.py, answer, with 4 public worlds drawn) over a game of
     every spec, after every decision: the answer to an undo of it is the answer in worlds each seat
     cannot tell from this one (as web_live.undo_in_worlds, without the tables). The rule once
     compared only what players knew before and after: a card shown then shuffled back, or a card
     drawn after a refill's shuffle (one the drawer had seen, or not), made the answer tell a seat of
     cards it does not see."""
-    from gamespec.table.undo import refusal
+    from gamespec.table.undo import answer
     from helpers import load
     from gamespec.interpreter.views import find_view_action
     g = load(path)
@@ -348,7 +348,7 @@ def test_the_undo_answer_is_the_same_in_every_world_of_every_spec(path, players)
         legal = s.view(p).legal_actions
         action = legal[rng.randrange(len(legal))]
         s.apply(action.index)
-        real = refusal(before, s, before.legal_actions()[action.index], worlds=4)
+        real = answer(before, s, before.legal_actions()[action.index], worlds=4)
         refused += real is not None
         for q in range(P):
             seen = s.observation(q)
@@ -359,7 +359,7 @@ def test_the_undo_answer_is_the_same_in_every_world_of_every_spec(path, players)
                 d1 = d0.clone()
                 d1.apply(i)
                 if d1.observation(q) == seen:
-                    got = refusal(d0, d1, d0.legal_actions()[i], worlds=4)
+                    got = answer(d0, d1, d0.legal_actions()[i], worlds=4)
                     assert got == real, (f"seat {q} could tell a world from this one by the answer to "
                                          f"seat {p}'s undo of decision {s.decisions} ({real}, {got})")
                     compared += 1
@@ -383,7 +383,7 @@ def test_a_spectator_sees_the_public_view_only(path):
         assert c.get(d["watch"]).status_code == 200
         rng = random.Random(3)
         checked = 0
-        undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0, "undo-informative": 0}
+        undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0}
         played = []
         with c.websocket_connect(f"/ws/{watch}") as ws:
             got = ws.receive_text()
@@ -481,7 +481,7 @@ def test_tables_survive_a_restart_and_links_still_work(tmp_path):
         assert r.status_code == 200
         # the undo rule goes on after the restart (who decided is re-played too), notes kept
         r = c.post(f"/api/seat/{toks[p]}/undo", json={"at": t2.state.decisions})
-        assert r.status_code == 200 or r.json()["error"] in ("undo-revealed", "undo-shuffled", "undo-informative"), \
+        assert r.status_code == 200 or r.json()["error"] in ("undo-revealed", "undo-shuffled"), \
             r.text
         assert t2.notes[:len(notes)] == notes
         new, _, _ = _table(c, seed=1)

@@ -10,7 +10,7 @@ import socket
 import threading
 import time
 
-from gamespec.table.undo import WORLDS, refusal, replay
+from gamespec.table.undo import WORLDS, answer, replay
 from gamespec.web import create_app
 
 
@@ -71,9 +71,9 @@ class LiveServer:
 
 def undo_answer(before, after, action, worlds=WORLDS) -> str:
     """What an undo of the decision `action` from `before` to `after` is answered
-    (gamespec/table/undo.py, refusal; `worlds` public worlds drawn): taken-back, undo-revealed,
-    undo-shuffled or undo-informative."""
-    why = refusal(before, after, action, worlds)
+    (gamespec/table/undo.py, answer; `worlds` public worlds drawn): taken-back, undo-revealed or
+    undo-shuffled."""
+    why = answer(before, after, action, worlds)
     return "taken-back" if why is None else f"undo-{why}"
 
 

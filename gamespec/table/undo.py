@@ -7,7 +7,9 @@
   for every card and every player what they see or know is compared with now, with what the
   decision showed on its way, and a decision that shuffled is refused (`news`); and what a seat
   observes otherwise (a public variable, a score, the flow, its legal actions) is compared in worlds
-  drawn from what every seat knows (`informative`); `refusal` gives the first reason;
+  drawn from what every seat knows (`informative`); `refusal` gives the first reason, and a seat is
+  told one of two (`undo-shuffled`, `undo-revealed`: the shown card and the informative answer
+  are one reason for them);
 - **logged**: a public note, "seat 1 took back decision 14", placed after decision 13.
 
 A table here is any object with `game`, `players`, `seed`, `options`, `state` (played with
@@ -20,10 +22,15 @@ from gamespec.errors import UndoRefused
 
 GAME_OVER = "the game is over"
 TOO_LATE = "only your own last decision can be taken back, before anyone decides after it"
-REVEALED = "that decision showed a card: it can no longer be taken back"
 SHUFFLED = "that decision led to a shuffle: it can no longer be taken back"
-INFORMATIVE = "that decision made something known: it can no longer be taken back"
-MESSAGES = {"revealed": REVEALED, "shuffled": SHUFFLED, "informative": INFORMATIVE}
+REVEALED = "that decision made something known (a card shown, or an answer that depends on cards not " \
+    "everyone sees): it can no longer be taken back"
+# A card shown (news) and an answer that depends on hidden cards (informative) are one public reason:
+# which of the two held can depend on what the decision chose where others do not see it (a look at a
+# card the chooser already knew shows nothing new), so naming them apart would tell (a leak found by
+# the every-world test on tests/specs/reinsert.yaml)
+MESSAGES = {"revealed": REVEALED, "shuffled": SHUFFLED}
+PUBLIC = {"shuffled": "shuffled", "revealed": "revealed", "informative": "revealed"}
 
 
 def replay(game, players, seed, options, actions):
@@ -63,9 +70,11 @@ def news(before, after):
             for _, cards, masks in ev[4]:
                 if any(m & ~known(c) & rs.ALL for c, m in zip(cards, masks)):
                     return "revealed"
-        elif ev[0] == "r":              # a look: player ev[1] saw these cards
-            if any(not known(c) >> ev[1] & 1 for c in ev[2]):
-                return "revealed"
+        elif ev[0] == "r" and ev[2]:    # a look: player ev[1] saw these cards
+            # whether the looker knew them already can depend on which cards they chose where the
+            # others do not see (a look at a card of a hidden pile): any look refuses, so the answer
+            # tells nothing of that choice (found by the every-world test on tests/specs/reinsert.yaml)
+            return "revealed"
     return None
 
 
@@ -230,6 +239,13 @@ def refusal(before, after, action, worlds=WORLDS):
     return news(before, after) or ("informative" if informative(before, action, worlds) else None)
 
 
+def answer(before, after, action, worlds=WORLDS):
+    """What a seat is told of the undo of `action` (from `before` to `after`): None (taken back),
+    "shuffled" or "revealed" (refusal's reasons, the last two made one: PUBLIC)."""
+    why = refusal(before, after, action, worlds)
+    return None if why is None else PUBLIC[why]
+
+
 def learned(before, after) -> bool:
     """Did the decision from `before` to `after` make anything known (news)?"""
     return news(before, after) is not None
@@ -249,7 +265,7 @@ def check(table, seat):
     otherwise. The table is not touched."""
     check_public(table, seat)
     before = replay(table.game, table.players, table.seed, table.options, table.actions[:-1])
-    why = refusal(before, table.state, table.actions[-1])
+    why = answer(before, table.state, table.actions[-1])
     if why is not None:
         raise UndoRefused(MESSAGES[why], f"undo-{why}")
     return before
