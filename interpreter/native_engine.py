@@ -13,18 +13,15 @@ import threading
 from array import array
 from hashlib import sha512 as _sha512
 
+from gamespec import mirrors as _mirrors
+
 if sys.byteorder != "little":       # the words of a seed are read as little-endian (and so is the C side)
     raise ImportError("the native engine needs a little-endian machine")
 
-# why codes (runtime.h): the check each fault corresponds to, for reports and tests
-WHY = {1: "budget", 2: "runtime", 3: "runtime", 4: "runtime", 5: "runtime", 6: "not-a-player", 7: "int-size",
-       8: "value-size", 9: "empty-zone", 10: "no-legal-action", 11: "type", 12: "runtime", 13: "runtime",
-       14: "game-budget", 15: "game-steps", 16: "flow", 17: "simultaneous", 18: "budget", 19: "runtime",
-       20: "runtime", 21: "budget", 22: "runtime",
-       64: "bail: a value of another kind", 65: "bail: a text built at run time", 66: "bail: beyond 64 bits",
-       67: "bail: arena memory", 68: "bail: not a card", 69: "bail: state", 70: "bail: a limit",
-       71: "bail: a trace C does not follow"}
-ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = 0, 1, 2, 3
+# why codes (runtime.h's enum, one table: gamespec/mirrors.py): the check each fault corresponds to, for
+# reports and tests; the game's status after C ran it
+WHY = _mirrors.WHY
+ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = (_mirrors.STATUS[k] for k in ("ST_OK", "ST_FAULT", "ST_BAIL", "ST_TIMEOUT"))
 T_NONE, T_BOOL, T_INT, T_STR, T_LIST = 0, 1, 2, 3, 4
 GEN = {"shake128": 0, "xorshift64*": 1, "splitmix64": 2}   # interpreter/rng.py's generators: runtime.c's g->gen
 ABI = 4

@@ -41,7 +41,7 @@ EXTRA_MODULES = {"gamespec.web.server", "gamespec.envs.pz", "gamespec.envs.opens
 
 
 def layer(mod: str) -> str:
-    if mod in ("gamespec", "gamespec.errors"):
+    if mod in ("gamespec", "gamespec.errors", "gamespec.mirrors"):
         return "base"
     if mod.startswith(("gamespec.spec", "gamespec.grammar")):
         return "front"
@@ -169,7 +169,7 @@ def _loaded(code):
     return set(out.stdout.split())
 
 
-@pytest.mark.parametrize("leaf", ["gamespec.errors", "gamespec.interpreter.rng", "gamespec.interpreter.runtime", "gamespec.spec.ast",
+@pytest.mark.parametrize("leaf", ["gamespec.errors", "gamespec.mirrors", "gamespec.interpreter.rng", "gamespec.interpreter.runtime", "gamespec.spec.ast",
                                   "gamespec.spec.builtins", "gamespec.spec.visibility"])
 def test_importing_a_leaf_loads_no_parser_and_nothing_above_it(leaf):
     mods = _loaded(f"import {leaf}")

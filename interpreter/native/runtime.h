@@ -30,7 +30,9 @@ static inline V vlist(List *l) { V v; v.i = (int64_t)(intptr_t)l; v.t = T_LIST; 
 
 /* ---- how a game stops early -------------------------------------------------------------- */
 /* A fault: Python's engine stops the game there too. A bail: Python's dynamic semantics would go
- * on where this code does not follow (the game is played again in Python, which decides). */
+ * on where this code does not follow (the game is played again in Python, which decides).
+ * One table declares these codes (gamespec/mirrors.py: STATUS, FAULTS, BAILS); tests/test_mirrors.py
+ * holds these enums equal to it, and interpreter/native_engine.WHY reads it. */
 enum { ST_OK = 0, ST_FAULT = 1, ST_BAIL = 2, ST_TIMEOUT = 3, ST_ERROR = 4 };
 enum {
     W_NONE = 0,
@@ -40,8 +42,7 @@ enum {
     F_GAME_BUDGET = 14, F_GAME_STEPS = 15, F_FLOW = 16, F_SIMULTANEOUS = 17, F_CHOICES = 18,
     F_DEAL = 19, F_MARK = 20, F_RANGE = 21, F_TEAM = 22,
     /* bails */
-    B_TYPE = 64, B_TEXT = 65, B_OVERFLOW = 66, B_MEMORY = 67, B_CARD = 68, B_STATE = 69, B_LIMIT = 70,
-    B_TRACE = 71
+    B_TYPE = 64, B_TEXT = 65, B_OVERFLOW = 66, B_MEMORY = 67, B_CARD = 68, B_STATE = 69, B_LIMIT = 70
 };
 
 /* ---- arenas ------------------------------------------------------------------------------ */

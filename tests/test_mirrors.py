@@ -1,0 +1,96 @@
+"""The engines are kept in step by tables, not by hand (docs/native.md, "One table of mirrors"): each
+fault and bail code, each limit, each flow instruction kind and each built-in is declared once, and a
+test here fails when one exists in one engine and not the other, or when a copy (runtime.h's enum and
+#defines) differs from its table."""
+from __future__ import annotations
+
+import ast
+import glob
+import os
+import re
+
+from helpers import ROOT
+
+from gamespec import mirrors as M
+
+NATIVE = os.path.join(ROOT, "interpreter", "native")
+C_RUNTIME = [os.path.join(NATIVE, f) for f in ("runtime.h", "runtime.c", "step.c")]
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _header():
+    return _read(os.path.join(NATIVE, "runtime.h"))
+
+
+def _py_files(*folders):
+    for folder in folders:
+        yield from glob.glob(os.path.join(ROOT, folder, "**", "*.py"), recursive=True)
+
+
+def _c_side():
+    """Every text that makes C: the run-time sources and the generator's Python."""
+    return "\n".join(_read(p) for p in C_RUNTIME + list(_py_files(os.path.join("gamespec", "compile", "native"))))
+
+
+# -- faults ------------------------------------------------------------------------------------------
+def test_the_headers_stop_codes_are_the_table():
+    """runtime.h's enum of faults and bails, and its statuses, are gamespec/mirrors.py's rows."""
+    h = _header()
+    enum = {m[0]: int(m[1]) for m in re.findall(r"\b([FB]_[A-Z0-9_]+) = (\d+)", h)}
+    assert enum == M.STOP_CODES, ("runtime.h's codes and gamespec/mirrors.py's FAULTS/BAILS differ (a new code "
+                                  "is a row there, with the check the Python engine raises): "
+                                  f"{sorted(set(enum.items()) ^ set(M.STOP_CODES.items()))}")
+    status = {m[0]: int(m[1]) for m in re.findall(r"\b(ST_[A-Z]+) = (\d+)", h)}
+    assert status == M.STATUS
+    codes = [s.code for s in M.FAULTS + M.BAILS]
+    assert len(set(codes)) == len(codes) and all(s.code < 64 for s in M.FAULTS) and all(s.code >= 64 for s in M.BAILS)
+
+
+def test_every_stop_code_is_used_by_c():
+    """A code in the table that no C stops with is a mirror of nothing."""
+    text = _c_side()
+    unused = [s.name for s in M.FAULTS + M.BAILS if len(re.findall(rf"\b{s.name}\b", text)) < 2]
+    assert not unused, f"codes declared but never stopped with: {unused}"
+
+
+def _python_checks():
+    """(check, file:line) of every SpecRuntimeError check the Python engine raises by name."""
+    out = []
+    for path in _py_files("interpreter", os.path.join("gamespec", "compile")):
+        if os.sep + "native" + os.sep in path or path.endswith(("native_engine.py", "native_step.py")):
+            continue
+        for node in ast.walk(ast.parse(_read(path))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            got = [k.value for k in node.keywords if k.arg == "check"]
+            if name in ("fault", "_fault") and len(node.args) >= 2:
+                got.append(node.args[1])
+            for g in got:
+                if isinstance(g, ast.Constant) and isinstance(g.value, str):
+                    out.append((g.value, f"{os.path.relpath(path, ROOT)}:{node.lineno}"))
+    return out
+
+
+def test_every_fault_is_a_check_the_python_engine_raises_and_back():
+    """Each C fault names the check the Python engine raises there; each check the Python engine raises
+    is mirrored by a C fault or listed, with its reason, as Python's alone."""
+    raised = _python_checks()
+    names = {c for c, _ in raised} | {"runtime"}        # fault()'s default
+    assert len(raised) > 20
+    missing = [s.name for s in M.FAULTS if s.check not in names]
+    assert not missing, f"faults whose check the Python engine never raises: {missing}"
+    mirrored = {s.check for s in M.FAULTS} | set(M.PYTHON_ONLY_CHECKS)
+    orphans = sorted({f"{c} ({where})" for c, where in raised if c not in mirrored})
+    assert not orphans, f"checks the Python engine raises that no C fault mirrors: {orphans}"
+
+
+def test_the_native_engine_reads_the_table():
+    from gamespec.interpreter import native_engine as ne
+    assert ne.WHY is M.WHY
+    assert (ne.ST_OK, ne.ST_FAULT, ne.ST_BAIL, ne.ST_TIMEOUT) == tuple(M.STATUS[k] for k in
+                                                                        ("ST_OK", "ST_FAULT", "ST_BAIL", "ST_TIMEOUT"))
