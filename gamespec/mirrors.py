@@ -52,7 +52,6 @@ FAULTS = (
     _f(20, "F_MARK", "runtime", "a mark's value of the wrong type"),
     _f(21, "F_RANGE", "budget", "range() of more than MAX_RANGE numbers"),
     _f(22, "F_TEAM", "runtime", "a team index that is not a team"),
-    _f(23, "F_REACT", "react", "a reaction window's responder listed twice"),
 )
 
 #: bails: C stops where Python's dynamic semantics go on in a way the C code does not follow
@@ -91,8 +90,8 @@ class Limit:
     value: int
     what: str
     #: where C holds it: "header" (a #define of this name in runtime.h, held equal by the mirror
-    #: test), "emitted" (the generator writes the value into the generated C), "python" (the Python
-    #: stages only: C never meets it, the reason in `what`)
+    #: test), "emitted" (the C generator reads it here), "python" (the Python stages decide it: C
+    #: never meets it, or only through values the generator hands over; the reason in `what`)
     c: str
 
 
@@ -117,9 +116,10 @@ LIMITS = (
     _l("MAX_COMBOS_WALKED", 20_000_000, "header", "subsets C walks for one parameter (beyond: B_LIMIT; "
        "Python is bounded by the step budget)"),
     _l("MAX_SEARCH", 100_000, "header", "a C search's listing size and path length (beyond: B_LIMIT)"),
-    _l("STEPS_PER_DECISION", 100_000, "emitted", "limits.steps_per_decision's default"),
-    _l("DECISIONS_PER_GAME", 100_000, "emitted", "limits.decisions_per_game's default"),
-    _l("STEPS_PER_GAME", 5_000_000, "emitted", "limits.steps_per_game's default"),
+    # a spec's budgets' defaults (the checker's); C gets the spec's values in its Layout
+    _l("STEPS_PER_DECISION", 100_000, "python", "limits.steps_per_decision's default"),
+    _l("DECISIONS_PER_GAME", 100_000, "python", "limits.decisions_per_game's default"),
+    _l("STEPS_PER_GAME", 5_000_000, "python", "limits.steps_per_game's default"),
 )
 
 #: name -> value, and each limit as a module constant (from gamespec.mirrors import MAX_LIST)

@@ -9,16 +9,13 @@ backend's C runtime mirrors it. It imports nothing above the interpreter.
 from __future__ import annotations
 
 from gamespec.errors import SpecRuntimeError
+from gamespec.mirrors import (INT_LIMIT, MAX_CALL_DEPTH, MAX_CHOICES, MAX_EXPONENT, MAX_LIST,  # noqa: F401
+                              MAX_RANGE, MAX_TEXT)
 
 from . import rng
 from .actions import Action
 
-# -- limits ---------------------------------------------------------------------------------
-INT_LIMIT = 1 << 63            # numbers a rule stores stay strictly between -2**63 and 2**63
-MAX_EXPONENT = 64
-MAX_RANGE = 100_000            # numbers in one range(...)
-MAX_LIST = 100_000             # items in a list a rule builds
-MAX_TEXT = 1_000_000           # characters in a string a rule builds
+# -- limits: one table both engines read (gamespec/mirrors.py, LIMITS), imported above --------
 
 
 # -- faults and control flow -------------------------------------------------------------
@@ -304,9 +301,9 @@ def checked_range(s, a, b):
 
 
 def numbers(lo, hi, name):
-    """The candidate values of a number parameter `lo..hi` (at most 10000)."""
-    if hi - lo > 10_000:
-        fault(f"parameter '{name}' has {hi - lo + 1} values; the limit is 10000", "budget")
+    """The candidate values of a number parameter `lo..hi` (at most MAX_CHOICES)."""
+    if hi - lo > MAX_CHOICES:
+        fault(f"parameter '{name}' has {hi - lo + 1} values; the limit is {MAX_CHOICES}", "budget")
     return range(lo, hi + 1)
 
 
@@ -549,7 +546,7 @@ def _first_of(p):
 
 
 # -- functions (docs/language.md, Functions) ---------------------------------------------------
-MAX_CALL_DEPTH = 32      # calls of spec functions nested (recursion included)
+# MAX_CALL_DEPTH (gamespec/mirrors.py): calls of spec functions nested (recursion included)
 
 
 def enter_call(s, depth, w):

@@ -21,11 +21,12 @@ from gamespec.errors import GamespecError, IllegalAction, SpecRuntimeError, Stat
 from .rng import XORSHIFT, check_generator
 from .snapshot import FORMAT, to_json  # noqa: F401 - to_json is the other half of this module's contract
 from .snapshot import same_json as _same
+from gamespec.mirrors import INT_LIMIT
 
-INT_LIMIT = 1 << 63          # numbers of the rule language are bounded by this
+# INT_LIMIT (gamespec/mirrors.py): numbers of the rule language are bounded by it
 MAX_SEED_BITS = 4096
 SEED_LIMIT = 1 << 64         # seeds are 0 .. 2**64 - 1 (gamespec.game.check_seed)
-MAX_LIST = 1_000_000         # no list of a saved state is longer than this (a guard, not a rule)
+MAX_SAVED_LIST = 1_000_000   # no list of a saved state is longer than this (a guard, not a rule)
 
 _KEYS = {"format", "game", "spec_sha256", "players", "options", "seed", "zones", "vars", "face", "known",
          "rng", "pc", "pending", "actor", "current", "phase", "flow", "turns", "decisions", "terminal",
@@ -68,11 +69,11 @@ def _scalar(x):
 
 def _value(x):
     """A scalar, or a list of scalars (card attributes may be lists)."""
-    return _scalar(x) or (type(x) is list and len(x) <= MAX_LIST and all(_scalar(y) for y in x))
+    return _scalar(x) or (type(x) is list and len(x) <= MAX_SAVED_LIST and all(_scalar(y) for y in x))
 
 
 def _list(x, what):
-    _need(type(x) is list and len(x) <= MAX_LIST, f"{what} is not a list")
+    _need(type(x) is list and len(x) <= MAX_SAVED_LIST, f"{what} is not a list")
     return x
 
 
@@ -290,7 +291,7 @@ def _from_json(game, d):
             _need(type(x) is list, f"variable '{decl.name}' is not a list")
             _cards(x, rs, f"variable '{decl.name}'")
         elif decl.type == "list":
-            _need(type(x) is list and len(x) <= MAX_LIST and all(_value(y) for y in x),
+            _need(type(x) is list and len(x) <= MAX_SAVED_LIST and all(_value(y) for y in x),
                   f"variable '{decl.name}' is not a list of values")
         elif decl.type == "card":
             _need(x is None or _is_int(x, 0, rs.ncards), f"variable '{decl.name}' names no card")
@@ -433,7 +434,7 @@ def _check_flow(flow, fors, ch, rs, windows=()):
     for st, (_, lkey), (_, var, vkey) in zip(fors, lists, vars_):
         _need(var == st.var, f"flow variable {vkey!r} is not the loop variable '{st.var}'")
         pair = flow[lkey]
-        _need(type(pair) is list and len(pair) == 2 and type(pair[0]) is list and len(pair[0]) <= MAX_LIST,
+        _need(type(pair) is list and len(pair) == 2 and type(pair[0]) is list and len(pair[0]) <= MAX_SAVED_LIST,
               f"flow variable {lkey!r} is not [items, index]")
         items, i = pair
         _need(_is_int(i, 1, len(items) + 1), f"flow variable {lkey!r} has a bad index")

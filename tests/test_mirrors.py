@@ -94,3 +94,52 @@ def test_the_native_engine_reads_the_table():
     assert ne.WHY is M.WHY
     assert (ne.ST_OK, ne.ST_FAULT, ne.ST_BAIL, ne.ST_TIMEOUT) == tuple(M.STATUS[k] for k in
                                                                         ("ST_OK", "ST_FAULT", "ST_BAIL", "ST_TIMEOUT"))
+
+
+# -- limits ------------------------------------------------------------------------------------------
+def _c_number(text):
+    """A #define's value: a number, or casts and shifts of numbers ((size_t)256 << 20)."""
+    text = re.sub(r"\(\s*(size_t|int64_t|int32_t|uint64_t)\s*\)", "", text.split("/*")[0]).strip()
+    assert re.fullmatch(r"[\d\s()<>*+x]+", text), text
+    return eval(text.replace("<<", " << "), {})      # digits and operators only (checked above)
+
+
+def test_the_headers_limits_are_the_table():
+    """Each limit C holds in runtime.h is #defined there with the table's value; a limit the table says
+    C holds is there, and no C run-time source #defines one elsewhere."""
+    defines = {m[0]: _c_number(m[1]) for m in re.findall(r"^#define (MAX_\w+|ARENA_CAP) (.+)$", _header(), re.M)}
+    want = {x.name: x.value for x in M.LIMITS if x.c == "header"}
+    assert defines == want, ("runtime.h's limits and gamespec/mirrors.py's LIMITS differ: "
+                             f"{sorted(set(defines.items()) ^ set(want.items()))}")
+    for path in glob.glob(os.path.join(NATIVE, "*.c")):
+        again = re.findall(r"^#define (\w+)", _read(path), re.M)
+        assert not set(again) & set(M.LIMIT), f"{path} #defines {sorted(set(again) & set(M.LIMIT))}: runtime.h holds them"
+
+
+def test_no_python_module_keeps_its_own_copy_of_a_limit():
+    """The engine's Python stages import each limit from gamespec/mirrors.py: none assigns one of its names."""
+    copies = []
+    for path in _py_files(os.path.join("gamespec", "spec"), os.path.join("gamespec", "compile"), "interpreter"):
+        if path.endswith(os.path.join("gamespec", "mirrors.py")):
+            continue
+        for node in ast.walk(ast.parse(_read(path))):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(t, ast.Name) and (t.id in M.LIMIT or t.id == "INT_LIMIT"):
+                        copies.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}: {t.id}")
+    assert not copies, f"limits assigned outside gamespec/mirrors.py: {copies}"
+
+
+def test_each_limit_is_read_where_its_row_says():
+    """A limit the generator emits is read by the C generator; a header limit is used by C's sources;
+    every limit is read by some Python stage or C (a row of nothing fails)."""
+    c_text = "\n".join(_read(p) for p in glob.glob(os.path.join(NATIVE, "*.c")))
+    gen_text = "\n".join(_read(p) for p in _py_files(os.path.join("gamespec", "compile", "native")))
+    py_text = "\n".join(_read(p) for p in _py_files("gamespec", "interpreter") if not p.endswith("mirrors.py"))
+    for x in M.LIMITS:
+        assert x.c in ("header", "emitted", "python"), x
+        if x.c == "header":
+            assert re.search(rf"\b{x.name}\b", c_text + gen_text), f"{x.name}: #defined in runtime.h, used by no C"
+        if x.c == "emitted":
+            assert re.search(rf"\b{x.name}\b", gen_text), f"{x.name}: the C generator does not read it"
+        assert re.search(rf"\b{x.name}\b", py_text + c_text), f"{x.name}: nothing reads it"

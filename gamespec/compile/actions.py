@@ -9,12 +9,12 @@ from gamespec.errors import SpecRuntimeError
 from gamespec.interpreter.actions import Action, fill_template
 from gamespec.interpreter.labels import fill_expressions
 from gamespec.interpreter.runtime import pay
+from gamespec.mirrors import MAX_CHOICES
 
 from ..spec import ast as A
 from .labels import compile_expr as compile_label_expr
 
-
-MAX_CHOICES = 10_000   # a parameter with more candidates than this is a spec error, not a hang
+# MAX_CHOICES: a parameter with more candidates is a spec error, not a hang
 
 
 class ParamRT:

@@ -8,6 +8,8 @@ from gamespec.interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase
                                  charge_more, checked_arith, checked_mul, checked_plus, checked_pow, count_by,
                                  distinct, fault, guarded, run_length, too_big)
 
+from gamespec.mirrors import MAX_DEAL
+
 from ..spec import ast as A
 from ..spec.builtins import WALKS_LIST
 from .costs import comp_weight, function_weight, loop_weight, untyped
@@ -243,7 +245,7 @@ class Compiler:
 
             def deal_(s, e):
                 k = n(s, e)
-                if k < 0 or k > 100_000:
+                if k < 0 or k > MAX_DEAL:
                     fault(f"deal: cannot deal {k} cards")
                 deal(s, src(s, e), dst(s, e), k, face)
             return deal_

@@ -18,6 +18,7 @@ import re
 
 from gamespec.interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUILTINS, attr_of_none, checked_arith,
                                  checked_plus, fault)
+from gamespec.mirrors import MAX_DEAL
 
 from ..spec import ast as A
 from ..spec.builtins import WALKS_LIST
@@ -403,7 +404,7 @@ class CodeGen:
             n = self.ex(c.args[2], names) if len(c.args) > 2 else "1"
             k = self.ident()
             return [f"{k} = {n}",
-                    f"if {k} < 0 or {k} > 100000: _fault('deal: cannot deal %r cards' % ({k},))",
+                    f"if {k} < 0 or {k} > {MAX_DEAL}: _fault('deal: cannot deal %r cards' % ({k},))",
                     f"_deal(s, {self.ex(c.args[0], names)}, {self.ex(c.args[1], names)}, {k}, {face})"]
         if f == "shuffle":
             return [f"_shuffle(s, {self.ex(c.args[0], names)})"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
+from ..mirrors import DECISIONS_PER_GAME, STEPS_PER_DECISION, STEPS_PER_GAME
+
 _PLAIN = (str, int, float, bool, type(None))
 
 
@@ -209,11 +211,11 @@ class Spec:
     winner: str
     tie_breakers: list
     teams: Rule | None = None  # scoring.teams: p's team (a number); a team's members share its score and win
-    steps_per_decision: int = 100_000
-    decisions_per_game: int = 100_000
+    steps_per_decision: int = STEPS_PER_DECISION
+    decisions_per_game: int = DECISIONS_PER_GAME
     cooperative: bool = False  # one team score; winners: every seat if `success` holds, else none
     success: Rule | None = None
-    steps_per_game: int = 5_000_000
+    steps_per_game: int = STEPS_PER_GAME
     graph: Any = None          # networkx DiGraph, set by the graph stage
     checker: Any = None        # the Checker that built this spec (Game.evaluate reuses its names)
     marks: dict = field(default_factory=dict)   # name -> MarkDecl (declaration order)

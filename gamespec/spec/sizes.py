@@ -6,10 +6,8 @@ validate time and again by the compile stage, so it can never fail while a game 
 from __future__ import annotations
 
 from ..errors import SpecError
+from ..mirrors import MAX_CARDS    # noqa: F401  cards of a game, counts included: checked statically and per set-up
 from . import ast as A
-
-
-MAX_CARDS = 100_000     # cards of a game, counts included: checked statically and for each set-up ("card-count")
 
 _SIZE_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
              "//": lambda a, b: a // b, "%": lambda a, b: a % b,

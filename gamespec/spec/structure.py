@@ -9,6 +9,7 @@ import math
 import re
 
 from ..errors import SpecError, SpecErrors
+from ..mirrors import DECISIONS_PER_GAME, MAX_FACES, STEPS_PER_DECISION, STEPS_PER_GAME
 from . import ast as A
 from .builtins import BUILTINS, CONSTANTS
 from .model import (ActionDecl, CardClass, MarkDecl, Param, PhaseDecl, Rule, Spec, Step, TurnDecl, VarDecl,
@@ -31,7 +32,7 @@ DEFINE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(\s*([A-Za-z_0-9,\s]
 
 # Caps that keep checking and compiling a hostile spec bounded (each names the check that fires).
 MAX_SPEC_RULE_CHARS = 100_000     # all rule strings of one spec together ("rule-total")
-MAX_FACES = 10_000                # faces all card classes expand to ("card-count"); each is laid out
+# MAX_FACES (gamespec/mirrors.py): faces all card classes expand to ("card-count"); each is laid out
                                   # and labelled for every player count and option set compiled
 MAX_FLOW_DEPTH = 8                # step lists nested in a turn: then/else, repeat, while, for ("flow-size")
 MAX_FLOW_STEPS = 1_000            # steps of every turn together, nested ones included ("flow-size")
@@ -236,9 +237,9 @@ class Checker(TypeChecker):
                     phases=phases, actions=actions, triggers=triggers, score=score,
                     winner=sc.get("winner", "highest"), tie_breakers=ties, cooperative=coop, success=success,
                     teams=teams, marks=self.marks, functions=functions, teams_of=teams_of, per_team=per_team,
-                    steps_per_decision=lim.get("steps_per_decision", 100_000),
-                    decisions_per_game=lim.get("decisions_per_game", 100_000),
-                    steps_per_game=lim.get("steps_per_game", 5_000_000)))
+                    steps_per_decision=lim.get("steps_per_decision", STEPS_PER_DECISION),
+                    decisions_per_game=lim.get("decisions_per_game", DECISIONS_PER_GAME),
+                    steps_per_game=lim.get("steps_per_game", STEPS_PER_GAME)))
 
     def define_names(self):
         out = set()

@@ -11,6 +11,7 @@ import contextlib
 import copy
 
 from ..errors import SpecError
+from ..mirrors import INT_LIMIT
 from . import ast as A
 from .builtins import ALIASES, BUILTINS, CONSTANTS
 from .parser import MAX_RULE_DEPTH
@@ -49,7 +50,7 @@ def list_of(elem: str) -> str:
 SHADOWING = "fn:"
 
 
-INT_LIMIT = 1 << 63   # the engine's number range (interpreter/serial.py): |n| < 2**63
+# INT_LIMIT (gamespec/mirrors.py): the engines' number range, |n| < 2**63
 
 
 # What each kind is called in messages: the spec's words, never Python's.

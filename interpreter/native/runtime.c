@@ -143,7 +143,7 @@ int64_t py_len(G *g, V v) {
 }
 
 int64_t pow_i(G *g, int64_t x, int64_t y) {   /* checked_pow */
-    if (y < 0 || y > 64) FAULT(F_INT_SIZE);
+    if (y < 0 || y > MAX_EXPONENT) FAULT(F_INT_SIZE);
     int64_t r = 1;
     for (int64_t k = 0; k < y; k++) {
         if (__builtin_mul_overflow(r, x, &r)) FAULT(F_INT_SIZE);
@@ -450,9 +450,6 @@ void rt_set_mark(G *g, V what, int what_kind, int m, V val) {
 /* ------------------------------------------------------------------------------------------ */
 /* lists (closures.py / codegen.py helpers)                                                   */
 /* ------------------------------------------------------------------------------------------ */
-#define MAX_LIST 100000
-#define MAX_RANGE 100000
-
 V rt_index_slow(G *g, V xs, V i) {
     if (xs.t != T_LIST) {
         if (xs.t == T_STR) BAIL(B_TEXT);
@@ -554,8 +551,8 @@ V rt_mul_any(G *g, V a, V b) {
     if ((seq.t == T_STR || seq.t == T_LIST) && isnum(n)) {
         if (seq.t == T_STR) {
             int64_t len = py_len(g, seq);
-            int64_t size = n.i > 0 ? len * (n.i > 1000001 ? 1000001 : n.i) : 0;
-            if (size > 1000000) FAULT(F_VALUE_SIZE);
+            int64_t size = n.i > 0 ? len * (n.i > MAX_TEXT + 1 ? MAX_TEXT + 1 : n.i) : 0;
+            if (size > MAX_TEXT) FAULT(F_VALUE_SIZE);
             if (len == 0 || n.i <= 0) return vstr(0);
             if (n.i == 1) return seq;
             BAIL(B_TEXT);
@@ -1519,9 +1516,6 @@ V rt_copy_to_listing(G *g, Listing *l, V v) {
     for (int32_t k = 0; k < x->n; k++) LST(out)->a[k] = rt_copy_to_listing(g, l, x->a[k]);
     return out;
 }
-
-#define MAX_CHOICES 10000
-#define MAX_COMBOS_WALKED 20000000
 
 static int cmp_i64s(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -2737,7 +2731,7 @@ static void search(G *b, G *w, const Layout *L, const Plan *pl, Tree *t, MT *m, 
         for (;;) {
             Listing *l = &w->lst;
             int32_t n = l->n, nun = 0;
-            if (n > 100000) { *why = B_LIMIT; *rc = 2; return; }
+            if (n > MAX_SEARCH) { *why = B_LIMIT; *rc = 2; return; }
             int64_t kat = 0;
             for (int32_t i = 0; i < n; i++) {     /* each key's tokens, then its child if any */
                 int64_t *k = kbuf + kat;
@@ -2793,7 +2787,7 @@ static void search(G *b, G *w, const Layout *L, const Plan *pl, Tree *t, MT *m, 
             rt_flip(w);
             L->apply(w, best_i);
             path[np++] = node;
-            if (np >= 100000) { *why = B_LIMIT; *rc = 2; return; }
+            if (np >= MAX_SEARCH) { *why = B_LIMIT; *rc = 2; return; }
             if (w->terminal) break;
             ensure_listing(w);
             actor = w->actor;

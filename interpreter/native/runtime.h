@@ -45,6 +45,16 @@ enum {
     B_TYPE = 64, B_TEXT = 65, B_OVERFLOW = 66, B_MEMORY = 67, B_CARD = 68, B_STATE = 69, B_LIMIT = 70
 };
 
+/* ---- limits: one table (gamespec/mirrors.py, LIMITS); tests/test_mirrors.py holds these equal -- */
+#define MAX_LIST 100000             /* items in a list a rule builds (F_VALUE_SIZE) */
+#define MAX_RANGE 100000            /* numbers in one range(...) (F_RANGE) */
+#define MAX_TEXT 1000000            /* characters in a text a rule builds (F_VALUE_SIZE) */
+#define MAX_DEAL 100000             /* cards one deal(...) may name (F_DEAL) */
+#define MAX_CHOICES 10000           /* values of one parameter (F_CHOICES) */
+#define MAX_EXPONENT 64             /* the greatest exponent of ** (F_INT_SIZE) */
+#define MAX_COMBOS_WALKED 20000000  /* subsets walked for one parameter (B_LIMIT: C's alone) */
+#define MAX_SEARCH 100000           /* a search's listing size and path length (B_LIMIT: C's alone) */
+
 /* ---- arenas ------------------------------------------------------------------------------ */
 typedef struct Chunk { struct Chunk *next; size_t cap; size_t used; char *mem; } Chunk;
 typedef struct { Chunk *head; Chunk *cur; size_t total; } Arena;

@@ -23,7 +23,6 @@ from .errors import NativeUnsupported
 END_GAME, END_PHASE, END_TURN = 1, 2, 3
 WALKS_LIST = {"sum", "max", "min", "any", "all", "first", "last", "is_max", "is_sole_max", "dense_rank",
               "run_length", "longest_run", "index_of", "sorted", "distinct", "count_by"}
-MAX_RANGE = 100_000
 
 
 class E:
@@ -332,7 +331,7 @@ class RuleGen:
             dst = self.hold(E(self.zone(self.ex(c.args[1], sc)), "z"))
             if len(c.args) > 2:
                 k = self.tmp("int64_t", self.num(self.ex(c.args[2], sc)))
-                self.emit(f"if ({k} < 0 || {k} > 100000) FAULT(F_DEAL);")
+                self.emit(f"if ({k} < 0 || {k} > MAX_DEAL) FAULT(F_DEAL);")    # runtime.h's, the table's
             else:
                 k = "1"
             self.emit(f"rt_deal(g, {src.c}, {dst.c}, {k}, {face});")
@@ -401,7 +400,7 @@ class RuleGen:
             lo = self.tmp("int64_t", lo)
             hi = self.tmp("int64_t", hi)
             span = self.tmp("int64_t", f"span_i({lo}, {hi})")
-            self.emit(f"if ({span} > {MAX_RANGE}) FAULT(F_RANGE);")
+            self.emit(f"if ({span} > MAX_RANGE) FAULT(F_RANGE);")
             self.emit(f"if ({span} > 0) charge(g, {span});")     # the range's own list, as _range charges
             return ("range", lo, hi)
         if isinstance(n, A.Call) and n.func == "indices":

@@ -3,25 +3,26 @@ each action's effect, the checks after blocks of effects, the flow program (rs.f
 pc), the scoring and the exported layout (runtime.h's `Layout`)."""
 from __future__ import annotations
 
+from gamespec.mirrors import MAX_CARDS, MAX_NATIVE_PLAYERS, MAX_SOURCE_BYTES
+
 from ...spec import ast as A
 from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, allocates
 from .errors import NativeUnsupported, SourceTooLarge
 from .values import Pool, Texts, collect_texts
 
 SUSPEND, TERMINAL, NO_PC = -1, -2, -3      # an end_*() in a trigger: -10 - END_*
-MAX_CHOICES = 10_000
-# bytes of generated C: beyond this the game stays in Python (the largest shipped spec makes 66 kB;
-# 2.3 MB, 510 actions of four cards, kept a compiler busy 23 s of CPU and 350 MB)
-MAX_SOURCE_BYTES = 1_000_000
+# MAX_SOURCE_BYTES (gamespec/mirrors.py): bytes of generated C beyond which the game stays in Python
+# (the largest shipped spec makes 66 kB; 2.3 MB, 510 actions of four cards, kept a compiler busy 23 s
+# of CPU and 350 MB)
 
 
 class Program:
     def __init__(self, rs):
         self.rs = rs
-        if rs.P > 62:
-            raise NativeUnsupported("more than 62 players")
-        if rs.ncards > 100_000:
-            raise NativeUnsupported("more than 100000 cards")
+        if rs.P > MAX_NATIVE_PLAYERS:
+            raise NativeUnsupported(f"more than {MAX_NATIVE_PLAYERS} players")
+        if rs.ncards > MAX_CARDS:
+            raise NativeUnsupported(f"more than {MAX_CARDS} cards")
         self.texts = Texts(collect_texts(rs))
         self.pool = Pool(self.texts)
         self.uid = 0
@@ -503,7 +504,7 @@ class Program:
         elif p.kind == "number":
             lo = rg.tmp("int64_t", rg.num(rg.ex(p.lo.ast, inner)))
             hi = rg.tmp("int64_t", rg.num(rg.ex(p.hi.ast, inner)))
-            rg.emit(f"if (span_i({lo}, {hi}) > {MAX_CHOICES}) FAULT(F_CHOICES);")
+            rg.emit(f"if (span_i({lo}, {hi}) > MAX_CHOICES) FAULT(F_CHOICES);")
             rg.emit(f"if ({hi} >= {lo}) charge(g, {hi} - {lo} + 1);")
             rg.emit(f"for (int64_t {k} = {lo}; {k} <= {hi}; {k}++) {{")
             rg.ind += 1
