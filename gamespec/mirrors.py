@@ -52,6 +52,7 @@ FAULTS = (
     _f(20, "F_MARK", "runtime", "a mark's value of the wrong type"),
     _f(21, "F_RANGE", "budget", "range() of more than MAX_RANGE numbers"),
     _f(22, "F_TEAM", "runtime", "a team index that is not a team"),
+    _f(24, "F_CALL_DEPTH", "call-depth", "spec functions nested more than MAX_CALL_DEPTH calls"),
 )
 
 #: bails: C stops where Python's dynamic semantics go on in a way the C code does not follow
@@ -67,8 +68,6 @@ BAILS = (
 
 #: checks the Python engine raises that no C fault mirrors, with the reason
 PYTHON_ONLY_CHECKS = {
-    "call-depth": "spec functions (functions:) nest at most MAX_CALL_DEPTH calls: C does not compile "
-                  "functions yet (NativeUnsupported); a C fault is added with them",
     "rule-depth": "Python's own recursion limit (RecursionError) in a rule: C's rules are not recursive",
     "card-count": "raised at set-up while the rule set is compiled, before any C runs",
     "spec": "a spec error, raised before any game runs",
@@ -106,7 +105,7 @@ LIMITS = (
     _l("MAX_DEAL", 100_000, "header", "cards one deal(...) may name (F_DEAL)"),
     _l("MAX_CHOICES", 10_000, "header", "values of one parameter (F_CHOICES)"),
     _l("MAX_EXPONENT", 64, "header", "the greatest exponent of `**` (F_INT_SIZE)"),
-    _l("MAX_CALL_DEPTH", 32, "python", "calls of spec functions nested; C does not compile functions yet"),
+    _l("MAX_CALL_DEPTH", 32, "emitted", "calls of spec functions nested (F_CALL_DEPTH; the generated functions' check)"),
     _l("MAX_CARDS", 100_000, "emitted", "cards of a game (the checker's card-count; the C generator's bound)"),
     _l("MAX_FACES", 10_000, "python", "faces the card classes expand to (the checker: C gets them laid out)"),
     _l("MAX_NATIVE_PLAYERS", 62, "emitted", "seats C holds (knowledge masks of 64 bits); the schema allows 16"),

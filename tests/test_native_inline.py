@@ -424,28 +424,6 @@ def _fallback(text, name, players, monkeypatch_generate=None):
     return status
 
 
-@needs_cc
-@pytest.mark.parametrize("score,what", [
-    ('score: "count(x for x in permutations([c.value for c in hand[p]], 2) if x[0] < x[1])"', "permutations()"),
-    ('score: "count(x for x in combinations([c.value for c in hand[p]], 2) if x[0] < x[1])"', "combinations()"),
-    ('score: "size(subsets([c.value for c in hand[p]]))"', "subsets()"),
-    ('score: "product(c.value for c in hand[p])"', "product()"),
-    ('score: "twice(size(hand[p]))"', "twice()"),
-])
-def test_what_the_generator_does_not_handle_falls_back_with_its_name(score, what):
-    extra = 'functions:\n  twice(n): "return 2 * n"\n' if "twice" in score else ""
-    text = spec(score=score, extra=extra)
-    status = _fallback(text, "unsupported.yaml", 2)
-    assert status.startswith("the spec uses something the native compiler does not handle yet") and what in status
-
-
-@needs_cc
-def test_a_spec_function_is_named_as_one():
-    text = spec(score='score: "twice(size(hand[p]))"', extra='functions:\n  twice(n): "return 2 * n"\n')
-    g = gamespec.load_text(text, "fn.yaml", backend="native")
-    assert "a function of the spec's" in g.native_status(2)
-
-
 def test_a_generator_that_fails_falls_back_with_an_honest_reason():
     """An unexpected exception while generating C (a bug of the native compiler) is no crash: the
     game falls back, the one line names the exception, and the games are the Python engine's."""

@@ -2865,3 +2865,8 @@ out:
 /* agents: the per-step state and the vector environment (step.c; docs/agents.md)             */
 /* ------------------------------------------------------------------------------------------ */
 #include "step.c"
+
+/* ------------------------------------------------------------------------------------------ */
+/* combinatorics: subsets, combinations, permutations, product, runs (combi.c; docs/native.md) */
+/* ------------------------------------------------------------------------------------------ */
+#include "combi.c"

@@ -409,6 +409,17 @@ V rt_count_by(G *g, V xs);
 V rt_unique(G *g, V xs);                       /* dict.fromkeys: a choice parameter's values */
 V rt_copy_root(G *g, V v);                     /* into the current arena, deep */
 
+/* ---- the spec's functions (generated: static V fnN(G *g, int32_t d, V args...)) -------------- */
+enum { F_CALL_DEPTH = 24 };      /* a fault: functions nested more than MAX_CALL_DEPTH calls (call-depth) */
+
+/* ---- combinatorics (combi.c, included by runtime.c; runtime.py's, sized and charged first) ---- */
+V rt_cb_subsets(G *g, V xs);                   /* subsets(xs) as a value */
+V rt_cb_combinations(G *g, V xs, V k);
+V rt_cb_permutations(G *g, V xs, V k, int has_k);
+int64_t rt_cb_product(G *g, V xs);             /* product(xs): a step per item */
+int64_t rt_cb_multiply(G *g, V xs);            /* the items of product(e for ...), charged already */
+V rt_cb_runs(G *g, V xs);
+
 /* ---- listings ------------------------------------------------------------------------------ */
 void lst_reset(Listing *l);
 int32_t lst_grow(G *g, Listing *l, int32_t act, int32_t npairs);

@@ -40,7 +40,72 @@ class E:
 NUMERIC = ("i", "c", "z")
 
 
-class RuleGen:
+# -- functions and combinatorics (docs/native.md, "Functions and combinatorics in C") ------------
+class _FunctionsMixin:
+    """RuleGen's part for the spec's functions (a call, `return`) and the combinatorics built-ins."""
+
+    in_fn = False       # True in a function's body: a call there passes depth d + 1
+
+    def ret(self, st, sc):
+        """`return e` (codegen: a zone as the list of its cards)."""
+        if st.value is None:
+            self.emit("return vnone();")
+            return
+        e = self.ex(st.value, sc)
+        v = f"vlist(zlist(g, {self.zone(e)}))" if st.value.t == "zone" else self.V(e)
+        self.emit(f"return {v};")
+
+    def spec_call(self, n, sc):
+        """A call of the spec's function (codegen.call_function): the arguments evaluated once, left to
+        right (a zone as a copy of its cards), then the function (depth 1 from a rule, d + 1 inside a
+        function), which checks the depth and charges its weight (runtime.enter_call)."""
+        fname = self.p.spec_function(n.fn)
+        args = []
+        for a in n.args:
+            e = self.ex(a, sc)
+            v = f"vlist(zlist(g, {self.zone(e)}))" if a.t == "zone" else self.V(e)
+            args.append(self.tmp("V", v))
+        depth = "d + 1" if self.in_fn else "1"
+        return E(self.tmp("V", f"{fname}(g, {', '.join([depth] + args)})"), "V")
+
+    def _list_arg(self, n, sc):
+        """A list argument as a held V (a zone: a copy of its cards, as `list(s.z[z])` makes)."""
+        e = self.ex(n, sc)
+        return self.tmp("V", self.as_list_v(e, n.t))
+
+    def cb_subsets(self, n, sc):
+        return E(self.tmp("V", f"rt_cb_subsets(g, {self._list_arg(n.args[0], sc)})"), "V")
+
+    def cb_combinations(self, n, sc):
+        xs = self._list_arg(n.args[0], sc)
+        k = self.tmp("V", self.V(self.ex(n.args[1], sc)))
+        return E(self.tmp("V", f"rt_cb_combinations(g, {xs}, {k})"), "V")
+
+    def cb_permutations(self, n, sc):
+        xs = self._list_arg(n.args[0], sc)
+        if len(n.args) > 1:
+            k = self.tmp("V", self.V(self.ex(n.args[1], sc)))
+            return E(self.tmp("V", f"rt_cb_permutations(g, {xs}, {k}, 1)"), "V")
+        return E(self.tmp("V", f"rt_cb_permutations(g, {xs}, vnone(), 0)"), "V")
+
+    def cb_product(self, n, sc):
+        return E(self.tmp("int64_t", f"rt_cb_product(g, {self._list_arg(n.args[0], sc)})"), "i")
+
+    def cb_runs(self, n, sc):
+        return E(self.tmp("V", f"rt_cb_runs(g, {self._list_arg(n.args[0], sc)})"), "V")
+
+
+#: built-in -> its emitter (the generator form of product() is an aggregate: RuleGen.aggregate)
+COMBINATORICS = {
+    "subsets": _FunctionsMixin.cb_subsets,
+    "combinations": _FunctionsMixin.cb_combinations,
+    "permutations": _FunctionsMixin.cb_permutations,
+    "product": _FunctionsMixin.cb_product,
+    "runs": _FunctionsMixin.cb_runs,
+}
+
+
+class RuleGen(_FunctionsMixin):
     """Emits C for rules into `self.lines`; `prog` (program.Program) holds the layout and constants."""
 
     def __init__(self, prog):
@@ -228,6 +293,8 @@ class RuleGen:
                     self.emit(f"arelease(g, {mark});")
             self.emit("}")
             return
+        if isinstance(st, A.Return):        # only in a function's body (Program.spec_function)
+            return self.ret(st, sc)
         raise NativeUnsupported(f"statement {type(st).__name__}")
 
     def _if(self, branches, orelse, sc):
@@ -912,6 +979,9 @@ class RuleGen:
         if f == "sorted":
             lst = self.comp_from(itv, c, sc, w)
             return E(self.tmp("V", f"rt_sorted(g, {lst})"), "V")
+        if f == "product":      # the items (charged as charged_list charges them), then multiplied
+            lst = self.comp_from(itv, c, sc, w)
+            return E(self.tmp("int64_t", f"rt_cb_multiply(g, {lst})"), "i")
         raise NativeUnsupported(f"aggregate {f}()")
 
     def best_or_default(self, n, sc, best, have):
@@ -1006,9 +1076,11 @@ class RuleGen:
     def call(self, n, sc):
         f = n.func
         if getattr(n, "fn", None) is not None:
-            raise NativeUnsupported(f"{n.fn}(), a function of the spec's `functions:`")
+            return self.spec_call(n, sc)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, sc)
+        if f in COMBINATORICS:
+            return COMBINATORICS[f](self, n, sc)
         known = {"default"} if f in ("max", "min") else {"min"} if f in ("is_max", "is_sole_max") else set()
         if set(n.kwargs) - known:
             raise NativeUnsupported(f"{f}() with {', '.join(sorted(set(n.kwargs) - known))}=")

@@ -3,9 +3,10 @@ each action's effect, the checks after blocks of effects, the flow program (rs.f
 pc), the scoring and the exported layout (runtime.h's `Layout`)."""
 from __future__ import annotations
 
-from gamespec.mirrors import MAX_CARDS, MAX_NATIVE_PLAYERS, MAX_SOURCE_BYTES
+from gamespec.mirrors import MAX_CALL_DEPTH, MAX_CARDS, MAX_NATIVE_PLAYERS, MAX_SOURCE_BYTES
 
 from ...spec import ast as A
+from ..costs import function_weight
 from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, allocates
 from .errors import NativeUnsupported, SourceTooLarge
 from .values import Pool, Texts, collect_texts
@@ -136,6 +137,31 @@ class Program:
     # -- function building --------------------------------------------------------------------
     def gen(self):
         return RuleGen(self)
+
+    def spec_function(self, name):
+        """The C function of the spec's function `name` (docs/native.md, "Functions and combinatorics
+        in C"): `static V fnN(G *g, int32_t d, V a0, ...)`, made on its first call in a RuleGen of its
+        own (named before its body is made: a recursive call finds it; the prototypes come first)."""
+        fns = self.__dict__.setdefault("_spec_fns", {})
+        got = fns.get(name)
+        if got is not None:
+            return got
+        self.uid += 1
+        fname = fns[name] = f"fn{self.uid}"
+        decl = self.rs.spec.functions[name]
+        rg = self.gen()
+        rg.in_fn = True
+        sc, params = {}, []
+        for prm in decl.params:
+            c = rg.fresh("l")           # an `l` local: assignable like a let
+            params.append(f"V {c}")
+            sc[prm] = E(c, "V")
+        rg.emit(f"if (d > {MAX_CALL_DEPTH}) FAULT(F_CALL_DEPTH);")    # runtime.enter_call
+        rg.emit(f"charge(g, {function_weight(decl)});")
+        rg.block(decl.rule.ast, sc)
+        rg.emit("return vnone();")
+        self.function(f"static V {fname}({', '.join(['G *g', 'int32_t d'] + params)})", rg.lines)
+        return fname
 
     def function(self, head, body_lines):
         self.protos.append(head + ";")
