@@ -52,6 +52,7 @@ FAULTS = (
     _f(20, "F_MARK", "runtime", "a mark's value of the wrong type"),
     _f(21, "F_RANGE", "budget", "range() of more than MAX_RANGE numbers"),
     _f(22, "F_TEAM", "runtime", "a team index that is not a team"),
+    _f(23, "F_REACT", "react", "a reaction window's responder listed twice"),
     _f(24, "F_CALL_DEPTH", "call-depth", "spec functions nested more than MAX_CALL_DEPTH calls"),
 )
 

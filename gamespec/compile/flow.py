@@ -708,7 +708,7 @@ def make_window(rs, kind, a, nxt, L, goto):
 
         def window_open(s):
             _seats(s.fenv[lkey][0], P, where, "a player who may respond in a reaction window",
-                   "the players who may respond in a reaction window", "react")
+                   "the players who may respond in a reaction window", check="react")
             s.fenv = dict(s.fenv)
             s.fenv[took] = []
             return nxt

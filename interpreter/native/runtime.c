@@ -2862,6 +2862,73 @@ out:
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* reaction windows (gamespec/compile/flow.py, make_window; docs/native.md "Reaction windows")  */
+/* The generated flow calls these with its slot numbers (constants of the layout, checked here). */
+/* ------------------------------------------------------------------------------------------ */
+static Flow *win_slot(G *g, int slot) {
+    if (GS_UNLIKELY(slot < 0 || slot >= g->L->nfor)) rt_stop(g, B_STATE);
+    return &g->ff[slot];
+}
+
+static List *win_took(G *g, int tslot) {     /* an open window's responders so far */
+    Flow *t = win_slot(g, tslot);
+    if (GS_UNLIKELY(!t->has_var || t->var.t != T_LIST)) rt_stop(g, B_STATE);
+    return LST(t->var);
+}
+
+void rt_win_open(G *g, int lslot, int tslot) {      /* window_open: flow._seats, then took = [] */
+    Flow *f = win_slot(g, lslot);
+    if (GS_UNLIKELY(!f->active || f->items.t != T_LIST)) rt_stop(g, B_STATE);
+    const List *l = LST(f->items);
+    uint64_t seen = 0;
+    for (int32_t k = 0; k < l->n; k++) {
+        V p = l->a[k];
+        if (p.t != T_INT || p.i < 0 || p.i >= g->L->P) rt_stop(g, F_PLAYER);
+        if (seen & ((uint64_t)1 << p.i)) rt_stop(g, F_REACT);
+        seen |= (uint64_t)1 << p.i;
+    }
+    Flow *t = win_slot(g, tslot);
+    t->has_var = 1;
+    t->var = vlist(&EMPTY_LIST);
+}
+
+void rt_win_note(G *g, int tslot, int64_t p) {      /* State.apply / the reveal's note: took += [p] */
+    const List *l = win_took(g, tslot);
+    if (GS_UNLIKELY(l->n >= 64)) rt_stop(g, B_STATE);      /* seats, each once: at most P */
+    List *o = list_new(g, l->n + 1);
+    for (int32_t k = 0; k < l->n; k++) o->a[k] = l->a[k];
+    o->a[l->n] = vint(p);
+    g->ff[tslot].var = vlist(o);
+}
+
+int rt_win_took(G *g, int tslot) { return win_took(g, tslot)->n > 0; }
+
+void rt_win_close(G *g, int tslot, int oslot, int every) {     /* window_close */
+    List *l = win_took(g, tslot);
+    Flow *t = &g->ff[tslot], *o = win_slot(g, oslot);
+    t->has_var = 0;
+    t->var = vnone();
+    o->has_var = 1;
+    o->var = every ? vlist(l) : (l->n ? l->a[0] : vnone());   /* (lists never change: shared) */
+}
+
+int rt_win_some(G *g, int oslot, int every) {      /* window_branch: then (1) or else (0) */
+    Flow *o = win_slot(g, oslot);
+    if (GS_UNLIKELY(!o->has_var)) rt_stop(g, B_STATE);
+    if (every) {
+        if (GS_UNLIKELY(o->var.t != T_LIST)) rt_stop(g, B_STATE);
+        return LST(o->var)->n > 0;
+    }
+    return o->var.t != T_NONE;
+}
+
+void rt_win_done(G *g, int oslot) {                 /* window_done: the outcome dropped */
+    Flow *o = win_slot(g, oslot);
+    o->has_var = 0;
+    o->var = vnone();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* agents: the per-step state and the vector environment (step.c; docs/agents.md)             */
 /* ------------------------------------------------------------------------------------------ */
 #include "step.c"

@@ -40,7 +40,7 @@ enum {
     F_BUDGET = 1, F_DIV0 = 2, F_KEY = 3, F_INDEX = 4, F_NONE_ATTR = 5, F_PLAYER = 6, F_INT_SIZE = 7,
     F_VALUE_SIZE = 8, F_EMPTY_ZONE = 9, F_NO_LEGAL = 10, F_TYPE = 11, F_NO_CARD = 12, F_EMPTY_LIST = 13,
     F_GAME_BUDGET = 14, F_GAME_STEPS = 15, F_FLOW = 16, F_SIMULTANEOUS = 17, F_CHOICES = 18,
-    F_DEAL = 19, F_MARK = 20, F_RANGE = 21, F_TEAM = 22,
+    F_DEAL = 19, F_MARK = 20, F_RANGE = 21, F_TEAM = 22, F_REACT = 23,
     /* bails */
     B_TYPE = 64, B_TEXT = 65, B_OVERFLOW = 66, B_MEMORY = 67, B_CARD = 68, B_STATE = 69, B_LIMIT = 70
 };
@@ -449,6 +449,17 @@ int keys_lt(G *g, const V *a, const V *b, int n);     /* tuples: a < b */
 int keys_eq(const V *a, const V *b, int n);
 List *rt_subsets(G *g, V cards, int from_zone, int64_t lo, int64_t hi);
 V rt_copy_to_listing(G *g, Listing *l, V v);
+
+/* ---- reaction windows (runtime.c, "reaction windows"; flow.make_window) ------------------- */
+/* A window's state lives in flow slots (Flow): its asking loop's (the listed players, the responder),
+ * `took` (has_var while open; var: the list of responders so far) and `out` (has_var from the close
+ * to window_done; var: the responder or none, or the list of responders). */
+void rt_win_open(G *g, int lslot, int tslot);          /* each listed player a seat, once; took = [] */
+void rt_win_note(G *g, int tslot, int64_t p);          /* took += [p] */
+int rt_win_took(G *g, int tslot);                      /* someone responded */
+void rt_win_close(G *g, int tslot, int oslot, int every);
+int rt_win_some(G *g, int oslot, int every);           /* the outcome names someone */
+void rt_win_done(G *g, int oslot);
 
 /* ---- RNG ---------------------------------------------------------------------------------- */
 uint64_t rng_seed_state(uint64_t seed);

@@ -40,11 +40,15 @@ class Program:
         self._acts = {}          # action name -> (index, effect fn, enum fn)
         self.action_names = list(rs.spec.actions)
         self.action_index = {n: i for i, n in enumerate(self.action_names)}
-        self.for_slot = {}       # flow loop uid -> slot
+        self.for_slot = {}       # flow loop uid -> slot; a reaction window's 'tookN' and 'asN' too
         self.score_fn = None     # the score expression's function (finish_fn), for game traces
         for kind, a in rs.flow_code:
             if kind == "for_init":
                 self.for_slot[a["lkey"].split("list")[1]] = len(self.for_slot)
+            elif kind == "window_open":     # '#tookN': who responded so far (docs/native.md, "Reaction windows")
+                self.for_slot[a["took"][1:]] = len(self.for_slot)
+            elif kind == "window_close":    # '#asN': the outcome, named by `as`
+                self.for_slot[a["out"][1:]] = len(self.for_slot)
         self.nlevels = max([sum(1 for p in d.params if p.kind == "card") for d in rs.spec.actions.values()] + [1])
 
     # -- data ---------------------------------------------------------------------------------
@@ -774,6 +778,8 @@ class Flow:
             rg.emit(f"return {nxt};")
         elif kind == "reveal":
             self.reveal(rg, pc, a)
+        elif kind.startswith("window_"):
+            self.window(rg, pc, kind, a)
         elif kind == "choose":
             self.choose(rg, pc, a["ch"])
         else:
@@ -801,27 +807,55 @@ class Flow:
         rg.emit(f"g->pending = {ch.idx};")
         rg.emit(f"{listing}(g, &g->lst);")
         rg.emit("if (g->lst.n == 0) {")
-        rg.emit("    g->pending = -1;")
-        rg.emit(f"    {'return %d;' % nxt if skippable else 'FAULT(F_NO_LEGAL);'}")
+        if ch.window is not None:   # flow.make_window_enter: asked even when the pass is all they have
+            if ch.step.if_none == "skip":
+                rg.emit("    g->pending = -1;")
+                rg.emit(f"    return {nxt};")
+            else:
+                rg.emit("    lst_entry(g, &g->lst, -1, 0);")
+        else:
+            rg.emit("    g->pending = -1;")
+            rg.emit(f"    {'return %d;' % nxt if skippable else 'FAULT(F_NO_LEGAL);'}")
         rg.emit("}")
         rg.emit("g->has_listing = 1;")
         rg.emit(f"return {SUSPEND};")
 
     def reveal(self, rg, pc, a):
         """Reveal and resolve a simultaneous step's stored choices (flow.make_reveal)."""
-        p = self.p
         ch = a["ch"]
         nxt = self.goto(pc + 1)
-        listing = p.choose_listing(ch)
         order = a["order"]
         key_fn = self.order_fn(ch, order) if order is not None else None
+        self.stored(rg, ch, nxt)
+        rg.emit("int32_t *order = (int32_t *)aalloc(g, (size_t)ns * sizeof(int32_t));")
+        rg.emit("int64_t *keys = (int64_t *)aalloc(g, (size_t)ns * sizeof(int64_t));")
+        rg.emit("for (int32_t e = 0; e < ns; e++) {")
+        rg.emit("    order[e] = e;")
+        if key_fn is not None:
+            rg.emit(f"    keys[e] = evs[e].act < 0 ? 0 : {key_fn}(g, evs[e].act, pairs[e]);")
+        else:
+            rg.emit("    keys[e] = 0;")
+        rg.emit("}")
+        self.sort_stored(rg)
+        rg.emit("for (int32_t i = 0; i < ns; i++) {")
+        rg.emit("    int32_t e = order[i];")
+        rg.emit("    g->actor = evs[e].player;")
+        rg.emit("    if (evs[e].act < 0) continue;")
+        self.resolve(rg, ch, nxt)
+        rg.emit(f"    if (r != {nxt}) return r;")
+        rg.emit("}")
+        rg.emit(f"return {nxt};")
+
+    def stored(self, rg, ch, nxt):
+        """flow._stored: the stored choices (`ns`, `evs`), each found again among its player's listing in
+        the state they chose in (`pairs[e]`, NULL for a pass); none: on to nxt."""
+        p = self.p
+        listing = p.choose_listing(ch)
         rg.emit("int32_t ns = g->nstored;")
         rg.emit(f"if (ns == 0) return {nxt};")
         rg.emit("Stored *evs = (Stored *)aalloc(g, (size_t)ns * sizeof(Stored));")
         rg.emit("memcpy(evs, g->stored, (size_t)ns * sizeof(Stored));")
         rg.emit("V **pairs = (V **)aalloc(g, (size_t)ns * sizeof(V *));")
-        rg.emit("int64_t *keys = (int64_t *)aalloc(g, (size_t)ns * sizeof(int64_t));")
-        rg.emit("int32_t *order = (int32_t *)aalloc(g, (size_t)ns * sizeof(int32_t));")
         rg.emit("for (int32_t e = 0; e < ns; e++) {")
         rg.emit("    pairs[e] = NULL;")
         rg.emit("    if (evs[e].act < 0) continue;")
@@ -845,14 +879,10 @@ class Flow:
         rg.emit("    for (int32_t j = 0; j < 2 * np; j++) pairs[e][j] = rt_copy_root(g, src[j]);")
         rg.emit("}")
         rg.emit("g->nstored = 0;")
-        rg.emit("for (int32_t e = 0; e < ns; e++) {")
-        rg.emit("    order[e] = e;")
-        if key_fn is not None:
-            rg.emit(f"    keys[e] = evs[e].act < 0 ? 0 : {key_fn}(g, evs[e].act, pairs[e]);")
-        else:
-            rg.emit("    keys[e] = 0;")
-        rg.emit("}")
-        # a stable insertion sort by (pass last, key)
+
+    @staticmethod
+    def sort_stored(rg):
+        """`order`: the stored choices stably sorted by (a pass last, `keys`)."""
         rg.emit("for (int32_t i = 1; i < ns; i++) {")
         rg.emit("    int32_t x = order[i]; int32_t j = i;")
         rg.emit("    while (j > 0) {")
@@ -862,10 +892,11 @@ class Flow:
         rg.emit("    }")
         rg.emit("    order[j] = x;")
         rg.emit("}")
-        rg.emit("for (int32_t i = 0; i < ns; i++) {")
-        rg.emit("    int32_t e = order[i];")
-        rg.emit("    g->actor = evs[e].player;")
-        rg.emit("    if (evs[e].act < 0) continue;")
+
+    def resolve(self, rg, ch, nxt):
+        """State._resolve of stored choice e (not a pass; g->actor its player): its effect as a block
+        with its checks, `r` the next pc."""
+        p = self.p
         rg.emit("    int32_t r;")
         rg.emit("    switch (evs[e].act) {")
         for rt in ch.actions + ch.fallback:
@@ -880,9 +911,64 @@ class Flow:
             rg.emit("        break; }")
         rg.emit("    default: BAIL(B_STATE);")
         rg.emit("    }")
-        rg.emit(f"    if (r != {nxt}) return r;")
+
+    # -- reaction windows (flow.make_window; docs/native.md, "Reaction windows") ----------------
+    def window(self, rg, pc, kind, a):
+        p = self.p
+        nxt = self.goto(pc + 1)
+        slot = p.for_slot
+        if kind == "window_open":
+            rg.emit(f"rt_win_open(g, {slot[a['lkey'].split('list')[1]]}, {slot[a['took'][1:]]});")
+            rg.emit(f"return {nxt};")
+        elif kind == "window_check":        # in turn, until the first response: it closes the window
+            rg.emit(f"return rt_win_took(g, {slot[a['took'][1:]]}) ? {self.L(a['end'])} : {nxt};")
+        elif kind == "window_reveal":
+            self.window_reveal(rg, a, nxt)
+        elif kind == "window_close":
+            rg.emit(f"rt_win_close(g, {slot[a['took'][1:]]}, {slot[a['out'][1:]]}, {int(a['until'] == 'all')});")
+            rg.emit(f"return {nxt};")
+        elif kind == "window_branch":
+            rg.emit(f"return rt_win_some(g, {slot[a['out'][1:]]}, {int(a['until'] == 'all')}) ? {nxt} : "
+                    f"{self.L(a['target'])};")
+        elif kind == "window_done":
+            rg.emit(f"rt_win_done(g, {slot[a['out'][1:]]});")
+            rg.emit(f"return {nxt};")
+        else:
+            raise NativeUnsupported(f"flow instruction {kind}")
+
+    def window_reveal(self, rg, a, nxt):
+        """flow.make_window_reveal: a window asked at once. `until: all`: every response carried out in
+        the order of the players (the passes after, as passes), each noted; `until: first`: every choice
+        but the first response revealed without effect, then that one noted and carried out."""
+        ch = a["ch"]
+        took = self.p.for_slot[a["took"][1:]]
+        self.stored(rg, ch, nxt)
+        if a["until"] == "all":
+            rg.emit("int32_t *order = (int32_t *)aalloc(g, (size_t)ns * sizeof(int32_t));")
+            rg.emit("int64_t *keys = (int64_t *)aalloc(g, (size_t)ns * sizeof(int64_t));")
+            rg.emit("for (int32_t e = 0; e < ns; e++) { order[e] = e; keys[e] = 0; }")
+            self.sort_stored(rg)
+            rg.emit("for (int32_t i = 0; i < ns; i++) {")
+            rg.emit("    int32_t e = order[i];")
+            rg.emit("    g->actor = evs[e].player;")
+            rg.emit("    if (evs[e].act < 0) continue;")
+            rg.emit(f"    rt_win_note(g, {took}, evs[e].player);")
+            self.resolve(rg, ch, nxt)
+            rg.emit(f"    if (r != {nxt}) return r;")
+            rg.emit("}")
+            rg.emit(f"return {nxt};")
+            return
+        rg.emit("int32_t first = -1;")
+        rg.emit("for (int32_t e = 0; e < ns && first < 0; e++) if (evs[e].act >= 0) first = e;")
+        rg.emit("for (int32_t e = 0; e < ns; e++) if (e != first) g->actor = evs[e].player;   /* revealed only */")
+        rg.emit(f"if (first < 0) return {nxt};")
+        rg.emit("{")
+        rg.emit("    int32_t e = first;")
+        rg.emit("    g->actor = evs[e].player;")
+        rg.emit(f"    rt_win_note(g, {took}, evs[e].player);")
+        self.resolve(rg, ch, nxt)
+        rg.emit("    return r;")
         rg.emit("}")
-        rg.emit(f"return {nxt};")
 
     def order_fn(self, ch, order):
         """The resolution key of one stored choice (labels.compile_value): an int, else a fault."""
@@ -948,6 +1034,9 @@ class Flow:
                           f"        g->budget = {int(rs.max_steps)}LL;", f"        gen_run(g, {ch.next});",
                           "        return;", "    }"]
                 continue
+            if ch.window is not None:       # a response in a reaction window: noted (State._play_standard)
+                took = p.for_slot[ch.window[1:]]
+                lines.append(f"        if (act >= 0) rt_win_note(g, {took}, g->actor);")
             lines += ["        g->pending = -1;", "        g->has_listing = 0;",
                       f"        g->budget = {int(rs.max_steps)}LL;", "        switch (act) {",
                       f"        case -1: pc = {ch.next}; break;"]
