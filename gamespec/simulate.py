@@ -100,7 +100,8 @@ def check_engine(engine):
 def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=None, engine="python",
              trace=False, generator=None) -> dict:
     """One game with bots (`bots`: a kind per seat, default "random" everywhere) → its result:
-    {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}. May raise.
+    {'seed', 'bots', 'scores', 'winners', 'decisions', 'turns', 'phases', 'seconds'}, and 'teams'
+    (each seat's scoring team, final_teams) where the spec scores teams. May raise.
     `trace`: also 'lead_changes', 'decided_at', 'winner_deficit' and 'actions' (GameTrace).
 
     'phases' counts the phases played: one plus the phase changes seen between two decisions.
@@ -137,7 +138,68 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
            "seconds": time.perf_counter() - t0}
     if tr is not None:
         out.update(tr.result(state))
+    teams = final_teams(state)
+    if teams is not None:           # last, as play_many adds them to the games played in C
+        out["teams"] = teams
     return out
+
+
+# -- teams: who shares a score and a win ------------------------------------------------------------
+
+def _renumbered(teams) -> list:
+    """Team numbers as 0, 1, ... in the order the seats first show them ([5, 3, 5, 3] -> [0, 1, 0, 1])."""
+    seen = {}
+    return [seen.setdefault(t, len(seen)) for t in teams]
+
+
+def setup_teams(rs):
+    """The teams that share a score and a win, when they are known before the game is played: the
+    game's teams (top-level `teams`) for scoring.per_team; for scoring.teams, its values when its
+    expression reads only p, num_players and options (renumbered 0, 1, ... in seat order). None
+    without scoring teams (each seat scores alone: top-level teams with per-seat scoring too) or
+    when scoring.teams reads the state (decided during play: see final_teams)."""
+    if rs.per_team:
+        return list(rs.seat_team)
+    rule = getattr(rs.spec, "teams", None)
+    if rule is None or getattr(rs.spec, "cooperative", False):
+        return None
+    from gamespec.spec import ast as A
+    from gamespec.spec.sizes import _value
+    for n in A.walk(rule.ast):
+        ok = isinstance(n, (A.Const, A.BinOp, A.Compare, A.BoolOp, A.Unary, A.IfExp)) or (
+            isinstance(n, A.Name) and (n.id in ("p", "num_players") or n.id in rs.options)) or (
+            isinstance(n, A.Call) and n.func in ("max", "min", "abs") and not n.kwargs
+            and not any(isinstance(a, A.Comp) for a in n.args))
+        if not ok or (isinstance(n, A.BinOp) and n.op == "**"):
+            return None
+    try:
+        teams = [_value(rule.ast, rs.P, rs.options, {"p": p}) for p in range(rs.P)]
+    except (ZeroDivisionError, KeyError, TypeError, ValueError):     # the game says so where it ends
+        return None
+    return _renumbered(teams) if all(t.__class__ is int for t in teams) else None
+
+
+def teams_in_play(rs) -> bool:
+    """Whether the scoring teams are decided during play (scoring.teams reading the state)."""
+    return (not rs.per_team and getattr(rs.spec, "teams", None) is not None
+            and not getattr(rs.spec, "cooperative", False) and setup_teams(rs) is None)
+
+
+def final_teams(state):
+    """A finished game's scoring teams, each seat's team number (setup_teams, or scoring.teams
+    evaluated on the final state as State.finish evaluates it, renumbered 0, 1, ... in seat order);
+    None without scoring teams."""
+    rs = state.rs
+    if not teams_in_play(rs):
+        return setup_teams(rs)
+    return _renumbered([rs.team_of(state, {"p": p}) for p in range(state.num_players)])
+
+
+def sides(winners, teams=None) -> int:
+    """How many sides share a game's win: its winners, or, in a team game (`teams`: each seat's team),
+    its winning teams. A team that wins alone is one side: each partner counts the win, as a sole
+    winner does; several winning teams are a draw, which counts to none (docs/analysis.md, "Teams")."""
+    return len({teams[p] for p in winners}) if teams else len(winners)
 
 
 def action_names(rs) -> list:
@@ -455,7 +517,7 @@ class Accumulator:
         self.score_sum = [0] * players
         self.score_min = [None] * players
         self.score_max = [None] * players
-        self.shares = [{} for _ in range(players)]   # seat -> {k: games won shared by k winners}
+        self.shares = [{} for _ in range(players)]   # seat -> {k: games won shared by k sides (sides())}
         self.shared_games = 0
         self.decisions = 0
         self.decisions_min = None
@@ -473,11 +535,12 @@ class Accumulator:
                 self.score_min[p] = sc
             if self.score_max[p] is None or sc > self.score_max[p]:
                 self.score_max[p] = sc
-        k = len(r["winners"])
+        k = sides(r["winners"], r.get("teams"))     # a team's win is a win, not a shared one
         if k > 1:
             self.shared_games += 1
-        for p in r["winners"]:
-            self.shares[p][k] = self.shares[p].get(k, 0) + 1
+        if r.get("teams") is None or k == 1:      # a draw between teams counts to no team (docs/analysis.md)
+            for p in r["winners"]:
+                self.shares[p][k] = self.shares[p].get(k, 0) + 1
         d = r["decisions"]
         self.decisions += d
         self.decisions_min = d if self.decisions_min is None else min(self.decisions_min, d)
@@ -610,7 +673,14 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
     generator = check_generator(generator)
     if engine == "native" and all(k == "random" for k in kinds) and seeds:
         rs = game.ruleset(players, game.check_options(options))
-        lib = _native_library(game, rs)
+        lib = None
+        if teams_in_play(rs):       # C gives no final state to read them from
+            if not _IN_WORKER:
+                from gamespec.compile.cbuild import tell
+                tell(game, rs, "its scoring teams are decided during play, and a study records each game's "
+                               "teams from its final state")
+        else:
+            lib = _native_library(game, rs)
         if lib is not None:
             from gamespec.interpreter.native_engine import simulate_games
             nt = None
@@ -620,6 +690,11 @@ def play_many(game, players, seeds, options, bots=None, timeout=None, engine="py
                     nt = lib.__dict__["native_trace"] = NativeTrace(rs, lib)
             out = simulate_games(lib, game, players, list(seeds), options, kinds, timeout, _play_safe, timed_out, nt,
                                  lambda why: _tell_bail(game, rs, why), generator)
+            teams = setup_teams(rs)
+            if teams is not None:       # as play_one gives them (the games C played have none yet)
+                for r in out:
+                    if "error" not in r:
+                        r.setdefault("teams", list(teams))
             if ticks is not None:
                 for r in out:
                     ticks.game(r.get("decisions", 0))

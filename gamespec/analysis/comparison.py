@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from .findings import num, pct, points, pvalue
-from .stats import _fmt, config_key, config_label, describe, norm_sf, samples, t_sf, wilson
+from .stats import _fmt, config_key, config_label, describe, members_text, norm_sf, samples, sides, t_sf, wilson
 
 ALPHA = 0.05
 MAX_ACTION_FIGURES = 30    # action shares compared per pair of configurations (the most played ones)
@@ -87,7 +87,7 @@ def per_game(records, into):
             continue
         d["unfinished"].append(0)
         if not rec.get("cooperative"):
-            k = len(rec.get("winners") or ())
+            k = sides(rec.get("winners") or (), rec.get("teams"))     # a team's win is a win
             d["draws"].append(1 if k != 1 else 0)
             d["no_winner"] += k == 0
         acts = rec.get("actions")
@@ -170,10 +170,23 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
         if a["cooperative"] or b["cooperative"]:
             rate("success rate", a["success"], b["success"])
             mean("team score", a["scores"][0], b["scores"][0])
+        elif a["teams"] is not None and a["teams"] == b["teams"]:
+            # the same teams on both sides: partners win and score together, so each team's figures once
+            members = {}
+            for p, t in enumerate(a["teams"]):
+                members.setdefault(t, []).append(p)
+            for t, ms in sorted(members.items()):
+                rate(f"team {t} ({members_text(ms)}) win rate", a["team_shares"][t], b["team_shares"][t])
+            rate("draw rate", xa[ka]["draws"], xb[kb]["draws"])
+            for t, ms in sorted(members.items()):
+                mean(f"team {t} ({members_text(ms)}) score", a["scores"][ms[0]], b["scores"][ms[0]])
         else:
             for p in range(min(len(a["shares"]), len(b["shares"]))):
                 rate(f"seat {p} win rate", a["shares"][p], b["shares"][p])
-            rate("tie rate", a["ties"], b["ties"])
+            if a["teams"] is None and b["teams"] is None and not a["teams_vary"] and not b["teams_vary"]:
+                rate("tie rate", a["ties"], b["ties"])
+            else:       # teams on a side: its draws are wins shared by teams (or no winner)
+                rate("draw rate", xa[ka]["draws"], xb[kb]["draws"])
             for p in range(min(len(a["scores"]), len(b["scores"]))):
                 mean(f"seat {p} score", a["scores"][p], b["scores"][p])
         mean("decisions per game", a["decisions"], b["decisions"])
@@ -184,7 +197,8 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
                                   ("winner_deficit", "winner deficit", "mean")):
             if ea[field] and eb[field]:            # traced on both sides (none for a cooperative game)
                 mean(name, ea[field], eb[field], kind)
-        if ea["no_winner"] or eb["no_winner"]:      # else the draw rate is the tie rate
+        if (ea["no_winner"] or eb["no_winner"]) and not any(f["config"] == label and f["figure"] == "draw rate"
+                                                            for f in figures):    # else the tie rate says it
             rate("draw rate", ea["draws"], eb["draws"])
         if any(ea["unfinished"]) or any(eb["unfinished"]):
             rate("unfinished rate", ea["unfinished"], eb["unfinished"])

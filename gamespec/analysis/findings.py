@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .stats import SEAT_TEST, _fmt, seat_verdict
+from .stats import SEAT_TEST, _fmt, members_text, seat_test_name, seat_verdict
 
 MAX_DETAILED = 20       # configurations described one by one in the study's list (the first ones)
 MAX_COMPARED = 20       # line-up comparisons (same game, players and options, other line-up)
@@ -233,6 +233,9 @@ def seat_sentence(s) -> str | None:
     seats = s.get("seats") or []
     if not seats:
         return None
+    teams = s.get("teams")
+    if teams is not None:
+        return _team_sentence(s, n)
     P = len(seats)
     fair = 1 / P
     if P <= MAX_SEATS_LISTED:
@@ -253,9 +256,55 @@ def seat_sentence(s) -> str | None:
     return text
 
 
+def fair_share(s):
+    """A seat's fair share of the wins: 1/P, or in a team game its team's equal part of the games not
+    drawn (stats.Summary.fair_share)."""
+    f = s.get("fair_share")
+    return f if f is not None else 1 / s["players"]
+
+
+def _units(s) -> int:
+    """The sides that compete: the teams of a team game (fixed teams), else the seats."""
+    teams = s.get("teams")
+    return teams["count"] if teams and teams.get("count") else s.get("players", 0)
+
+
+def _team_sentence(s, n) -> str:
+    """A team game: each team's wins (games it won alone; a seat wins with its team), the draws, the
+    fair share and the test over the teams."""
+    teams = s["teams"]
+    fair = fair_share(s)
+    dr = (s.get("metrics") or {}).get("draws") or {}
+    draws = f", draws {pct(dr['rate'], dr.get('ci95'))}" if dr.get("rate") is not None else ""
+    if teams.get("varies"):
+        seats = s.get("seats") or []
+        rates = ", ".join(f"seat {x['seat']} {pct(x['win_rate'], x['ci95'])}" for x in seats[:MAX_SEATS_LISTED])
+        more = f" and {len(seats) - MAX_SEATS_LISTED} more seats" if len(seats) > MAX_SEATS_LISTED else ""
+        return (f"each seat wins with its team, and the teams differ from game to game: {rates}{more} of "
+                f"{_games(n)}{draws} (fair share {pct(fair)}: an equal part of the games no team shared); "
+                "the teams are not tested for equal shares")
+    rows = teams["teams"]
+    named = [f"team {t['team']} ({members_text(t['members'])}) {'wins ' if i == 0 else ''}"
+             f"{pct(t['win_rate'], t['ci95'])}" for i, t in enumerate(rows)]
+    if len(rows) > MAX_SEATS_LISTED:
+        order = sorted(rows, key=lambda t: (-(t["win_rate"] or 0), t["team"]))
+        best, worst = order[0], order[-1]
+        text = (f"the best team, team {best['team']} ({members_text(best['members'])}), wins "
+                f"{pct(best['win_rate'], best['ci95'])} and the worst, team {worst['team']} "
+                f"({members_text(worst['members'])}), {pct(worst['win_rate'], worst['ci95'])}")
+    else:
+        text = ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+    text += (f" of {_games(n)}{draws} (a team's win is a win for each of its seats; fair share {pct(fair)}: "
+             f"an equal part of the games not drawn)")
+    adv = s.get("seat_advantage")
+    if adv:
+        text += f"; {seat_test_name(adv)} (df {adv['df']}): {pvalue(adv['p'])}: {seat_verdict(adv)}"
+    return text
+
+
 def _first_seat(s):
     fs = (s.get("metrics") or {}).get("first_seat")
-    if not fs or s.get("players", 0) <= 2 or fs.get("win_rate") is None:
+    if not fs or _units(s) <= 2 or fs.get("win_rate") is None:
         return None
     side = ("above" if fs["ci95"][0] > fs["fair"] else "below" if fs["ci95"][1] < fs["fair"] else None) \
         if _has(fs.get("ci95")) else None
@@ -271,7 +320,7 @@ def strength_sentence(s) -> str | None:
     if len(kinds) < 2 or not s.get("rotated"):
         return None
     order = sorted(kinds, key=lambda k: -k["win_rate"])
-    fair = 1 / s["players"]
+    fair = fair_share(s)
     parts = [f"{k['kind']} wins {pct(k['win_rate'], k['ci95'])} of its seats" if i == 0
              else f"{k['kind']} {pct(k['win_rate'], k['ci95'])}" for i, k in enumerate(order[:MAX_NAMED])]
     more = f" and {len(order) - MAX_NAMED} more kinds" if len(order) > MAX_NAMED else ""
@@ -312,8 +361,9 @@ def metric_items(s, config=None) -> list:
                             f"these summaries; {HOW_TO_RECORD}", config)]
     dr = m.get("draws") or {}
     if not s.get("cooperative") and n and dr.get("rate") is not None:
-        out.append(_item("draws", f"draws (a shared win, or no winner): {pct(dr['rate'], dr['ci95'])} of "
-                         f"{_games(n)}", config))
+        what = ("a win shared by teams, or no winner" if s.get("teams") is not None
+                else "a shared win, or no winner")
+        out.append(_item("draws", f"draws ({what}): {pct(dr['rate'], dr['ci95'])} of {_games(n)}", config))
     fs = _first_seat(s)
     if fs:
         out.append(_item("first_seat", fs, config))
@@ -404,14 +454,13 @@ def lineup_verdict(ref, other) -> dict:
     (docs: "Findings") → {'seat', 'verdict', 'text'}. The seat is the one whose interval under `ref`
     lies furthest from the fair share 1/P (else under `other`); the verdict compares which side of
     1/P each interval lies: 'mostly', 'persists', 'shrinks', 'grows', 'reverses', 'appears', 'none'."""
-    P = ref["players"]
-    fair = 1 / P
+    fair = fair_share(ref)
 
     def side(s, x):
         # a seat is off its fair share only where the seat test finds that seats differ: an interval
         # of one seat among P that misses 1/P is no evidence when the test of all seats finds none
         adv = s.get("seat_advantage")
-        return _side(x, fair) if adv is not None and adv["p"] < ALPHA else "fair"
+        return _side(x, fair_share(s)) if adv is not None and adv["p"] < ALPHA else "fair"
 
     rs, os_ = ref["seats"], other["seats"]
     off_r = [x for x in rs if side(ref, x) in ("above", "below")]
@@ -445,9 +494,11 @@ def lineup_verdict(ref, other) -> dict:
     tests = ""
     aa, ab = ref.get("seat_advantage"), other.get("seat_advantage")
     if aa and ab:
-        tests = f"; {SEAT_TEST}: {pvalue(aa['p'])} and {pvalue(ab['p'])}"
+        tests = f"; {seat_test_name(aa)}: {pvalue(aa['p'])} and {pvalue(ab['p'])}"
+    fo = fair_share(other)
+    fairs = f"fair share {pct(fair)}" if pct(fair) == pct(fo) else f"fair shares {pct(fair)} and {pct(fo)}"
     text = (f"seat {seat} wins {pct(a['win_rate'], a['ci95'])} with {rname} and {pct(b['win_rate'], b['ci95'])} "
-            f"with {oname} (fair share {pct(fair)}): {words}{tests}")
+            f"with {oname} ({fairs}): {words}{tests}")
     if verdict == "mostly" and ab and ab["p"] < ALPHA:
         text += f" (but seats still differ with {oname})"
     return {"seat": seat, "verdict": verdict, "text": text}
@@ -563,7 +614,9 @@ def finding_items(summaries, detailed=MAX_DETAILED, compared=MAX_COMPARED, headl
             and s.get("restriction") is None]
     if len(summaries) > 1 and comp:
         differ = sum(1 for s in comp if s["seat_advantage"]["p"] < ALPHA)
-        out.append(_item("overview", f"seats differ at the 5% level ({SEAT_TEST}) in {differ} of "
+        teams = any(s["seat_advantage"].get("over") == "teams" for s in comp)
+        out.append(_item("overview", f"seats differ at the 5% level ({SEAT_TEST}"
+                         f"{'; over the teams where seats play in teams' if teams else ''}) in {differ} of "
                          f"{len(comp)} configurations with seat win rates", None))
     out.extend(_lineup_items(summaries, compared))
     out.extend(_restriction_items(summaries))

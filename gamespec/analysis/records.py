@@ -18,7 +18,8 @@ TRACE_FIELDS = ("lead_changes", "decided_at", "winner_deficit", "actions")
 
 def make_record(result, game, spec_sha256, players, options, cooperative=False, lineup=None, rotation=None,
                 restriction=None) -> dict:
-    """One game's result (from gamespec.simulate.play_one, or its error) → a record row. `lineup` and
+    """One game's result (from gamespec.simulate.play_one, or its error) → a record row (`teams`: the
+    result's scoring teams, each seat's team number, or null without teams). `lineup` and
     `rotation`: a rotated study's unrotated line-up and this game's rotation; `restriction`: the
     restricted kind of a restricted-play study (docs/analysis.md)."""
     rec = {"game": game, "spec_sha256": spec_sha256, "seed": result["seed"], "players": players,
@@ -32,7 +33,9 @@ def make_record(result, game, spec_sha256, players, options, cooperative=False, 
         rec["error"] = result["error"]
         rec["reason"] = result.get("reason") or ("internal" if result.get("internal") else "rule")
         return rec
+    teams = result.get("teams")
     rec.update(scores=list(result["scores"]), winners=list(result["winners"]),
+               teams=list(teams) if teams is not None else None,
                cooperative=bool(cooperative), decisions=result["decisions"], turns=result["turns"],
                phases=result.get("phases"), seconds=result.get("seconds"))
     if "actions" in result:
@@ -49,7 +52,7 @@ def format_of(path) -> str:
     return fmt
 
 
-CSV_FIELDS = ["game", "spec_sha256", "seed", "players", "options", "bots", "scores", "winners",
+CSV_FIELDS = ["game", "spec_sha256", "seed", "players", "options", "bots", "scores", "winners", "teams",
               "cooperative", "decisions", "turns", "phases", "seconds", "error", "reason", "lineup", "rotation",
               "restriction", "lead_changes", "decided_at", "winner_deficit", "actions"]
 
@@ -218,6 +221,7 @@ def _check(rec, where):
         raise RecordsError(f"{where}: 'scores' is not a list of {P} numbers (finite, below 2**63)")
     if not (isinstance(w, list) and all(type(x) is int and 0 <= x < P for x in w) and len(set(w)) == len(w)):
         raise RecordsError(f"{where}: 'winners' is not a list of seats (each at most once)")
+    _check_teams(rec, where, P, sc, w)
     for key in ("decisions", "turns"):
         if not _is_count(rec.get(key, 0)):
             raise RecordsError(f"{where}: '{key}' is not a whole number from 0 to 2**63 - 1")
@@ -242,6 +246,42 @@ def _check(rec, where):
         raise RecordsError(f"{where}: 'actions' is not an object of action names and counts (at most "
                            f"{MAX_OPTIONS} names)")
     return rec
+
+
+def _seats(xs):
+    return ", ".join(map(str, xs))
+
+
+def _check_teams(rec, where, P, scores, winners):
+    """`teams` (absent or null: no teams) is each seat's team, numbered 0, 1, ... with no gap, as the
+    game numbers them; what the engine does with teams holds: partners share their team's score and
+    win together (the winners are whole teams); a cooperative game has none (its seats are one team)."""
+    teams = rec.get("teams")
+    if teams is None:
+        return
+    if not (isinstance(teams, list) and len(teams) == P and all(type(t) is int and 0 <= t < P for t in teams)):
+        raise RecordsError(f"{where}: 'teams' is not a list of {P} team numbers (each seat's team, from 0 "
+                           f"to {P - 1}), nor null")
+    used = set(teams)
+    if used != set(range(len(used))):
+        gap = min(set(range(max(used) + 1)) - used)
+        raise RecordsError(f"{where}: 'teams' {teams} has no seat in team {gap}: teams are numbered 0, 1, ... "
+                           "with no gap")
+    if rec.get("cooperative") is True:
+        raise RecordsError(f"{where}: a cooperative record has no 'teams' (its seats are one team), "
+                           f"not {teams}")
+    members = {}
+    for p, t in enumerate(teams):
+        members.setdefault(t, []).append(p)
+    won = set(winners)
+    for t, ms in sorted(members.items()):
+        if won & set(ms) and not set(ms) <= won:
+            raise RecordsError(f"{where}: 'winners' [{_seats(winners)}] contradict 'teams' {teams}: partners win "
+                               f"together, and team {t} (seats {_seats(ms)}) has winners and losers")
+        if len({scores[p] for p in ms}) > 1:
+            raise RecordsError(f"{where}: 'scores' contradict 'teams' {teams}: partners share their team's "
+                               f"score, and team {t} (seats {_seats(ms)}) has the scores "
+                               f"{_seats(scores[p] for p in ms)}")
 
 
 def _no_constant(name):
@@ -309,6 +349,9 @@ def _read_csv(f, path):
                 elif k in ("scores", "winners"):
                     if "error" not in raw or raw["error"] == "":
                         rec[k] = [_scalar(x) for x in v.split(";") if x != ""]
+                elif k == "teams":          # an empty cell: no teams (null, as in JSONL)
+                    if raw.get("error", "") == "":
+                        rec[k] = [_scalar(x) for x in v.split(";") if x != ""] if v != "" else None
                 elif v != "":
                     rec[k] = _scalar(v)
                 elif k in ("phases", "seconds") and raw.get("error", "") == "":

@@ -19,7 +19,8 @@ from gamespec.errors import ReportError
 
 from .comparison import per_game
 from .findings import classify_cost, config_findings, finding_items, num, pct, points
-from .stats import SEAT_TEST, config_key, config_label, samples, seat_verdict, summarize
+from .findings import fair_share
+from .stats import config_key, config_label, members_text, samples, seat_test_name, seat_verdict, summarize
 
 FIGURES = ("winrates", "strength", "restrictions", "scores", "length", "lead_changes", "decided_at")
 MAX_PLOTTED = 12       # configurations drawn in the plots (the first ones, in the records' order)
@@ -69,12 +70,12 @@ def plot_winrates(summaries):
             hi = [max(0.0, (x["ci95"][1] if x["ci95"][1] is not None else r) - r) for r, x in zip(rates, s["seats"])]
             ax.bar(xs, rates, width * 0.9, yerr=[lo, hi], capsize=3, color=_colour(j),
                    label=_short(s), error_kw={"elinewidth": 1})
-            fair = 1 / s["players"]
+            fair = fair_share(s)
             ax.hlines(fair, min(xs) - width / 2, max(xs) + width / 2, colors=_colour(j), linestyles=":",
                       linewidth=1)
         ax.set_xticks(range(seats), [f"seat {p}" for p in range(seats)])
         ax.set_ylabel("win rate (95% Wilson interval)")
-        ax.set_title("Seat win rates (dotted: 1/players)")
+        ax.set_title("Seat win rates (dotted: the fair share)")
         ax.legend(fontsize=7, loc="upper right")
     if coop:
         ax = axes[i]
@@ -149,8 +150,8 @@ def plot_strength(summaries):
     configs = list(dict.fromkeys(id(s) for s, _ in rows))
     ax.barh(ys, rates, 0.7, xerr=[lo, hi], capsize=3, error_kw={"elinewidth": 1},
             color=[_colour(configs.index(id(s))) for s, _ in rows])
-    ax.scatter([1 / s["players"] for s, _ in rows], ys, marker="|", s=200, color="#222", zorder=3,
-               label="fair share 1/players")
+    ax.scatter([fair_share(s) for s, _ in rows], ys, marker="|", s=200, color="#222", zorder=3,
+               label="fair share")
     ax.set_yticks(ys, [f"{k['kind']} ({_short(s)})" for s, k in rows], fontsize=7)
     ax.set_xlabel("win rate per seat held (95% Wilson interval)")
     ax.set_title("Bot strength (rotated seats)")
@@ -278,6 +279,13 @@ def _table(s) -> str:
                     f"<td>{_num(q.get('50%'), '.1f')}</td><td>{_num(q.get('95%'), '.1f')}</td></tr>")
         extra = ""
     else:
+        teams = s.get("teams")
+        if teams is not None and not teams.get("varies"):
+            rows.append("<tr><th>team</th><th>seats</th><th>win rate (games it won alone)</th>"
+                        "<th>95% interval</th></tr>")
+            rows += [f"<tr class='team' data-team='{t['team']}' data-win-rate='{t['win_rate']!r}'>"
+                     f"<td>{t['team']}</td><td>{', '.join(map(str, t['members']))}</td><td>{_pct(t['win_rate'])}</td>"
+                     f"<td>{_ci(t['ci95'])}</td></tr>" for t in teams["teams"]]
         rows.append("<tr><th>seat</th><th>win rate</th><th>95% interval</th><th>score mean</th>"
                     "<th>95% interval</th><th>sd</th><th>5%</th><th>median</th><th>95%</th></tr>")
         for x in s["seats"]:
@@ -291,11 +299,13 @@ def _table(s) -> str:
         adv = s["seat_advantage"]
         ties = s["ties"]
         m = s["margin"]
-        extra = (f"<p>Seat advantage ({SEAT_TEST}, df {adv['df']}): statistic {_num(adv['statistic'], '.2f')}, "
-                 f"p = {_num(adv['p'], '.3g')}: {seat_verdict(adv)}"
+        extra = (f"<p>Seat advantage ({seat_test_name(adv)}, df {adv['df']}): statistic "
+                 f"{_num(adv['statistic'], '.2f')}, p = {_num(adv['p'], '.3g')}: {seat_verdict(adv)}"
                  f"{' (shared wins counted fractionally)' if adv['fractional_wins'] else ''}. "
                  if adv else "<p>") + \
-                (f"Ties: {ties['count']} ({_pct(ties['rate'])}). Margin of victory: mean "
+                ("A seat's win rate is its team's: the games its team won alone. " if teams is not None else "") + \
+                (f"{'Draws (a win shared by teams)' if teams is not None else 'Ties'}: {ties['count']} "
+                 f"({_pct(ties['rate'])}). Margin of victory: mean "
                  f"{_num(m['mean'], '.2f')}, median {_num(m['quantiles'].get('50%'), '.1f')}.</p>")
     d = s["length"]["decisions"]
     t = s["length"]["turns"]
@@ -311,7 +321,7 @@ def _table(s) -> str:
                   f"<td>{e(k['kind'])}</td><td>{k['seats']}</td><td>{k['seat_games']}</td>"
                   f"<td>{_pct(k['win_rate'])}</td><td>{_ci(k['ci95'])}</td></tr>" for k in kinds]
         extra += (f"<p>Bot strength over {s.get('rotations', 1)} rotations of the seats (free of seat "
-                  f"advantage; fair share {pct(1 / s['players'])}):</p><table class='kinds'>{''.join(krows)}</table>")
+                  f"advantage; fair share {pct(fair_share(s))}):</p><table class='kinds'>{''.join(krows)}</table>")
     rc = s.get("restriction_cost")
     if s.get("restriction") is not None and rc and rc.get("win_rate") is not None:
         extra += (f"<p class='restriction'>Restriction {e(s['restriction'])}: the restricted seat wins "
@@ -346,6 +356,11 @@ def _overview(summaries) -> str:
     for s in summaries:
         if s["cooperative"]:
             rates, p, verdict = f"success {_pct(s['success']['rate'])}", "–", "–"
+        elif (s.get("teams") or {}).get("teams"):
+            rates = " / ".join(f"team {t['team']} ({members_text(t['members'])}) {_pct(t['win_rate'])}"
+                               for t in s["teams"]["teams"])
+            adv = s["seat_advantage"]
+            p, verdict = (_num(adv["p"], ".3g"), seat_verdict(adv)) if adv else ("–", "–")
         else:
             rates = " / ".join(_pct(x["win_rate"]) for x in s["seats"])
             adv = s["seat_advantage"]
@@ -389,7 +404,8 @@ def build(records, title="gamespec balance report", sources=()):
                     figs[name] = plot_metric(plotted, mdata, name)
             svgs = {name: _svg(fig) for name, fig in figs.items()}
     captions = {"winrates": "Seat win rates with 95% Wilson intervals (a shared win counts 1/k to each "
-                            "of k winners); cooperative configurations: team success rate.",
+                            "of k winners; in a team game a seat's rate is its team's, the games the team won "
+                            "alone); dotted: the fair share; cooperative configurations: team success rate.",
                 "scores": "Final score per seat (team score for cooperative games), one panel per configuration. "
                           "Means with 95% t intervals: " + "; ".join(
                               f"{_short(s)}: " + (f"team {num(s['team_score']['mean'], s['team_score']['ci95'])}"
@@ -399,10 +415,12 @@ def build(records, title="gamespec balance report", sources=()):
                 "length": "Decisions per game, configurations overlaid. Means: " + _means(
                     plotted, lambda s: s["length"]["decisions"]),
                 "strength": "Bot strength in rotated studies: each kind's win rate per seat it held, with 95% "
-                            "Wilson intervals; the mark is the fair share 1/players. " + "; ".join(
+                            "Wilson intervals; the mark is the fair share (1/players; in a team game the "
+                            "team's). " + "; ".join(
                                 f"{k['kind']} ({_short(s)}) {pct(k['win_rate'], k['ci95'])}"
                                 for s, k in _strength_rows(plotted)),
-                "restrictions": "Restricted play: the fair share 1/players minus the restricted seat's win rate, "
+                "restrictions": "Restricted play: the fair share (1/players; in a team game the team's) minus "
+                                "the restricted seat's win rate, "
                                 "in percentage points, with 95% intervals (red: a clear cost, green: a clear gain, "
                                 "grey: the interval contains 0). " + "; ".join(
                                     f"{s['restriction']} ({_short(s)}) "

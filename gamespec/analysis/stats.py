@@ -9,6 +9,9 @@ from __future__ import annotations
 import functools
 import math
 
+from gamespec.errors import RecordsError
+from gamespec.simulate import sides
+
 Z95 = 1.959963984540054          # the normal 97.5% quantile
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -177,9 +180,67 @@ SEAT_TEST = "chi-square test of equal shares"
 
 
 def seat_verdict(adv, alpha=0.05) -> str:
-    """The seat test's result in words (the same words in `simulate`'s text and the report)."""
-    return (f"seats differ at the {alpha:.0%} level" if adv["p"] < alpha
-            else "no evidence that seats differ")
+    """The seat test's result in words (the same words in `simulate`'s text and the report); in a
+    team game the test is over the teams (adv["over"] == "teams") and says so."""
+    who = "teams" if adv.get("over") == "teams" else "seats"
+    return (f"{who} differ at the {alpha:.0%} level" if adv["p"] < alpha
+            else f"no evidence that {who} differ")
+
+
+def seat_test_name(adv) -> str:
+    """SEAT_TEST, 'over teams' where the seats play in teams."""
+    return f"{SEAT_TEST} over teams" if adv.get("over") == "teams" else SEAT_TEST
+
+
+def members_text(ms) -> str:
+    """'seats 0, 2' (or 'seat 1')."""
+    return ("seat " if len(ms) == 1 else "seats ") + ", ".join(map(str, ms))
+
+
+def win_shares(winners, teams) -> tuple:
+    """A finished competitive game → (the sides sharing its win, each winner's share). Without teams
+    a shared win counts 1/k to each of its k winners (as ever); in a team game (`teams`: each seat's)
+    the sides are the winning teams, a team that wins alone counts 1 to every partner, and a win
+    shared by teams (a draw) counts to none."""
+    k = sides(winners, teams)
+    if teams is None:
+        return k, 1.0 / k if k else 0.0
+    return k, 1.0 if k == 1 else 0.0
+
+
+class TeamsSeen:
+    """The teams of one configuration's finished competitive records, row by row: whether they play
+    in teams (every record says the seats' teams, or none does: a mix is refused, RecordsError), the
+    one team list of them all (`fixed`), or that they vary from game to game (scoring.teams decided
+    during play), and the sum of 1/teams over the games one team won (the fair share's)."""
+
+    def __init__(self, label):
+        self.label = label
+        self.first = None            # (seed, teams) of the first record
+        self.fixed = None
+        self.varies = False
+        self.inverse_sum = 0.0       # sum over the games one team won of 1/T
+
+    def add(self, rec):
+        teams = rec.get("teams")
+        if self.first is None:
+            self.first = (rec.get("seed"), teams)
+            self.fixed = teams
+        elif (teams is None) != (self.first[1] is None):
+            a, b = (self.first, (rec.get("seed"), teams))
+            said, silent = (a, b) if a[1] is not None else (b, a)
+            raise RecordsError(f"the records of {self.label} disagree about teams: seed {said[0]} says the seats' "
+                               f"teams {said[1]}, seed {silent[0]} says none (records written before records said "
+                               "the teams count a team's win as a shared one): report them apart")
+        elif teams != self.fixed:
+            self.varies = True
+        if teams is not None and sides(rec["winners"], teams) == 1:
+            self.inverse_sum += 1 / len(set(teams))
+        return teams
+
+    @property
+    def team_game(self) -> bool:
+        return self.first is not None and self.first[1] is not None
 
 
 # -- the summary ---------------------------------------------------------------------------------
@@ -240,6 +301,8 @@ class Summary:
         self.lineup = list(key[3])
         self.rotations = set()
         self.kind_wins = {}                      # kind -> win shares over the seats it held
+        self.teams = TeamsSeen(config_label(key))   # the seats' teams (a team game: a team's win is a win)
+        self.team_wins = {}                      # team -> win shares (the teams as the records number them)
         self.restriction = None
         self.no_winner = 0
         self.traced = 0
@@ -269,12 +332,18 @@ class Summary:
         else:
             for p, sc in enumerate(scores):
                 self.scores[p].append(sc)
-            k = len(winners)
+            teams = self.teams.add(rec)
+            # the sides sharing the win: the winners, or the winning teams (a team's win counts 1 to every
+            # partner, as a sole winner's does; a draw between teams to none: win_shares)
+            k, share = win_shares(winners, teams)
             bots = rec.get("bots") or ()
             for p in winners:
-                self.shares[p] += 1.0 / k
+                self.shares[p] += share
                 if len(bots) == len(scores):
-                    self.kind_wins[bots[p]] = self.kind_wins.get(bots[p], 0.0) + 1.0 / k
+                    self.kind_wins[bots[p]] = self.kind_wins.get(bots[p], 0.0) + share
+            if teams is not None and k == 1:
+                t = teams[winners[0]]
+                self.team_wins[t] = self.team_wins.get(t, 0) + 1
             if k == 1:
                 self.outright[winners[0]] += 1
             elif k > 1:
@@ -344,12 +413,43 @@ class Summary:
              "actions": acts,
              "never_played": [a["action"] for a in acts if a["count"] == 0] if traced else [],
              "unfinished": dict(proportion(len(self.errors), total), reasons=dict(self.reasons))}
-        if not self.cooperative and n and self.players > 1:
-            fair = 1 / self.players
+        fair = self.fair_share()
+        if not self.cooperative and n and fair is not None and fair < 1:
             lo, hi = wilson(self.shares[0], n)
             m["first_seat"] = {"win_rate": self.shares[0] / n, "ci95": [lo, hi], "fair": fair,
                                "p": one_proportion_p(self.shares[0], n, fair)}
         return m
+
+    def fair_share(self):
+        """A seat's fair share of the wins: 1/P; in a team game its team's, an equal part of the games
+        not drawn, (1 - draw rate)/T (with teams that vary, 1/T of each game one team won, averaged)."""
+        if not self.teams.team_game:
+            return 1 / self.players if self.players else None
+        return self.teams.inverse_sum / self.n if self.n else None
+
+    def _teams(self, n):
+        """The teams of a team game: each seat's (fixed) or that they vary, each team's members and
+        wins (fixed teams only), and the test of equal shares over the teams."""
+        ts = self.teams
+        if not ts.team_game:
+            return None, None
+        if ts.varies:
+            return {"seats": None, "varies": True, "count": None, "teams": []}, None
+        members = {}
+        for p, t in enumerate(ts.fixed):
+            members.setdefault(t, []).append(p)
+        rows = []
+        for t in sorted(members):
+            w = self.team_wins.get(t, 0)
+            lo, hi = wilson(w, n)
+            rows.append({"team": t, "members": members[t], "wins": w, "win_rate": w / n if n else None,
+                         "ci95": [lo, hi]})
+        # the games one team won, against equal shares: whole counts, so exact (draws left out)
+        test = chi_square_equal([r["wins"] for r in rows]) if n else None
+        adv = None if test is None else {
+            "test": "chi-square goodness of fit of the teams' wins (games one team won) to equal shares",
+            "over": "teams", "statistic": test[0], "df": test[1], "p": test[2], "fractional_wins": False}
+        return {"seats": list(ts.fixed), "varies": False, "count": len(members), "teams": rows}, adv
 
     def result(self) -> dict:
         n = self.n
@@ -364,7 +464,7 @@ class Summary:
         out["restriction"] = self.restriction
         if self.restriction is not None:
             k = next((x for x in out["kinds"] if x["kind"] == self.restriction), None)
-            fair = 1 / players
+            fair = self.fair_share() if self.teams.team_game else 1 / players
             if k is not None and k["win_rate"] is not None:
                 lo, hi = k["ci95"]
                 out["restriction_cost"] = {"fair": fair, "win_rate": k["win_rate"], "ci95": [lo, hi],
@@ -384,10 +484,16 @@ class Summary:
                 seats.append({"seat": p, "wins": self.shares[p], "win_rate": self.shares[p] / n if n else None,
                               "ci95": [lo, hi], "score": describe(self.scores[p])})
             out["seats"] = seats
-            test = chi_square_equal(self.shares) if n else None
-            out["seat_advantage"] = None if test is None else {
-                "test": "chi-square goodness of fit to equal win shares", "statistic": test[0],
-                "df": test[1], "p": test[2], "fractional_wins": self.ties > 0}
+            out["fair_share"] = self.fair_share()
+            teams, team_test = self._teams(n)
+            out["teams"] = teams
+            if teams is not None:       # partners win together: the test is over the teams
+                out["seat_advantage"] = team_test
+            else:
+                test = chi_square_equal(self.shares) if n else None
+                out["seat_advantage"] = None if test is None else {
+                    "test": "chi-square goodness of fit to equal win shares", "over": "seats", "statistic": test[0],
+                    "df": test[1], "p": test[2], "fractional_wins": self.ties > 0}
             lo, hi = wilson(self.ties, n)
             out["ties"] = {"count": self.ties, "rate": self.ties / n if n else None, "ci95": [lo, hi]}
             out["margin"] = describe(self.margins)
@@ -411,7 +517,9 @@ def summarize(records) -> list:
 
 def samples(records):
     """Record rows → {config key: per-game lists} for plots and tests: scores per seat, decisions,
-    win indicators per seat (shares), successes."""
+    win indicators per seat (shares: win_shares), draws ('ties': a win shared by several sides),
+    successes; in a team game with the same teams in every game, 'teams' (each seat's) and
+    'team_shares' ({team: 1 for each game it won alone, else 0})."""
     out = {}
     for rec in records:
         key = config_key(rec)
@@ -420,7 +528,7 @@ def samples(records):
             P = key[1]
             d = out[key] = {"scores": [[] for _ in range(P)], "decisions": [], "turns": [],
                             "shares": [[] for _ in range(P)], "ties": [], "success": [],
-                            "cooperative": False}
+                            "cooperative": False, "team_shares": {}, "_teams": TeamsSeen(config_label(key))}
         if "error" in rec:
             continue
         scores, winners = rec["scores"], rec["winners"]
@@ -431,8 +539,20 @@ def samples(records):
             d["scores"][0].append(scores[0])
             d["success"].append(1 if winners else 0)
             continue
+        teams = d["_teams"].add(rec)
+        k, share = win_shares(winners, teams)
         for p, sc in enumerate(scores):
             d["scores"][p].append(sc)
-            d["shares"][p].append(1.0 / len(winners) if p in winners else 0.0)
-        d["ties"].append(1 if len(winners) > 1 else 0)
+            d["shares"][p].append(share if p in winners else 0.0)
+        if teams is not None:
+            won = teams[winners[0]] if k == 1 else None
+            for t in range(len(set(teams))):
+                d["team_shares"].setdefault(t, []).append(1.0 if t == won else 0.0)
+        d["ties"].append(1 if k > 1 else 0)
+    for d in out.values():
+        ts = d.pop("_teams")
+        d["teams"] = ts.fixed if ts.team_game and not ts.varies else None
+        d["teams_vary"] = ts.varies
+        if d["teams"] is None:
+            d["team_shares"] = {}
     return out

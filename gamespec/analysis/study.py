@@ -72,6 +72,8 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     summary = Summary((game.name, players, tuple(sorted(opts.items())), tuple(kinds)))
     summary.cooperative = coop
     prior = {}
+    done = list(done)
+    _check_teams(done, game, game.ruleset(players, opts), config_label(summary.key))
     for row in done:
         prior.setdefault(row.get("rotation") or 0, []).append(row)
     runs, resumed = [], 0
@@ -130,6 +132,28 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
         out["generator"] = generator
     out["summary"] = sm
     return out
+
+
+def _check_teams(rows, game, rs, label):
+    """--resume: the rows already recorded say the teams this spec's games have (gamespec.simulate
+    setup_teams; any teams where they are decided during play, none where each seat scores alone)."""
+    from gamespec.errors import UsageError
+    expect, in_play = _sim.setup_teams(rs), _sim.teams_in_play(rs)
+    for row in rows:
+        if "error" in row or row.get("cooperative"):
+            continue
+        got = row.get("teams")
+        if ((got is not None) if in_play else got == expect):
+            continue
+        if expect is None and not in_play:
+            why = f"says the seats play in teams {got}, but {game.name} scores each seat alone"
+        elif got is None:
+            why = (f"says no teams, but {game.name}'s seats play in teams"
+                   f"{f' {expect}' if expect is not None else ''} (a record written before records said the teams)")
+        else:
+            why = f"says the teams {got}, but {game.name}'s are {expect}"
+        raise UsageError(f"the records file's game of {label} with seed {row.get('seed')} {why}: it cannot be "
+                         "resumed; start a new records file")
 
 
 def _merged(runs, sm, game, path, players, opts, seed, engine) -> dict:

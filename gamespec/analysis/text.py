@@ -42,6 +42,9 @@ def study_lines(r):
                f"min {num(sc['min'])}, 5/25/50/75/95%: "
                f"{'/'.join(num(q.get(k), 'g') for k in ('5%', '25%', '50%', '75%', '95%'))}, max {num(sc['max'])}")
     else:
+        teams = sm.get("teams")
+        if teams is not None:
+            yield from _team_lines(teams)
         yield (f"  {'seat':>4}  {'win rate':>8}  {'95% interval':>13}  {'score mean':>10}  {'95% interval':>13}"
                f"  {'sd':>6}  {'min':>5}  {'median':>6}  {'max':>5}")
         for x in sm["seats"]:
@@ -52,12 +55,15 @@ def study_lines(r):
         adv = sm["seat_advantage"]
         if adv is not None:
             note = " (shared wins counted fractionally)" if adv["fractional_wins"] else ""
-            from .stats import SEAT_TEST, seat_verdict
-            yield (f"  seat advantage ({SEAT_TEST}): {adv['statistic']:.2f} (df {adv['df']}), "
+            from .stats import seat_test_name, seat_verdict
+            yield (f"  seat advantage ({seat_test_name(adv)}): {adv['statistic']:.2f} (df {adv['df']}), "
                    f"p = {adv['p']:.3g}: {seat_verdict(adv)}{note}")
+        elif teams is not None and teams.get("varies"):
+            yield "  seat advantage: not tested (the teams differ from game to game)"
         t, m = sm["ties"], sm["margin"]
         games = "game" if t["count"] == 1 else "games"
-        yield (f"  shared wins: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "
+        what = "draws (a win shared by teams)" if teams is not None else "shared wins"
+        yield (f"  {what}: {t['count']} {games} ({pct(t['rate'])}); margin of victory: mean "
                f"{num(m['mean'], '.2f')}, median {num(m['quantiles'].get('50%'), 'g')}")
     d, tu, ph = (sm["length"][k] for k in ("decisions", "turns", "phases"))
     yield (f"  decisions per game: mean {num(d['mean'], '.1f')} (sd {num(d['sd'], '.1f')}), "
@@ -70,14 +76,26 @@ def study_lines(r):
     yield f"  errors: {len(r['errors'])}"
 
 
+def _team_lines(teams):
+    """A team game's teams: members, wins (games the team won alone) with 95% intervals; each seat's
+    win rate below is its team's."""
+    if teams.get("varies"):
+        yield "  teams: they differ from game to game; a seat's win rate is the rate its team won"
+        return
+    yield f"  {'team':>4}  {'seats':<12}  {'win rate':>8}  {'95% interval':>13}  (a seat's win rate is its team's)"
+    for t in teams["teams"]:
+        seats = ", ".join(map(str, t["members"]))
+        yield f"  {t['team']:>4}  {seats:<12}  {_pct(t['win_rate']):>8}  {_ci(t['ci95'], _pct):>13}"
+
+
 def _more_lines(sm):
     """Issue 30's lines of a summary: bot strength (a rotated study), the restriction's cost, the
     metrics in one or two compact lines, then the findings for the configuration."""
-    from .findings import HOW_TO_RECORD, config_findings, num, pct, points
+    from .findings import HOW_TO_RECORD, config_findings, fair_share, num, pct, points
     kinds = sm.get("kinds") or []
     if kinds and sm.get("rotated"):
         yield (f"  bot strength over {sm.get('rotations', 1)} rotations (win rate per seat held, fair share "
-               f"{pct(1 / sm['players'])}):")
+               f"{pct(fair_share(sm))}):")
         yield f"    {'kind':<24} {'seats':>5} {'seat-games':>10} {'win rate':>9} {'95% interval':>13}"
         for k in kinds:
             yield (f"    {k['kind']:<24} {k['seats']:>5} {k['seat_games']:>10} {_pct(k['win_rate']):>9}"
