@@ -143,3 +143,46 @@ def test_each_limit_is_read_where_its_row_says():
         if x.c == "emitted":
             assert re.search(rf"\b{x.name}\b", gen_text), f"{x.name}: the C generator does not read it"
         assert re.search(rf"\b{x.name}\b", py_text + c_text), f"{x.name}: nothing reads it"
+
+
+# -- flow instructions -------------------------------------------------------------------------------
+def _spec_paths():
+    return sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")) + glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
+
+
+def _rulesets():
+    from helpers import load
+    for path in _spec_paths():
+        g = load(path)
+        opts = g.option_sets()
+        yield path, g.ruleset(g.min_players, opts[-1] if opts else {})
+
+
+def test_every_flow_kind_is_declared_made_and_compiled_by_both_engines():
+    """The flow program is flow.KINDS' instructions only (dataclasses holding their rules); every kind
+    is made by some spec and run by the Python engine (flow._make refuses an unknown kind); the C
+    generator compiles every kind not declared NATIVE_NOT_YET, and none that is (then its reason is
+    stale: clear it)."""
+    from gamespec.compile.flow import KINDS, Ins
+    from gamespec.compile.native.errors import NativeUnsupported
+    from gamespec.compile.native.program import generate
+    seen, compiled, refused = set(), set(), {}
+    for path, rs in _rulesets():
+        assert all(isinstance(ins, Ins) and KINDS[ins.KIND] is type(ins) for ins in rs.flow_code)
+        for ins in rs.flow_code:        # every compiled field has its rule beside it
+            for name, rule in ins.rules.items():
+                assert rule is not None and getattr(ins, name) is not None, (ins.KIND, name)
+        kinds = {ins.KIND for ins in rs.flow_code}
+        seen |= kinds
+        try:
+            generate(rs)
+            compiled |= kinds
+        except NativeUnsupported as e:
+            m = re.fullmatch(r"flow instruction (\w+)", str(e))
+            if m:
+                refused[m[1]] = os.path.basename(path)
+    assert seen == set(KINDS), f"kinds no spec makes: {sorted(set(KINDS) - seen)}"
+    not_yet = {k for k, c in KINDS.items() if c.NATIVE_NOT_YET}
+    assert not compiled & not_yet, f"C compiles {sorted(compiled & not_yet)}: clear their NATIVE_NOT_YET"
+    assert set(KINDS) - not_yet <= compiled, f"kinds C never compiled: {sorted(set(KINDS) - not_yet - compiled)}"
+    assert set(refused) <= not_yet, f"C refuses kinds it should compile: {refused}"

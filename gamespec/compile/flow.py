@@ -6,6 +6,9 @@ instruction suspends the run until `State.apply` resumes it, so a state is just 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
 from gamespec.errors import SpecRuntimeError
 from gamespec.interpreter.actions import Action
 from gamespec.interpreter.runtime import EndGame, EndPhase, EndTurn, pending_choices
@@ -16,6 +19,229 @@ from .labels import compile_value
 
 SUSPEND = -1
 TERMINAL = -2
+
+
+# -- the flow program: a declared intermediate representation -------------------------------------
+@dataclass(eq=False, kw_only=True)
+class Ins:
+    """One instruction of the flat flow program (docs/native.md, "One table of mirrors"). Its fields
+    hold what the Python engine runs (compiled rules, labels, scopes); `rules` holds the checked Rule
+    of each compiled field (field -> Rule; `nexts`: a list, one per transition), which the C
+    generator and compile/fused.py read: no consumer gets a rule back from a compiled function."""
+    KIND: ClassVar[str] = ""
+    #: why the C generator does not compile this kind yet (None: it does); tests/test_mirrors.py holds
+    #: it true both ways
+    NATIVE_NOT_YET: ClassVar[str | None] = None
+    rules: dict = field(default_factory=dict, repr=False)
+
+    def __iter__(self):                  # `kind, a = ins`: consumers read a's fields as a["fn"] or a.fn
+        return iter((self.KIND, self))
+
+    def __getitem__(self, name):
+        return getattr(self, name)
+
+    def get(self, name, default=None):
+        return getattr(self, name, default)
+
+    def rule_of(self, fn):
+        """The Rule this instruction compiled into `fn` (one of its fields, or a transition's)."""
+        if fn is None:
+            return None
+        for name, rule in self.rules.items():
+            if name == "nexts":
+                for (cond, _), r in zip(self.nexts, rule):
+                    if cond is fn:
+                        return r
+            elif getattr(self, name) is fn:
+                return rule
+        raise LookupError(f"{self.KIND}: no rule for {fn!r}")
+
+
+#: kind -> its instruction class: every kind there is, in one place (the consumers: _make here, the
+#: C generator's program.Flow, compile/fused.py)
+KINDS = {}
+
+
+def _kind(cls):
+    cls.KIND = cls.__name__.lower() if not cls.KIND else cls.KIND
+    KINDS[cls.KIND] = cls
+    return dataclass(eq=False, kw_only=True)(cls)
+
+
+@_kind
+class Hook(Ins):            # the game's or a phase's on_begin, then on to `next`
+    fn: Any = None
+    scope: Any = None
+    next: str = ""
+    where: str = ""
+    set_phase: Any = None
+    first: Any = None       # the phase's first player (a compiled rule)
+
+
+@_kind
+class PhaseCheck(Ins):      # a phase's end_if before each turn
+    KIND = "phase_check"
+    ph: Any = None
+    end_if: Any = None
+    target: str = ""
+    next: str = ""
+
+
+@_kind
+class TurnBegin(Ins):
+    KIND = "turn_begin"
+    fn: Any = None
+    scope: Any = None
+    next: str = ""
+    where: str = ""
+
+
+@_kind
+class TurnEnd(Ins):
+    KIND = "turn_end"
+    fn: Any = None
+    scope: Any = None
+    ph: Any = None
+    end_if: Any = None
+    nxt: Any = None         # the next player (a compiled rule), or None: clockwise
+    phase_end: str = ""
+    again: str = ""
+    where: str = ""
+
+
+@_kind
+class PhaseEnd(Ins):
+    KIND = "phase_end"
+    fn: Any = None
+    scope: Any = None
+    ph: Any = None
+    nexts: list = field(default_factory=list)     # [(compiled condition or None, label)]
+    where: str = ""
+
+
+@_kind
+class GameEnd(Ins):
+    KIND = "game_end"
+    fn: Any = None
+
+
+@_kind
+class Do(Ins):
+    fn: Any = None
+    scope: Any = None
+    names: dict = field(default_factory=dict)
+    where: str = ""
+
+
+@_kind
+class Jump(Ins):
+    target: str = ""
+
+
+@_kind
+class JumpUnless(Ins):
+    KIND = "jump_unless"
+    cond: Any = None
+    target: str = ""
+    names: dict = field(default_factory=dict)
+    where: str = ""
+    count: bool = False
+
+
+@_kind
+class ForInit(Ins):
+    KIND = "for_init"
+    it: Any = None
+    names: dict = field(default_factory=dict)
+    lkey: str = ""
+    where: str = ""
+
+
+@_kind
+class ForNext(Ins):
+    KIND = "for_next"
+    lkey: str = ""
+    key: str = ""
+    end: str = ""
+
+
+@_kind
+class ForDone(Ins):
+    KIND = "for_done"
+    lkey: str = ""
+    key: str = ""
+
+
+@_kind
+class Choosers(Ins):        # a simultaneous step's choosers: each a seat, once
+    lkey: str = ""
+    where: str = ""
+
+
+@_kind
+class Reveal(Ins):          # a simultaneous step's stored choices, revealed and applied in `order`
+    ch: Any = None
+    order: Any = None
+    where: str = ""
+
+
+@_kind
+class Choose(Ins):          # a decision point (ChooseRT holds its rules: guard, player)
+    ch: Any = None
+
+
+@_kind
+class WindowOpen(Ins):
+    KIND = "window_open"
+    lkey: str = ""
+    took: str = ""
+    where: str = ""
+
+
+@_kind
+class WindowCheck(Ins):
+    KIND = "window_check"
+    took: str = ""
+    end: str = ""
+
+
+@_kind
+class WindowReveal(Ins):
+    KIND = "window_reveal"
+    ch: Any = None
+    took: str = ""
+    until: str = ""
+    where: str = ""
+
+
+@_kind
+class WindowClose(Ins):
+    KIND = "window_close"
+    took: str = ""
+    out: str = ""
+    until: str = ""
+
+
+@_kind
+class WindowBranch(Ins):
+    KIND = "window_branch"
+    out: str = ""
+    until: str = ""
+    target: str = ""
+
+
+@_kind
+class WindowDone(Ins):
+    KIND = "window_done"
+    out: str = ""
+
+
+class _R:
+    """A rule and what the backend compiled of it, until `Emitter.emit` files them in an instruction."""
+    __slots__ = ("fn", "rule")
+
+    def __init__(self, fn, rule):
+        self.fn, self.rule = fn, rule
 
 
 class Scope:
@@ -57,21 +283,37 @@ class ChooseRT:
         self.fused = None       # action name -> fused function (compile/fused.py), generated code only
         self.window = None      # a reaction window's: the flow key noting who responded (#took<n>)
         self.secret = False
+        self.rules = {}         # "guard", "player" -> its Rule (the C generator reads these)
 
 
 class Emitter:
     def __init__(self, rs, comp):
         self.rs = rs
         self.comp = comp
-        self.code = []       # (kind, args)
+        self.code = []       # Ins
         self.labels = {}
         self.chooses = []
 
     def label(self, name):
         self.labels[name] = len(self.code)
 
+    def expr(self, rule, names=None):
+        return None if rule is None else _R(self.comp.expr(rule, names), rule)
+
+    def effects(self, rule, names=None):
+        return None if rule is None else _R(self.comp.effects(rule, names), rule)
+
     def emit(self, kind, **args):
-        self.code.append((kind, args))
+        """An instruction of KINDS[kind]; each compiled rule (_R) is filed as its function in the field
+        and its Rule in `rules`."""
+        rules = {}
+        for k, v in args.items():
+            if isinstance(v, _R):
+                args[k], rules[k] = v.fn, v.rule
+            elif k == "nexts":
+                args[k] = [(c.fn if c is not None else None, t) for c, t in v]
+                rules[k] = [c.rule if c is not None else None for c, _ in v]
+        self.code.append(KINDS[kind](rules=rules, **args))
         return len(self.code) - 1
 
     # -- steps --------------------------------------------------------------------------
@@ -81,19 +323,19 @@ class Emitter:
 
     def step(self, st, names, scope, ctx):
         c = self.comp
-        guard = c.expr(st.guard, names) if st.guard is not None else None
+        guard = self.expr(st.guard, names)
         uid = len(self.code)
         skip_label = f"skip{uid}"
         if guard is not None and st.kind != "choose":
             self.emit("jump_unless", cond=guard, target=skip_label, names=names, where=st.path)
         if st.kind == "do":
-            self.emit("do", fn=c.effects(st.effect, names), scope=scope, names=names, where=st.path)
+            self.emit("do", fn=self.effects(st.effect, names), scope=scope, names=names, where=st.path)
         elif st.kind == "choose":
             self.choose(st, guard, names, scope)
         elif st.kind == "react":
             self.react(st, names, scope, ctx, uid)
         elif st.kind == "if":
-            cond = c.expr(st.cond, names)
+            cond = self.expr(st.cond, names)
             else_l, end_l = f"else{uid}", f"endif{uid}"
             self.emit("jump_unless", cond=cond, target=else_l, names=names, where=st.path)
             self.steps(st.body, names, scope, ctx)
@@ -105,12 +347,12 @@ class Emitter:
             top = f"rep{uid}"
             self.label(top)
             self.steps(st.body, names, scope, ctx)
-            self.emit("jump_unless", cond=c.expr(st.cond, names), target=top, names=names,
+            self.emit("jump_unless", cond=self.expr(st.cond, names), target=top, names=names,
                       where=st.path, count=True)
         elif st.kind == "while":
             top, end = f"while{uid}", f"endwhile{uid}"
             self.label(top)
-            self.emit("jump_unless", cond=c.expr(st.cond, names), target=end, names=names,
+            self.emit("jump_unless", cond=self.expr(st.cond, names), target=end, names=names,
                       where=st.path, count=True)
             self.steps(st.body, names, scope, ctx)
             self.emit("jump", target=top)
@@ -123,7 +365,7 @@ class Emitter:
                 c.valid_keys.add(key)  # iterating the players: the variable always holds a seat
             top, end = f"for{uid}", f"endfor{uid}"
             lkey = f"#list{uid}"
-            self.emit("for_init", it=c.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
+            self.emit("for_init", it=self.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
             if st.simultaneous:         # each chooser a seat, once
                 self.emit("choosers", lkey=lkey, where=st.path)
             self.label(top)
@@ -138,10 +380,11 @@ class Emitter:
             self.label(skip_label)
 
     def choose(self, st, guard, names, scope, window=None):
-        c = self.comp
         ch = ChooseRT(len(self.chooses), st, st.path)
-        ch.guard = guard
-        ch.player = c.expr(st.player, names) if st.player is not None else None
+        player = self.expr(st.player, names)
+        ch.guard = guard.fn if guard is not None else None
+        ch.player = player.fn if player is not None else None
+        ch.rules = {k: r.rule for k, r in (("guard", guard), ("player", player)) if r is not None}
         ch.guard_reads_actor = _reads_actor(st.guard)
         ch.player_reads_actor = _reads_actor(st.player)
         ch.actions = [self.rs.actions[a] for a in st.actions]
@@ -167,7 +410,7 @@ class Emitter:
         if hasattr(c, "valid_keys"):
             c.valid_keys.add(key)      # window_open checks every listed player is a seat
         top, end = f"for{uid}", f"endfor{uid}"
-        self.emit("for_init", it=c.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
+        self.emit("for_init", it=self.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
         self.emit("window_open", lkey=lkey, took=took, where=st.path)
         self.label(top)
         self.emit("for_next", lkey=lkey, key=key, end=end)
@@ -208,7 +451,7 @@ def build(rs, spec, comp):
     rs.phases = list(phases.values())
     game_scope = Scope()
     em.label("game_begin")
-    em.emit("hook", fn=comp.effects(spec.on_begin), scope=game_scope, next=f"begin:{spec.start}",
+    em.emit("hook", fn=em.effects(spec.on_begin), scope=game_scope, next=f"begin:{spec.start}",
             where="on_begin", set_phase=None)
     for ph in phases.values():
         d = ph.decl
@@ -216,31 +459,31 @@ def build(rs, spec, comp):
         pscope = Scope(ph, False)
         tscope = Scope(ph, True)
         em.label(f"begin:{n}")
-        em.emit("hook", fn=comp.effects(d.on_begin), scope=Scope(ph, False),
+        em.emit("hook", fn=em.effects(d.on_begin), scope=Scope(ph, False),
                 next=f"check:{n}" if d.turn else f"end:{n}", where=f"phases.{n}.on_begin",
-                set_phase=ph, first=comp.expr(d.turn.first) if d.turn and d.turn.first else None)
+                set_phase=ph, first=em.expr(d.turn.first) if d.turn else None)
         if d.turn:
             t = d.turn
             em.label(f"check:{n}")
-            em.emit("phase_check", ph=ph, end_if=comp.expr(d.end_if), target=f"end:{n}",
+            em.emit("phase_check", ph=ph, end_if=em.expr(d.end_if), target=f"end:{n}",
                     next=f"turn:{n}")
             em.label(f"turn:{n}")
-            em.emit("turn_begin", fn=comp.effects(t.on_begin), scope=tscope, next=f"steps:{n}",
+            em.emit("turn_begin", fn=em.effects(t.on_begin), scope=tscope, next=f"steps:{n}",
                     where=f"phases.{n}.turn.on_begin")
             em.label(f"steps:{n}")
             em.steps(t.steps, {}, tscope, ph)
             em.label(f"turnend:{n}")
-            em.emit("turn_end", fn=comp.effects(t.on_end), scope=pscope, ph=ph,
-                    end_if=comp.expr(d.end_if), nxt=comp.expr(t.next),
+            em.emit("turn_end", fn=em.effects(t.on_end), scope=pscope, ph=ph,
+                    end_if=em.expr(d.end_if), nxt=em.expr(t.next),
                     phase_end=f"end:{n}", again=f"turn:{n}", where=f"phases.{n}.turn.on_end")
         ph.turn_end_if = comp.expr(d.turn.end_if) if d.turn else None
         em.label(f"end:{n}")
-        em.emit("phase_end", fn=comp.effects(d.on_end), scope=game_scope, ph=ph,
-                nexts=[(comp.expr(cond) if cond else None,
+        em.emit("phase_end", fn=em.effects(d.on_end), scope=game_scope, ph=ph,
+                nexts=[(em.expr(cond) if cond else None,
                         "game_end" if target == "end" else f"begin:{target}") for cond, target in d.next],
                 where=f"phases.{n}.on_end")
     em.label("game_end")
-    em.emit("game_end", fn=comp.effects(spec.on_end))
+    em.emit("game_end", fn=em.effects(spec.on_end))
     labels = em.labels
     for ph in phases.values():
         ph.labels = {k.split(":")[0]: v for k, v in labels.items() if k.endswith(":" + ph.name)}
@@ -251,9 +494,9 @@ def build(rs, spec, comp):
     def goto(pc):
         """A jump's target, followed through chains of plain jumps (so no step is a bare jump)."""
         seen = set()
-        while pc < len(code) and code[pc][0] == "jump" and pc not in seen:
+        while pc < len(code) and code[pc].KIND == "jump" and pc not in seen:
             seen.add(pc)
-            pc = labels[code[pc][1]["target"]]
+            pc = labels[code[pc].target]
         return pc
 
     rs.flow_goto = goto

@@ -85,7 +85,7 @@ class _Pending:
 _KNOWN_STEP = frozenset(("kind", "guard", "effect", "actions", "fallback", "player", "optional", "repeat",
                          "if_none", "cond", "body", "orelse", "var", "iter", "path"))
 _KNOWN_CHOICE = frozenset(("actions", "blocks", "enter", "enumerate", "fallback", "fused", "guard", "idx",
-                           "names", "next", "path", "pc", "player", "resume", "scope", "step"))
+                           "names", "next", "path", "pc", "player", "resume", "rules", "scope", "step"))
 
 
 def _plain(ch):

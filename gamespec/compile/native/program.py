@@ -254,8 +254,8 @@ class Program:
         self._afters[key] = fname
         lines = []
         if rs.triggers:
-            conds = [self.test_fn(c.rule) for c, _ in rs.triggers]
-            effs = [self.effect_fn(e.rule) for _, e in rs.triggers]
+            conds = [self.test_fn(c) for _, c, _ in rs.spec.triggers]     # the rules rs.triggers compiled
+            effs = [self.effect_fn(e) for _, _, e in rs.spec.triggers]
             lines += ["    int fired = 1;", "    while (fired) {", "        fired = 0;"]
             for c, e in zip(conds, effs):
                 lines += [f"        if ({c}(g)) {{",
@@ -265,10 +265,10 @@ class Program:
                           "            fired = 1;", "        }"]
             lines.append("    }")
         if rs.game_end_if is not None:
-            c = self.test_fn(rs.game_end_if.rule)
+            c = self.test_fn(rs.spec.end_if)
             lines.append(f"    if ({c}(g)) return {rs.GAME_END};")
         if scope.turn and scope.phase.turn_end_if is not None:
-            c = self.test_fn(scope.phase.turn_end_if.rule)
+            c = self.test_fn(scope.phase.decl.turn.end_if)
             lines.append(f"    if ({c}(g)) return {scope.phase.labels['turnend']};")
         lines.append("    return nxt;")
         self.function(f"static int32_t {fname}(G *g, int32_t nxt)", lines)
@@ -641,15 +641,24 @@ class Flow:
 
     def build(self):
         for pc, (kind, a) in enumerate(self.code):
+            self.cur = a
             self.ins[pc] = self.instruction(pc, kind, a)
 
     def rule_of(self, fn):
+        """The Rule the instruction being generated compiled into `fn`: read from the flow program
+        (flow.Ins.rules; a decision point's guard and player from ChooseRT.rules), never from the
+        compiled function."""
         if fn is None:
             return None
-        rule = getattr(fn, "rule", None)
-        if rule is None:
-            raise NativeUnsupported("a flow instruction without its rule")
-        return rule
+        ch = getattr(self.cur, "ch", None)
+        if ch is not None:
+            for k, r in ch.rules.items():
+                if getattr(ch, k) is fn:
+                    return r
+        try:
+            return self.cur.rule_of(fn)
+        except LookupError:
+            raise NativeUnsupported("a flow instruction without its rule") from None
 
     def instruction(self, pc, kind, a):
         p = self.p
