@@ -186,3 +186,20 @@ def test_every_flow_kind_is_declared_made_and_compiled_by_both_engines():
     assert not compiled & not_yet, f"C compiles {sorted(compiled & not_yet)}: clear their NATIVE_NOT_YET"
     assert set(KINDS) - not_yet <= compiled, f"kinds C never compiled: {sorted(set(KINDS) - not_yet - compiled)}"
     assert set(refused) <= not_yet, f"C refuses kinds it should compile: {refused}"
+
+
+# -- built-ins ---------------------------------------------------------------------------------------
+def test_every_builtin_has_a_python_and_a_c_side():
+    """Each built-in of gamespec/spec/builtins.py's table is compiled by both Python backends and by the
+    C generator (named in each one's dispatch), and no engine dispatches on a name the table lacks. A
+    static check of the dispatch chains (the registry keyed by the table is not done yet: docs/native.md)."""
+    from gamespec.spec.builtins import TABLE, WALKS_LIST
+    comp = os.path.join(ROOT, "gamespec", "compile")
+    sides = {"closures": _read(os.path.join(comp, "closures.py")),
+             "codegen": _read(os.path.join(comp, "codegen.py")) + _read(os.path.join(ROOT, "interpreter", "runtime.py")),
+             "C": _read(os.path.join(comp, "native", "cgen.py")) + _read(os.path.join(comp, "native", "program.py"))}
+    missing = [f"{b.name} ({side})" for b in TABLE for side, text in sides.items()
+               if not re.search(rf"[\"']{b.name}[\"']|\b_?{b.name}\(|\bcb_{b.name}\b", text)]
+    assert not missing, f"built-ins an engine does not name: {missing}"
+    from gamespec.compile.native import cgen
+    assert cgen.WALKS_LIST is WALKS_LIST, "the C generator keeps its own copy of WALKS_LIST"

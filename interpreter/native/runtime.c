@@ -221,7 +221,7 @@ int zcontains(G *g, int64_t zi, V x) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* moves and knowledge (interpreter/ops.py; the determinization's possibility sets are not    */
+/* moves and knowledge (interpreter/runtime.py; the determinization's possibility sets are not*/
 /* kept: nothing in a playout reads them)                                                     */
 /* ------------------------------------------------------------------------------------------ */
 static void lose_track(G *g, int32_t c, int32_t src, uint64_t blind) {

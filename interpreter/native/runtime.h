@@ -1,6 +1,6 @@
 /* The native engine's run-time library: values, arenas, faults, budgets, checked arithmetic, zones,
  * moves and knowledge, the RNGs (splitmix64, SHAKE128, xorshift64*, Python's MT19937), lists.
- * It mirrors interpreter/ops.py, interpreter/rng.py and the run-time half of
+ * It mirrors interpreter/runtime.py, interpreter/rng.py and the run-time half of
  * gamespec/compile/closures.py; generated code (gamespec/compile/native/) includes it.
  * Everything here works on integers: no text from a spec ever reaches this file or the generated one. */
 #ifndef GS_RUNTIME_H
@@ -339,7 +339,7 @@ List *ztopn(G *g, int64_t zi, int64_t m);      /* top m, topmost first */
 List *zbottomn(G *g, int64_t zi, int64_t m);
 int zcontains(G *g, int64_t zi, V x);
 
-/* ---- effects (interpreter/ops.py) -------------------------------------------------------- */
+/* ---- effects (interpreter/runtime.py) ---------------------------------------------------- */
 void rt_move(G *g, int64_t c, int64_t dst, int face, int bottom);
 void rt_move_v(G *g, V c, int64_t dst, int face, int bottom);    /* a value that must be a card */
 void rt_move_list(G *g, V xs, int64_t dst, int face, int bottom);
