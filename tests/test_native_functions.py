@@ -91,6 +91,20 @@ def test_functions_called_from_conditions_effects_and_other_functions():
     assert all(o[0] == "ok" for os_ in got.values() for o in os_)
 
 
+@needs_cc
+def test_what_a_call_allocates_goes_when_it_returns_no_list():
+    """A function is pure: once it returns a number, the lists it built are unreachable and C releases
+    them (else 200 calls building 1.6 MB each, uncharged list repetitions in a loop that keeps its
+    total, pass the arena's 256 MB and C gives the game to Python); a list returned is kept."""
+    functions = ('  big(i): |\n    let x = [[i], 0][0] * 100000\n    return 100000 + 0 * i\n'
+                 '  keep(i): "return [[[i], 0][0] * 3, [i]]"\n'
+                 '  work(p): |\n    let s = 0\n    let kept = []\n'
+                 '    for i in range(200) {\n      s += big(i + p)\n      kept += keep(i)\n    }\n'
+                 '    return s + sum(size(k) + k[0] for k in kept)\n')
+    got = same_games(fspec("work(p) + size(hand[p])", functions), (2,), "release.yaml")
+    assert all(o[0] == "ok" and o[1][0] >= 200 * 100000 for o in got[2])
+
+
 DEPTH = '  depth(n): "return 0 if n == 0 else 1 + depth(n - 1)"\n'
 
 

@@ -44,15 +44,20 @@ class _FunctionsMixin:
     """RuleGen's part for the spec's functions (a call, `return`) and the combinatorics built-ins."""
 
     in_fn = False       # True in a function's body: a call there passes depth d + 1
+    fn_mark = None      # the arena mark taken when the function was entered
 
     def ret(self, st, sc):
-        """`return e` (codegen: a zone as the list of its cards)."""
+        """`return e` (codegen: a zone as the list of its cards). A function is pure: what its call
+        allocated is unreachable once it returns, but for a list it returns (whose items may be
+        lists it made): when the value is no list, the call's allocations are released."""
         if st.value is None:
-            self.emit("return vnone();")
+            self.emit(f"arelease(g, {self.fn_mark}); return vnone();")
             return
         e = self.ex(st.value, sc)
         v = f"vlist(zlist(g, {self.zone(e)}))" if st.value.t == "zone" else self.V(e)
-        self.emit(f"return {v};")
+        r = self.tmp("V", v)
+        self.emit(f"if ({r}.t != T_LIST) arelease(g, {self.fn_mark});")
+        self.emit(f"return {r};")
 
     def spec_call(self, n, sc):
         """A call of the spec's function (codegen.call_function): the arguments evaluated once, left to

@@ -162,7 +162,10 @@ class Program:
             sc[prm] = E(c, "V")
         rg.emit(f"if (d > {MAX_CALL_DEPTH}) FAULT(F_CALL_DEPTH);")    # runtime.enter_call
         rg.emit(f"charge(g, {function_weight(decl)});")
+        rg.emit("Mark fm = amark(g);")    # what the call allocates goes when its value is no list
+        rg.fn_mark = "fm"
         rg.block(decl.rule.ast, sc)
+        rg.emit("arelease(g, fm);")
         rg.emit("return vnone();")
         self.function(f"static V {fname}({', '.join(['G *g', 'int32_t d'] + params)})", rg.lines)
         return fname
