@@ -6,7 +6,7 @@ from __future__ import annotations
 __all__ = ["GamespecError", "SpecError", "SpecErrors", "SpecRuntimeError", "UsageError", "IllegalAction",
            "StateFormatError", "BotError", "SpecNotFound", "MissingExtra", "GameTooLong", "Unfinished",
            "DrawError", "RecordsError", "ReportError", "ActionSpaceError", "ReplayDivergence", "WebError",
-           "GameFailed", "UndoRefused"]
+           "GameFailed", "UndoRefused", "NativeGameStopped"]
 
 
 class GamespecError(Exception):
@@ -135,3 +135,10 @@ class UndoRefused(GamespecError):
     def __init__(self, message, kind):
         super().__init__(message)
         self.kind = kind
+
+
+class NativeGameStopped(GamespecError):
+    """A game of a vector environment that the C code stopped (a fault of the spec, or a case it
+    leaves to Python): the seed says which; the per-step state
+    (`gamespec.envs.common.native_kit(...).new_game(seed)`) plays it on the Python engine, which gives
+    its own error. Raised by gamespec.envs.vector."""

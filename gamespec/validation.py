@@ -59,7 +59,7 @@ def compile_all(game, path):
         if cards >= MAX_COMPILED_CARDS:
             break
         compiled += 1
-        try:    # not kept (Game.ruleset would cache it): one rule set in memory at a time
+        try:    # not cached (Game.ruleset would cache it): one rule set in memory at a time
             rs = Ruleset(game.spec, players, game.check_options(dict(opts)), backend=game.backend)
             cards += rs.ncards + len(rs.faces)
         except SpecErrors as e:

@@ -59,7 +59,7 @@ class GamespecAEC(pettingzoo.AECEnv):
 
     @property
     def engine(self):
-        """'native' while the game is kept in C, else 'python'."""
+        """'native' while the game lives in C, else 'python'."""
         return "native" if getattr(self._s, "in_c", False) else "python"
 
     def observation_space(self, agent):

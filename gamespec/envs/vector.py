@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 
-from gamespec.errors import GamespecError, IllegalAction, UsageError
+from gamespec.errors import IllegalAction, NativeGameStopped, UsageError
 
 from .common import native_kit, require
 
@@ -13,12 +13,6 @@ gym = require("gymnasium")
 spaces = require("gymnasium.spaces")
 
 OPPONENTS = (None, "random")
-
-
-class NativeGameStopped(GamespecError):
-    """A game the C code stopped (a fault of the spec, or a case it leaves to Python): the seed says
-    which; the per-step state (`gamespec.envs.common.native_kit(...).new_game(seed)`) plays it on the
-    Python engine, which gives its own error."""
 
 
 class VectorEnv(gym.vector.VectorEnv):
