@@ -324,7 +324,7 @@ def test_step_budget_at_the_limit(name):
     games inside the windows: at window_open, the asking, the reveal, window_close, window_done): each
     game Python stops on the budget was stopped by C on the budget; the games are the same."""
     seen, where = set(), set()
-    for steps in range(8, 64, 3):
+    for steps in range(8, 56, 4):
         got = same_games(text_of(WINDOWS[name], f"limits: {{steps_per_decision: {steps}}}\n"),
                          seeds=range(6), counts=(2, 4), early=True)
         seen |= {o[0] if o[0] == "ok" else o[1] for out in got.values() for o, _ in out}
