@@ -1,4 +1,4 @@
-"""The native per-step state (docs/agents.md, "The native per-step state"): a game kept in its C struct
+"""The native per-step state (docs/agents.md, "The native per-step state"): a game held in its C struct
 (interpreter/native/step.c) and stepped by fixed action id. Legal ids, the action mask, the observation
 and information-state tensors, the end and the results come from C; the Python State (views, logs,
 labels, saves) is built only when asked, by re-playing the recorded ids on the Python engine from the

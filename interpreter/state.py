@@ -526,7 +526,7 @@ class State:
     def _lookup(self, key):
         """The legal action whose (name, parameters) is `key`, or None. A scan of the parameter
         column at C speed: a dict of every legal action cost more than listing them, for the one
-        look-up a replayed decision makes (issue 36). Kept in _index for a second look-up."""
+        look-up a replayed decision makes (issue 36). Stored in _index for a second look-up."""
         if self._index is None:
             self._index = list(map(_params_of, self._legal))
         legal, column, want = self._legal, self._index, None

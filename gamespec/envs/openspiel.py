@@ -33,7 +33,7 @@ def measured_length(game, players, options, games=LENGTH_GAMES) -> int:
 def load(spec, players=None, options=None, reward="win", max_game_length=None, engine=None):
     """The OpenSpiel game of a spec (a path or a gamespec Game) at (players, options).
     `max_game_length`: the bound declared to OpenSpiel (default: measured_length). `engine`: None
-    (states kept in C where the native library is available), "native" or "python"."""
+    (states held in C where the native library is available), "native" or "python"."""
     from gamespec.errors import UsageError
     if reward not in ("win", "score"):
         raise UsageError(f"reward is 'win' or 'score', not {reward!r}")

@@ -13,7 +13,7 @@ from .values import Pool, Texts, collect_texts
 
 SUSPEND, TERMINAL, NO_PC = -1, -2, -3      # an end_*() in a trigger: -10 - END_*
 # MAX_SOURCE_BYTES (gamespec/mirrors.py): bytes of generated C beyond which the game stays in Python
-# (the largest shipped spec makes 66 kB; 2.3 MB, 510 actions of four cards, kept a compiler busy 23 s
+# (the largest shipped spec makes 66 kB; 2.3 MB, 510 actions of four cards, held a compiler 23 s
 # of CPU and 350 MB)
 
 
