@@ -11,8 +11,12 @@ from gamespec.interpreter.runtime import (MAX_LIST, MAX_RANGE, EndGame, EndPhase
 from gamespec.mirrors import MAX_DEAL
 
 from ..spec import ast as A
-from ..spec.builtins import WALKS_LIST
+from ..spec.builtins import WALKS_LIST, check, registry
 from .costs import comp_weight, function_weight, loop_weight, untyped
+
+#: built-in -> its compiler: `f(compiler, call node, names)` -> a closure (statements too); every
+#: built-in of the table, checked at import (spec/builtins.py `check`)
+CALLS, emits = registry("closures")
 
 
 class Compiler:
@@ -207,88 +211,106 @@ class Compiler:
         return upd_pvar
 
     def stmt_call(self, c, names):
-        f = c.func
+        return CALLS[c.func](self, c, names)
+
+    @emits("move")
+    def bi_move(self, c, names):
         args = [self.e(a, names) for a in c.args]
         kw = c.kwargs
-        if f == "move":
-            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
-            bottom = "at" in kw and kw["at"].value == "bottom"
-            what, dst = args
-            t = c.args[0].t
-            mv = rt.move_card
-            if t == "card":
-                def move1(s, e):
-                    card = what(s, e)
-                    if card is None:
-                        fault("move: there is no card to move (none)")
-                    mv(s, card, dst(s, e), face, bottom)
-                return move1
-            if t == "zone":
-                def move_zone(s, e):
-                    d = dst(s, e)
-                    for card in list(s.z[what(s, e)]):  # bottom first keeps the order
-                        mv(s, card, d, face, bottom)
-                return move_zone
-
-            def move_many(s, e):
+        face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+        bottom = "at" in kw and kw["at"].value == "bottom"
+        what, dst = args
+        t = c.args[0].t
+        mv = rt.move_card
+        if t == "card":
+            def move1(s, e):
+                card = what(s, e)
+                if card is None:
+                    fault("move: there is no card to move (none)")
+                mv(s, card, dst(s, e), face, bottom)
+            return move1
+        if t == "zone":
+            def move_zone(s, e):
                 d = dst(s, e)
-                for card in list(what(s, e)):
-                    if card is None:
-                        fault("move: there is no card to move (none)")
+                for card in list(s.z[what(s, e)]):  # bottom first keeps the order
                     mv(s, card, d, face, bottom)
-            return move_many
-        if f == "deal":
-            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
-            src, dst = args[0], args[1]
-            n = args[2] if len(args) > 2 else (lambda s, e: 1)
-            deal = rt.deal
+            return move_zone
 
-            def deal_(s, e):
-                k = n(s, e)
-                if k < 0 or k > MAX_DEAL:
-                    fault(f"deal: cannot deal {k} cards")
-                deal(s, src(s, e), dst(s, e), k, face)
-            return deal_
-        if f == "shuffle":
-            z = args[0]
-            sh = rt.shuffle
-            return lambda s, e: sh(s, z(s, e))
-        if f == "set_mark":
-            what, val = args[0], args[2]
-            m = self.L.mark_index[c.mark.name]
-            sm = rt.set_mark
-            if c.args[0].t == "card":
-                return lambda s, e: sm(s, (what(s, e),), m, val(s, e))
-            if c.args[0].t == "zone":
-                return lambda s, e: sm(s, list(s.z[what(s, e)]), m, val(s, e))
-            return lambda s, e: sm(s, list(what(s, e)), m, val(s, e))
-        if f == "reveal":
-            what, who = args
-            single = c.args[0].t == "card"
-            rv = rt.reveal
-            L = self.L
+        def move_many(s, e):
+            d = dst(s, e)
+            for card in list(what(s, e)):
+                if card is None:
+                    fault("move: there is no card to move (none)")
+                mv(s, card, d, face, bottom)
+        return move_many
 
-            def reveal(s, e):
-                p = who(s, e)
-                if not (0 <= p < L.P):
-                    fault(f"reveal: no player {p}")
-                x = what(s, e)
-                cards = [x] if single else (list(s.z[x]) if c.args[0].t == "zone" else list(x))
-                rv(s, [cd for cd in cards if cd is not None], p)
-            return reveal
-        if f == "end_game":
-            def end_game(s, e):
-                raise EndGame()
-            return end_game
-        if f == "end_phase":
-            def end_phase(s, e):
-                raise EndPhase()
-            return end_phase
-        if f == "end_turn":
-            def end_turn(s, e):
-                raise EndTurn()
-            return end_turn
-        raise AssertionError(f)
+    @emits("deal")
+    def bi_deal(self, c, names):
+        args = [self.e(a, names) for a in c.args]
+        kw = c.kwargs
+        face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+        src, dst = args[0], args[1]
+        n = args[2] if len(args) > 2 else (lambda s, e: 1)
+        deal = rt.deal
+
+        def deal_(s, e):
+            k = n(s, e)
+            if k < 0 or k > MAX_DEAL:
+                fault(f"deal: cannot deal {k} cards")
+            deal(s, src(s, e), dst(s, e), k, face)
+        return deal_
+
+    @emits("shuffle")
+    def bi_shuffle(self, c, names):
+        z = self.e(c.args[0], names)
+        sh = rt.shuffle
+        return lambda s, e: sh(s, z(s, e))
+
+    @emits("set_mark")
+    def bi_set_mark(self, c, names):
+        args = [self.e(a, names) for a in c.args]
+        what, val = args[0], args[2]
+        m = self.L.mark_index[c.mark.name]
+        sm = rt.set_mark
+        if c.args[0].t == "card":
+            return lambda s, e: sm(s, (what(s, e),), m, val(s, e))
+        if c.args[0].t == "zone":
+            return lambda s, e: sm(s, list(s.z[what(s, e)]), m, val(s, e))
+        return lambda s, e: sm(s, list(what(s, e)), m, val(s, e))
+
+    @emits("reveal")
+    def bi_reveal(self, c, names):
+        what, who = [self.e(a, names) for a in c.args]
+        single = c.args[0].t == "card"
+        rv = rt.reveal
+        L = self.L
+
+        def reveal(s, e):
+            p = who(s, e)
+            if not (0 <= p < L.P):
+                fault(f"reveal: no player {p}")
+            x = what(s, e)
+            cards = [x] if single else (list(s.z[x]) if c.args[0].t == "zone" else list(x))
+            rv(s, [cd for cd in cards if cd is not None], p)
+        return reveal
+
+    @emits("end_game")
+    def bi_end_game(self, c, names):
+        def end_game(s, e):
+            raise EndGame()
+        return end_game
+
+    @emits("end_phase")
+    def bi_end_phase(self, c, names):
+        def end_phase(s, e):
+            raise EndPhase()
+        return end_phase
+
+    @emits("end_turn")
+    def bi_end_turn(self, c, names):
+        def end_turn(s, e):
+            raise EndTurn()
+        return end_turn
 
     # -- expressions ----------------------------------------------------------------------
     def player_index(self, node, names):
@@ -564,188 +586,256 @@ class Compiler:
         return call
 
     def call(self, n, names):
-        L = self.L
-        f = n.func
         if getattr(n, "fn", None) is not None:
             return self.call_function(n, names)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, names)
-        if f == "indices":
-            z = n.args[0].ref[1]
-            keys = list(L.zone_keys[z.name])
-            return lambda s, e: keys
-        P = L.P
-        if f in ("others", "players_from", "next_player", "prev_player"):
-            p = self.player_index(n.args[0], names)
-            if f == "others":
-                return lambda s, e: [(p(s, e) + i) % P for i in range(1, P)]
-            if f == "players_from":
-                return lambda s, e: [(p(s, e) + i) % P for i in range(P)]
-            if f == "next_player":
-                return lambda s, e: (p(s, e) + 1) % P
-            return lambda s, e: (p(s, e) - 1) % P
-        if f == "team":
-            p = self.player_index(n.args[0], names)
-            seat_team = list(L.seat_team)
-            return lambda s, e: seat_team[p(s, e)]
-        if f == "members":
-            ti = self.team_index(n.args[0], names)
-            members = [list(m) for m in L.team_members]
-            return lambda s, e: members[ti(s, e)]
-        if f == "mark":
-            card = self.e(n.args[0], names)
-            m = L.mark_index[n.mark.name]
-            gm = rt.get_mark
-            return lambda s, e: gm(s, card(s, e), m)
+        return CALLS[n.func](self, n, names)
+
+    def call_args(self, n, names):
+        """A built-in's arguments (a zone as its cards, but for top/bottom/cards), the first charged
+        where the call visits every item (WALKS_LIST; not max/min of several)."""
+        f = n.func
         args = [self.as_list(a, names) if a.t == "zone" and f not in ("top", "bottom", "cards", "shuffle")
                 else self.e(a, names) for a in n.args]
         if f in WALKS_LIST and args and len(n.args) >= 1 \
                 and not (f in ("max", "min") and len(n.args) > 1):
             raw0 = args[0]
             args[0] = lambda s, e: charge(s, raw0(s, e))   # the call visits every item
-        if f in ("size", "count"):
-            a0 = args[0]
-            return lambda s, e: len(a0(s, e))
-        if f == "sum":
-            a0 = args[0]
-            return lambda s, e: bounded(sum(a0(s, e)))
-        if f in ("max", "min"):
-            pick = max if f == "max" else min
-            if len(args) == 1:
-                a0 = args[0]
-                if "default" in n.kwargs:
-                    d = self.e(n.kwargs["default"], names)
-                    return lambda s, e: pick(a0(s, e), default=d(s, e))
+        return args
 
-                def m(s, e):
-                    xs = a0(s, e)
-                    if not xs:
-                        fault(f"{f}() of an empty list; give default=...")
-                    return pick(xs)
-                return m
-            fs = tuple(args)
-            return lambda s, e: pick([g(s, e) for g in fs])
-        if f == "any":
-            a0 = args[0]
-            return lambda s, e: any(a0(s, e))
-        if f == "all":
-            a0 = args[0]
-            return lambda s, e: all(a0(s, e))
-        if f in ("first", "last"):
-            a0 = args[0]
-            if len(args) == 2:
-                k = args[1]
-                if f == "first":
-                    return lambda s, e: list(a0(s, e)[:max(0, k(s, e))])
-                return lambda s, e: list(a0(s, e)[-k(s, e):]) if k(s, e) > 0 else []
-            if f == "first":
-                return lambda s, e: (lambda xs: xs[0] if xs else None)(a0(s, e))
-            return lambda s, e: (lambda xs: xs[-1] if xs else None)(a0(s, e))
-        if f in ("top", "bottom"):
-            z = args[0]
-            if len(args) == 1:
-                if f == "top":
-                    def top(s, e):
-                        cs = s.z[z(s, e)]
-                        return cs[-1] if cs else None
-                    return top
+    @emits("indices")
+    def bi_indices(self, n, names):
+        z = n.args[0].ref[1]
+        keys = list(self.L.zone_keys[z.name])
+        return lambda s, e: keys
 
-                def bottom(s, e):
-                    cs = s.z[z(s, e)]
-                    return cs[0] if cs else None
-                return bottom
+    @emits("others", "players_from", "next_player", "prev_player")
+    def bi_seats(self, n, names):
+        f, P = n.func, self.L.P
+        p = self.player_index(n.args[0], names)
+        if f == "others":
+            return lambda s, e: [(p(s, e) + i) % P for i in range(1, P)]
+        if f == "players_from":
+            return lambda s, e: [(p(s, e) + i) % P for i in range(P)]
+        if f == "next_player":
+            return lambda s, e: (p(s, e) + 1) % P
+        return lambda s, e: (p(s, e) - 1) % P
+
+    @emits("team")
+    def bi_team(self, n, names):
+        p = self.player_index(n.args[0], names)
+        seat_team = list(self.L.seat_team)
+        return lambda s, e: seat_team[p(s, e)]
+
+    @emits("members")
+    def bi_members(self, n, names):
+        ti = self.team_index(n.args[0], names)
+        members = [list(m) for m in self.L.team_members]
+        return lambda s, e: members[ti(s, e)]
+
+    @emits("mark")
+    def bi_mark(self, n, names):
+        card = self.e(n.args[0], names)
+        m = self.L.mark_index[n.mark.name]
+        gm = rt.get_mark
+        return lambda s, e: gm(s, card(s, e), m)
+
+    @emits("size", "count")
+    def bi_size(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: len(a0(s, e))
+
+    @emits("sum")
+    def bi_sum(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: bounded(sum(a0(s, e)))
+
+    @emits("max", "min")
+    def bi_max(self, n, names):
+        f = n.func
+        args = self.call_args(n, names)
+        pick = max if f == "max" else min
+        if len(args) == 1:
+            a0 = args[0]
+            if "default" in n.kwargs:
+                d = self.e(n.kwargs["default"], names)
+                return lambda s, e: pick(a0(s, e), default=d(s, e))
+
+            def m(s, e):
+                xs = a0(s, e)
+                if not xs:
+                    fault(f"{f}() of an empty list; give default=...")
+                return pick(xs)
+            return m
+        fs = tuple(args)
+        return lambda s, e: pick([g(s, e) for g in fs])
+
+    @emits("any")
+    def bi_any(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: any(a0(s, e))
+
+    @emits("all")
+    def bi_all(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: all(a0(s, e))
+
+    @emits("first", "last")
+    def bi_first(self, n, names):
+        f = n.func
+        args = self.call_args(n, names)
+        a0 = args[0]
+        if len(args) == 2:
             k = args[1]
+            if f == "first":
+                return lambda s, e: list(a0(s, e)[:max(0, k(s, e))])
+            return lambda s, e: list(a0(s, e)[-k(s, e):]) if k(s, e) > 0 else []
+        if f == "first":
+            return lambda s, e: (lambda xs: xs[0] if xs else None)(a0(s, e))
+        return lambda s, e: (lambda xs: xs[-1] if xs else None)(a0(s, e))
+
+    @emits("top", "bottom")
+    def bi_top(self, n, names):
+        f = n.func
+        args = self.call_args(n, names)
+        z = args[0]
+        if len(args) == 1:
             if f == "top":
-                def topn(s, e):
+                def top(s, e):
                     cs = s.z[z(s, e)]
-                    m = k(s, e)
-                    return cs[::-1][:m] if m > 0 else []   # topmost first
-                return topn
+                    return cs[-1] if cs else None
+                return top
 
-            def bottomn(s, e):
+            def bottom(s, e):
+                cs = s.z[z(s, e)]
+                return cs[0] if cs else None
+            return bottom
+        k = args[1]
+        if f == "top":
+            def topn(s, e):
+                cs = s.z[z(s, e)]
                 m = k(s, e)
-                return s.z[z(s, e)][:m] if m > 0 else []
-            return bottomn
-        if f == "cards":
-            z = args[0]
-            return lambda s, e: list(s.z[z(s, e)])
-        if f == "range":
-            lo, hi = (args[0], args[1]) if len(args) == 2 else ((lambda s, e: 0), args[0])
+                return cs[::-1][:m] if m > 0 else []   # topmost first
+            return topn
 
-            def rng(s, e):
-                a, b = lo(s, e), hi(s, e)
-                if b - a > MAX_RANGE:
-                    fault(f"range of {b - a} numbers; the limit is {MAX_RANGE}", "budget")
-                return charge(s, list(range(a, b)))
-            return rng
-        if f in ("is_max", "is_sole_max"):
-            xs, i = args
-            mn = self.e(n.kwargs["min"], names) if "min" in n.kwargs else (lambda s, e: 1)
-            sole = f == "is_sole_max"
+        def bottomn(s, e):
+            m = k(s, e)
+            return s.z[z(s, e)][:m] if m > 0 else []
+        return bottomn
 
-            def majority(s, e):
-                vals = xs(s, e)
-                k = i(s, e)
-                v = vals[k]
-                if v < mn(s, e):
-                    return False
-                if sole:
-                    return all(x < v for j, x in enumerate(vals) if j != k)
-                return v >= max(vals)
-            return majority
-        if f == "dense_rank":
-            xs, i = args
+    @emits("cards")
+    def bi_cards(self, n, names):
+        z = self.call_args(n, names)[0]
+        return lambda s, e: list(s.z[z(s, e)])
 
-            def dense_rank(s, e):
-                vals = xs(s, e)
-                return sorted(set(vals), reverse=True).index(vals[i(s, e)])
-            return dense_rank
-        if f == "run_length":
-            xs, v = args
-            return lambda s, e: run_length(xs(s, e), v(s, e))
-        if f == "distinct":
-            xs = args[0]
-            return lambda s, e: distinct(xs(s, e))
-        if f == "count_by":
-            xs = args[0]
-            return lambda s, e: count_by(xs(s, e))
-        if f == "longest_run":
-            xs = args[0]
-            return lambda s, e: max((run_length(xs(s, e), x) for x in set(xs(s, e))), default=0)
-        if f == "index_of":
-            xs, v = args
+    @emits("range")
+    def bi_range(self, n, names):
+        args = self.call_args(n, names)
+        lo, hi = (args[0], args[1]) if len(args) == 2 else ((lambda s, e: 0), args[0])
 
-            def index_of(s, e):
-                vals = xs(s, e)
-                x = v(s, e)
-                return vals.index(x) if x in vals else -1
-            return index_of
-        if f == "abs":
+        def rng(s, e):
+            a, b = lo(s, e), hi(s, e)
+            if b - a > MAX_RANGE:
+                fault(f"range of {b - a} numbers; the limit is {MAX_RANGE}", "budget")
+            return charge(s, list(range(a, b)))
+        return rng
+
+    @emits("is_max", "is_sole_max")
+    def bi_is_max(self, n, names):
+        xs, i = self.call_args(n, names)
+        mn = self.e(n.kwargs["min"], names) if "min" in n.kwargs else (lambda s, e: 1)
+        sole = n.func == "is_sole_max"
+
+        def majority(s, e):
+            vals = xs(s, e)
+            k = i(s, e)
+            v = vals[k]
+            if v < mn(s, e):
+                return False
+            if sole:
+                return all(x < v for j, x in enumerate(vals) if j != k)
+            return v >= max(vals)
+        return majority
+
+    @emits("dense_rank")
+    def bi_dense_rank(self, n, names):
+        xs, i = self.call_args(n, names)
+
+        def dense_rank(s, e):
+            vals = xs(s, e)
+            return sorted(set(vals), reverse=True).index(vals[i(s, e)])
+        return dense_rank
+
+    @emits("run_length")
+    def bi_run_length(self, n, names):
+        xs, v = self.call_args(n, names)
+        return lambda s, e: run_length(xs(s, e), v(s, e))
+
+    @emits("distinct")
+    def bi_distinct(self, n, names):
+        xs = self.call_args(n, names)[0]
+        return lambda s, e: distinct(xs(s, e))
+
+    @emits("count_by")
+    def bi_count_by(self, n, names):
+        xs = self.call_args(n, names)[0]
+        return lambda s, e: count_by(xs(s, e))
+
+    @emits("longest_run")
+    def bi_longest_run(self, n, names):
+        xs = self.call_args(n, names)[0]
+        return lambda s, e: max((run_length(xs(s, e), x) for x in set(xs(s, e))), default=0)
+
+    @emits("index_of")
+    def bi_index_of(self, n, names):
+        xs, v = self.call_args(n, names)
+
+        def index_of(s, e):
+            vals = xs(s, e)
+            x = v(s, e)
+            return vals.index(x) if x in vals else -1
+        return index_of
+
+    @emits("abs")
+    def bi_abs(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: abs(a0(s, e))
+
+    @emits("zone_of")
+    def bi_zone_of(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: s.loc[a0(s, e)]
+
+    @emits("face_down")
+    def bi_face_down(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: s.face.get(a0(s, e)) == 2
+
+    @emits("sorted")
+    def bi_sorted(self, n, names):
+        a0 = self.call_args(n, names)[0]
+        return lambda s, e: sorted(a0(s, e))
+
+    @emits("subsets", "combinations", "permutations")
+    def bi_subsets(self, n, names):
+        args = self.call_args(n, names)
+        g = {"subsets": rt.subsets, "combinations": rt.combinations, "permutations": rt.permutations}[n.func]
+        if len(args) == 1:
             a0 = args[0]
-            return lambda s, e: abs(a0(s, e))
-        if f == "zone_of":
-            a0 = args[0]
-            return lambda s, e: s.loc[a0(s, e)]
-        if f == "face_down":
-            a0 = args[0]
-            return lambda s, e: s.face.get(a0(s, e)) == 2
-        if f == "sorted":
-            a0 = args[0]
-            return lambda s, e: sorted(a0(s, e))
-        if f in ("subsets", "combinations", "permutations"):
-            g = {"subsets": rt.subsets, "combinations": rt.combinations, "permutations": rt.permutations}[f]
-            if len(args) == 1:
-                a0 = args[0]
-                return lambda s, e: g(s, a0(s, e))
-            a0, a1 = args
-            return lambda s, e: g(s, a0(s, e), a1(s, e))
-        if f == "product":
-            a0, prod = args[0], rt.product
-            return lambda s, e: prod(s, a0(s, e))
-        if f == "runs":
-            a0, runs = args[0], rt.runs
-            return lambda s, e: runs(s, a0(s, e))
-        raise AssertionError(f"builtin {f} not compiled")
+            return lambda s, e: g(s, a0(s, e))
+        a0, a1 = args
+        return lambda s, e: g(s, a0(s, e), a1(s, e))
+
+    @emits("product")
+    def bi_product(self, n, names):
+        a0, prod = self.call_args(n, names)[0], rt.product
+        return lambda s, e: prod(s, a0(s, e))
+
+    @emits("runs")
+    def bi_runs(self, n, names):
+        a0, runs = self.call_args(n, names)[0], rt.runs
+        return lambda s, e: runs(s, a0(s, e))
 
     def keyed(self, n, names):
         """`max/min/sorted(e for x in xs if c, key=k)`: (key, item) pairs, the key computed first."""
@@ -843,3 +933,4 @@ class Compiler:
         raise AssertionError(f)
 
 
+check("closures", CALLS)

@@ -21,7 +21,7 @@ from gamespec.interpreter.runtime import (INT_LIMIT, MAX_RANGE, NAMES, SAFE_BUIL
 from gamespec.mirrors import MAX_DEAL
 
 from ..spec import ast as A
-from ..spec.builtins import WALKS_LIST
+from ..spec.builtins import WALKS_LIST, check, registry
 from ..spec.visibility import VISIBILITIES
 from .costs import comp_weight, function_weight, loop_weight, untyped
 
@@ -44,6 +44,10 @@ MASK_WORK = 200_000
 # candidates), which bounds the total work per decision.
 SMALL_DECK = 500
 MADE_ACTIONS = 32     # positions for which a parameterless action's Action is made once (_made_actions)
+
+#: built-in -> its generator: `f(codegen, call node, names)` -> Python source (an expression; a
+#: statement's: lines); every built-in of the table, checked at import (spec/builtins.py `check`)
+CALLS, emits = registry("codegen")
 
 
 class _Proxy:
@@ -369,76 +373,84 @@ class CodeGen:
         return [f"{slot} = _add(s, {slot}, {val}, {1 if op == '+=' else -1})"]
 
     def call_stmt(self, c, names):
-        f = c.func
+        return CALLS[c.func](self, c, names)
+
+    @emits("move")
+    def bi_move(self, c, names):
         kw = c.kwargs
-        if f == "move":
-            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
-            bottom = "at" in kw and kw["at"].value == "bottom"
-            what, dst = c.args
-            d = self.ident()
-            out = [f"{d} = {self.ex(dst, names)}"]
-            x = self.ident()
-            if not face and not bottom:
-                mv = self._move_on_top(x, d, dst)
-            else:
-                mv = [f"_move(s, {x}, {d}, {face}, {bottom})"]
-            if what.t == "card":
-                return out + [f"{x} = {self.ex(what, names)}",
-                              f"if {x} is None: _fault('move: there is no card to move (none)')"] + mv
-            src = f"list(s.z[{self.ex(what, names)}])" if what.t == "zone" else f"list({self.ex(what, names)})"
-            return out + [f"for {x} in {src}:"] + (
-                [] if what.t == "zone" else [f"    if {x} is None: _fault('move: there is no card to move (none)')"]) + [
-                "    " + ln for ln in mv]
-        if f == "deal":
-            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
-            one = len(c.args) < 3 or isinstance(c.args[2], A.Const) and type(c.args[2].value) is int \
-                and c.args[2].value == 1
-            if not face and one:
-                # one card: a move of the top card (written out like `move`'s); an empty source
-                # does what its zone declares, in runtime.deal
-                k, d, x = self.ident(), self.ident(), self.ident()
-                return [f"{k} = {self.ex(c.args[0], names)}", f"{d} = {self.ex(c.args[1], names)}",
-                        f"if s.z[{k}]:", f"    {x} = s.z[{k}][-1]"] + [
-                        "    " + ln for ln in self._move_on_top(x, d, c.args[1])] + [
-                        "else:", f"    _deal(s, {k}, {d}, 1, 0)"]
-            n = self.ex(c.args[2], names) if len(c.args) > 2 else "1"
-            k = self.ident()
-            return [f"{k} = {n}",
-                    f"if {k} < 0 or {k} > {MAX_DEAL}: _fault('deal: cannot deal %r cards' % ({k},))",
-                    f"_deal(s, {self.ex(c.args[0], names)}, {self.ex(c.args[1], names)}, {k}, {face})"]
-        if f == "shuffle":
-            return [f"_shuffle(s, {self.ex(c.args[0], names)})"]
-        if f == "set_mark":
-            return self._set_mark(c, names)
-        if f == "reveal":
-            what, who = c.args
-            p = self.ident()
-            x = self.ident()
-            src = self.ex(what, names)
-            psrc = self.ex(who, names)
-            out = [f"{p} = {psrc}"]
-            if not (psrc in ("s.actor", "s.cur") or psrc in self.valid_players):    # those are seats
-                out.append(f"if not (0 <= {p} < {self.L.P}): _fault('reveal: no player %r' % ({p},))")
-            out.append(f"{x} = {src}")
-            if what.t == "card" and src in self.nonnull:
-                # one card (a parameter or loop variable: never none): runtime.reveal's work, inline
-                return out + [f"s.kn[{x}] |= 1 << {p}",
-                              f"s.hist = (('r', {p}, ({x},)), s.hist)",
-                              f"if s.log is not None: s.log.append({{'type': 'look', 'player': {p}, 'cards': [{x}]}})"]
-            if what.t == "card":
-                cards = f"([{x}] if {x} is not None else [])"
-            elif what.t == "zone":
-                cards = f"list(s.z[{x}])"      # cards, never none
-            else:
-                cards = f"[c for c in {x} if c is not None]"
-            return out + [f"_reveal(s, {cards}, {p})"]
-        if f == "end_game":
-            return ["raise EndGame()"]
-        if f == "end_phase":
-            return ["raise EndPhase()"]
-        if f == "end_turn":
-            return ["raise EndTurn()"]
-        raise AssertionError(f)
+        face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+        bottom = "at" in kw and kw["at"].value == "bottom"
+        what, dst = c.args
+        d = self.ident()
+        out = [f"{d} = {self.ex(dst, names)}"]
+        x = self.ident()
+        if not face and not bottom:
+            mv = self._move_on_top(x, d, dst)
+        else:
+            mv = [f"_move(s, {x}, {d}, {face}, {bottom})"]
+        if what.t == "card":
+            return out + [f"{x} = {self.ex(what, names)}",
+                          f"if {x} is None: _fault('move: there is no card to move (none)')"] + mv
+        src = f"list(s.z[{self.ex(what, names)}])" if what.t == "zone" else f"list({self.ex(what, names)})"
+        return out + [f"for {x} in {src}:"] + (
+            [] if what.t == "zone" else [f"    if {x} is None: _fault('move: there is no card to move (none)')"]) + [
+            "    " + ln for ln in mv]
+
+    @emits("deal")
+    def bi_deal(self, c, names):
+        kw = c.kwargs
+        face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+        one = len(c.args) < 3 or isinstance(c.args[2], A.Const) and type(c.args[2].value) is int \
+            and c.args[2].value == 1
+        if not face and one:
+            # one card: a move of the top card (written out like `move`'s); an empty source
+            # does what its zone declares, in runtime.deal
+            k, d, x = self.ident(), self.ident(), self.ident()
+            return [f"{k} = {self.ex(c.args[0], names)}", f"{d} = {self.ex(c.args[1], names)}",
+                    f"if s.z[{k}]:", f"    {x} = s.z[{k}][-1]"] + [
+                    "    " + ln for ln in self._move_on_top(x, d, c.args[1])] + [
+                    "else:", f"    _deal(s, {k}, {d}, 1, 0)"]
+        n = self.ex(c.args[2], names) if len(c.args) > 2 else "1"
+        k = self.ident()
+        return [f"{k} = {n}",
+                f"if {k} < 0 or {k} > {MAX_DEAL}: _fault('deal: cannot deal %r cards' % ({k},))",
+                f"_deal(s, {self.ex(c.args[0], names)}, {self.ex(c.args[1], names)}, {k}, {face})"]
+
+    @emits("shuffle")
+    def bi_shuffle(self, c, names):
+        return [f"_shuffle(s, {self.ex(c.args[0], names)})"]
+
+    @emits("set_mark")
+    def bi_set_mark(self, c, names):
+        return self._set_mark(c, names)
+
+    @emits("reveal")
+    def bi_reveal(self, c, names):
+        what, who = c.args
+        p = self.ident()
+        x = self.ident()
+        src = self.ex(what, names)
+        psrc = self.ex(who, names)
+        out = [f"{p} = {psrc}"]
+        if not (psrc in ("s.actor", "s.cur") or psrc in self.valid_players):    # those are seats
+            out.append(f"if not (0 <= {p} < {self.L.P}): _fault('reveal: no player %r' % ({p},))")
+        out.append(f"{x} = {src}")
+        if what.t == "card" and src in self.nonnull:
+            # one card (a parameter or loop variable: never none): runtime.reveal's work, inline
+            return out + [f"s.kn[{x}] |= 1 << {p}",
+                          f"s.hist = (('r', {p}, ({x},)), s.hist)",
+                          f"if s.log is not None: s.log.append({{'type': 'look', 'player': {p}, 'cards': [{x}]}})"]
+        if what.t == "card":
+            cards = f"([{x}] if {x} is not None else [])"
+        elif what.t == "zone":
+            cards = f"list(s.z[{x}])"      # cards, never none
+        else:
+            cards = f"[c for c in {x} if c is not None]"
+        return out + [f"_reveal(s, {cards}, {p})"]
+
+    @emits("end_game", "end_phase", "end_turn")
+    def bi_end(self, c, names):
+        return [{"end_game": "raise EndGame()", "end_phase": "raise EndPhase()", "end_turn": "raise EndTurn()"}[c.func]]
 
     def _move_on_top(self, x, d, dst):
         """Card x onto the top of zone d (the zone node dst), face unchanged: written out in fused
@@ -1097,107 +1109,144 @@ class CodeGen:
         return f"{ident}({', '.join(['s', depth] + args)})"
 
     def call(self, n, names):
-        L = self.L
         f = n.func
         if getattr(n, "fn", None) is not None:
             return self.call_function(n, names)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             src = self.aggregate(n, names)
             return self._in_range(n, src) if f == "sum" else src
-        if f == "team":
-            return f"{self.const(list(L.seat_team))}[{self.pidx(n.args[0], names)}]"
-        if f == "members":
-            return f"{self.const([list(m) for m in L.team_members])}[{self.tidx(n.args[0], names)}]"
-        if f in ("subsets", "combinations", "permutations"):
-            return f"_{f}(s, {', '.join(self.as_list(a, names) for a in n.args)})"
-        if f == "indices":
-            z = n.args[0].ref[1]
-            return self.const(list(L.zone_keys[z.name]))
-        if f in ("top", "bottom", "cards"):
-            z = self.ex(n.args[0], names)
-            cs = f"s.z[{z}]"
-            if f == "cards":
-                return f"list({cs})"
-            if len(n.args) == 1:
-                if _PURE_INDEX.fullmatch(z) and not _PURE_CALL.search(z):    # inline: evaluating the index twice is cheaper than a call
-                    if cs in self._known:       # tested non-empty just before (_guarded)
-                        return f"{cs}[{'-1' if f == 'top' else '0'}]"
-                    return f"({cs}[{'-1' if f == 'top' else '0'}] if {cs} else None)"
-                return f"_last({cs})" if f == "top" else f"_first({cs})"
-            m = self.ex(n.args[1], names)
-            return f"_topn({cs}, {m})" if f == "top" else f"{cs}[:max(0, {m})]"
-        P = L.P
-        if f in ("others", "players_from"):
-            q = self.pidx(n.args[0], names)
-            first = 1 if f == "others" else 0
-            if re.fullmatch(r"s\.(cur|actor)|v_\d+|\d+", q) and P <= UNROLL:     # a plain seat: listed out
-                return "[" + ", ".join(f"({q} + {i}) % {P}" for i in range(first, P)) + "]"
-            return f"[({q} + _i) % {P} for _i in range({first}, {P})]"
-        if f == "next_player":
-            return f"(({self.pidx(n.args[0], names)} + 1) % {P})"
-        if f == "prev_player":
-            return f"(({self.pidx(n.args[0], names)} - 1) % {P})"
-        if f == "mark":
-            return f"_getmark(s, {self.ex(n.args[0], names)}, {L.mark_index[n.mark.name]})"
+        return CALLS[f](self, n, names)
+
+    def call_args(self, n, names):
+        """A built-in's arguments (a zone as its cards), the first charged where the call visits every
+        item (WALKS_LIST; not max/min of several)."""
+        f = n.func
         args = [self.as_list(a, names) for a in n.args]
         if f in WALKS_LIST and args and not (f in ("max", "min") and len(args) > 1):
             # the call visits every item: charge what can be large
             args[0] = self._walk(n.args[0], args[0])
-        if f in ("size", "count"):
-            return f"len({args[0]})"
-        if f == "sum":
-            return self._in_range(n, f"sum({args[0]})")
-        if f in ("max", "min"):
-            if len(args) == 1:
-                if "default" in n.kwargs:
-                    return f"{f}({args[0]}, default={self.ex(n.kwargs['default'], names)})"
-                return f"_maxof({args[0]}, {f!r})"
-            return f"{f}({', '.join(args)})"
-        if f in ("any", "all"):
-            return f"{f}({args[0]})"
-        if f in ("first", "last"):
-            if len(args) == 2:
-                return f"list({args[0]}[:max(0, {args[1]})])" if f == "first" else f"_lastn({args[0]}, {args[1]})"
-            return f"_{f}({args[0]})"
-        if f == "range":
-            if all(isinstance(a, A.Const) for a in n.args):
-                lo, hi = (0, n.args[0].value) if len(n.args) == 1 else (n.args[0].value, n.args[1].value)
-                if hi - lo <= MAX_RANGE:
-                    return self.const(list(range(lo, hi)))
-            if len(args) == 2:
-                return f"_range(s, {args[0]}, {args[1]})"
-            return f"_range(s, 0, {args[0]})"
-        if f in ("is_max", "is_sole_max"):
-            mn = self.ex(n.kwargs["min"], names) if "min" in n.kwargs else "1"
-            if re.fullmatch(r"v_\d+", args[0]) and re.fullmatch(r"v_\d+|\d+", args[1]) and re.fullmatch(r"-?\d+", mn):
-                # a local list, a name or number, a number: _majority inline (no call)
-                v = f"{args[0]}[{args[1]}]"
-                sole = f" and {args[0]}.count({v}) == 1" if f == "is_sole_max" else ""
-                return f"({v} >= {mn} and {v} >= max({args[0]}){sole})"
-            return f"_majority({args[0]}, {args[1]}, {mn}, {f == 'is_sole_max'})"
-        if f == "dense_rank":
-            return f"_dense_rank({args[0]}, {args[1]})"
-        if f == "run_length":
-            return f"_run_length({args[0]}, {args[1]})"
-        if f == "longest_run":
-            return f"_longest_run({args[0]})"
-        if f in ("distinct", "count_by"):
-            return f"_{f}({args[0]})"
-        if f == "index_of":
-            return f"_index_of({args[0]}, {args[1]})"
-        if f == "abs":
-            return f"abs({args[0]})"
-        if f == "zone_of":
-            return f"s.loc[{args[0]}]"
-        if f == "face_down":
-            return f"(s.face.get({args[0]}) == 2)"
-        if f == "sorted":
-            return f"sorted({args[0]})"
-        if f == "product":
-            return f"_product(s, {args[0]})"
-        if f == "runs":
-            return f"_runs(s, {args[0]})"
-        raise AssertionError(f)
+        return args
+
+    @emits("team")
+    def bi_team(self, n, names):
+        return f"{self.const(list(self.L.seat_team))}[{self.pidx(n.args[0], names)}]"
+
+    @emits("members")
+    def bi_members(self, n, names):
+        return f"{self.const([list(m) for m in self.L.team_members])}[{self.tidx(n.args[0], names)}]"
+
+    @emits("subsets", "combinations", "permutations")
+    def bi_subsets(self, n, names):
+        return f"_{n.func}(s, {', '.join(self.as_list(a, names) for a in n.args)})"
+
+    @emits("indices")
+    def bi_indices(self, n, names):
+        z = n.args[0].ref[1]
+        return self.const(list(self.L.zone_keys[z.name]))
+
+    @emits("top", "bottom", "cards")
+    def bi_top(self, n, names):
+        f = n.func
+        z = self.ex(n.args[0], names)
+        cs = f"s.z[{z}]"
+        if f == "cards":
+            return f"list({cs})"
+        if len(n.args) == 1:
+            if _PURE_INDEX.fullmatch(z) and not _PURE_CALL.search(z):    # inline: evaluating the index twice is cheaper than a call
+                if cs in self._known:       # tested non-empty just before (_guarded)
+                    return f"{cs}[{'-1' if f == 'top' else '0'}]"
+                return f"({cs}[{'-1' if f == 'top' else '0'}] if {cs} else None)"
+            return f"_last({cs})" if f == "top" else f"_first({cs})"
+        m = self.ex(n.args[1], names)
+        return f"_topn({cs}, {m})" if f == "top" else f"{cs}[:max(0, {m})]"
+
+    @emits("others", "players_from")
+    def bi_others(self, n, names):
+        P = self.L.P
+        q = self.pidx(n.args[0], names)
+        first = 1 if n.func == "others" else 0
+        if re.fullmatch(r"s\.(cur|actor)|v_\d+|\d+", q) and P <= UNROLL:     # a plain seat: listed out
+            return "[" + ", ".join(f"({q} + {i}) % {P}" for i in range(first, P)) + "]"
+        return f"[({q} + _i) % {P} for _i in range({first}, {P})]"
+
+    @emits("next_player", "prev_player")
+    def bi_next_player(self, n, names):
+        return f"(({self.pidx(n.args[0], names)} {'+' if n.func == 'next_player' else '-'} 1) % {self.L.P})"
+
+    @emits("mark")
+    def bi_mark(self, n, names):
+        return f"_getmark(s, {self.ex(n.args[0], names)}, {self.L.mark_index[n.mark.name]})"
+
+    @emits("size", "count")
+    def bi_size(self, n, names):
+        return f"len({self.call_args(n, names)[0]})"
+
+    @emits("sum")
+    def bi_sum(self, n, names):
+        return self._in_range(n, f"sum({self.call_args(n, names)[0]})")
+
+    @emits("max", "min")
+    def bi_max(self, n, names):
+        f = n.func
+        args = self.call_args(n, names)
+        if len(args) == 1:
+            if "default" in n.kwargs:
+                return f"{f}({args[0]}, default={self.ex(n.kwargs['default'], names)})"
+            return f"_maxof({args[0]}, {f!r})"
+        return f"{f}({', '.join(args)})"
+
+    @emits("any", "all", "abs", "sorted")
+    def bi_python(self, n, names):
+        """Python's own function of the same name."""
+        return f"{n.func}({self.call_args(n, names)[0]})"
+
+    @emits("first", "last")
+    def bi_first(self, n, names):
+        f = n.func
+        args = self.call_args(n, names)
+        if len(args) == 2:
+            return f"list({args[0]}[:max(0, {args[1]})])" if f == "first" else f"_lastn({args[0]}, {args[1]})"
+        return f"_{f}({args[0]})"
+
+    @emits("range")
+    def bi_range(self, n, names):
+        args = self.call_args(n, names)
+        if all(isinstance(a, A.Const) for a in n.args):
+            lo, hi = (0, n.args[0].value) if len(n.args) == 1 else (n.args[0].value, n.args[1].value)
+            if hi - lo <= MAX_RANGE:
+                return self.const(list(range(lo, hi)))
+        if len(args) == 2:
+            return f"_range(s, {args[0]}, {args[1]})"
+        return f"_range(s, 0, {args[0]})"
+
+    @emits("is_max", "is_sole_max")
+    def bi_is_max(self, n, names):
+        f = n.func
+        args = self.call_args(n, names)
+        mn = self.ex(n.kwargs["min"], names) if "min" in n.kwargs else "1"
+        if re.fullmatch(r"v_\d+", args[0]) and re.fullmatch(r"v_\d+|\d+", args[1]) and re.fullmatch(r"-?\d+", mn):
+            # a local list, a name or number, a number: _majority inline (no call)
+            v = f"{args[0]}[{args[1]}]"
+            sole = f" and {args[0]}.count({v}) == 1" if f == "is_sole_max" else ""
+            return f"({v} >= {mn} and {v} >= max({args[0]}){sole})"
+        return f"_majority({args[0]}, {args[1]}, {mn}, {f == 'is_sole_max'})"
+
+    @emits("dense_rank", "run_length", "index_of", "longest_run", "distinct", "count_by")
+    def bi_runtime(self, n, names):
+        """runtime.py's function of the same name (`_name`)."""
+        return f"_{n.func}({', '.join(self.call_args(n, names))})"
+
+    @emits("zone_of")
+    def bi_zone_of(self, n, names):
+        return f"s.loc[{self.call_args(n, names)[0]}]"
+
+    @emits("face_down")
+    def bi_face_down(self, n, names):
+        return f"(s.face.get({self.call_args(n, names)[0]}) == 2)"
+
+    @emits("product", "runs")
+    def bi_product(self, n, names):
+        return f"_{n.func}(s, {self.call_args(n, names)[0]})"
 
     def charged_list(self, c, names, key=None):
         """`[elt for x in xs if cond]` (with a key: `[(key, elt) ...]`), every item charged as the
@@ -1878,3 +1927,6 @@ class _EnvName:
             if self.nonnull:
                 self.gen.nonnull.add(py)
         return py
+
+
+check("codegen", CALLS)

@@ -252,3 +252,34 @@ WALKS_LIST = frozenset(b.name for b in TABLE if b.walks)
 NO_CARDS = frozenset(b.name for b in TABLE if b.no_cards)
 #: functions that take a `for` comprehension
 AGGREGATES = frozenset(b.name for b in TABLE if b.aggregate)
+
+
+# -- each engine's registry ------------------------------------------------------------------------
+def registry(engine):
+    """A new registry of one engine's built-ins: (the dict name -> emitter, its decorator `emits`).
+    `@emits("max", "min")` registers a function under each name (a family shares one entry); a name
+    the table lacks, or registered twice, is an error naming it. The engine calls `check(engine,
+    dict)` once its module has registered everything (docs/native.md, "One table of mirrors")."""
+    table = {}
+
+    def emits(*names):
+        def register(fn):
+            for name in names:
+                if name not in BUILTINS:
+                    raise AssertionError(f"{engine}: {name!r} is registered but is no built-in of the table")
+                if name in table:
+                    raise AssertionError(f"{engine}: built-in {name!r} registered twice")
+                table[name] = fn
+            return fn
+        return register
+    return table, emits
+
+
+def check(engine, table):
+    """The engine's registry covers the table exactly: a built-in without an entry, or an entry that is
+    not a built-in, is an error naming it."""
+    missing = [b.name for b in TABLE if b.name not in table]
+    extra = sorted(set(table) - set(BUILTINS))
+    if missing or extra:
+        raise AssertionError(f"{engine}: built-ins without an entry: {missing}; entries that are no built-in: {extra}")
+    return table
