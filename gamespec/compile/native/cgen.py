@@ -17,11 +17,16 @@ from __future__ import annotations
 import contextlib
 
 from ...spec import ast as A
-from ...spec.builtins import WALKS_LIST     # the table's: a step per item, as both Python backends charge
+from ...spec.builtins import WALKS_LIST, check, registry   # WALKS_LIST: a step per item, as both Python backends charge
 from ..costs import comp_weight, loop_weight
 from .errors import NativeUnsupported
 
 END_GAME, END_PHASE, END_TURN = 1, 2, 3
+
+#: built-in -> its emitter: `f(rulegen, call node, scope)` -> an E (an effect's: emitted, None); every
+#: built-in of the table, checked at import (spec/builtins.py `check`). The generator forms (`for`)
+#: are RuleGen.aggregate's
+CALLS, emits = registry("C")
 
 
 class E:
@@ -77,14 +82,17 @@ class _FunctionsMixin:
         e = self.ex(n, sc)
         return self.tmp("V", self.as_list_v(e, n.t))
 
+    @emits("subsets")
     def cb_subsets(self, n, sc):
         return E(self.tmp("V", f"rt_cb_subsets(g, {self._list_arg(n.args[0], sc)})"), "V")
 
+    @emits("combinations")
     def cb_combinations(self, n, sc):
         xs = self._list_arg(n.args[0], sc)
         k = self.tmp("V", self.V(self.ex(n.args[1], sc)))
         return E(self.tmp("V", f"rt_cb_combinations(g, {xs}, {k})"), "V")
 
+    @emits("permutations")
     def cb_permutations(self, n, sc):
         xs = self._list_arg(n.args[0], sc)
         if len(n.args) > 1:
@@ -92,21 +100,13 @@ class _FunctionsMixin:
             return E(self.tmp("V", f"rt_cb_permutations(g, {xs}, {k}, 1)"), "V")
         return E(self.tmp("V", f"rt_cb_permutations(g, {xs}, vnone(), 0)"), "V")
 
+    @emits("product")
     def cb_product(self, n, sc):
         return E(self.tmp("int64_t", f"rt_cb_product(g, {self._list_arg(n.args[0], sc)})"), "i")
 
+    @emits("runs")
     def cb_runs(self, n, sc):
         return E(self.tmp("V", f"rt_cb_runs(g, {self._list_arg(n.args[0], sc)})"), "V")
-
-
-#: built-in -> its emitter (the generator form of product() is an aggregate: RuleGen.aggregate)
-COMBINATORICS = {
-    "subsets": _FunctionsMixin.cb_subsets,
-    "combinations": _FunctionsMixin.cb_combinations,
-    "permutations": _FunctionsMixin.cb_permutations,
-    "product": _FunctionsMixin.cb_product,
-    "runs": _FunctionsMixin.cb_runs,
-}
 
 
 class RuleGen(_FunctionsMixin):
@@ -378,76 +378,76 @@ class RuleGen(_FunctionsMixin):
         self.emit(f"{slot} = rt_add_assign(g, {slot}, {self.V(val)}, {sign});")
 
     def call_stmt(self, c, sc):
-        f = c.func
+        return CALLS[c.func](self, c, sc)
+
+    @emits("move")
+    def bi_move(self, c, sc):
         kw = c.kwargs
-        if f == "move":
-            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
-            bottom = 1 if ("at" in kw and kw["at"].value == "bottom") else 0
-            what, dst = c.args
-            d = self.hold(E(self.zone(self.ex(dst, sc)), "z"))
-            x = self.ex(what, sc)
-            if what.t == "card":
-                if x.k == "c":
-                    self.emit(f"rt_move(g, {x.c}, {d.c}, {face}, {bottom});")
-                else:
-                    self.emit(f"rt_move_v(g, {self.V(x)}, {d.c}, {face}, {bottom});")
-            elif what.t == "zone":
-                self.emit(f"rt_move_zone(g, {self.zone(x)}, {d.c}, {face}, {bottom});")
+        face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+        bottom = 1 if ("at" in kw and kw["at"].value == "bottom") else 0
+        what, dst = c.args
+        d = self.hold(E(self.zone(self.ex(dst, sc)), "z"))
+        x = self.ex(what, sc)
+        if what.t == "card":
+            if x.k == "c":
+                self.emit(f"rt_move(g, {x.c}, {d.c}, {face}, {bottom});")
             else:
-                self.emit(f"rt_move_list(g, {self.V(x)}, {d.c}, {face}, {bottom});")
-            return
-        if f == "deal":
-            face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
-            src = self.hold(E(self.zone(self.ex(c.args[0], sc)), "z"))
-            dst = self.hold(E(self.zone(self.ex(c.args[1], sc)), "z"))
-            if len(c.args) > 2:
-                k = self.tmp("int64_t", self.num(self.ex(c.args[2], sc)))
-                self.emit(f"if ({k} < 0 || {k} > MAX_DEAL) FAULT(F_DEAL);")    # runtime.h's, the table's
+                self.emit(f"rt_move_v(g, {self.V(x)}, {d.c}, {face}, {bottom});")
+        elif what.t == "zone":
+            self.emit(f"rt_move_zone(g, {self.zone(x)}, {d.c}, {face}, {bottom});")
+        else:
+            self.emit(f"rt_move_list(g, {self.V(x)}, {d.c}, {face}, {bottom});")
+
+    @emits("deal")
+    def bi_deal(self, c, sc):
+        kw = c.kwargs
+        face = {"up": 1, "down": 2}.get(kw["face"].value) if "face" in kw else 0
+        src = self.hold(E(self.zone(self.ex(c.args[0], sc)), "z"))
+        dst = self.hold(E(self.zone(self.ex(c.args[1], sc)), "z"))
+        if len(c.args) > 2:
+            k = self.tmp("int64_t", self.num(self.ex(c.args[2], sc)))
+            self.emit(f"if ({k} < 0 || {k} > MAX_DEAL) FAULT(F_DEAL);")    # runtime.h's, the table's
+        else:
+            k = "1"
+        self.emit(f"rt_deal(g, {src.c}, {dst.c}, {k}, {face});")
+
+    @emits("shuffle")
+    def bi_shuffle(self, c, sc):
+        self.emit(f"rt_shuffle(g, {self.zone(self.ex(c.args[0], sc))});")
+
+    @emits("set_mark")
+    def bi_set_mark(self, c, sc):
+        what = c.args[0]
+        x = self.hold(self.ex(what, sc))
+        kind = 0 if what.t == "card" else (1 if what.t == "zone" else 2)
+        xv = f"vint({self.zone(x)})" if kind == 1 else self.V(x)
+        xv = self.tmp("V", xv)
+        v = self.V(self.ex(c.args[2], sc))
+        self.emit(f"rt_set_mark(g, {xv}, {kind}, {self.p.mark_index(c.mark.name)}, {v});")
+
+    @emits("reveal")
+    def bi_reveal(self, c, sc):
+        what, who = c.args
+        p = self.ex(who, sc)
+        if p.seat:
+            pc = p.c
+        else:
+            pc = self.tmp("int64_t", self.num(p))
+            self.emit(f"if ({pc} < 0 || {pc} >= {self.rs.P}) FAULT(F_PLAYER);")
+        x = self.ex(what, sc)
+        if what.t == "card":
+            if x.k == "c":
+                self.emit(f"g->kn[{x.c}] |= (uint64_t)1 << {pc};")
             else:
-                k = "1"
-            self.emit(f"rt_deal(g, {src.c}, {dst.c}, {k}, {face});")
-            return
-        if f == "shuffle":
-            self.emit(f"rt_shuffle(g, {self.zone(self.ex(c.args[0], sc))});")
-            return
-        if f == "set_mark":
-            what = c.args[0]
-            x = self.hold(self.ex(what, sc))
-            kind = 0 if what.t == "card" else (1 if what.t == "zone" else 2)
-            xv = f"vint({self.zone(x)})" if kind == 1 else self.V(x)
-            xv = self.tmp("V", xv)
-            v = self.V(self.ex(c.args[2], sc))
-            self.emit(f"rt_set_mark(g, {xv}, {kind}, {self.p.mark_index(c.mark.name)}, {v});")
-            return
-        if f == "reveal":
-            what, who = c.args
-            p = self.ex(who, sc)
-            if p.seat:
-                pc = p.c
-            else:
-                pc = self.tmp("int64_t", self.num(p))
-                self.emit(f"if ({pc} < 0 || {pc} >= {self.rs.P}) FAULT(F_PLAYER);")
-            x = self.ex(what, sc)
-            if what.t == "card":
-                if x.k == "c":
-                    self.emit(f"g->kn[{x.c}] |= (uint64_t)1 << {pc};")
-                else:
-                    self.emit(f"rt_reveal_card(g, {self.V(x)}, {pc});")
-            elif what.t == "zone":
-                self.emit(f"rt_reveal_zone(g, {self.zone(x)}, {pc});")
-            else:
-                self.emit(f"rt_reveal_list(g, {self.V(x)}, {pc});")
-            return
-        if f == "end_game":
-            self.emit(f"return {END_GAME};")
-            return
-        if f == "end_phase":
-            self.emit(f"return {END_PHASE};")
-            return
-        if f == "end_turn":
-            self.emit(f"return {END_TURN};")
-            return
-        raise NativeUnsupported(f"effect {f}()")
+                self.emit(f"rt_reveal_card(g, {self.V(x)}, {pc});")
+        elif what.t == "zone":
+            self.emit(f"rt_reveal_zone(g, {self.zone(x)}, {pc});")
+        else:
+            self.emit(f"rt_reveal_list(g, {self.V(x)}, {pc});")
+
+    @emits("end_game", "end_phase", "end_turn")
+    def bi_end(self, c, sc):
+        self.emit(f"return {({'end_game': END_GAME, 'end_phase': END_PHASE, 'end_turn': END_TURN})[c.func]};")
 
     # ==========================================================================================
     # loops over lists, zones, ranges and constant lists
@@ -1083,87 +1083,124 @@ class RuleGen(_FunctionsMixin):
             return self.spec_call(n, sc)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, sc)
-        if f in COMBINATORICS:
-            return COMBINATORICS[f](self, n, sc)
         known = {"default"} if f in ("max", "min") else {"min"} if f in ("is_max", "is_sole_max") else set()
         if set(n.kwargs) - known:
             raise NativeUnsupported(f"{f}() with {', '.join(sorted(set(n.kwargs) - known))}=")
-        rs = self.rs
-        P = rs.P
-        if f == "team":
-            arr = self.p.const_array("int64_t", [f"{t}LL" for t in rs.seat_team])
-            return E(f"{arr}[{self.pidx(n.args[0], sc)}]", "i")
-        if f == "members":
-            arr = self.p.const_array("V", [self.p.pool.v(list(m)) for m in rs.team_members])
-            return E(f"{arr}[{self.tidx(n.args[0], sc)}]", "V")
-        if f == "indices":
-            keys = list(rs.zone_keys[n.args[0].ref[1].name])
-            return E(self.p.pool.list_v(keys), "V")
-        if f in ("others", "players_from", "next_player", "prev_player"):
-            p = self.hold(E(self.pidx(n.args[0], sc), "i"))
-            if f == "next_player":
-                return E(f"(({p.c} + 1) % {P})", "i", seat=True)
-            if f == "prev_player":
-                return E(f"(({p.c} + {P - 1}) % {P})", "i", seat=True)
-            cnt = P - 1 if f == "others" else P
-            off = 1 if f == "others" else 0
-            lst = self.tmp("List *", f"list_new(g, {cnt})")
-            self.emit(f"for (int64_t q = 0; q < {cnt}; q++) {lst}->a[q] = vint(({p.c} + q + {off}) % {P});")
-            return E(f"vlist({lst})", "V")
-        if f == "mark":
-            c = self.ex(n.args[0], sc)
-            m = self.p.mark_index(n.mark.name)
-            kind = "b" if n.mark.type == "bool" else "i"
-            if c.k == "c":
-                ci = c.c
-            else:
-                cv = self.tmp("V", self.V(c))
-                self.emit(f"if ({cv}.t == T_NONE) FAULT(F_NO_CARD);")
-                ci = f"card_of(g, {cv})"
-            return E(self.tmp("int64_t" if kind == "i" else "int", f"g->mk[{m * rs.ncards} + {ci}]"), kind)
-        if f == "range":
-            if len(n.args) == 1:
-                lo, hi = "0", self.num(self.ex(n.args[0], sc))
-            else:
-                lo = self.hold(E(self.num(self.ex(n.args[0], sc)), "i")).c
-                hi = self.num(self.ex(n.args[1], sc))
-            return E(self.tmp("V", f"rt_range(g, {lo}, {hi})"), "V")
+        return CALLS[f](self, n, sc)
+
+    def list_head(self, n, sc):
+        """A function of a list (a zone is its cards): the first argument held, and charged where the call
+        walks it (WALKS_LIST; not max/min of several); -> (the held E, its kind)."""
         args = n.args
-        ts = [a.t for a in args]
-        # the first argument, charged where the call walks it
-        walks = f in WALKS_LIST and args and not (f in ("max", "min") and len(args) > 1)
-        if f in ("size", "count"):
-            e = self.ex(args[0], sc)
-            if e.k == "FL":
-                return E(f"((int64_t)LST({e.c})->n)", "i")
-            if ts[0] == "zone":
-                return E(f"((int64_t)g->z[{self.zone(e)}].n)", "i")
-            return E(self.tmp("int64_t", f"py_len(g, {self.V(e)})"), "i")
-        if f in ("top", "bottom"):
-            zi = self.zone(self.ex(args[0], sc))
-            if len(args) == 1:
-                return E(self.tmp("V", f"{'ztop' if f == 'top' else 'zbottom'}(g, {zi})"), "V")
-            zi = self.tmp("int64_t", zi)
-            m = self.num(self.ex(args[1], sc))
-            fn = "ztopn" if f == "top" else "zbottomn"
-            return E(self.tmp("V", f"vlist({fn}(g, {zi}, {m}))"), "V")
-        if f == "cards":
-            return E(self.tmp("V", f"vlist(zlist(g, {self.zone(self.ex(args[0], sc))}))"), "V")
-        if f == "zone_of":
-            c = self.ex(args[0], sc)
-            if c.k == "c":
-                return E(f"((int64_t)g->loc[{c.c}])", "z")
+        first = self.hold(self.ex(args[0], sc))
+        if n.func in WALKS_LIST and not (n.func in ("max", "min") and len(args) > 1):
+            self.emit(f"charge(g, {self.length(first, args[0].t)});")
+        return first, args[0].t
+
+    def list_xs(self, n, sc):
+        """A function of a list: its first argument as a V list (list_head's, charged)."""
+        first, t0 = self.list_head(n, sc)
+        return self.as_list_v(first, t0)
+
+    @emits("team")
+    def bi_team(self, n, sc):
+        arr = self.p.const_array("int64_t", [f"{t}LL" for t in self.rs.seat_team])
+        return E(f"{arr}[{self.pidx(n.args[0], sc)}]", "i")
+
+    @emits("members")
+    def bi_members(self, n, sc):
+        arr = self.p.const_array("V", [self.p.pool.v(list(m)) for m in self.rs.team_members])
+        return E(f"{arr}[{self.tidx(n.args[0], sc)}]", "V")
+
+    @emits("indices")
+    def bi_indices(self, n, sc):
+        keys = list(self.rs.zone_keys[n.args[0].ref[1].name])
+        return E(self.p.pool.list_v(keys), "V")
+
+    @emits("others", "players_from", "next_player", "prev_player")
+    def bi_seats(self, n, sc):
+        f, P = n.func, self.rs.P
+        p = self.hold(E(self.pidx(n.args[0], sc), "i"))
+        if f == "next_player":
+            return E(f"(({p.c} + 1) % {P})", "i", seat=True)
+        if f == "prev_player":
+            return E(f"(({p.c} + {P - 1}) % {P})", "i", seat=True)
+        cnt = P - 1 if f == "others" else P
+        off = 1 if f == "others" else 0
+        lst = self.tmp("List *", f"list_new(g, {cnt})")
+        self.emit(f"for (int64_t q = 0; q < {cnt}; q++) {lst}->a[q] = vint(({p.c} + q + {off}) % {P});")
+        return E(f"vlist({lst})", "V")
+
+    @emits("mark")
+    def bi_mark(self, n, sc):
+        c = self.ex(n.args[0], sc)
+        m = self.p.mark_index(n.mark.name)
+        kind = "b" if n.mark.type == "bool" else "i"
+        if c.k == "c":
+            ci = c.c
+        else:
             cv = self.tmp("V", self.V(c))
-            self.emit(f"if ({cv}.t == T_NONE) FAULT(F_TYPE);")
-            return E(f"((int64_t)g->loc[card_of(g, {cv})])", "z")
-        if f == "face_down":
-            c = self.ex(args[0], sc)
-            if c.k == "c":
-                return E(f"(g->face[{c.c}] == 2)", "b")
-            return E(self.tmp("int", f"rt_face_down(g, {self.V(c)})"), "b")
-        if f == "abs":
-            return E(self.tmp("int64_t", f"abs_i(g, {self.num(self.ex(args[0], sc))})"), "i")
-        if f in ("max", "min") and len(args) > 1:
+            self.emit(f"if ({cv}.t == T_NONE) FAULT(F_NO_CARD);")
+            ci = f"card_of(g, {cv})"
+        return E(self.tmp("int64_t" if kind == "i" else "int", f"g->mk[{m * self.rs.ncards} + {ci}]"), kind)
+
+    @emits("range")
+    def bi_range(self, n, sc):
+        if len(n.args) == 1:
+            lo, hi = "0", self.num(self.ex(n.args[0], sc))
+        else:
+            lo = self.hold(E(self.num(self.ex(n.args[0], sc)), "i")).c
+            hi = self.num(self.ex(n.args[1], sc))
+        return E(self.tmp("V", f"rt_range(g, {lo}, {hi})"), "V")
+
+    @emits("size", "count")
+    def bi_size(self, n, sc):
+        e = self.ex(n.args[0], sc)
+        if e.k == "FL":
+            return E(f"((int64_t)LST({e.c})->n)", "i")
+        if n.args[0].t == "zone":
+            return E(f"((int64_t)g->z[{self.zone(e)}].n)", "i")
+        return E(self.tmp("int64_t", f"py_len(g, {self.V(e)})"), "i")
+
+    @emits("top", "bottom")
+    def bi_top(self, n, sc):
+        f, args = n.func, n.args
+        zi = self.zone(self.ex(args[0], sc))
+        if len(args) == 1:
+            return E(self.tmp("V", f"{'ztop' if f == 'top' else 'zbottom'}(g, {zi})"), "V")
+        zi = self.tmp("int64_t", zi)
+        m = self.num(self.ex(args[1], sc))
+        fn = "ztopn" if f == "top" else "zbottomn"
+        return E(self.tmp("V", f"vlist({fn}(g, {zi}, {m}))"), "V")
+
+    @emits("cards")
+    def bi_cards(self, n, sc):
+        return E(self.tmp("V", f"vlist(zlist(g, {self.zone(self.ex(n.args[0], sc))}))"), "V")
+
+    @emits("zone_of")
+    def bi_zone_of(self, n, sc):
+        c = self.ex(n.args[0], sc)
+        if c.k == "c":
+            return E(f"((int64_t)g->loc[{c.c}])", "z")
+        cv = self.tmp("V", self.V(c))
+        self.emit(f"if ({cv}.t == T_NONE) FAULT(F_TYPE);")
+        return E(f"((int64_t)g->loc[card_of(g, {cv})])", "z")
+
+    @emits("face_down")
+    def bi_face_down(self, n, sc):
+        c = self.ex(n.args[0], sc)
+        if c.k == "c":
+            return E(f"(g->face[{c.c}] == 2)", "b")
+        return E(self.tmp("int", f"rt_face_down(g, {self.V(c)})"), "b")
+
+    @emits("abs")
+    def bi_abs(self, n, sc):
+        return E(self.tmp("int64_t", f"abs_i(g, {self.num(self.ex(n.args[0], sc))})"), "i")
+
+    @emits("max", "min")
+    def bi_max(self, n, sc):
+        f, args = n.func, n.args
+        if len(args) > 1:
             vals = [self.hold(self.ex(a, sc)) for a in args]
             if all(v.k in ("i", "c") for v in vals):
                 r = self.tmp("int64_t", vals[0].c)
@@ -1177,57 +1214,57 @@ class RuleGen(_FunctionsMixin):
                 better = f"py_lt(g, {r}, {x})" if f == "max" else f"py_lt(g, {x}, {r})"
                 self.emit(f"if ({better}) {r} = {x};")
             return E(r, "V")
-        # functions of a list (a zone is its cards)
-        first = self.hold(self.ex(args[0], sc))
-        t0 = ts[0]
-        if walks:
-            self.emit(f"charge(g, {self.length(first, t0)});")
-        if f in ("any", "all"):
-            if t0 == "zone":     # cards are ints: all true but card 0
-                zi = self.zone(first)
-                r = self.tmp("int", f"rt_{f}(g, vlist(zlist(g, {zi})))")
-            else:
-                r = self.tmp("int", f"rt_{f}(g, {self.V(first)})")
-            return E(r, "b")
-        if f in ("first", "last") and len(args) == 1:
+        xs = self.list_xs(n, sc)
+        if "default" in n.kwargs:
+            d = self.V(self.ex(n.kwargs["default"], sc))
+            return E(self.tmp("V", f"rt_maxmin(g, {xs}, {int(f == 'max')}, 1, {d})"), "V")
+        return E(self.tmp("V", f"rt_maxmin(g, {xs}, {int(f == 'max')}, 0, vnone())"), "V")
+
+    @emits("any", "all")
+    def bi_any(self, n, sc):
+        f = n.func
+        first, t0 = self.list_head(n, sc)
+        if t0 == "zone":     # cards are ints: all true but card 0
+            zi = self.zone(first)
+            r = self.tmp("int", f"rt_{f}(g, vlist(zlist(g, {zi})))")
+        else:
+            r = self.tmp("int", f"rt_{f}(g, {self.V(first)})")
+        return E(r, "b")
+
+    @emits("first", "last")
+    def bi_first(self, n, sc):
+        f = n.func
+        first, t0 = self.list_head(n, sc)
+        if len(n.args) == 1:
             if t0 == "zone":
                 return E(self.tmp("V", f"{'zbottom' if f == 'first' else 'ztop'}(g, {self.zone(first)})"), "V")
             return E(self.tmp("V", f"rt_{f}(g, {self.V(first)})"), "V")
         xs = self.as_list_v(first, t0)
-        if f in ("first", "last"):
-            k = self.num(self.ex(args[1], sc))
-            return E(self.tmp("V", f"rt_{f}_n(g, {xs}, {k})"), "V")
-        if f == "sum":
-            return E(self.tmp("V", f"rt_sum(g, {xs})"), "V")
-        if f in ("max", "min"):
-            if "default" in n.kwargs:
-                d = self.V(self.ex(n.kwargs["default"], sc))
-                return E(self.tmp("V", f"rt_maxmin(g, {xs}, {int(f == 'max')}, 1, {d})"), "V")
-            return E(self.tmp("V", f"rt_maxmin(g, {xs}, {int(f == 'max')}, 0, vnone())"), "V")
-        if f in ("is_max", "is_sole_max"):
-            xs = self.tmp("V", xs)
-            i = self.V(self.ex(args[1], sc))
-            i = self.tmp("V", i)
-            mn = self.V(self.ex(n.kwargs["min"], sc)) if "min" in n.kwargs else "vint(1)"
-            return E(self.tmp("int", f"rt_majority(g, {xs}, {i}, {mn}, {int(f == 'is_sole_max')})"), "b")
-        if f == "dense_rank":
-            xs = self.tmp("V", xs)
-            return E(self.tmp("V", f"rt_dense_rank(g, {xs}, {self.V(self.ex(args[1], sc))})"), "V")
-        if f == "run_length":
-            xs = self.tmp("V", xs)
-            return E(self.tmp("V", f"rt_run_length(g, {xs}, {self.V(self.ex(args[1], sc))})"), "V")
-        if f == "longest_run":
-            return E(self.tmp("V", f"rt_longest_run(g, {xs})"), "V")
-        if f == "index_of":
-            xs = self.tmp("V", xs)
-            return E(self.tmp("V", f"rt_index_of(g, {xs}, {self.V(self.ex(args[1], sc))})"), "V")
-        if f == "sorted":
-            return E(self.tmp("V", f"rt_sorted(g, {xs})"), "V")
-        if f == "distinct":
-            return E(self.tmp("V", f"rt_distinct(g, {xs})"), "V")
-        if f == "count_by":
-            return E(self.tmp("V", f"rt_count_by(g, {xs})"), "V")
-        raise NativeUnsupported(f"built-in {f}()")
+        k = self.num(self.ex(n.args[1], sc))
+        return E(self.tmp("V", f"rt_{f}_n(g, {xs}, {k})"), "V")
+
+    @emits("sum")
+    def bi_sum(self, n, sc):
+        return E(self.tmp("V", f"rt_sum(g, {self.list_xs(n, sc)})"), "V")
+
+    @emits("is_max", "is_sole_max")
+    def bi_is_max(self, n, sc):
+        xs = self.tmp("V", self.list_xs(n, sc))
+        i = self.V(self.ex(n.args[1], sc))
+        i = self.tmp("V", i)
+        mn = self.V(self.ex(n.kwargs["min"], sc)) if "min" in n.kwargs else "vint(1)"
+        return E(self.tmp("int", f"rt_majority(g, {xs}, {i}, {mn}, {int(n.func == 'is_sole_max')})"), "b")
+
+    @emits("dense_rank", "run_length", "index_of")
+    def bi_list_and_value(self, n, sc):
+        """runtime.c's rt_<name>(g, xs, v)."""
+        xs = self.tmp("V", self.list_xs(n, sc))
+        return E(self.tmp("V", f"rt_{n.func}(g, {xs}, {self.V(self.ex(n.args[1], sc))})"), "V")
+
+    @emits("longest_run", "sorted", "distinct", "count_by")
+    def bi_list(self, n, sc):
+        """runtime.c's rt_<name>(g, xs)."""
+        return E(self.tmp("V", f"rt_{n.func}(g, {self.list_xs(n, sc)})"), "V")
 
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -1330,3 +1367,6 @@ def allocates(node) -> bool:
                 pass     # loops over those are written out, no list made
         stack.extend(x.children())
     return False
+
+
+check("C", CALLS)
