@@ -190,16 +190,37 @@ def test_every_flow_kind_is_declared_made_and_compiled_by_both_engines():
 
 # -- built-ins ---------------------------------------------------------------------------------------
 def test_every_builtin_has_a_python_and_a_c_side():
-    """Each built-in of gamespec/spec/builtins.py's table is compiled by both Python backends and by the
-    C generator (named in each one's dispatch), and no engine dispatches on a name the table lacks. A
-    static check of the dispatch chains (the registry keyed by the table is not done yet: docs/native.md)."""
-    from gamespec.spec.builtins import TABLE, WALKS_LIST
-    comp = os.path.join(ROOT, "gamespec", "compile")
-    sides = {"closures": _read(os.path.join(comp, "closures.py")),
-             "codegen": _read(os.path.join(comp, "codegen.py")) + _read(os.path.join(ROOT, "interpreter", "runtime.py")),
-             "C": _read(os.path.join(comp, "native", "cgen.py")) + _read(os.path.join(comp, "native", "program.py"))}
-    missing = [f"{b.name} ({side})" for b in TABLE for side, text in sides.items()
-               if not re.search(rf"[\"']{b.name}[\"']|\b_?{b.name}\(|\bcb_{b.name}\b", text)]
-    assert not missing, f"built-ins an engine does not name: {missing}"
+    """Each built-in of gamespec/spec/builtins.py's table has an entry in each engine's registry (the
+    closures', the generated code's and the C generator's CALLS: name -> its compiler or emitter), and
+    no registry holds a name the table lacks. The registries are the dispatch: each engine's `call`
+    looks the name up there, and nowhere else."""
+    from gamespec.compile import closures, codegen
     from gamespec.compile.native import cgen
+    from gamespec.spec.builtins import TABLE, WALKS_LIST
+    names = {b.name for b in TABLE}
+    for engine, calls in (("closures", closures.CALLS), ("codegen", codegen.CALLS), ("C", cgen.CALLS)):
+        assert set(calls) == names, (f"{engine}: built-ins without an entry {sorted(names - set(calls))}, "
+                                     f"entries that are no built-in {sorted(set(calls) - names)}")
+        assert all(callable(f) for f in calls.values()), engine
     assert cgen.WALKS_LIST is WALKS_LIST, "the C generator keeps its own copy of WALKS_LIST"
+
+
+def test_a_registry_that_differs_from_the_table_is_refused():
+    """spec/builtins.py's registry and check, which each engine runs at import: a built-in left out, a
+    name that is no built-in, a name registered twice are errors naming it."""
+    import pytest
+
+    from gamespec.spec.builtins import TABLE, check, registry
+    calls, emits = registry("test")
+    emits(*[b.name for b in TABLE if b.name != "runs"])(lambda *a: None)
+    with pytest.raises(AssertionError, match="'runs'"):
+        check("test", calls)
+    emits("runs")(lambda *a: None)
+    assert check("test", calls) is calls
+    with pytest.raises(AssertionError, match="'runs' registered twice"):
+        emits("runs")(lambda *a: None)
+    with pytest.raises(AssertionError, match="'len' is registered but is no built-in"):
+        emits("len")(lambda *a: None)
+    calls["len"] = None
+    with pytest.raises(AssertionError, match="entries that are no built-in: \\['len'\\]"):
+        check("test", calls)
