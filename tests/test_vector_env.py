@@ -69,11 +69,21 @@ def test_vector_env_is_the_python_engines_games(path, opponents):
                 want = rewards(s)
                 assert info["rewards"][i].tolist() == want
                 assert rew[i] == want[learner if learner >= 0 else movers[i]]
+                # SAME_STEP: the ended game's final observation, the learner's (else the mover's), kept
+                seen = s.observation_tensor(learner if learner >= 0 else int(movers[i]))
+                assert info["_final_obs"][i]
+                assert info["final_obs"][i]["observation"].tobytes() == seen.tobytes()
+                assert info["final_observation"][i].tobytes() == seen.tobytes()
+                assert not info["final_obs"][i]["action_mask"].any()
                 refs[i] = _reference(game, P, ref[2] + n, learner)
                 _advance(refs[i])
                 ended += 1
             else:
                 assert not term[i] and not info["rewards"][i].any()
+                if "final_obs" in info:
+                    assert info["final_obs"][i] is None and not info["_final_obs"][i]
+                    assert not info["final_observation"][i].any()
+        assert not obs["observation"].flags.writeable and not obs["action_mask"].flags.writeable
     assert ended > 0 and int(info["games"].sum()) == ended
     env.close()
 
@@ -124,6 +134,8 @@ def test_gymnasium_spaces_and_conventions():
                {"opponents": "random", "learner": 9}):
         with pytest.raises(UsageError):
             VectorEnv(game, players=game.min_players, **{"num_envs": 2, **kw})
+    with pytest.raises(UsageError, match="determinization plan the Python engine makes"):
+        VectorEnv(game, players=game.min_players, num_envs=2, opponents="ismcts:50")
     env.close()
     assert issubclass(UsageError, GamespecError)
 

@@ -32,7 +32,10 @@ class VectorEnv(gym.vector.VectorEnv):
         if type(num_envs) is not int or num_envs < 1:
             raise UsageError(f"num_envs is a whole number >= 1, not {num_envs!r}")
         if opponents not in OPPONENTS:
-            raise UsageError(f"opponents is None or 'random', not {opponents!r} (a native ISMCTS is not offered yet)")
+            raise UsageError(f"opponents is None or 'random', not {opponents!r}" + (
+                ": an ISMCTS seat is not offered in C (the native ISMCTS searches from a determinization "
+                "plan the Python engine makes for each decision, so every opponent decision would leave C; "
+                "docs/agents.md)" if isinstance(opponents, str) and opponents.startswith("ismcts") else ""))
         if reward not in ("win", "score"):
             raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
         if type(num_threads) is not int or not 1 <= num_threads <= 64:
@@ -65,19 +68,41 @@ class VectorEnv(gym.vector.VectorEnv):
                 self.close()
                 raise MemoryError("the native engine could not allocate a game")
             self._ptrs[i] = p
-        self._bufs = [self._buffers(S if observations else 1, N) for _ in range(2)]
         self._turn = 0
         self._seeds = np.zeros(num_envs, np.uint64)
         self._games = np.zeros(num_envs, np.int64)
         self._actions = np.full(num_envs, -1, np.int64)
         self._seed = seed
         self._last_seat = np.full(num_envs, -1, np.int32)
+        self._rows = np.arange(num_envs)
+        self._no_trunc = np.zeros(num_envs, np.bool_)
+        self._no_trunc.flags.writeable = False
+        self._end_mask = np.zeros(N, np.int8)       # a finished game's mask: nothing is legal
+        self._end_mask.flags.writeable = False
+        self._bufs = [self._buffers(S if observations else 1, N, k) for k in range(2)]
 
-    def _buffers(self, S, N):
+    def _buffers(self, S, N, k):
+        """One buffer set and the ctypes arguments of gs_vec_step writing into it, made once. C clears
+        only what it wrote in each row the last time, so the arrays handed out are read-only views."""
         n, P = self.num_envs, self.players
-        return {"obs": np.zeros((n, S), np.float32), "mask": np.zeros((n, N), np.int8),
-                "rewards": np.zeros((n, P), np.float32), "done": np.zeros(n, np.uint8),
-                "seat": np.zeros(n, np.int32), "status": np.zeros(n, np.int32)}
+        b = {"obs": np.zeros((n, S), np.float32), "mask": np.zeros((n, N), np.int8),
+             "rewards": np.zeros((n, P), np.float32), "done": np.zeros(n, np.uint8),
+             "seat": np.zeros(n, np.int32), "status": np.zeros(n, np.int32),
+             "final": np.zeros((n, S), np.float32)}
+        p = self._p
+        b["args"] = (p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]), p(b["done"]),
+                     p(b["seat"]), p(b["status"]), p(self._games), p(b["final"]) if self.observations else None, k)
+        b["step_args"] = (p(self._ptrs), self.num_envs, p(self._actions), p(self._seeds), self.num_envs,
+                          self.learner, self.reward_kind, self.num_threads) + b["args"]
+        out = {}
+        for key in ("obs", "mask", "rewards", "seat", "final"):
+            v = b[key].view()
+            v.flags.writeable = False
+            out[key] = v
+        out["done"] = b["done"].view(np.bool_)
+        out["done"].flags.writeable = False
+        b["out"] = out
+        return b
 
     @staticmethod
     def _p(a):
@@ -93,9 +118,7 @@ class VectorEnv(gym.vector.VectorEnv):
         b = self._next()
         p = self._p
         rc = self.kit.c.gs_vec_reset(p(self._ptrs), self.num_envs, p(self._seeds), self.num_envs, self.learner,
-                                     self.reward_kind, self.num_threads,
-                                     p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]),
-                                     p(b["done"]), p(b["seat"]), p(b["status"]), p(self._games))
+                                     self.reward_kind, self.num_threads, *b["args"])
         return self._out(b, rc, reset=True)
 
     def _next(self):
@@ -111,11 +134,7 @@ class VectorEnv(gym.vector.VectorEnv):
             raise IllegalAction(f"action ids are 0 to {self.kit.num_ids - 1}")
         self._actions[:] = a
         b = self._next()
-        p = self._p
-        rc = self.kit.c.gs_vec_step(p(self._ptrs), self.num_envs, p(self._actions), p(self._seeds), self.num_envs,
-                                    self.learner, self.reward_kind, self.num_threads,
-                                    p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]),
-                                    p(b["done"]), p(b["seat"]), p(b["status"]), p(self._games))
+        rc = self.kit.c.gs_vec_step(*b["step_args"])
         return self._out(b, rc)
 
     def _out(self, b, rc, reset=False):
@@ -131,18 +150,29 @@ class VectorEnv(gym.vector.VectorEnv):
             raise NativeGameStopped(f"game {i} (seed {int(self._seeds[i])}) was stopped in C "
                                     f"({WHY.get(int(st[i]), 'code %d' % st[i])}); play it with the per-step "
                                     f"state to get the Python engine's answer")
-        obs = {"observation": b["obs"], "action_mask": b["mask"]}
-        infos = {"seat": b["seat"], "rewards": b["rewards"], "games": self._games}
+        o = b["out"]
+        obs = {"observation": o["obs"], "action_mask": o["mask"]}
+        infos = {"seat": o["seat"], "rewards": o["rewards"], "games": self._games}
         if reset:
             self._last_seat = b["seat"].copy()
             return obs, infos
         if self.learner >= 0:
             r = b["rewards"][:, self.learner]
         else:
-            r = b["rewards"][np.arange(self.num_envs), self._last_seat]
+            r = b["rewards"][self._rows, self._last_seat]
         self._last_seat = b["seat"].copy()
-        done = b["done"].view(np.bool_)
-        return obs, r, done, np.zeros(self.num_envs, np.bool_), infos
+        done = o["done"]
+        if self.observations and done.any():
+            # Gymnasium's SAME_STEP form: per env an ended game's final observation (what the learner,
+            # else the seat that just moved, sees at the end; nothing is legal), None elsewhere; and the
+            # same rows as one array (zero where no game ended)
+            fin = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(done):
+                fin[i] = {"observation": o["final"][i], "action_mask": self._end_mask}
+            infos["final_obs"] = fin
+            infos["_final_obs"] = done
+            infos["final_observation"] = o["final"]
+        return obs, r, done, self._no_trunc, infos
 
     def close(self, **kwargs):
         ptrs = getattr(self, "_ptrs", None)

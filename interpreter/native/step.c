@@ -16,13 +16,43 @@ extern const AgentTables GS_AGENT;
 
 enum { W_IDS = 200, W_OBS = 201 };      /* not a game's stop: the tables cannot say (Python decides) */
 
+/* Where a row of a vector environment's buffer is not zero: the indexes written since it was last
+ * cleared (each once), so that the next step clears only those instead of the whole row (a 3,318-float
+ * tensor is 13 KB; a step writes a few hundred). n < 0: not known (a failed growth): clear it all. */
+typedef struct { int32_t *ix; int32_t n, cap; } Touch;
+
 typedef struct AState {
     Ctx *c;                  /* G and the opponents' generator (the seats' generators cut off) */
     int32_t n, cap;          /* the legal entries, their ids in listing order */
     int64_t *ids;
     int32_t why;             /* the first stop (a why code), 0 while the game runs in C */
     int32_t have_ids;        /* ids[] is the listing's (opponents in C need none: made when asked) */
+    Touch tobs[2], tmask[2], tfin[2];   /* VectorEnv: per buffer set, this env's rows' written places */
 } AState;
+
+static void touch_grow(Touch *tc, int64_t i) {
+    if (tc->n < 0) return;
+    int32_t cap = tc->cap ? 2 * tc->cap : 256;
+    int32_t *ix = (int32_t *)realloc(tc->ix, (size_t)cap * sizeof(int32_t));
+    if (ix == NULL) { tc->n = -1; return; }
+    tc->ix = ix;
+    tc->cap = cap;
+    tc->ix[tc->n++] = (int32_t)i;
+}
+
+static inline void touch_add(Touch *tc, int64_t i) {
+    if (GS_LIKELY(tc->n >= 0 && tc->n < tc->cap)) tc->ix[tc->n++] = (int32_t)i;
+    else touch_grow(tc, i);
+}
+
+/* zero what the row holds (every index below `size`) */
+static void touch_clear_f(Touch *tc, float *row, int64_t size) {
+    if (tc->n < 0) memset(row, 0, (size_t)size * sizeof(float));
+    else for (int32_t k = 0; k < tc->n; k++) if (tc->ix[k] >= 0 && tc->ix[k] < size) row[tc->ix[k]] = 0.0f;
+    tc->n = 0;
+}
+
+static void touch_free(Touch *tc) { free(tc->ix); tc->ix = NULL; tc->n = tc->cap = 0; }
 
 static inline uint64_t st_vis(const G *g, int64_t c) {   /* State._sight: who sees card c where it lies */
     return (g->nface && g->face[c]) ? (g->face[c] == 1 ? g->L->ALL : 0) : g->L->zvis[g->loc[c]];
@@ -209,6 +239,7 @@ GS_EXPORT void gs_st_free(void *p) {
     AState *s = (AState *)p;
     gs_free(s->c);
     free(s->ids);
+    for (int b = 0; b < 2; b++) { touch_free(&s->tobs[b]); touch_free(&s->tmask[b]); touch_free(&s->tfin[b]); }
     free(s);
 }
 
@@ -356,15 +387,31 @@ GS_EXPORT int gs_st_clone(void *dst, void *src) {
 }
 
 /* ---- the observation tensor (obs_tensor.ObservationEncoder.encode) ---------------------------- */
-static inline void put(float *t, int64_t size, int64_t i, float x) { if (i >= 0 && i < size) t[i] = x; }
-static inline void add1(float *t, int64_t size, int64_t i) { if (i >= 0 && i < size) t[i] += 1.0f; }
+/* t[i] = x, or += 1: a place written first (it was 0) is added to tc's list when there is one; every
+ * index is checked against the tensor's size */
+static inline void put_(float *t, int64_t size, Touch *tc, int64_t i, float x) {
+    if (i >= 0 && i < size) {
+        if (tc != NULL && t[i] == 0.0f && x != 0.0f) touch_add(tc, i);
+        t[i] = x;
+    }
+}
+static inline void add1_(float *t, int64_t size, Touch *tc, int64_t i) {
+    if (i >= 0 && i < size) {
+        if (tc != NULL && t[i] == 0.0f) touch_add(tc, i);
+        t[i] += 1.0f;
+    }
+}
+#define put(t, size, i, x) put_(t, size, tc, i, x)
+#define add1(t, size, i) add1_(t, size, tc, i)
 
-static int write_obs(const G *g, int64_t p, float *t) {
+/* the tensor of player p into t: zeroed first (all of it, or with tc the places tc lists) */
+static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
     const AgentTables *A = &GS_AGENT;
     const Layout *L = g->L;
     int64_t S = A->obs_size;
     if (!A->obs_ok || p < 0 || p >= L->P) return -1;
-    memset(t, 0, (size_t)S * sizeof(float));
+    if (tc != NULL) touch_clear_f(tc, t, S);
+    else memset(t, 0, (size_t)S * sizeof(float));
     int64_t P = L->P, F = L->nfaces, F1 = L->nfaces + 1;
     put(t, S, A->o_player + p, 1.0f);
     put(t, S, A->o_to_move + (g->terminal ? P : g->actor), 1.0f);
@@ -378,15 +425,17 @@ static int write_obs(const G *g, int64_t p, float *t) {
         const int32_t *o = A->oz + 4 * zi;
         put(t, S, o[0], (float)n);
         int64_t hidden = 0;
-        int whole = !g->nface && (L->zvis[zi] & bit);      /* p sees every card here (the fast path) */
+        int zseen = (L->zvis[zi] & bit) != 0;               /* State._sight of a card lying here, face as usual */
+        int whole = !g->nface && zseen;                     /* p sees every card here (the fast path) */
+#define SEEN(c) ((g->nface && g->face[c] ? g->face[c] == 1 : zseen) || (g->kn[c] & bit))
         if (o[1] < 0 || o[1] + F > S) return -1;
-        float *faces = t + o[1];
+        int64_t faces = o[1];
         if (whole) {
-            for (int32_t i = 0; i < n; i++) faces[L->face_of[z->a[i]]] += 1.0f;
+            for (int32_t i = 0; i < n; i++) add1(t, S, faces + L->face_of[z->a[i]]);
         } else {
             for (int32_t i = 0; i < n; i++) {
                 int32_t c = z->a[i];
-                if ((st_vis(g, c) | g->kn[c]) & bit) faces[L->face_of[c]] += 1.0f;
+                if (c >= 0 && c < L->ncards && SEEN(c)) add1(t, S, faces + L->face_of[c]);
                 else hidden++;
             }
         }
@@ -394,9 +443,10 @@ static int write_obs(const G *g, int64_t p, float *t) {
         if (o[3] >= 0)
             for (int64_t d = 0; d < depth && d < n; d++) {
                 int32_t c = z->a[n - 1 - d];
-                int seen = whole || ((st_vis(g, c) | g->kn[c]) & bit) != 0;
+                int seen = whole || (c >= 0 && c < L->ncards && SEEN(c));
                 put(t, S, o[3] + d * F1 + (seen ? L->face_of[c] : F), 1.0f);
             }
+#undef SEEN
     }
     for (int32_t e = 0; e < A->nmk; e++) {
         const int32_t *o = A->omk + 4 * e;
@@ -461,10 +511,12 @@ static int write_obs(const G *g, int64_t p, float *t) {
     }
     return 0;
 }
+#undef put
+#undef add1
 
 GS_EXPORT int gs_st_obs(void *p, int64_t player, float *out) {
     AState *s = (AState *)p;
-    return write_obs(&s->c->g, player, out);
+    return write_obs(&s->c->g, player, out, NULL);
 }
 
 /* ---- the vector environment --------------------------------------------------------------- */
@@ -477,6 +529,8 @@ typedef struct {
     int32_t reward_kind;         /* 0 win, 1 score */
     float *obs; int8_t *mask; float *rewards; uint8_t *done; int32_t *seat; int32_t *status;
     int64_t *games;              /* per env: games finished so far */
+    float *fobs;                 /* per env: the final observation of a game that ended at this step, else 0 */
+    int32_t set;                 /* which of the caller's two buffer sets (0, 1): the Touch lists of its rows */
 } VecJob;
 
 static int vec_rewards(G *g, float *r, int kind) {
@@ -502,15 +556,31 @@ static int vec_opponents(AState *s, int32_t learner) {
     return 0;
 }
 
+/* the mask row: the ids set last time this row was written cleared, the listing's set */
+static void vec_mask(AState *s, int8_t *row, Touch *tc) {
+    int64_t N = GS_AGENT.nids;
+    if (tc->n < 0) memset(row, 0, (size_t)N);
+    else for (int32_t k = 0; k < tc->n; k++) if (tc->ix[k] >= 0 && tc->ix[k] < N) row[tc->ix[k]] = 0;
+    tc->n = 0;
+    for (int32_t k = 0; k < s->n; k++) {
+        int64_t id = s->ids[k];
+        if (id >= 0 && id < N && !row[id]) { row[id] = 1; touch_add(tc, id); }
+    }
+}
+
 static void vec_one(VecJob *j, int64_t i) {
     AState *s = j->envs[i];
     G *g = &s->c->g;
     const Layout *L = g->L;
+    int32_t set = j->set & 1;
+    int64_t S = GS_AGENT.obs_size;
     float *rw = j->rewards + i * L->P;
     for (int32_t q = 0; q < L->P; q++) rw[q] = 0.0f;
     j->done[i] = 0;
     j->status[i] = 0;
+    if (j->fobs != NULL && s->tfin[set].n) touch_clear_f(&s->tfin[set], j->fobs + i * S, S);
     int rc = 0;
+    int32_t mover = g->terminal ? -1 : g->actor;       /* whose reward `rewards` shows without opponents */
     if (s->why) { j->status[i] = s->why; goto out; }
     if (j->actions[i] >= 0) {
         int32_t k = (s->why || g->terminal || st_ids(s)) ? -1 : st_find(s, j->actions[i]);
@@ -524,6 +594,10 @@ static void vec_one(VecJob *j, int64_t i) {
     if (g->terminal) {
         if (vec_rewards(g, rw, j->reward_kind)) { j->status[i] = B_TYPE; goto out; }
         j->done[i] = 1;
+        if (j->fobs != NULL) {     /* what the learner (else the seat that just moved) sees at the end */
+            int32_t q = j->learner >= 0 ? j->learner : mover;
+            if (q < 0 || write_obs(g, q, j->fobs + i * S, &s->tfin[set]) != 0) { j->status[i] = W_OBS; goto out; }
+        }
         j->games[i]++;
         j->seeds[i] += j->stride;
         rc = st_reset(s, j->seeds[i]);
@@ -534,13 +608,14 @@ static void vec_one(VecJob *j, int64_t i) {
 out:
     j->seat[i] = g->terminal ? -1 : g->actor;
     if (j->obs != NULL) {
-        float *o = j->obs + i * GS_AGENT.obs_size;
-        if (g->terminal || s->why || write_obs(g, g->actor, o) != 0) {
-            memset(o, 0, (size_t)GS_AGENT.obs_size * sizeof(float));
+        float *o = j->obs + i * S;
+        if (g->terminal || s->why || write_obs(g, g->actor, o, &s->tobs[set]) != 0) {
+            memset(o, 0, (size_t)S * sizeof(float));
+            s->tobs[set].n = 0;
             if (!j->status[i] && !g->terminal && !s->why) j->status[i] = W_OBS;
         }
     }
-    if (j->mask != NULL) gs_st_mask(s, j->mask + i * GS_AGENT.nids);
+    if (j->mask != NULL) vec_mask(s, j->mask + i * GS_AGENT.nids, &s->tmask[set]);
 }
 
 static void *vec_run(void *arg) {
@@ -553,8 +628,9 @@ static void *vec_run(void *arg) {
  * that end are started again on their next seed. Returns 0, or -1 if the arguments are refused. */
 GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64_t *seeds, uint64_t stride,
                           int32_t learner, int32_t reward_kind, int32_t nthreads, float *obs, int8_t *mask,
-                          float *rewards, uint8_t *done, int32_t *seat, int32_t *status, int64_t *games) {
-    if (n < 0 || learner >= GS_LAYOUT.P || !GS_AGENT.ok) return -1;
+                          float *rewards, uint8_t *done, int32_t *seat, int32_t *status, int64_t *games,
+                          float *fobs, int32_t set) {
+    if (n < 0 || learner >= GS_LAYOUT.P || !GS_AGENT.ok || set < 0 || set > 1) return -1;
     if (nthreads < 1) nthreads = 1;
     if (nthreads > 64) nthreads = 64;
     if (nthreads > n) nthreads = n > 0 ? (int32_t)n : 1;
@@ -566,7 +642,7 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
         VecJob *j = &jobs[t];
         j->envs = (AState **)envs; j->actions = actions; j->seeds = seeds; j->stride = stride;
         j->learner = learner; j->reward_kind = reward_kind; j->obs = obs; j->mask = mask; j->rewards = rewards;
-        j->done = done; j->seat = seat; j->status = status; j->games = games;
+        j->done = done; j->seat = seat; j->status = status; j->games = games; j->fobs = fobs; j->set = set;
         j->lo = t * per; j->hi = (t + 1) * per < n ? (t + 1) * per : n;
         if (j->lo > j->hi) j->lo = j->hi;
     }
@@ -583,13 +659,13 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
 /* the start of n games (reset): each env's game `seeds[i]`, the opponents played to the learner's turn */
 GS_EXPORT int gs_vec_reset(void **envs, int64_t n, uint64_t *seeds, uint64_t stride, int32_t learner, int32_t reward_kind,
                            int32_t nthreads, float *obs, int8_t *mask, float *rewards, uint8_t *done,
-                           int32_t *seat, int32_t *status, int64_t *games) {
+                           int32_t *seat, int32_t *status, int64_t *games, float *fobs, int32_t set) {
     for (int64_t i = 0; i < n; i++) st_reset((AState *)envs[i], seeds[i]);   /* a stop: s->why, reported */
     int64_t *none = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
     if (none == NULL) return -1;
     for (int64_t i = 0; i < n; i++) none[i] = -1;
     int rc = gs_vec_step(envs, n, none, seeds, stride, learner, reward_kind, nthreads, obs, mask, rewards, done,
-                         seat, status, games);
+                         seat, status, games, fobs, set);
     free(none);
     return rc;
 }
