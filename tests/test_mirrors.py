@@ -205,6 +205,22 @@ def test_every_builtin_has_a_python_and_a_c_side():
     assert cgen.WALKS_LIST is WALKS_LIST, "the C generator keeps its own copy of WALKS_LIST"
 
 
+def test_every_aggregate_has_a_generator_form_in_each_engine():
+    """Each built-in the table marks `aggregate` (it takes a `for` comprehension) has an entry in each
+    engine's second registry, AGGREGATES (the closures', the generated code's, the C generator's), and
+    no other built-in has one: `aggregate` dispatches the generator forms (and `key=`) through it."""
+    from gamespec.compile import closures, codegen
+    from gamespec.compile.native import cgen
+    from gamespec.spec.builtins import AGGREGATES, TABLE
+    marked = {b.name for b in TABLE if b.aggregate}
+    assert marked == AGGREGATES and {"sum", "max", "sorted", "count"} <= marked
+    for engine, aggs in (("closures", closures.AGGREGATES), ("codegen", codegen.AGGREGATES),
+                         ("C", cgen.AGGREGATES)):
+        assert set(aggs) == marked, (f"{engine}: aggregates without a generator form {sorted(marked - set(aggs))}, "
+                                     f"generator forms of no aggregate {sorted(set(aggs) - marked)}")
+        assert all(callable(f) for f in aggs.values()), engine
+
+
 def test_a_registry_that_differs_from_the_table_is_refused():
     """spec/builtins.py's registry and check, which each engine runs at import: a built-in left out, a
     name that is no built-in, a name registered twice are errors naming it."""
@@ -224,3 +240,32 @@ def test_a_registry_that_differs_from_the_table_is_refused():
     calls["len"] = None
     with pytest.raises(AssertionError, match="entries that are no built-in: \\['len'\\]"):
         check("test", calls)
+
+
+def test_an_aggregate_registry_that_differs_from_the_table_is_refused():
+    """The generator forms' registry (`registry(..., aggregate=True)`) is checked against the built-ins
+    the table marks `aggregate`: one left out, a built-in that takes no comprehension, a name that is
+    no built-in, a name registered twice are errors naming it."""
+    import pytest
+
+    from gamespec.spec.builtins import AGGREGATES, check, registry
+    aggs, aggregates = registry("test", aggregate=True)
+    aggregates(*sorted(AGGREGATES - {"last"}))(lambda *a: None)
+    with pytest.raises(AssertionError, match="aggregate built-ins without an entry: \\['last'\\]"):
+        check("test", aggs, aggregate=True)
+    with pytest.raises(AssertionError, match="'last'"):
+        check("test", aggs, aggregate=True)
+    aggregates("last")(lambda *a: None)
+    assert check("test", aggs, aggregate=True) is aggs
+    with pytest.raises(AssertionError, match="aggregate built-in 'sum' registered twice"):
+        aggregates("sum")(lambda *a: None)
+    with pytest.raises(AssertionError, match="'size' is registered but is no aggregate built-in"):
+        aggregates("size")(lambda *a: None)
+    with pytest.raises(AssertionError, match="'len' is registered but is no aggregate built-in"):
+        aggregates("len")(lambda *a: None)
+    aggs["runs"] = None         # a built-in, but not one that takes a comprehension
+    with pytest.raises(AssertionError, match="entries that are no aggregate built-in: \\['runs'\\]"):
+        check("test", aggs, aggregate=True)
+    # the full registry is not the aggregates' one: an aggregate registry is refused as CALLS
+    with pytest.raises(AssertionError, match="built-ins without an entry: \\['size'"):
+        check("test", {k: v for k, v in aggs.items() if k != "runs"})

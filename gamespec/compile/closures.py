@@ -17,6 +17,9 @@ from .costs import comp_weight, function_weight, loop_weight, untyped
 #: built-in -> its compiler: `f(compiler, call node, names)` -> a closure (statements too); every
 #: built-in of the table, checked at import (spec/builtins.py `check`)
 CALLS, emits = registry("closures")
+#: the generator forms (`f(e for x in xs if c)`, `key=`): aggregate built-in -> its compiler, every
+#: built-in the table marks `aggregate`, checked at import like CALLS
+AGGREGATES, aggregates = registry("closures", aggregate=True)
 
 
 class Compiler:
@@ -837,8 +840,9 @@ class Compiler:
         a0, runs = self.call_args(n, names)[0], rt.runs
         return lambda s, e: runs(s, a0(s, e))
 
-    def keyed(self, n, names):
-        """`max/min/sorted(e for x in xs if c, key=k)`: (key, item) pairs, the key computed first."""
+    def keyed_pairs(self, n, names):
+        """`max/min/sorted(e for x in xs if c, key=k)`: a closure of the (key, item) pairs, the key
+        computed first; the entries then call runtime.best_by / sorted_by."""
         c = n.args[0]
         it = self.as_list(c.iter, names)
         w = comp_weight(c, n.kwargs["key"])
@@ -850,7 +854,6 @@ class Compiler:
         cond = self.e(c.cond, inner) if c.cond is not None else None
         elt = self.e(c.elt, inner)
         key = self.e(n.kwargs["key"], inner)
-        f = n.func
 
         def pairs(s, e):
             out = []
@@ -860,37 +863,16 @@ class Compiler:
                     k = key(s, e)
                     out.append((k, elt(s, e)))
             return out
-        if f == "sorted":
-            sb = rt.sorted_by
-            return lambda s, e: sb(pairs(s, e))
-        bb = rt.best_by
-        if "default" in n.kwargs:       # evaluated after the pairs, whether needed or not (as generated)
-            d = self.e(n.kwargs["default"], names)
-
-            def best_d(s, e):
-                ps = pairs(s, e)
-                return bb(ps, f, d(s, e), True)
-            return best_d
-        return lambda s, e: bb(pairs(s, e), f)
+        return pairs
 
     def aggregate(self, n, names):
-        f = n.func
-        if "key" in n.kwargs:
-            return self.keyed(n, names)
-        it, var, cond, elt = self.comp_parts(n.args[0], names)
-        if f == "count":
-            if cond is None:
-                return lambda s, e: len(it(s, e))
+        """A built-in over a generator (`f(e for x in xs if c)`): its entry in AGGREGATES."""
+        return AGGREGATES[n.func](self, n, names)
 
-            def count(s, e):
-                xs = charge(s, it(s, e))
-                k = 0
-                for x in xs:
-                    e[var] = x
-                    if cond(s, e):
-                        k += 1
-                return k
-            return count
+    def comp_gen(self, n, names):
+        """The comprehension's items as a generator closure: the list charged, each item whose condition
+        holds."""
+        it, var, cond, elt = self.comp_parts(n.args[0], names)
 
         def gen(s, e):
             xs = charge(s, it(s, e))
@@ -898,39 +880,94 @@ class Compiler:
                 e[var] = x
                 if cond is None or cond(s, e):
                     yield elt(s, e)
-        if f == "sum":
-            return lambda s, e: bounded(sum(gen(s, e)))
-        if f == "product":      # the items, charged as they are made (gen), then multiplied
-            mul = rt.multiply
-            return lambda s, e: mul(list(gen(s, e)))
-        if f == "any":
-            return lambda s, e: any(gen(s, e))
-        if f == "all":
-            return lambda s, e: all(gen(s, e))
-        if f in ("max", "min"):
-            pick = max if f == "max" else min
-            d = self.e(n.kwargs["default"], names) if "default" in n.kwargs else None
+        return gen
 
-            def m(s, e):
-                xs = list(gen(s, e))
-                if not xs:
-                    if d is None:
-                        fault(f"{f}() of nothing; give default=...")
-                    return d(s, e)
-                return pick(xs)
-            return m
-        if f == "first":
-            return lambda s, e: next(gen(s, e), None)
-        if f == "last":
-            def last(s, e):
-                out = None
-                for x in gen(s, e):
-                    out = x
-                return out
-            return last
-        if f == "sorted":
-            return lambda s, e: sorted(gen(s, e))
-        raise AssertionError(f)
+    @aggregates("count")
+    def agg_count(self, n, names):
+        it, var, cond, elt = self.comp_parts(n.args[0], names)
+        if cond is None:
+            return lambda s, e: len(it(s, e))
+
+        def count(s, e):
+            xs = charge(s, it(s, e))
+            k = 0
+            for x in xs:
+                e[var] = x
+                if cond(s, e):
+                    k += 1
+            return k
+        return count
+
+    @aggregates("sum")
+    def agg_sum(self, n, names):
+        gen = self.comp_gen(n, names)
+        return lambda s, e: bounded(sum(gen(s, e)))
+
+    @aggregates("product")
+    def agg_product(self, n, names):
+        gen, mul = self.comp_gen(n, names), rt.multiply     # the items, charged as they are made, multiplied
+        return lambda s, e: mul(list(gen(s, e)))
+
+    @aggregates("any")
+    def agg_any(self, n, names):
+        gen = self.comp_gen(n, names)
+        return lambda s, e: any(gen(s, e))
+
+    @aggregates("all")
+    def agg_all(self, n, names):
+        gen = self.comp_gen(n, names)
+        return lambda s, e: all(gen(s, e))
+
+    @aggregates("max", "min")
+    def agg_best(self, n, names):
+        f = n.func
+        if "key" in n.kwargs:
+            pairs, bb = self.keyed_pairs(n, names), rt.best_by
+            if "default" in n.kwargs:       # evaluated after the pairs, whether needed or not (as generated)
+                d = self.e(n.kwargs["default"], names)
+
+                def best_d(s, e):
+                    ps = pairs(s, e)
+                    return bb(ps, f, d(s, e), True)
+                return best_d
+            return lambda s, e: bb(pairs(s, e), f)
+        gen = self.comp_gen(n, names)
+        pick = max if f == "max" else min
+        d = self.e(n.kwargs["default"], names) if "default" in n.kwargs else None
+
+        def m(s, e):
+            xs = list(gen(s, e))
+            if not xs:
+                if d is None:
+                    fault(f"{f}() of nothing; give default=...")
+                return d(s, e)
+            return pick(xs)
+        return m
+
+    @aggregates("first")
+    def agg_first(self, n, names):
+        gen = self.comp_gen(n, names)
+        return lambda s, e: next(gen(s, e), None)
+
+    @aggregates("last")
+    def agg_last(self, n, names):
+        gen = self.comp_gen(n, names)
+
+        def last(s, e):
+            out = None
+            for x in gen(s, e):
+                out = x
+            return out
+        return last
+
+    @aggregates("sorted")
+    def agg_sorted(self, n, names):
+        if "key" in n.kwargs:
+            pairs, sb = self.keyed_pairs(n, names), rt.sorted_by
+            return lambda s, e: sb(pairs(s, e))
+        gen = self.comp_gen(n, names)
+        return lambda s, e: sorted(gen(s, e))
 
 
 check("closures", CALLS)
+check("closures", AGGREGATES, aggregate=True)

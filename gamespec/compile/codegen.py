@@ -48,6 +48,9 @@ MADE_ACTIONS = 32     # positions for which a parameterless action's Action is m
 #: built-in -> its generator: `f(codegen, call node, names)` -> Python source (an expression; a
 #: statement's: lines); every built-in of the table, checked at import (spec/builtins.py `check`)
 CALLS, emits = registry("codegen")
+#: the generator forms (`f(e for x in xs if c)`, `key=`): aggregate built-in -> its generator, every
+#: built-in the table marks `aggregate`, checked at import like CALLS
+AGGREGATES, aggregates = registry("codegen", aggregate=True)
 
 
 class _Proxy:
@@ -1113,8 +1116,7 @@ class CodeGen:
         if getattr(n, "fn", None) is not None:
             return self.call_function(n, names)
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
-            src = self.aggregate(n, names)
-            return self._in_range(n, src) if f == "sum" else src
+            return self.aggregate(n, names)
         return CALLS[f](self, n, names)
 
     def call_args(self, n, names):
@@ -1267,74 +1269,128 @@ class CodeGen:
         finally:
             self._comp_depth -= 1
 
-    def keyed(self, n, names):
+    def keyed_pairs(self, n, names):
         """`max/min/sorted(e for x in xs if c, key=k)`: (key, item) pairs, the key computed first, charged
-        like the closures' (every item, the key's weight too), then runtime.best_by / sorted_by."""
-        pairs = self.charged_list(n.args[0], names, n.kwargs["key"])
-        if n.func == "sorted":
-            return f"_sorted_by({pairs})"
-        if "default" in n.kwargs:
-            return f"_best_by({pairs}, {n.func!r}, {self.ex(n.kwargs['default'], names)}, True)"
-        return f"_best_by({pairs}, {n.func!r})"
+        like the closures' (every item, the key's weight too); the entries then call runtime.best_by /
+        sorted_by."""
+        return self.charged_list(n.args[0], names, n.kwargs["key"])
 
     def aggregate(self, n, names):
-        f = n.func
+        """A built-in over a generator (`f(e for x in xs if c)`): its entry in AGGREGATES."""
+        return AGGREGATES[n.func](self, n, names)
+
+    def _reduced(self, fname, c, names):
+        """Python's `fname` (sum, any, all, sorted) of the comprehension's items: over the iterator made
+        in C when comp gives one (no list between), else over the list."""
+        body = self.comp(c, names)
+        if body.startswith("="):
+            return self._hoisted(f"{fname}({body[1:]})")
+        return self._hoisted(f"{fname}([{body}])")
+
+    def _listed(self, c, names):
+        """The comprehension's items as the body of a list display (an iterator made in C: its items)."""
+        body = self.comp(c, names)
+        return f"_x for _x in {body[1:]}" if body.startswith("=") else body
+
+    @aggregates("product")
+    def agg_product(self, n, names):
+        return f"_multiply({self.charged_list(n.args[0], names)})"
+
+    @aggregates("count")
+    def agg_count(self, n, names):
         c = n.args[0]
-        if "key" in n.kwargs:
-            return self.keyed(n, names)
-        if f == "product":
-            return f"_multiply({self.charged_list(c, names)})"
-        if f == "count":
-            if c.cond is None:
-                return f"len({self.as_list(c.iter, names)})"
-            items = self._unrolled(c, names, cond=True, tests=True) if c.cond.t == "bool" else None
-            if items is not None:
-                # ints, not truth values, added up: an int + int is a specialised, cheap add
-                return "(" + " + ".join(f"(1 if {x} else 0)" for x in items) + ")"
-            inner = dict(names)
-            py = self.ident()
-            inner[c.var] = py
-            if self._over_players(c.iter):
-                self.valid_players.add(py)
-            if c.iter.t == "zone":
-                self.nonnull.add(py)
-            base_it = self._charged(c.iter, self.as_list(c.iter, names), comp_weight(c))
-            it, rest, pick = self._prefilter(c, base_it, names, eq=True)
-            guard = _same
-            if pick is not None and not pick[2]:        # (the iterable generated once more: only here)
-                raw = self.as_list(c.iter, names)
-                if _PURE_CALL.search(raw) or not _PURE_INDEX.fullmatch(raw):
-                    it, rest = self._prefilter(c, base_it, names)       # v can fail: tested per card
-                    pick = None
-                else:
-                    guard = lambda src: f"({src} if {raw} else 0)"      # noqa: E731
-            if not rest:
-                by_value = self._masks_by_value(c, pick) if pick is not None and self._hc is None else None
-                if by_value is not None:   # one 0/1 table per value of the attribute: a C-level count
-                    return guard(f"sum(map({by_value[0]}.get({pick[1]}, {by_value[1]}), {base_it}))")
-                if pick is not None:
-                    return guard(f"{self._hoisted(f'list(map({pick[0]}, {it}))')}.count({pick[1]})")
-                if it.startswith("filter("):
-                    return self._hoisted(f"sum(map({it[7:]})")   # filter(T, xs) -> sum(map(T, xs)): T is 0/1
-            if pick is not None:     # other tests remain: the attribute test goes back among them
-                it, rest = self._prefilter(c, base_it, names)
-            self._comp_depth += 1
-            try:
-                cond = self._conj(rest, inner)
-            finally:
-                self._comp_depth -= 1
-            return self._hoisted(f"len([1 for {py} in {it} if {cond}])")
-        if f == "any" and _repeat_test(c):     # any(k >= 2 for k in count_by(X)): a value repeats in X
+        if c.cond is None:
+            return f"len({self.as_list(c.iter, names)})"
+        items = self._unrolled(c, names, cond=True, tests=True) if c.cond.t == "bool" else None
+        if items is not None:
+            # ints, not truth values, added up: an int + int is a specialised, cheap add
+            return "(" + " + ".join(f"(1 if {x} else 0)" for x in items) + ")"
+        inner = dict(names)
+        py = self.ident()
+        inner[c.var] = py
+        if self._over_players(c.iter):
+            self.valid_players.add(py)
+        if c.iter.t == "zone":
+            self.nonnull.add(py)
+        base_it = self._charged(c.iter, self.as_list(c.iter, names), comp_weight(c))
+        it, rest, pick = self._prefilter(c, base_it, names, eq=True)
+        guard = _same
+        if pick is not None and not pick[2]:        # (the iterable generated once more: only here)
+            raw = self.as_list(c.iter, names)
+            if _PURE_CALL.search(raw) or not _PURE_INDEX.fullmatch(raw):
+                it, rest = self._prefilter(c, base_it, names)       # v can fail: tested per card
+                pick = None
+            else:
+                guard = lambda src: f"({src} if {raw} else 0)"      # noqa: E731
+        if not rest:
+            by_value = self._masks_by_value(c, pick) if pick is not None and self._hc is None else None
+            if by_value is not None:   # one 0/1 table per value of the attribute: a C-level count
+                return guard(f"sum(map({by_value[0]}.get({pick[1]}, {by_value[1]}), {base_it}))")
+            if pick is not None:
+                return guard(f"{self._hoisted(f'list(map({pick[0]}, {it}))')}.count({pick[1]})")
+            if it.startswith("filter("):
+                return self._hoisted(f"sum(map({it[7:]})")   # filter(T, xs) -> sum(map(T, xs)): T is 0/1
+        if pick is not None:     # other tests remain: the attribute test goes back among them
+            it, rest = self._prefilter(c, base_it, names)
+        self._comp_depth += 1
+        try:
+            cond = self._conj(rest, inner)
+        finally:
+            self._comp_depth -= 1
+        return self._hoisted(f"len([1 for {py} in {it} if {cond}])")
+
+    @aggregates("sum")
+    def agg_sum(self, n, names):
+        c = n.args[0]
+        items = self._unrolled(c, names)
+        if items is not None:
+            return self._in_range(n, "(" + " + ".join(f"({x})" for x in items) + ")")
+        return self._in_range(n, self._reduced("sum", c, names))
+
+    @aggregates("any")
+    def agg_any(self, n, names):
+        c = n.args[0]
+        if _repeat_test(c):     # any(k >= 2 for k in count_by(X)): a value repeats in X
             x = c.iter.args[0]
             return f"_has_repeat({self._walk(x, self.as_list(x, names))})"
-        items = self._unrolled(c, names) if f in ("sum", "any", "all") else None
+        return self._truth_of(n, names, " or ")
+
+    @aggregates("all")
+    def agg_all(self, n, names):
+        return self._truth_of(n, names, " and ")
+
+    def _truth_of(self, n, names, join):
+        """any/all: the items written out joined by `or`/`and` where few, else Python's any/all."""
+        c = n.args[0]
+        items = self._unrolled(c, names)
         if items is not None:
-            if f == "sum":
-                return "(" + " + ".join(f"({x})" for x in items) + ")"
-            join = " or " if f == "any" else " and "
             src = "(" + join.join(f"({x})" for x in items) + ")"
             return src if c.elt.t == "bool" else f"bool{src}"
-        if f == "first" and c.cond is not None:
+        return self._reduced(n.func, c, names)
+
+    @aggregates("sorted")
+    def agg_sorted(self, n, names):
+        if "key" in n.kwargs:
+            return f"_sorted_by({self.keyed_pairs(n, names)})"
+        return self._reduced("sorted", n.args[0], names)
+
+    @aggregates("max", "min")
+    def agg_best(self, n, names):
+        f = n.func
+        if "key" in n.kwargs:
+            pairs = self.keyed_pairs(n, names)
+            if "default" in n.kwargs:
+                return f"_best_by({pairs}, {f!r}, {self.ex(n.kwargs['default'], names)}, True)"
+            return f"_best_by({pairs}, {f!r})"
+        body = self._listed(n.args[0], names)
+        if "default" in n.kwargs:
+            return f"{f}([{body}], default={self.ex(n.kwargs['default'], names)})"
+        return f"_maxof([{body}], {f!r})"
+
+    @aggregates("first")
+    def agg_first(self, n, names):
+        c = n.args[0]
+        if c.cond is not None:
             pairs = self._unrolled(c, names, cond="both")
             if pairs is not None:       # the first item whose condition holds, tested in order
                 src = "None"
@@ -1343,22 +1399,12 @@ class CodeGen:
                 return src
         body = self.comp(c, names)
         if body.startswith("="):
-            if f == "first":
-                return f"next({body[1:]}, None)"
-            if f in ("sum", "any", "all", "sorted"):      # an iterator made in C: no list between
-                return self._hoisted(f"{f}({body[1:]})")
-            body = f"_x for _x in {body[1:]}"
-        if f in ("sum", "any", "all", "sorted"):
-            return self._hoisted(f"{f}([{body}])")
-        if f in ("max", "min"):
-            if "default" in n.kwargs:
-                return f"{f}([{body}], default={self.ex(n.kwargs['default'], names)})"
-            return f"_maxof([{body}], {f!r})"
-        if f == "first":
-            return f"next(({body}), None)"
-        if f == "last":
-            return f"_last([{body}])"
-        raise AssertionError(f)
+            return f"next({body[1:]}, None)"
+        return f"next(({body}), None)"
+
+    @aggregates("last")
+    def agg_last(self, n, names):
+        return f"_last([{self._listed(n.args[0], names)}])"
 
     # -- actions ------------------------------------------------------------------------
     def _param_values(self, p, names):
@@ -1930,3 +1976,4 @@ class _EnvName:
 
 
 check("codegen", CALLS)
+check("codegen", AGGREGATES, aggregate=True)

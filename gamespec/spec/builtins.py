@@ -255,31 +255,36 @@ AGGREGATES = frozenset(b.name for b in TABLE if b.aggregate)
 
 
 # -- each engine's registry ------------------------------------------------------------------------
-def registry(engine):
+def registry(engine, aggregate=False):
     """A new registry of one engine's built-ins: (the dict name -> emitter, its decorator `emits`).
     `@emits("max", "min")` registers a function under each name (a family shares one entry); a name
-    the table lacks, or registered twice, is an error naming it. The engine calls `check(engine,
-    dict)` once its module has registered everything (docs/native.md, "One table of mirrors")."""
+    the table lacks, or registered twice, is an error naming it. `aggregate`: the registry of the
+    generator (`for`) forms, whose names are the built-ins the table marks `aggregate` (AGGREGATES).
+    The engine calls `check(engine, dict)` once its module has registered everything (docs/native.md,
+    "One table of mirrors")."""
     table = {}
+    names, what = (AGGREGATES, "aggregate built-in") if aggregate else (BUILTINS, "built-in")
 
-    def emits(*names):
+    def emits(*names_):
         def register(fn):
-            for name in names:
-                if name not in BUILTINS:
-                    raise AssertionError(f"{engine}: {name!r} is registered but is no built-in of the table")
+            for name in names_:
+                if name not in names:
+                    raise AssertionError(f"{engine}: {name!r} is registered but is no {what} of the table")
                 if name in table:
-                    raise AssertionError(f"{engine}: built-in {name!r} registered twice")
+                    raise AssertionError(f"{engine}: {what} {name!r} registered twice")
                 table[name] = fn
             return fn
         return register
     return table, emits
 
 
-def check(engine, table):
+def check(engine, table, aggregate=False):
     """The engine's registry covers the table exactly: a built-in without an entry, or an entry that is
-    not a built-in, is an error naming it."""
-    missing = [b.name for b in TABLE if b.name not in table]
-    extra = sorted(set(table) - set(BUILTINS))
+    not a built-in, is an error naming it. `aggregate`: the generator forms' registry, against the
+    built-ins the table marks `aggregate`."""
+    names, what = (AGGREGATES, "aggregate built-in") if aggregate else (BUILTINS, "built-in")
+    missing = [b.name for b in TABLE if b.name in names and b.name not in table]
+    extra = sorted(set(table) - set(names))
     if missing or extra:
-        raise AssertionError(f"{engine}: built-ins without an entry: {missing}; entries that are no built-in: {extra}")
+        raise AssertionError(f"{engine}: {what}s without an entry: {missing}; entries that are no {what}: {extra}")
     return table

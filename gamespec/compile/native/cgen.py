@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 
 from ...spec import ast as A
-from ...spec.builtins import WALKS_LIST, check, registry   # WALKS_LIST: a step per item, as both Python backends charge
+from ...spec.builtins import BUILTINS, WALKS_LIST, check, registry   # WALKS_LIST: a step per item, as both Python backends charge
 from ..costs import comp_weight, loop_weight
 from .errors import NativeUnsupported
 
@@ -25,8 +25,11 @@ END_GAME, END_PHASE, END_TURN = 1, 2, 3
 
 #: built-in -> its emitter: `f(rulegen, call node, scope)` -> an E (an effect's: emitted, None); every
 #: built-in of the table, checked at import (spec/builtins.py `check`). The generator forms (`for`)
-#: are RuleGen.aggregate's
+#: are AGGREGATES' (RuleGen.aggregate)
 CALLS, emits = registry("C")
+#: the generator forms (`f(e for x in xs if c)`, `key=`): aggregate built-in -> its emitter, every
+#: built-in the table marks `aggregate`, checked at import like CALLS
+AGGREGATES, aggregates = registry("C", aggregate=True)
 
 
 class E:
@@ -890,103 +893,147 @@ class RuleGen(_FunctionsMixin):
 
 
     def aggregate(self, n, sc):
+        """A built-in over a generator (`f(e for x in xs if c)`, `key=`): its entry in AGGREGATES; a named
+        argument the table does not give it is refused."""
         f = n.func
+        if set(n.kwargs) - set(BUILTINS[f].kwargs):
+            unknown = ", ".join(sorted(set(n.kwargs) - set(BUILTINS[f].kwargs)))
+            raise NativeUnsupported(f"{f}(... for ...) with {unknown}=")
+        return AGGREGATES[f](self, n, sc)
+
+    def agg_loop(self, n, sc):
+        """The shared step of the generator forms: (the comprehension, its iterable, the weight of an
+        item (the `key=`'s too), bind: item -> the scope with the loop variable bound, after its
+        condition is tested (a `continue`))."""
         c = n.args[0]
-        known = {"default", "key"} if f in ("max", "min") else {"key"} if f == "sorted" else set()
-        if set(n.kwargs) - known:
-            raise NativeUnsupported(f"{f}(... for ...) with {', '.join(sorted(set(n.kwargs) - known))}=")
-        if "key" in n.kwargs:
-            return self.keyed(n, sc)
-        w = comp_weight(c)
         itv = self.iterable(c.iter, sc)
+        w = comp_weight(c, n.kwargs.get("key"))
 
         def bind(item):
             inner = dict(sc)
             inner[c.var] = item
-            return inner
-
-        def cond_ok(inner):
             if c.cond is not None:
                 t = self.test(c.cond, inner)
                 self.emit(f"if (!({t})) continue;")
+            return inner
+        return c, itv, w, bind
 
-        if f == "count":
-            k = self.tmp("int64_t", "0")
+    @aggregates("count")
+    def agg_count(self, n, sc):
+        c, itv, w, bind = self.agg_loop(n, sc)
+        k = self.tmp("int64_t", "0")
 
-            def body(item):
-                inner = bind(item)
-                cond_ok(inner)
-                self.emit(f"{k}++;")
-            self.loop_it(itv, body, w)
-            return E(k, "i")
-        if f == "sum":
-            k = self.tmp("__int128", "0")       # only the total must be in the range (runtime.c rt_sum)
+        def body(item):
+            bind(item)
+            self.emit(f"{k}++;")
+        self.loop_it(itv, body, w)
+        return E(k, "i")
 
-            def body(item):
-                inner = bind(item)
-                cond_ok(inner)
-                e = self.ex(c.elt, inner)
-                if e.k == "V":
-                    self.emit(f"if (!isnum({e.c})) FAULT(F_TYPE);")
-                    self.emit(f"{k} += {e.c}.i;")
-                else:
-                    self.emit(f"{k} += {self.num(e)};")
-            self.loop_it(itv, body, w)
-            return E(self.tmp("int64_t", f"sum_end(g, {k})"), "i")
-        if f in ("any", "all"):
-            r = self.tmp("int", "0" if f == "any" else "1")
+    @aggregates("sum")
+    def agg_sum(self, n, sc):
+        c, itv, w, bind = self.agg_loop(n, sc)
+        k = self.tmp("__int128", "0")       # only the total must be in the range (runtime.c rt_sum)
 
-            def body(item):
-                inner = bind(item)
-                cond_ok(inner)
-                t = self.truth(self.ex(c.elt, inner))
-                if f == "any":
-                    self.emit(f"if ({t}) {{ {r} = 1; break; }}")
-                else:
-                    self.emit(f"if (!({t})) {{ {r} = 0; break; }}")
-            self.loop_it(itv, body, w)
-            return E(r, "b")
-        if f in ("max", "min"):
-            best = self.tmp("V", "vnone()")
-            have = self.tmp("int", "0")
+        def body(item):
+            inner = bind(item)
+            e = self.ex(c.elt, inner)
+            if e.k == "V":
+                self.emit(f"if (!isnum({e.c})) FAULT(F_TYPE);")
+                self.emit(f"{k} += {e.c}.i;")
+            else:
+                self.emit(f"{k} += {self.num(e)};")
+        self.loop_it(itv, body, w)
+        return E(self.tmp("int64_t", f"sum_end(g, {k})"), "i")
 
-            def body(item):
-                inner = bind(item)
-                cond_ok(inner)
+    @aggregates("any", "all")
+    def agg_truth(self, n, sc):
+        c, itv, w, bind = self.agg_loop(n, sc)
+        f = n.func
+        r = self.tmp("int", "0" if f == "any" else "1")
+
+        def body(item):
+            inner = bind(item)
+            t = self.truth(self.ex(c.elt, inner))
+            if f == "any":
+                self.emit(f"if ({t}) {{ {r} = 1; break; }}")
+            else:
+                self.emit(f"if (!({t})) {{ {r} = 0; break; }}")
+        self.loop_it(itv, body, w)
+        return E(r, "b")
+
+    @aggregates("max", "min")
+    def agg_best(self, n, sc):
+        """max/min keep the first item greatest (least); with `key=` (runtime.best_by) the first whose
+        key is, the key computed before the item, each key compared with the best so far from the
+        first item on (the first with itself, as best_by does)."""
+        c, itv, w, bind = self.agg_loop(n, sc)
+        f = n.func
+        key = n.kwargs.get("key")
+        if key is not None:
+            best_k = self.tmp("V", "vnone()")
+        best = self.tmp("V", "vnone()")
+        have = self.tmp("int", "0")
+
+        def body(item):
+            inner = bind(item)
+            if key is None:
                 e = self.tmp("V", self.V(self.ex(c.elt, inner)))
                 better = f"py_lt(g, {best}, {e})" if f == "max" else f"py_lt(g, {e}, {best})"
                 self.emit(f"if (!{have}) {{ {best} = {e}; {have} = 1; }} else if ({better}) {best} = {e};")
-            self.loop_it(itv, body, w)
-            self.best_or_default(n, sc, best, have)
-            return E(best, "V")
-        if f == "first":
-            r = self.tmp("V", "vnone()")
+                return
+            k = self.tmp("V", self.V(self.ex(key, inner)))
+            e = self.tmp("V", self.V(self.ex(c.elt, inner)))
+            self.emit(f"if (!{have}) {{ {best_k} = {k}; {best} = {e}; {have} = 1; }}")
+            better = f"py_lt(g, {best_k}, {k})" if f == "max" else f"py_lt(g, {k}, {best_k})"
+            self.emit(f"if ({better}) {{ {best_k} = {k}; {best} = {e}; }}")
+        self.loop_it(itv, body, w)
+        self.best_or_default(n, sc, best, have)
+        return E(best, "V")
 
-            def body(item):
-                inner = bind(item)
-                cond_ok(inner)
-                e = self.ex(c.elt, inner)
-                self.emit(f"{r} = {self.V(e)};")
+    @aggregates("first", "last")
+    def agg_end(self, n, sc):
+        """first: the item, then out of the loop; last: every item overwrites the one before."""
+        c, itv, w, bind = self.agg_loop(n, sc)
+        r = self.tmp("V", "vnone()")
+
+        def body(item):
+            inner = bind(item)
+            e = self.ex(c.elt, inner)
+            self.emit(f"{r} = {self.V(e)};")
+            if n.func == "first":
                 self.emit("break;")
-            self.loop_it(itv, body, w)
-            return E(r, "V")
-        if f == "last":
-            r = self.tmp("V", "vnone()")
+        self.loop_it(itv, body, w)
+        return E(r, "V")
 
-            def body(item):
-                inner = bind(item)
-                cond_ok(inner)
-                e = self.ex(c.elt, inner)
-                self.emit(f"{r} = {self.V(e)};")
-            self.loop_it(itv, body, w)
-            return E(r, "V")
-        if f == "sorted":
+    @aggregates("sorted")
+    def agg_sorted(self, n, sc):
+        """sorted, or with `key=` (runtime.sorted_by) ordered by the key, stably."""
+        c, itv, w, bind = self.agg_loop(n, sc)
+        key = n.kwargs.get("key")
+        if key is None:
             lst = self.comp_from(itv, c, sc, w)
             return E(self.tmp("V", f"rt_sorted(g, {lst})"), "V")
-        if f == "product":      # the items (charged as charged_list charges them), then multiplied
-            lst = self.comp_from(itv, c, sc, w)
-            return E(self.tmp("int64_t", f"rt_cb_multiply(g, {lst})"), "i")
-        raise NativeUnsupported(f"aggregate {f}()")
+        keys, items = self.fresh("o"), self.fresh("o")
+        self.emit(f"List *{keys} = {self.list_for(itv)};")
+        self.emit(f"List *{items} = {self.list_for(itv)};")
+        cnt = self.tmp("int32_t", "0")
+
+        def body(item):
+            inner = bind(item)
+            k = self.hold(E(self.V(self.ex(key, inner)), "V"))
+            e = self.V(self.ex(c.elt, inner))
+            self.emit(f"{keys}->a[{cnt}] = {k.c};")
+            self.emit(f"{items}->a[{cnt}++] = {e};")
+        self.loop_it(itv, body, w)
+        self.emit(f"{keys}->n = {cnt}; {items}->n = {cnt};")
+        return E(self.tmp("V", f"rt_sorted_by(g, {keys}, {items})"), "V")
+
+    @aggregates("product")
+    def agg_product(self, n, sc):
+        """The items (charged as charged_list charges them), then multiplied."""
+        c, itv, w, bind = self.agg_loop(n, sc)
+        lst = self.comp_from(itv, c, sc, w)
+        return E(self.tmp("int64_t", f"rt_cb_multiply(g, {lst})"), "i")
 
     def best_or_default(self, n, sc, best, have):
         """After a max/min loop: its `default` (evaluated whether needed or not, after the items, as
@@ -997,54 +1044,6 @@ class RuleGen(_FunctionsMixin):
             self.emit(f"if (!{have}) {best} = {d.c};")
         else:
             self.emit(f"if (!{have}) FAULT(F_EMPTY_LIST);")
-
-    def keyed(self, n, sc):
-        """`max/min/sorted(e for x in xs if c, key=k)` (runtime.best_by, sorted_by): every item charged
-        with the key's weight too, the key computed before the item; max/min keep the first item
-        whose key is greatest (least), comparing each key with the best so far from the first item on
-        (the first with itself, as best_by does); sorted orders by key, stably."""
-        f = n.func
-        c = n.args[0]
-        key = n.kwargs["key"]
-        itv = self.iterable(c.iter, sc)
-        w = comp_weight(c, key)
-
-        def bind(item):
-            inner = dict(sc)
-            inner[c.var] = item
-            if c.cond is not None:
-                t = self.test(c.cond, inner)
-                self.emit(f"if (!({t})) continue;")
-            return inner
-        if f == "sorted":
-            keys, items = self.fresh("o"), self.fresh("o")
-            self.emit(f"List *{keys} = {self.list_for(itv)};")
-            self.emit(f"List *{items} = {self.list_for(itv)};")
-            cnt = self.tmp("int32_t", "0")
-
-            def body(item):
-                inner = bind(item)
-                k = self.hold(E(self.V(self.ex(key, inner)), "V"))
-                e = self.V(self.ex(c.elt, inner))
-                self.emit(f"{keys}->a[{cnt}] = {k.c};")
-                self.emit(f"{items}->a[{cnt}++] = {e};")
-            self.loop_it(itv, body, w)
-            self.emit(f"{keys}->n = {cnt}; {items}->n = {cnt};")
-            return E(self.tmp("V", f"rt_sorted_by(g, {keys}, {items})"), "V")
-        best_k = self.tmp("V", "vnone()")
-        best = self.tmp("V", "vnone()")
-        have = self.tmp("int", "0")
-
-        def body(item):
-            inner = bind(item)
-            k = self.tmp("V", self.V(self.ex(key, inner)))
-            e = self.tmp("V", self.V(self.ex(c.elt, inner)))
-            self.emit(f"if (!{have}) {{ {best_k} = {k}; {best} = {e}; {have} = 1; }}")
-            better = f"py_lt(g, {best_k}, {k})" if f == "max" else f"py_lt(g, {k}, {best_k})"
-            self.emit(f"if ({better}) {{ {best_k} = {k}; {best} = {e}; }}")
-        self.loop_it(itv, body, w)
-        self.best_or_default(n, sc, best, have)
-        return E(best, "V")
 
     def list_for(self, itv):
         """A new list as long as iterable itv (at most), as C."""
@@ -1370,3 +1369,4 @@ def allocates(node) -> bool:
 
 
 check("C", CALLS)
+check("C", AGGREGATES, aggregate=True)
