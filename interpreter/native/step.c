@@ -30,25 +30,31 @@ typedef struct AState {
     Touch tobs[2], tmask[2], tfin[2];   /* VectorEnv: per buffer set, this env's rows' written places */
 } AState;
 
-static void touch_grow(Touch *tc, int64_t i) {
-    if (tc->n < 0) return;
-    int32_t cap = tc->cap ? 2 * tc->cap : 256;
-    int32_t *ix = (int32_t *)realloc(tc->ix, (size_t)cap * sizeof(int32_t));
-    if (ix == NULL) { tc->n = -1; return; }
-    tc->ix = ix;
-    tc->cap = cap;
-    tc->ix[tc->n++] = (int32_t)i;
+/* i added to a full list (n == cap) or to an unknown one (n < 0): the list, grown, returned by value (the
+ * writers keep their list in local variables, which a float store cannot alias) */
+static Touch touch_grow(Touch tc, int64_t i) {
+    if (tc.n < 0) return tc;
+    int32_t cap = tc.cap ? 2 * tc.cap : 256;
+    int32_t *ix = (int32_t *)realloc(tc.ix, (size_t)cap * sizeof(int32_t));
+    if (ix == NULL) { tc.n = -1; return tc; }
+    tc.ix = ix;
+    tc.cap = cap;
+    tc.ix[tc.n++] = (int32_t)i;
+    return tc;
 }
 
-static inline void touch_add(Touch *tc, int64_t i) {
-    if (GS_LIKELY(tc->n >= 0 && tc->n < tc->cap)) tc->ix[tc->n++] = (int32_t)i;
-    else touch_grow(tc, i);
-}
+/* add i to the local list (tix, tn, tcap) */
+#define TOUCH_ADD(i) do { \
+        if (GS_LIKELY(tn >= 0 && tn < tcap)) tix[tn++] = (int32_t)(i); \
+        else { Touch g_ = touch_grow((Touch){tix, tn, tcap}, (i)); tix = g_.ix; tn = g_.n; tcap = g_.cap; } \
+    } while (0)
 
 /* zero what the row holds (every index below `size`) */
 static void touch_clear_f(Touch *tc, float *row, int64_t size) {
-    if (tc->n < 0) memset(row, 0, (size_t)size * sizeof(float));
-    else for (int32_t k = 0; k < tc->n; k++) if (tc->ix[k] >= 0 && tc->ix[k] < size) row[tc->ix[k]] = 0.0f;
+    const int32_t *ix = tc->ix;
+    int32_t n = tc->n;
+    if (n < 0) memset(row, 0, (size_t)size * sizeof(float));
+    else for (int32_t k = 0; k < n; k++) { int32_t i = ix[k]; if (i >= 0 && i < size) row[i] = 0.0f; }
     tc->n = 0;
 }
 
@@ -389,20 +395,15 @@ GS_EXPORT int gs_st_clone(void *dst, void *src) {
 /* ---- the observation tensor (obs_tensor.ObservationEncoder.encode) ---------------------------- */
 /* t[i] = x, or += 1: a place written first (it was 0) is added to tc's list when there is one; every
  * index is checked against the tensor's size */
-static inline void put_(float *t, int64_t size, Touch *tc, int64_t i, float x) {
-    if (i >= 0 && i < size) {
-        if (tc != NULL && t[i] == 0.0f && x != 0.0f) touch_add(tc, i);
-        t[i] = x;
-    }
-}
-static inline void add1_(float *t, int64_t size, Touch *tc, int64_t i) {
-    if (i >= 0 && i < size) {
-        if (tc != NULL && t[i] == 0.0f) touch_add(tc, i);
-        t[i] += 1.0f;
-    }
-}
-#define put(t, size, i, x) put_(t, size, tc, i, x)
-#define add1(t, size, i) add1_(t, size, tc, i)
+#define put(t, size, i, x) do { \
+        int64_t i_ = (i); float x_ = (x); \
+        if (i_ >= 0 && i_ < (size)) { if (rec && t[i_] == 0.0f && x_ != 0.0f) TOUCH_ADD(i_); t[i_] = x_; } \
+    } while (0)
+#define add1(t, size, i) do { \
+        int64_t i_ = (i); \
+        if (i_ >= 0 && i_ < (size)) { if (rec && t[i_] == 0.0f) TOUCH_ADD(i_); t[i_] += 1.0f; } \
+    } while (0)
+#define BAD do { if (rec) { tc->ix = tix; tc->n = tn; tc->cap = tcap; } return -1; } while (0)
 
 /* the tensor of player p into t: zeroed first (all of it, or with tc the places tc lists) */
 static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
@@ -412,6 +413,9 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
     if (!A->obs_ok || p < 0 || p >= L->P) return -1;
     if (tc != NULL) touch_clear_f(tc, t, S);
     else memset(t, 0, (size_t)S * sizeof(float));
+    const int rec = tc != NULL;
+    int32_t *tix = rec ? tc->ix : NULL;
+    int32_t tn = rec ? tc->n : 0, tcap = rec ? tc->cap : 0;
     int64_t P = L->P, F = L->nfaces, F1 = L->nfaces + 1;
     put(t, S, A->o_player + p, 1.0f);
     put(t, S, A->o_to_move + (g->terminal ? P : g->actor), 1.0f);
@@ -428,7 +432,7 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
         int zseen = (L->zvis[zi] & bit) != 0;               /* State._sight of a card lying here, face as usual */
         int whole = !g->nface && zseen;                     /* p sees every card here (the fast path) */
 #define SEEN(c) ((g->nface && g->face[c] ? g->face[c] == 1 : zseen) || (g->kn[c] & bit))
-        if (o[1] < 0 || o[1] + F > S) return -1;
+        if (o[1] < 0 || o[1] + F > S) BAD;
         int64_t faces = o[1];
         if (whole) {
             for (int32_t i = 0; i < n; i++) add1(t, S, faces + L->face_of[z->a[i]]);
@@ -451,7 +455,7 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
     for (int32_t e = 0; e < A->nmk; e++) {
         const int32_t *o = A->omk + 4 * e;
         int32_t zi = o[0], m = o[1];
-        if (zi < 0 || zi >= L->nzones || m < 0 || m >= L->nmarks) return -1;
+        if (zi < 0 || zi >= L->nzones || m < 0 || m >= L->nmarks) BAD;
         const Zone *z = &g->z[zi];
         int32_t n = z->n;
         if (!n) continue;
@@ -471,13 +475,13 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
     for (int32_t e = 0; e < A->nov; e++) {
         const int32_t *o = A->ov + 3 * e;
         if (!(A->ov_sight[e] & bit)) continue;
-        if (o[0] < 0 || o[0] >= L->nvars) return -1;
+        if (o[0] < 0 || o[0] >= L->nvars) BAD;
         V v = g->v[o[0]];
         int64_t off = o[2];
         if (v.t == T_NONE) continue;
         switch (o[1]) {
         case 0:
-            if (!isnum(v)) return -1;
+            if (!isnum(v)) BAD;
             put(t, S, off, (float)(double)v.i);
             put(t, S, off + 1, 1.0f);
             break;
@@ -488,20 +492,20 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
             put(t, S, off + ((isnum(v) && v.i >= 0 && v.i < P) ? v.i : P), 1.0f);
             break;
         case 3:
-            if (v.t != T_INT || v.i < 0 || v.i >= L->ncards) return -1;
+            if (v.t != T_INT || v.i < 0 || v.i >= L->ncards) BAD;
             if ((st_vis(g, v.i) | g->kn[v.i]) & bit) {
                 put(t, S, off + A->face_slot[L->face_of[v.i]], 1.0f);
                 put(t, S, off + F, 1.0f);
             }
             break;
         default: {
-            if (v.t != T_LIST) return -1;
+            if (v.t != T_LIST) BAD;
             const List *l = LST(v);
             if (o[1] == 4)
                 for (int32_t i = 0; i < l->n; i++) {
                     V x = l->a[i];
                     if (x.t == T_NONE) continue;
-                    if (x.t != T_INT || x.i < 0 || x.i >= L->ncards) return -1;
+                    if (x.t != T_INT || x.i < 0 || x.i >= L->ncards) BAD;
                     if ((st_vis(g, x.i) | g->kn[x.i]) & bit) add1(t, S, off + A->face_slot[L->face_of[x.i]]);
                 }
             put(t, S, off + F, (float)l->n);
@@ -509,10 +513,12 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
         }
         }
     }
+    if (rec) { tc->ix = tix; tc->n = tn; tc->cap = tcap; }
     return 0;
 }
 #undef put
 #undef add1
+#undef BAD
 
 GS_EXPORT int gs_st_obs(void *p, int64_t player, float *out) {
     AState *s = (AState *)p;
@@ -559,13 +565,17 @@ static int vec_opponents(AState *s, int32_t learner) {
 /* the mask row: the ids set last time this row was written cleared, the listing's set */
 static void vec_mask(AState *s, int8_t *row, Touch *tc) {
     int64_t N = GS_AGENT.nids;
-    if (tc->n < 0) memset(row, 0, (size_t)N);
-    else for (int32_t k = 0; k < tc->n; k++) if (tc->ix[k] >= 0 && tc->ix[k] < N) row[tc->ix[k]] = 0;
-    tc->n = 0;
-    for (int32_t k = 0; k < s->n; k++) {
-        int64_t id = s->ids[k];
-        if (id >= 0 && id < N && !row[id]) { row[id] = 1; touch_add(tc, id); }
+    int32_t *tix = tc->ix;
+    int32_t tn = tc->n, tcap = tc->cap;
+    if (tn < 0) memset(row, 0, (size_t)N);
+    else for (int32_t k = 0; k < tn; k++) { int32_t i = tix[k]; if (i >= 0 && i < N) row[i] = 0; }
+    tn = 0;
+    const int64_t *ids = s->ids;
+    for (int32_t k = 0, n = s->n; k < n; k++) {
+        int64_t id = ids[k];
+        if (id >= 0 && id < N && !row[id]) { row[id] = 1; TOUCH_ADD(id); }
     }
+    tc->ix = tix; tc->n = tn; tc->cap = tcap;
 }
 
 static void vec_one(VecJob *j, int64_t i) {
