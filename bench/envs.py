@@ -233,11 +233,12 @@ def agents(paths, players, games, rounds=1):
     return {m: {"us_per_step": 1e6 * cpu[m] / max(1, steps[m]), "steps": steps[m], "games": games} for m in modes}
 
 
-def vector(paths, players, num_envs=256, calls=400, threads=(1, 2)):
+def vector(paths, players, num_envs=256, calls=None, threads=(1, 2)):
     """VectorEnv steps per CPU second and per wall second (one env step: the caller's decision, and
     with opponents='random' every other seat's up to the caller's next turn); configurations
     interleaved call by call."""
     from gamespec.envs import VectorEnv
+    calls = calls or max(25, 102400 // num_envs)
     envs = {}
     for path in paths:
         game = gamespec.load(path)
@@ -275,6 +276,8 @@ def main(argv=None):
     ap.add_argument("--ismcts", type=int, metavar="GAMES",
                     help="instead: play GAMES games of OpenSpiel's ISMCTS against random players")
     ap.add_argument("--sims", type=int, default=20, help="ISMCTS simulations per move (default 20)")
+    ap.add_argument("--vector", action="store_true", help="with --agents: VectorEnv figures only")
+    ap.add_argument("--num-envs", type=int, default=256, help="VectorEnv games per call (default 256)")
     ap.add_argument("--agents", action="store_true",
                     help="instead: CPU µs per step of every API (Python and native engines, pyspiel's C++ "
                          "games beside them) and VectorEnv steps/s (issue 38); --games per figure (200)")
@@ -282,12 +285,14 @@ def main(argv=None):
     paths = a.spec or sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
     if a.agents:
         players = a.players or 4
-        per = agents(paths, players, a.games)
-        print(f"{'API (4 players where the game allows)':48} {'µs/step':>9} {'steps':>8}")
+        per = {} if a.vector else agents(paths, players, a.games)
+        if per:
+            print(f"{'API (4 players where the game allows)':48} {'µs/step':>9} {'steps':>8}")
         for m, r in per.items():
             print(f"{m:48} {r['us_per_step']:9.2f} {r['steps']:>8}", flush=True)
-        vec = vector(paths, players)
-        print(f"{'VectorEnv':28} {'opponents':>9} {'threads':>7} {'M steps/CPU s':>14} {'M steps/wall s':>15}")
+        vec = vector(paths, players, a.num_envs)
+        print(f"{'VectorEnv, %d games a call' % a.num_envs:28} {'opponents':>9} {'threads':>7} {'M steps/CPU s':>14} "
+              f"{'M steps/wall s':>15}")
         for r in vec:
             print(f"{r['spec'] + ' ' + str(r['players']) + 'p':28} {r['opponents']:>9} {r['threads']:>7} "
                   f"{r['steps_per_cpu_s'] / 1e6:14.3f} {r['steps_per_wall_s'] / 1e6:15.3f}", flush=True)

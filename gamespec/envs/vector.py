@@ -75,15 +75,12 @@ class VectorEnv(gym.vector.VectorEnv):
         self._seed = seed
         self._last_seat = np.full(num_envs, -1, np.int32)
         self._rows = np.arange(num_envs)
-        self._no_trunc = np.zeros(num_envs, np.bool_)
-        self._no_trunc.flags.writeable = False
         self._end_mask = np.zeros(N, np.int8)       # a finished game's mask: nothing is legal
         self._end_mask.flags.writeable = False
         self._bufs = [self._buffers(S if observations else 1, N, k) for k in range(2)]
 
     def _buffers(self, S, N, k):
-        """One buffer set and the ctypes arguments of gs_vec_step writing into it, made once. C clears
-        only what it wrote in each row the last time, so the arrays handed out are read-only views."""
+        """One buffer set and the ctypes arguments of gs_vec_step writing into it, made once."""
         n, P = self.num_envs, self.players
         b = {"obs": np.zeros((n, S), np.float32), "mask": np.zeros((n, N), np.int8),
              "rewards": np.zeros((n, P), np.float32), "done": np.zeros(n, np.uint8),
@@ -94,14 +91,7 @@ class VectorEnv(gym.vector.VectorEnv):
                      p(b["seat"]), p(b["status"]), p(self._games), p(b["final"]) if self.observations else None, k)
         b["step_args"] = (p(self._ptrs), self.num_envs, p(self._actions), p(self._seeds), self.num_envs,
                           self.learner, self.reward_kind, self.num_threads) + b["args"]
-        out = {}
-        for key in ("obs", "mask", "rewards", "seat", "final"):
-            v = b[key].view()
-            v.flags.writeable = False
-            out[key] = v
-        out["done"] = b["done"].view(np.bool_)
-        out["done"].flags.writeable = False
-        b["out"] = out
+        b["out"] = {**b, "done": b["done"].view(np.bool_)}
         return b
 
     @staticmethod
@@ -172,7 +162,7 @@ class VectorEnv(gym.vector.VectorEnv):
             infos["final_obs"] = fin
             infos["_final_obs"] = done
             infos["final_observation"] = o["final"]
-        return obs, r, done, self._no_trunc, infos
+        return obs, r, done, np.zeros(self.num_envs, np.bool_), infos
 
     def close(self, **kwargs):
         ptrs = getattr(self, "_ptrs", None)

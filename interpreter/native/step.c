@@ -16,9 +16,11 @@ extern const AgentTables GS_AGENT;
 
 enum { W_IDS = 200, W_OBS = 201 };      /* not a game's stop: the tables cannot say (Python decides) */
 
-/* Where a row of a vector environment's buffer is not zero: the indexes written since it was last
- * cleared (each once), so that the next step clears only those instead of the whole row (a 3,318-float
- * tensor is 13 KB; a step writes a few hundred). n < 0: not known (a failed growth): clear it all. */
+/* Where a row of the vector environment's final observations is not zero: the indexes written since it
+ * was last cleared (each once), so that a step clears only those (a game ends once in ~100 steps; every
+ * other step leaves the row zero). n < 0: not known (a failed growth): clear it all. The rows of the
+ * observations and masks are cleared whole instead (measured: a list of written places costs more than
+ * the memset it saves, a step writing a few hundred places of a 3,318-float row). */
 typedef struct { int32_t *ix; int32_t n, cap; } Touch;
 
 typedef struct AState {
@@ -27,7 +29,7 @@ typedef struct AState {
     int64_t *ids;
     int32_t why;             /* the first stop (a why code), 0 while the game runs in C */
     int32_t have_ids;        /* ids[] is the listing's (opponents in C need none: made when asked) */
-    Touch tobs[2], tmask[2], tfin[2];   /* VectorEnv: per buffer set, this env's rows' written places */
+    Touch tfin[2];           /* VectorEnv: per buffer set, the written places of this env's final-observation row */
 } AState;
 
 /* i added to a full list (n == cap) or to an unknown one (n < 0): the list, grown, returned by value (the
@@ -245,7 +247,7 @@ GS_EXPORT void gs_st_free(void *p) {
     AState *s = (AState *)p;
     gs_free(s->c);
     free(s->ids);
-    for (int b = 0; b < 2; b++) { touch_free(&s->tobs[b]); touch_free(&s->tmask[b]); touch_free(&s->tfin[b]); }
+    for (int b = 0; b < 2; b++) touch_free(&s->tfin[b]);
     free(s);
 }
 
@@ -562,22 +564,6 @@ static int vec_opponents(AState *s, int32_t learner) {
     return 0;
 }
 
-/* the mask row: the ids set last time this row was written cleared, the listing's set */
-static void vec_mask(AState *s, int8_t *row, Touch *tc) {
-    int64_t N = GS_AGENT.nids;
-    int32_t *tix = tc->ix;
-    int32_t tn = tc->n, tcap = tc->cap;
-    if (tn < 0) memset(row, 0, (size_t)N);
-    else for (int32_t k = 0; k < tn; k++) { int32_t i = tix[k]; if (i >= 0 && i < N) row[i] = 0; }
-    tn = 0;
-    const int64_t *ids = s->ids;
-    for (int32_t k = 0, n = s->n; k < n; k++) {
-        int64_t id = ids[k];
-        if (id >= 0 && id < N && !row[id]) { row[id] = 1; TOUCH_ADD(id); }
-    }
-    tc->ix = tix; tc->n = tn; tc->cap = tcap;
-}
-
 static void vec_one(VecJob *j, int64_t i) {
     AState *s = j->envs[i];
     G *g = &s->c->g;
@@ -619,13 +605,12 @@ out:
     j->seat[i] = g->terminal ? -1 : g->actor;
     if (j->obs != NULL) {
         float *o = j->obs + i * S;
-        if (g->terminal || s->why || write_obs(g, g->actor, o, &s->tobs[set]) != 0) {
+        if (g->terminal || s->why || write_obs(g, g->actor, o, NULL) != 0) {
             memset(o, 0, (size_t)S * sizeof(float));
-            s->tobs[set].n = 0;
             if (!j->status[i] && !g->terminal && !s->why) j->status[i] = W_OBS;
         }
     }
-    if (j->mask != NULL) vec_mask(s, j->mask + i * GS_AGENT.nids, &s->tmask[set]);
+    if (j->mask != NULL) gs_st_mask(s, j->mask + i * GS_AGENT.nids);
 }
 
 static void *vec_run(void *arg) {
