@@ -202,6 +202,8 @@ class GamespecState(pyspiel.State):
         s = self._h.s
         if player is None:
             player = s.current_player
+        if s.__class__ is not State:        # native: C writes it (no call back into pyspiel for the encoder)
+            return _as_list(s.observation_tensor(player))
         return _as_list(_tensor(self.get_game().gs_encoder, s, player))
 
     def information_state_tensor(self, player=None):
@@ -212,6 +214,8 @@ class GamespecState(pyspiel.State):
         s = self._h.s
         if player is None:
             player = s.current_player
+        if s.__class__ is not State:
+            return _as_list(s.information_state_tensor(player))
         return _as_list(_info_tensor(self.get_game().gs_encoder, s, player))
 
     def __str__(self):
