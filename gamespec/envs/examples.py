@@ -110,8 +110,9 @@ def train_against_random(spec, players=2, num_envs=64, updates=60, steps_per_upd
             "trained": t_wins / t_n, "trained_interval": wilson(t_wins, t_n), "curve": curve, "steps": steps}
 
 
-if __name__ == "__main__":      # python -m gamespec.envs.examples [spec] [updates]
+if __name__ == "__main__":      # python -m gamespec.envs.examples SPEC [updates]
     import sys
-    got = train_against_random(sys.argv[1] if len(sys.argv) > 1 else "games/bali.yaml",
-                               updates=int(sys.argv[2]) if len(sys.argv) > 2 else 200)
+    if len(sys.argv) < 2:
+        sys.exit("usage: python -m gamespec.envs.examples SPEC [UPDATES]   (e.g. a spec of games/)")
+    got = train_against_random(sys.argv[1], updates=int(sys.argv[2]) if len(sys.argv) > 2 else 200)
     print({k: (v if k != "curve" else [round(x, 3) for x in v]) for k, v in got.items()})
