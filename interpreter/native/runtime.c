@@ -133,7 +133,7 @@ uint64_t py_hash(G *g, V v) {
     }
 }
 
-int64_t py_len(G *g, V v) {
+int64_t py_len_slow(G *g, V v) {      /* py_len (runtime.h) past a list */
     if (v.t == T_LIST) return LST(v)->n;
     if (v.t == T_STR) {
         if (v.i < 0 || v.i >= g->L->nstr) BAIL(B_TEXT);
@@ -518,7 +518,7 @@ V rt_add_assign(G *g, V a, V b, int sign) {
     return vint(bounded_i(g, sign > 0 ? add_i(g, a.i, b.i) : sub_i(g, a.i, b.i)));
 }
 
-V rt_plus_any(G *g, V a, V b) {
+V rt_plus_slow(G *g, V a, V b) {      /* rt_plus_any (runtime.h) past its numbers */
     if (isnum(a) && isnum(b)) return vint(add_i(g, a.i, b.i));
     if (a.t == T_STR && b.t == T_STR) {
         if (a.i == 0) return b;          /* '' + x and x + '' are x: no text is built */
@@ -579,7 +579,7 @@ V rt_range(G *g, int64_t a, int64_t b) {
     return vlist(l);
 }
 
-int rt_in(G *g, V x, V xs) {
+int rt_in_slow(G *g, V x, V xs) {
     List *l = as_list(g, xs);
     charge(g, l->n);
     for (int32_t k = 0; k < l->n; k++)
@@ -733,6 +733,17 @@ int rt_all(G *g, V xs) {
 
 int rt_majority(G *g, V xs, V i, V mn, int sole) {    /* codegen._majority */
     V v = rt_index(g, xs, i);
+    if (xs.t == T_LIST && isnum(v) && isnum(mn)) {     /* numbers only: one pass */
+        if (v.i < mn.i) return 0;
+        const List *l = LST(xs);
+        int64_t mx = INT64_MIN, c = 0;
+        int32_t k = 0;
+        for (; k < l->n && isnum(l->a[k]); k++) {
+            if (l->a[k].i > mx) mx = l->a[k].i;
+            c += l->a[k].i == v.i;
+        }
+        if (k == l->n) return v.i < mx ? 0 : (!sole || c == 1);
+    }
     if (py_lt(g, v, mn)) return 0;
     V mx = rt_maxmin(g, xs, 1, 0, vnone());
     if (py_lt(g, v, mx)) return 0;          /* not v >= max */
@@ -804,9 +815,35 @@ V rt_distinct(G *g, V xs) {
     return vlist(out);
 }
 
+/* numbers only, all within 64 of the least: 1 and the lowest value, else 0 (count_by's fast path) */
+static int nums_in_window(const List *l, int64_t *lo) {
+    if (l->n == 0 || !isnum(l->a[0])) return 0;
+    int64_t mn = l->a[0].i, mx = mn;
+    for (int32_t k = 1; k < l->n; k++) {
+        if (!isnum(l->a[k])) return 0;
+        if (l->a[k].i < mn) mn = l->a[k].i;
+        if (l->a[k].i > mx) mx = l->a[k].i;
+    }
+    if ((uint64_t)mx - (uint64_t)mn >= 64) return 0;
+    *lo = mn;
+    return 1;
+}
+
 V rt_count_by(G *g, V xs) {
     List *l = as_list(g, xs);
     List *out = list_new(g, l->n);
+    int64_t lo;
+    if (nums_in_window(l, &lo)) {     /* small numbers: a mask of the values seen, in first-seen order */
+        uint64_t seen = 0;
+        int32_t slot[64], m = 0;
+        for (int32_t k = 0; k < l->n; k++) {
+            uint32_t d = (uint32_t)((uint64_t)l->a[k].i - (uint64_t)lo);
+            if (!((seen >> d) & 1)) { seen |= (uint64_t)1 << d; slot[d] = m; out->a[m++] = vint(1); }
+            else out->a[slot[d]].i += 1;
+        }
+        out->n = m;
+        return vlist(out);
+    }
     if (l->n <= SMALL_SET) {
         V firsts[SMALL_SET];
         int32_t m = 0;
@@ -817,7 +854,11 @@ V rt_count_by(G *g, V xs) {
                 for (int32_t j = 0; j < y->n; j++) if (y->a[j].t == T_LIST) FAULT(F_TYPE);
             }
             int32_t at = -1;
-            for (int32_t j = 0; j < m && at < 0; j++) if (py_eq(firsts[j], x)) at = j;
+            if (isnum(x)) {           /* a number equals only a number of the same value */
+                for (int32_t j = 0; j < m; j++) if (isnum(firsts[j]) && firsts[j].i == x.i) { at = j; break; }
+            } else {
+                for (int32_t j = 0; j < m && at < 0; j++) if (py_eq(firsts[j], x)) at = j;
+            }
             if (at < 0) { firsts[m] = x; out->a[m++] = vint(1); }
             else out->a[at].i += 1;
         }
@@ -875,13 +916,41 @@ static int small_has(const List *l, V x) {
 V rt_run_length(G *g, V xs, V v) {     /* closures.run_length */
     List *l = as_list(g, xs);
     for (int32_t k = 0; k < l->n; k++) if (l->a[k].t == T_LIST) FAULT(F_TYPE);
+    if (l->n <= SMALL_SET && isnum(v)) {   /* the numbers within 32 of v as bits: v is bit 32 */
+        uint64_t bits = 0;
+        for (int32_t k = 0; k < l->n; k++) {
+            if (!isnum(l->a[k])) continue;          /* nothing else equals a number */
+            int64_t d;
+            if (__builtin_sub_overflow(l->a[k].i, v.i, &d) || d < -32 || d >= 32) continue;
+            bits |= (uint64_t)1 << (d + 32);
+        }
+        if (!((bits >> 32) & 1)) return vint(0);
+        uint32_t up = (uint32_t)(bits >> 32), down = (uint32_t)bits;
+        if (up != 0xFFFFFFFFu && down != 0xFFFFFFFFu)      /* (at most 24 items: always) */
+            return vint(__builtin_ctz(~up) + (down ? __builtin_clz(~down) : 0));
+    }
     if (l->n <= SMALL_SET) {
         if (v.t == T_LIST) FAULT(F_TYPE);
         if (!small_has(l, v)) return vint(0);
         if (!isnum(v)) FAULT(F_TYPE);
+        int64_t a[SMALL_SET];            /* the numbers only: nothing else equals an int probe */
+        int32_t m = 0;
+        for (int32_t k = 0; k < l->n; k++) if (isnum(l->a[k])) a[m++] = l->a[k].i;
         int64_t lo = v.i, hi = v.i;
-        while (lo != INT64_MIN && small_has(l, vint(lo - 1))) lo--;
-        while (hi != INT64_MAX && small_has(l, vint(hi + 1))) hi++;     /* (no value lies beyond int64) */
+        for (;;) {
+            if (lo == INT64_MIN) break;
+            int32_t j = 0;
+            while (j < m && a[j] != lo - 1) j++;
+            if (j == m) break;
+            lo--;
+        }
+        for (;;) {                       /* (no value lies beyond int64) */
+            if (hi == INT64_MAX) break;
+            int32_t j = 0;
+            while (j < m && a[j] != hi + 1) j++;
+            if (j == m) break;
+            hi++;
+        }
         return vint(add_i(g, sub_i(g, hi, lo), 1));
     }
     HSet h;
@@ -996,14 +1065,7 @@ V lst_list(G *g, Listing *l, int64_t n) {
 /* ------------------------------------------------------------------------------------------ */
 /* the flow's bookkeeping                                                                     */
 /* ------------------------------------------------------------------------------------------ */
-void rt_count_decision(G *g) {     /* State._count_decision */
-    const Layout *L = g->L;
-    if (g->decisions >= L->max_decisions) rt_stop(g, F_GAME_BUDGET);
-    int64_t spent = g->spent + L->max_steps - g->budget;
-    if (spent > L->max_game_steps) rt_stop(g, F_GAME_STEPS);
-    g->spent = spent;
-    g->decisions += 1;
-}
+/* rt_count_decision (State._count_decision): runtime.h, inline */
 
 
 void rt_ff_init(G *g, int slot, V items) {
@@ -1044,13 +1106,10 @@ void rt_store_choice(G *g, int32_t k) {    /* State._store: recorded, not applie
     s->args = vlist(args);
 }
 
-#define FLIP_AT ((size_t)48 << 10)    /* reclaim once this much of the first chunk is used */
-
 /* At a decision boundary nothing but the state's own values is live: copy them into the other
- * arena and reset this one (a two-space copy of a handful of roots). */
-void rt_flip(G *g) {
-    Arena *a = &g->ar[g->side];
-    if (a->head == NULL || (a->cur == a->head && a->head->used < FLIP_AT)) return;
+ * arena and reset this one (a two-space copy of a handful of roots). rt_flip (runtime.h) calls it
+ * once FLIP_AT is used. */
+void rt_flip_now(G *g) {
     int32_t from = g->side;
     g->side ^= 1;
     arena_reset(&g->ar[g->side]);

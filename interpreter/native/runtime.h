@@ -236,7 +236,11 @@ static inline int py_lt(G *g, V a, V b) {  /* a < b, or a fault/bail where Pytho
 }
 static inline int py_le(G *g, V a, V b) { return py_lt(g, a, b) || py_eq(a, b); }
 uint64_t py_hash(G *g, V v);
-int64_t py_len(G *g, V v);                /* len(): a list or a text */
+int64_t py_len_slow(G *g, V v);
+static inline int64_t py_len(G *g, V v) {   /* len(): a list or a text */
+    if (GS_LIKELY(v.t == T_LIST)) return LST(v)->n;
+    return py_len_slow(g, v);
+}
 
 /* ---- checked arithmetic ------------------------------------------------------------------ */
 /* Every number a rule computes stays in |n| < 2**63 (runtime.bounded): `+`, `-` and `sum` fault
@@ -384,11 +388,25 @@ static inline V rt_index(G *g, V xs, V i) {    /* xs[i], Python's indexing */
 }
 V rt_join(G *g, V a, V b);                     /* a + b on lists (charged) */
 V rt_add_assign(G *g, V a, V b, int sign);     /* `+=` / `-=` (closures._add) */
-V rt_plus_any(G *g, V a, V b);                 /* checked_plus */
+V rt_plus_slow(G *g, V a, V b);
+static inline V rt_plus_any(G *g, V a, V b) {  /* checked_plus; numbers inline */
+    if (GS_LIKELY(isnum(a) && isnum(b))) return vint(add_i(g, a.i, b.i));
+    return rt_plus_slow(g, a, b);
+}
 V rt_arith_any(G *g, int op, V a, V b);        /* checked_arith: '-', '//', '%' */
 V rt_mul_any(G *g, V a, V b);                  /* checked_mul */
 V rt_range(G *g, int64_t a, int64_t b);        /* charged */
-int rt_in(G *g, V x, V xs);                    /* x in xs (charged) */
+int rt_in_slow(G *g, V x, V xs);
+static inline int rt_in(G *g, V x, V xs) {     /* x in xs (charged); a number in a list: inline */
+    if (GS_LIKELY(xs.t == T_LIST && isnum(x))) {
+        const List *l = LST(xs);
+        charge(g, l->n);
+        for (int32_t k = 0; k < l->n; k++)
+            if (isnum(l->a[k]) ? l->a[k].i == x.i : py_eq(x, l->a[k])) return 1;
+        return 0;
+    }
+    return rt_in_slow(g, x, xs);
+}
 V rt_sum(G *g, V xs);
 V rt_maxmin(G *g, V xs, int is_max, int has_default, V dflt);
 V rt_sorted(G *g, V xs);
@@ -436,8 +454,21 @@ static inline V *lst_pairs(Listing *l, int32_t k) { return l->vals + l->off[k]; 
 V lst_list(G *g, Listing *l, int64_t n);          /* a list allocated with the listing (subsets) */
 
 /* ---- the flow and the game (runtime.c) ---------------------------------------------------- */
-void rt_count_decision(G *g);
-void rt_flip(G *g);                 /* at a decision boundary: live values to the other arena */
+static inline void rt_count_decision(G *g) {     /* State._count_decision */
+    const Layout *L = g->L;
+    if (GS_UNLIKELY(g->decisions >= L->max_decisions)) rt_stop(g, F_GAME_BUDGET);
+    int64_t spent = g->spent + L->max_steps - g->budget;
+    if (GS_UNLIKELY(spent > L->max_game_steps)) rt_stop(g, F_GAME_STEPS);
+    g->spent = spent;
+    g->decisions += 1;
+}
+void rt_flip_now(G *g);
+#define FLIP_AT ((size_t)48 << 10)    /* reclaim once this much of the first chunk is used */
+static inline void rt_flip(G *g) {  /* at a decision boundary: live values to the other arena */
+    Arena *a = &g->ar[g->side];
+    if (a->head == NULL || (a->cur == a->head && a->head->used < FLIP_AT)) return;
+    rt_flip_now(g);
+}
 void rt_store_choice(G *g, int32_t k);
 void rt_ff_init(G *g, int slot, V items);
 static inline V rt_ff_var(G *g, int slot) {

@@ -121,6 +121,7 @@ class RuleGen(_FunctionsMixin):
         self.lines = []
         self.ind = 1
         self._n = 0
+        self.hoisted = {}       # id(node) -> (E, C of its steps): see hoist()
 
     # -- output -------------------------------------------------------------------------------
     def emit(self, line):
@@ -207,6 +208,40 @@ class RuleGen(_FunctionsMixin):
         if e.k == "n":
             return e
         return E(self.tmp(ctype, e.c), e.k, e.seat)
+
+    # -- loop-invariant aggregates -------------------------------------------------------------
+    def hoist(self, node, sc, bound):
+        """Before a parameter's loop: each count/any/all over a zone in `node` (its `where`) that reads
+        none of the names in `bound` (the loop's own) is evaluated once here, into a temporary, with the
+        steps it charged noted; each evaluation in the loop then charges those steps again and reads
+        the temporary (the state does not change while a decision is listed). So C charges at least
+        what Python charges at every site (once more, here), and a fault here is one Python would raise
+        at the loop's first candidate, or, with none, one that sends the game to the Python engine.
+        Returns the hoisted ids, for unhoist() once the loop is closed."""
+        ids = []
+        stack = [node] if node is not None else []
+        while stack:
+            x = stack.pop()
+            if isinstance(x, list):
+                stack.extend(x)
+                continue
+            if not isinstance(x, A.Node):
+                continue
+            if isinstance(x, A.Call) and x.func in ("count", "any", "all") and len(x.args) == 1 \
+                    and isinstance(x.args[0], A.Comp) and x.args[0].gen \
+                    and getattr(x.args[0].iter, "t", "") == "zone" and not (_names_of(x) & bound):
+                spent = self.tmp("int64_t", "g->budget")
+                e = self.hold(self.ex(x, sc))
+                cost = self.tmp("int64_t", f"{spent} - g->budget")
+                self.hoisted[id(x)] = (e, cost)
+                ids.append(id(x))
+                continue
+            stack.extend(x.children())
+        return ids
+
+    def unhoist(self, ids):
+        for i in ids:
+            self.hoisted.pop(i, None)
 
     # -- zones and lists ----------------------------------------------------------------------
     def zone(self, e):
@@ -530,7 +565,12 @@ class RuleGen(_FunctionsMixin):
                 return
             kinds = {_const_kind(v) for v in values}
             i = self.fresh("k")
-            if kinds == {"i"}:
+            if kinds == {"i"} and abs(values[0]) < 2 ** 40 and list(values) == list(range(values[0], values[0] + len(values))):
+                # consecutive numbers (players, 1..n): the index itself, so that C sees their range
+                self.emit(f"for (int64_t {i} = {values[0]}LL; {i} < {values[0] + len(values)}LL; {i}++) {{")
+                with self.indent():
+                    body(E(i, "i"))
+            elif kinds == {"i"}:
                 arr = self.p.const_array("int64_t", [str(v) + "LL" for v in values])
                 self.emit(f"for (int {i} = 0; {i} < {len(values)}; {i}++) {{")
                 with self.indent():
@@ -580,6 +620,10 @@ class RuleGen(_FunctionsMixin):
         return self.truth(self.ex(n, sc))
 
     def ex(self, n, sc):
+        hoisted = self.hoisted.get(id(n)) if self.hoisted else None
+        if hoisted is not None:     # evaluated before the loop (hoist): charged here as if evaluated here
+            self.emit(f"charge(g, {hoisted[1]});")
+            return hoisted[0]
         if isinstance(n, A.Const):
             return self.const(n.value)
         if isinstance(n, A.Name):
@@ -1327,6 +1371,24 @@ def _escapes(stmts):
 
 _NO_ALLOC_CALLS = {"size", "abs", "zone_of", "face_down", "mark", "next_player", "prev_player", "indices"}
 _AGG_NO_ALLOC = {"count", "sum", "any", "all", "max", "min", "first", "last"}
+
+
+def _names_of(node):
+    """The names an expression reads (its comprehensions' own variables too)."""
+    out = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            stack.extend(x)
+            continue
+        if isinstance(x, A.Name):
+            out.add(x.id)
+        if isinstance(x, A.Comp):
+            out.add(x.var)
+        if isinstance(x, A.Node):
+            stack.extend(x.children())
+    return out
 
 
 def allocates(node) -> bool:

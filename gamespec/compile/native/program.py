@@ -434,6 +434,7 @@ class Program:
     def _card_param(self, rg, p, inner, binds, state, rest):
         rs = self.rs
         src = p.source.ast
+        hoisted = rg.hoist(p.where.ast if p.where is not None else None, inner, {p.name})
         lvl = state["level"]
         state["level"] += 1
         e = rg.ex(src, inner)
@@ -474,6 +475,7 @@ class Program:
         binds.pop()
         rg.ind -= 1
         rg.emit("}")
+        rg.unhoist(hoisted)
 
     def _subset_param(self, rg, p, inner, binds, rest):
         e = rg.ex(p.source.ast, inner)
@@ -504,13 +506,20 @@ class Program:
 
     def _value_param(self, rg, p, inner, binds, rest):
         rs = self.rs
+        hoisted = rg.hoist(p.where.ast if p.where is not None else None, inner, {p.name})
         k = rg.fresh("k")
         if p.kind == "zone":
             z = rs.spec.zones[p.family]
             keys = list(rs.zone_keys[z.name])
             rg.emit(f"charge(g, {len(keys)});")
             kinds = {_kind(x) for x in keys}
-            if kinds == {"i"}:
+            if kinds == {"i"} and abs(keys[0]) < 2 ** 40 and keys == list(range(keys[0], keys[0] + len(keys))):
+                # consecutive keys: the index itself, so that C sees their range (no table, no check)
+                rg.emit(f"for (int64_t {k} = {keys[0]}LL; {k} < {keys[0] + len(keys)}LL; {k}++) {{")
+                rg.ind += 1
+                item = E(k, "i", seat=z.per_player)
+                val = f"vint({k})"
+            elif kinds == {"i"}:
                 arr = self.const_array("int64_t", [f"{x}LL" for x in keys])
                 rg.emit(f"for (int32_t {k} = 0; {k} < {len(keys)}; {k}++) {{")
                 rg.ind += 1
@@ -571,6 +580,7 @@ class Program:
         binds.pop()
         rg.ind -= 1
         rg.emit("}")
+        rg.unhoist(hoisted)
 
     # -- decision points ----------------------------------------------------------------------
     def choose_listing(self, ch):
