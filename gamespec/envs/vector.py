@@ -28,7 +28,7 @@ class VectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, game, players, options, num_envs=1, seed=0, opponents=None, learner=0, reward="win",
-                 num_threads=1, observations=True):
+                 num_threads=1, observations=True, stream=None):
         if type(num_envs) is not int or num_envs < 1:
             raise UsageError(f"num_envs is a whole number >= 1, not {num_envs!r}")
         if opponents not in OPPONENTS:
@@ -54,6 +54,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.reward_kind = 0 if reward == "win" else 1
         self.num_threads = num_threads
         self.observations = observations
+        self.stream = -1 if stream is None else int(bool(stream))   # rows streamed out (None: sets over 16 MB)
         N, S = kit.num_ids, kit.obs_size
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(-np.inf, np.inf, (S,), np.float32),
@@ -88,7 +89,8 @@ class VectorEnv(gym.vector.VectorEnv):
              "final": np.zeros((n, S), np.float32)}
         p = self._p
         b["args"] = (p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]), p(b["done"]),
-                     p(b["seat"]), p(b["status"]), p(self._games), p(b["final"]) if self.observations else None, k)
+                     p(b["seat"]), p(b["status"]), p(self._games), p(b["final"]) if self.observations else None, k,
+                     self.stream)
         b["step_args"] = (p(self._ptrs), self.num_envs, p(self._actions), p(self._seeds), self.num_envs,
                           self.learner, self.reward_kind, self.num_threads) + b["args"]
         b["out"] = {**b, "done": b["done"].view(np.bool_)}

@@ -539,6 +539,7 @@ typedef struct {
     int64_t *games;              /* per env: games finished so far */
     float *fobs;                 /* per env: the final observation of a game that ended at this step, else 0 */
     int32_t set;                 /* which of the caller's two buffer sets (0, 1): the Touch lists of its rows */
+    float *scratch;              /* a row written here (in cache) then streamed out; NULL: written in place */
 } VecJob;
 
 static int vec_rewards(G *g, float *r, int kind) {
@@ -563,6 +564,22 @@ static int vec_opponents(AState *s, int32_t learner) {
     }
     return 0;
 }
+
+/* dst[0..n) = src[0..n) with non-temporal stores where the CPU has them: a buffer set far larger than
+ * the caches is written without reading each line first (a plain store fetches the line it writes) */
+#if defined(__SSE__)
+#include <immintrin.h>
+static void stream_row(float *dst, const float *src, int64_t n) {
+    int64_t k = 0;
+    while (k < n && ((uintptr_t)(dst + k) & 15)) { dst[k] = src[k]; k++; }
+    for (; k + 4 <= n; k += 4) _mm_stream_ps(dst + k, _mm_loadu_ps(src + k));
+    for (; k < n; k++) dst[k] = src[k];
+}
+#define STREAM_FENCE() _mm_sfence()
+#else
+static void stream_row(float *dst, const float *src, int64_t n) { memcpy(dst, src, (size_t)n * sizeof(float)); }
+#define STREAM_FENCE() ((void)0)
+#endif
 
 static void vec_one(VecJob *j, int64_t i) {
     AState *s = j->envs[i];
@@ -605,10 +622,12 @@ out:
     j->seat[i] = g->terminal ? -1 : g->actor;
     if (j->obs != NULL) {
         float *o = j->obs + i * S;
-        if (g->terminal || s->why || write_obs(g, g->actor, o, NULL) != 0) {
-            memset(o, 0, (size_t)S * sizeof(float));
+        float *w = j->scratch != NULL ? j->scratch : o;
+        if (g->terminal || s->why || write_obs(g, g->actor, w, NULL) != 0) {
+            memset(w, 0, (size_t)S * sizeof(float));
             if (!j->status[i] && !g->terminal && !s->why) j->status[i] = W_OBS;
         }
+        if (w != o) stream_row(o, w, S);
     }
     if (j->mask != NULL) gs_st_mask(s, j->mask + i * GS_AGENT.nids);
 }
@@ -616,6 +635,7 @@ out:
 static void *vec_run(void *arg) {
     VecJob *j = (VecJob *)arg;
     for (int64_t i = j->lo; i < j->hi; i++) vec_one(j, i);
+    STREAM_FENCE();
     return NULL;
 }
 
@@ -624,7 +644,7 @@ static void *vec_run(void *arg) {
 GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64_t *seeds, uint64_t stride,
                           int32_t learner, int32_t reward_kind, int32_t nthreads, float *obs, int8_t *mask,
                           float *rewards, uint8_t *done, int32_t *seat, int32_t *status, int64_t *games,
-                          float *fobs, int32_t set) {
+                          float *fobs, int32_t set, int32_t stream) {
     if (n < 0 || learner >= GS_LAYOUT.P || !GS_AGENT.ok || set < 0 || set > 1) return -1;
     if (nthreads < 1) nthreads = 1;
     if (nthreads > 64) nthreads = 64;
@@ -633,8 +653,14 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
     pthread_t th[64];
     int started[64] = {0};
     int64_t per = nthreads ? (n + nthreads - 1) / nthreads : n;
+    /* stream 1, or -1 and a set of tensors larger than the caches (16 MB): each row written in a scratch
+     * row (in cache) and streamed out (measured, 4,096 games: Bacchus 0.22 -> 0.25 M steps per CPU s) */
+    int64_t S = GS_AGENT.obs_size;
+    if (stream < 0) stream = n * S * (int64_t)sizeof(float) > ((int64_t)16 << 20);
+    float *scratch = obs != NULL && S > 0 && stream ? (float *)malloc((size_t)nthreads * (size_t)S * sizeof(float)) : NULL;
     for (int32_t t = 0; t < nthreads; t++) {
         VecJob *j = &jobs[t];
+        j->scratch = scratch != NULL ? scratch + (int64_t)t * S : NULL;
         j->envs = (AState **)envs; j->actions = actions; j->seeds = seeds; j->stride = stride;
         j->learner = learner; j->reward_kind = reward_kind; j->obs = obs; j->mask = mask; j->rewards = rewards;
         j->done = done; j->seat = seat; j->status = status; j->games = games; j->fobs = fobs; j->set = set;
@@ -648,19 +674,21 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
         if (started[t]) pthread_join(th[t], NULL);
         else vec_run(&jobs[t]);
     }
+    free(scratch);
     return 0;
 }
 
 /* the start of n games (reset): each env's game `seeds[i]`, the opponents played to the learner's turn */
 GS_EXPORT int gs_vec_reset(void **envs, int64_t n, uint64_t *seeds, uint64_t stride, int32_t learner, int32_t reward_kind,
                            int32_t nthreads, float *obs, int8_t *mask, float *rewards, uint8_t *done,
-                           int32_t *seat, int32_t *status, int64_t *games, float *fobs, int32_t set) {
+                           int32_t *seat, int32_t *status, int64_t *games, float *fobs, int32_t set,
+                           int32_t stream) {
     for (int64_t i = 0; i < n; i++) st_reset((AState *)envs[i], seeds[i]);   /* a stop: s->why, reported */
     int64_t *none = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
     if (none == NULL) return -1;
     for (int64_t i = 0; i < n; i++) none[i] = -1;
     int rc = gs_vec_step(envs, n, none, seeds, stride, learner, reward_kind, nthreads, obs, mask, rewards, done,
-                         seat, status, games, fobs, set);
+                         seat, status, games, fobs, set, stream);
     free(none);
     return rc;
 }
