@@ -30,6 +30,8 @@ typedef struct AState {
     int32_t why;             /* the first stop (a why code), 0 while the game runs in C */
     int32_t have_ids;        /* ids[] is the listing's (opponents in C need none: made when asked) */
     Touch tfin[2];           /* VectorEnv: per buffer set, the written places of this env's final-observation row */
+    uint64_t pick_seed;      /* the game's seed: `pick` is seeded from it at the first opponent's choice (a */
+    int32_t pick_ready;      /* Mersenne Twister's seeding is ~3,000 instructions; without opponents, never) */
 } AState;
 
 /* i added to a full list (n == cap) or to an unknown one (n < 0): the list, grown, returned by value (the
@@ -259,7 +261,8 @@ static int st_reset(AState *s, uint64_t seed) {
     s->n = 0;
     if (setjmp(jb) != 0) { g->jb = NULL; s->why = g->why ? g->why : B_STATE; return -s->why; }
     g_new_game(g, seed);
-    mt_seed_u64(&s->c->pick, seed);
+    s->pick_seed = seed;
+    s->pick_ready = 0;
     s->why = 0;
     st_prepare(s);
     g->jb = NULL;
@@ -380,6 +383,8 @@ GS_EXPORT int gs_st_clone(void *dst, void *src) {
     }
     w->has_listing = b->has_listing;
     memcpy(&d->c->pick, &s->c->pick, sizeof(MT));
+    d->pick_seed = s->pick_seed;
+    d->pick_ready = s->pick_ready;
     w->jb = NULL;
     if (d->cap < s->n) {
         int64_t *ids = (int64_t *)realloc(d->ids, (size_t)s->n * sizeof(int64_t));
@@ -558,6 +563,7 @@ static int vec_rewards(G *g, float *r, int kind) {
 static int vec_opponents(AState *s, int32_t learner) {
     G *g = &s->c->g;
     while (learner >= 0 && !g->terminal && g->actor != learner) {
+        if (!s->pick_ready) { mt_seed_u64(&s->c->pick, s->pick_seed); s->pick_ready = 1; }
         int64_t k = mt_randbelow(&s->c->pick, g->lst.n);
         int rc = st_apply_entry(s, (int32_t)k);
         if (rc) return rc;
