@@ -278,7 +278,7 @@ def test_undo_in_the_browser(browser):
             page.wait_for_function(f"() => !document.getElementById('notice').hidden || {took} > {before}", timeout=30000)
             if page.is_visible("#notice"):
                 notice = page.inner_text("#notice")
-                assert "showed a card" in notice or "led to a shuffle" in notice, notice
+                assert "made something known" in notice or "led to a shuffle" in notice, notice
                 refused += 1
             else:
                 assert "you took back decision" in page.inner_text("#transcript") or "seat 0 took back" in page.inner_text("#transcript")
