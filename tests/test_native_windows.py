@@ -318,7 +318,9 @@ def test_faults_in_windows_stop_in_c_with_the_python_error(name):
 
 
 @needs_cc
-@pytest.mark.parametrize("name", ["at_once_all", "nested", "ends_turn_and_game"])
+@pytest.mark.parametrize("name", ["at_once_all",     # the default run: one variant; the others with -m slow
+                                  pytest.param("nested", marks=pytest.mark.slow),
+                                  pytest.param("ends_turn_and_game", marks=pytest.mark.slow)])
 def test_step_budget_at_the_limit(name):
     """limits.steps_per_decision swept over the values where it starts to bite (the Python engine stops
     games inside the windows: at window_open, the asking, the reveal, window_close, window_done): each

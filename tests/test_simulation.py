@@ -25,7 +25,7 @@ NEW_SPECS = sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
 SPEC_CONFIGS = [c for c in configs(NEW_SPECS)
                 if (c[2] == load(c[0]).check_options({}) and c[1] in (load(c[0]).min_players, load(c[0]).max_players))
                 or (c[2] == load(c[0]).option_sets()[-1] and c[1] == load(c[0]).max_players)]
-SPEC_GAMES = max(4, GAMES_PER_CONFIG // 5)
+SPEC_GAMES = max(4, GAMES_PER_CONFIG // 10)
 
 
 def expected_type_counts(game, options):
