@@ -1373,8 +1373,8 @@ _NO_ALLOC_CALLS = {"size", "abs", "zone_of", "face_down", "mark", "next_player",
 _AGG_NO_ALLOC = {"count", "sum", "any", "all", "max", "min", "first", "last"}
 
 
-def _names_of(node):
-    """The names an expression reads (its comprehensions' own variables too)."""
+def _names_of(node, comps=True):
+    """The names an expression reads (with `comps`, its comprehensions' own variables too)."""
     out = set()
     stack = [node]
     while stack:
@@ -1384,7 +1384,7 @@ def _names_of(node):
             continue
         if isinstance(x, A.Name):
             out.add(x.id)
-        if isinstance(x, A.Comp):
+        if comps and isinstance(x, A.Comp):
             out.add(x.var)
         if isinstance(x, A.Node):
             stack.extend(x.children())

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from gamespec.mirrors import MAX_CALL_DEPTH, MAX_CARDS, MAX_NATIVE_PLAYERS, MAX_SOURCE_BYTES
 
-from ...spec import ast as A
 from ..costs import function_weight
-from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, allocates
+from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, _names_of, allocates
 from .errors import NativeUnsupported, SourceTooLarge
 from .values import Pool, Texts, collect_texts
 
@@ -379,7 +378,7 @@ class Program:
         fname = f"enum{idx}"
         rg = self.gen()
         rs = self.rs
-        names_in_cond = _names_in(decl.cond.ast) if decl.cond is not None else set()
+        names_in_cond = _names_of(decl.cond.ast, comps=False) if decl.cond is not None else set()
         pnames = {p.name for p in decl.params}
         cond_first = decl.cond is not None and not (names_in_cond & pnames)
         np_ = len(decl.params)
@@ -620,21 +619,6 @@ def forget_places(rg, noted):
     """After the effect and its checks (State._record): State.forget_places."""
     if noted is not None:
         rg.emit(f"rt_places_forget(g, {noted[0]}, {noted[1]});")
-
-
-def _names_in(node):
-    out = set()
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, list):
-            stack.extend(x)
-            continue
-        if isinstance(x, A.Name):
-            out.add(x.id)
-        if isinstance(x, A.Node):
-            stack.extend(x.children())
-    return out
 
 
 # ==============================================================================================
