@@ -87,14 +87,25 @@ def undo_in_worlds(table, action, rng, worlds=2, drawn=4):
     The worlds' answers are compared with `drawn` public worlds per answer (the rule's own count
     costs more; what the answer may depend on is the same). Returns (the answer, the number of
     worlds compared)."""
-    from gamespec.interpreter.views import find_view_action
     after = table.state
-    mover = table.deciders[-1]
     before = replay(table.game, table.players, table.seed, table.options, table.actions[:-1])
     real = undo_answer(before, after, table.actions[-1])
-    here = undo_answer(before, after, table.actions[-1], drawn)
+    _, compared = answer_in_worlds(before, after, table.actions[-1], action, table.deciders[-1], table.players,
+                                   rng, worlds, drawn)
+    return real, compared
+
+
+def answer_in_worlds(before, after, taken, action, mover, players, rng, worlds=1, drawn=WORLDS):
+    """The leak property of the undo rule at one decision: `mover` took `taken` (before's legal
+    action, or its engine JSON; `action`: the same by its view JSON) from `before` to `after`. For
+    each seat q, `worlds` worlds q cannot tell from this one (before determinized for q, the decision
+    played in it — the mover's action as q saw it, or any legal action of another's — kept when q's
+    observation of the result is q's now) must get the same answer (`drawn` public worlds each).
+    Returns (the answer, the number of worlds compared)."""
+    from gamespec.interpreter.views import find_view_action
+    here = undo_answer(before, after, taken, drawn)
     compared = 0
-    for q in range(table.players):
+    for q in range(players):
         seen = after.observation(q)
         for _ in range(worlds):
             d0 = before.determinize(q, random.Random(rng.getrandbits(32)))
@@ -106,6 +117,6 @@ def undo_in_worlds(table, action, rng, worlds=2, drawn=4):
                     continue
                 got = undo_answer(d0, d1, d0.legal_actions()[i], drawn)
                 assert got == here, (f"seat {q} could tell from the answer to seat {mover}'s undo of decision "
-                                     f"{len(table.actions)} ({here}) a world it cannot tell from this one ({got})")
+                                     f"{after.decisions} ({here}) a world it cannot tell from this one ({got})")
                 compared += 1
-    return real, compared
+    return here, compared
