@@ -876,7 +876,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_authoring_commands(sub)
     _add_table_commands(sub, game_args)
     _add_serve_command(sub)
+    _add_module_commands(sub, game_args)
     return p
+
+
+def _add_module_commands(sub, game_args) -> None:
+    """Commands that live in a module of gamespec/commands/ (one module a command: `add_parser(sub,
+    formatter, game_args)` registers it and sets `func`); their modules import nothing heavy at the top,
+    so `gamespec validate` stays fast."""
+    import importlib
+    import pkgutil
+
+    from gamespec import commands
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"gamespec.commands.{info.name}").add_parser(sub, _Formatter, game_args)
 
 
 # ------------------------------------------------------------------------------------------------

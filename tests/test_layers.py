@@ -56,8 +56,8 @@ def layer(mod: str) -> str:
         return "bots"
     if mod == "gamespec.simulate":
         return "driver"
-    if mod in ("gamespec.cli", "gamespec.__main__"):
-        return "cli"
+    if mod in ("gamespec.cli", "gamespec.__main__") or mod.startswith("gamespec.commands"):
+        return "cli"       # gamespec/commands/: sub-commands in modules of their own, part of the command line
     if mod.split(".")[1] in APPS:
         return "app"
     raise AssertionError(f"module {mod} has no layer: add it to tests/test_layers.py")
