@@ -522,11 +522,14 @@ def _add_authoring_commands(sub) -> None:
                     "Templates:\n"
                     "  take-that       draw and play; thieves and bombs hit other players' vaults (default)\n"
                     "  trick-taking    follow suit, the highest card of the suit led wins the trick\n"
-                    "  set-collection  take cards from an open market; sets of a kind score more and more\n",
-        epilog="examples:\n  gamespec new mygame\n  gamespec new hearts --from trick-taking")
+                    "  set-collection  take cards from an open market; sets of a kind score more and more\n"
+                    "or start from any game of the library: --from ID (ids: gamespec list).\n",
+        epilog="examples:\n  gamespec new mygame\n  gamespec new mytricks --from trick-taking\n"
+               "  gamespec new myhearts --from hearts    (any library game: gamespec list)")
     nw.add_argument("name", metavar="NAME", help="the file to write (NAME.yaml unless it ends in .yaml)")
     nw.add_argument("--from", dest="template", default="take-that", metavar="TEMPLATE",
-                    help="take-that (default), trick-taking or set-collection")
+                    help="take-that (default), trick-taking or set-collection, or the id of a library game "
+                         "(gamespec list): its full rules, to change")
     nw.add_argument("--force", action="store_true", help="overwrite an existing file")
     nw.add_argument("--json", action="store_true", help="print the result as JSON")
     nw.set_defaults(func=cmd_new)

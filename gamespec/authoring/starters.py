@@ -25,9 +25,13 @@ class NewSpecError(Exception):
 def template_text(template: str) -> str:
     if template not in TEMPLATES:
         import difflib
-        close = difflib.get_close_matches(template, list(TEMPLATES), n=1)
+
+        from .library import ids
+        games = ids()
+        close = difflib.get_close_matches(template, list(TEMPLATES) + games, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
-        raise NewSpecError(f"unknown template '{template}'{hint} (templates: {', '.join(TEMPLATES)})")
+        raise NewSpecError(f"unknown template '{template}'{hint} (templates: {', '.join(TEMPLATES)}; or a "
+                           f"library game: {', '.join(games)}; see gamespec list)")
     return resources.files("gamespec.authoring").joinpath(f"templates/{template}.yaml").read_text(encoding="utf-8")
 
 
@@ -43,6 +47,9 @@ def schema_path() -> str:
 def spec_text(name: str, template: str = DEFAULT_TEMPLATE, path: str | None = None) -> str:
     """The spec to start from for `name`: its modeline names SCHEMA_FILE beside it (never a path into
     the installed package, which moves or vanishes with its virtualenv)."""
+    from .library import ids, starter_text
+    if template not in TEMPLATES and template in ids():      # a library game: its rules, to change
+        return starter_text(template, SCHEMA_FILE)
     title = " ".join(w.capitalize() for w in re.split(r"[-_\s]+", name) if w) or "My Game"
     file = path or f"{name}.yaml"
     return (template_text(template).replace("$SCHEMA", SCHEMA_FILE).replace("$TITLE", title)
