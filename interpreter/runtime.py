@@ -58,7 +58,6 @@ def guarded(fn, rule):
             raise SpecRuntimeError(describe(ex), origin, check=getattr(ex, "check", "runtime")) from None
         except RecursionError:
             raise SpecRuntimeError("rule nested too deeply", origin, check="rule-depth") from None
-    run.rule = rule
     return run
 
 

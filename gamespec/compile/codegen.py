@@ -143,7 +143,8 @@ class CodeGen:
 
     def after(self, triggers, game_end_if, turn_end_if, game_end, turn_end):
         """`after(s, nxt)`: the triggers to a fixed point, then the game's and the turn's end
-        conditions, as one function with the conditions inline (see flow.make_after)."""
+        conditions, as one function with the conditions inline (see flow.make_after). Each is a
+        flow.Compiled: its rule is generated inline, its function called (a trigger's effects)."""
         src = ["def after(s, nxt):"]
 
         def test(rule, var):
@@ -163,14 +164,14 @@ class CodeGen:
             src += ["    if _c:", "      fired = True", "      while fired:", "        fired = False"]
             for cond, eff in triggers:
                 src += ["    " + ln for ln in test(cond.rule, "_c")]
-                origin = self.const(eff.rule.origin if getattr(eff, "rule", None) else "triggers")
+                origin = self.const(eff.rule.origin if eff.rule is not None else "triggers")
                 src += ["        if _c:", "            s.budget -= 1", "            if s.budget < 0:",
                         f"                raise _SRE('step budget exhausted: triggers keep firing', {origin}, "
                         "check='budget')",
-                        f"            {self.const(eff)}(s, {{}})", "            fired = True"]
-        for fn, target in ((game_end_if, game_end), (turn_end_if, turn_end)):
-            if fn is not None:
-                src += test(fn.rule, "_c") + [f"    if _c: return {target}"]
+                        f"            {self.const(eff.fn)}(s, {{}})", "            fired = True"]
+        for cond, target in ((game_end_if, game_end), (turn_end_if, turn_end)):
+            if cond is not None:
+                src += test(cond.rule, "_c") + [f"    if _c: return {target}"]
         src.append("    return nxt")
         code = compile(localize(src), "<gamespec after a block of effects>", "exec")
         exec(code, self.ns)   # generated from the checked AST only (see the module docstring)
@@ -241,7 +242,6 @@ class CodeGen:
         code = compile(localize(src), f"<gamespec {rule.origin if rule else fname}>", "exec")
         exec(code, self.ns)  # the source holds only identifiers generated here (see module docstring)
         fn = self.ns.pop(fname)
-        fn.rule = rule
         fn.source = "\n".join(src)   # for `gamespec` debugging and the tests: what was generated
         return fn
 

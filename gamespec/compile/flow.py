@@ -7,7 +7,7 @@ instruction suspends the run until `State.apply` resumes it, so a state is just 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from gamespec.errors import SpecRuntimeError
 from gamespec.interpreter.actions import Action
@@ -236,12 +236,12 @@ class WindowDone(Ins):
     out: str = ""
 
 
-class _R:
-    """A rule and what the backend compiled of it, until `Emitter.emit` files them in an instruction."""
-    __slots__ = ("fn", "rule")
-
-    def __init__(self, fn, rule):
-        self.fn, self.rule = fn, rule
+class Compiled(NamedTuple):
+    """A checked Rule and the function the backend compiled of it, side by side: the rule travels as
+    data (the Ruleset's end condition and triggers, a turn's end condition; `Emitter.emit` files them
+    in an instruction as its field and `rules`), so nothing reads a rule back from a function."""
+    fn: Any
+    rule: Any
 
 
 class Scope:
@@ -298,17 +298,17 @@ class Emitter:
         self.labels[name] = len(self.code)
 
     def expr(self, rule, names=None):
-        return None if rule is None else _R(self.comp.expr(rule, names), rule)
+        return None if rule is None else Compiled(self.comp.expr(rule, names), rule)
 
     def effects(self, rule, names=None):
-        return None if rule is None else _R(self.comp.effects(rule, names), rule)
+        return None if rule is None else Compiled(self.comp.effects(rule, names), rule)
 
     def emit(self, kind, **args):
-        """An instruction of KINDS[kind]; each compiled rule (_R) is filed as its function in the field
+        """An instruction of KINDS[kind]; each compiled rule (Compiled) is filed as its function in the field
         and its Rule in `rules`."""
         rules = {}
         for k, v in args.items():
-            if isinstance(v, _R):
+            if isinstance(v, Compiled):
                 args[k], rules[k] = v.fn, v.rule
             elif k == "nexts":
                 args[k] = [(c.fn if c is not None else None, t) for c, t in v]
@@ -476,7 +476,7 @@ def build(rs, spec, comp):
             em.emit("turn_end", fn=em.effects(t.on_end), scope=pscope, ph=ph,
                     end_if=em.expr(d.end_if), nxt=em.expr(t.next),
                     phase_end=f"end:{n}", again=f"turn:{n}", where=f"phases.{n}.turn.on_end")
-        ph.turn_end_if = comp.expr(d.turn.end_if) if d.turn else None
+        ph.turn_end_if = em.expr(d.turn.end_if) if d.turn else None    # a Compiled, or None
         em.label(f"end:{n}")
         em.emit("phase_end", fn=em.effects(d.on_end), scope=game_scope, ph=ph,
                 nexts=[(em.expr(cond) if cond else None,
@@ -510,18 +510,19 @@ def build(rs, spec, comp):
 
 # -- running blocks of effects ------------------------------------------------------------
 def fire_triggers(s, triggers):
-    """Run the triggers to a fixed point (each firing charges the step budget)."""
+    """Run the triggers (pairs of Compiled condition and effects) to a fixed point (each firing
+    charges the step budget)."""
     fired = True
     while fired:
         fired = False
         for cond, eff in triggers:
-            if cond(s, {}):
+            if cond.fn(s, {}):
                 s.budget -= 1
                 if s.budget < 0:
                     raise SpecRuntimeError("step budget exhausted: triggers keep firing",
-                                           eff.rule.origin if getattr(eff, "rule", None) else "triggers",
+                                           eff.rule.origin if eff.rule is not None else "triggers",
                                            check="budget")
-                eff(s, {})
+                eff.fn(s, {})
                 fired = True
 
 
@@ -542,21 +543,20 @@ def make_after(rs, scope, writes=None):
         return after
     if scope.turn and scope.phase.turn_end_if is not None:
         return after
-    for fn in [c for c, _ in rs.triggers] + [rs.game_end_if]:
-        if fn is None:
+    for c in [c for c, _ in rs.triggers] + [rs.game_end_if]:
+        if c is None:
             continue
-        r = _reads_of(rs, fn)
+        r = _reads_of(rs, c.rule)
         if r is None or r & writes:
             return after
     return None
 
 
-def _reads_of(rs, fn):
+def _reads_of(rs, rule):
     cache = rs.__dict__.setdefault("_reads", {})
-    if id(fn) not in cache:
-        rule = getattr(fn, "rule", None)
-        cache[id(fn)] = reads(rule.ast) if rule is not None else None
-    return cache[id(fn)]
+    if id(rule) not in cache:
+        cache[id(rule)] = reads(rule.ast)
+    return cache[id(rule)]
 
 
 def action_writes(rs, rt):
@@ -570,13 +570,11 @@ def action_writes(rs, rt):
     return w
 
 
-def writes_of(rs, fn):
-    """What a compiled block of effects may change (None: anything; no block: nothing)."""
-    if fn is None:
-        return set()
-    rule = getattr(fn, "rule", None)
+def writes_of(rs, rule):
+    """What a block of effects (its Rule, as an instruction's `rules` holds it) may change (None:
+    anything; no block: nothing)."""
     if rule is None:
-        return None
+        return set()
     return writes(rule.ast, rs.spec)
 
 
@@ -589,16 +587,17 @@ def _make_after(rs, scope):
     GAME_END = rs.GAME_END
     turnend = scope.phase.labels["turnend"] if turn_end_if is not None else None
     gen = getattr(rs, "codegen", None)
-    if gen is not None and all(getattr(f, "rule", None) is not None
-                               for f in [c for c, _ in triggers] + [game_end_if, turn_end_if] if f is not None):
+    if gen is not None:
         return gen.after(triggers, game_end_if, turn_end_if, GAME_END, turnend)
+    game_end = game_end_if.fn if game_end_if is not None else None
+    turn_end = turn_end_if.fn if turn_end_if is not None else None
 
     def after(s, nxt):
         if triggers:
             fire_triggers(s, triggers)
-        if game_end_if is not None and game_end_if(s, {}):
+        if game_end is not None and game_end(s, {}):
             return GAME_END
-        if turn_end_if is not None and turn_end_if(s, {}):
+        if turn_end is not None and turn_end(s, {}):
             return turnend
         return nxt
     return after
@@ -665,9 +664,9 @@ def make_enumerator(ch):
     return enumerate_all
 
 
-def not_a_player(what, p, fn, where, P):
-    """A rule that names a player gave something else: say which rule, where, and what it gave."""
-    rule = getattr(fn, "rule", None)
+def not_a_player(what, p, rule, where, P):
+    """A rule (a checked Rule, or None: `where`) that names a player gave something else: say which
+    rule, where, and what it gave."""
     shown = "true" if p is True else "false" if p is False else "none" if p is None else \
         f"player number {p}" if p.__class__ is int else f"the text '{p}'" if isinstance(p, str) else \
         "a list" if isinstance(p, list) else "not a player"
@@ -678,6 +677,7 @@ def not_a_player(what, p, fn, where, P):
 def make_enter(rs, ch):
     """The `choose` instruction: find the decider and the legal actions (suspend), or skip."""
     guard, player, enum = ch.guard, ch.player, ch.enumerate
+    player_rule = ch.rules.get("player")
     pc, nxt, idx, path, P = ch.pc, ch.next, ch.idx, ch.path, rs.P
     skippable = ch.step.optional is not None or ch.step.if_none == "skip"
     copy = rs.backend == "closures"     # closures keep comprehension variables in the env
@@ -689,7 +689,7 @@ def make_enter(rs, ch):
         if player is not None:
             p = player(s, dict(e) if copy else e)
             if p.__class__ is not int or not 0 <= p < P:
-                raise not_a_player("the deciding player", p, player, path, P)
+                raise not_a_player("the deciding player", p, player_rule, path, P)
         else:
             p = s.cur
         s.actor = p
@@ -712,9 +712,9 @@ def _make(rs, comp, pc, kind, a, labels, goto):
     fenv = env_reader(rs)
     if kind == "hook":
         fn, scope, nxt, ph, first = a["fn"], a["scope"], goto(L[a["next"]]), a["set_phase"], a.get("first")
-        where = a["where"]
+        where, first_rule = a["where"], a.rules.get("first")
         # the game's first block checks everything (nothing was checked before it)
-        block = make_block(rs, scope, where, writes_of(rs, fn) if ph is not None else None)
+        block = make_block(rs, scope, where, writes_of(rs, a.rules.get("fn")) if ph is not None else None)
         P = rs.P
 
         def hook(s):
@@ -724,7 +724,7 @@ def _make(rs, comp, pc, kind, a, labels, goto):
             if first is not None and r == nxt:
                 p = first(s, {})
                 if p.__class__ is not int or not 0 <= p < P:
-                    raise not_a_player("the first player", p, first, where, P)
+                    raise not_a_player("the first player", p, first_rule, where, P)
                 s.cur = p
             return r
         return hook
@@ -735,8 +735,8 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         return lambda s: target if end_if(s, {}) else nxt
     if kind == "turn_begin":
         fn, scope, nxt, where = a["fn"], a["scope"], goto(L[a["next"]]), a["where"]
-        block = make_block(rs, scope, where, writes_of(rs, fn))
-        if fn is None and make_after(rs, scope, writes_of(rs, fn)) is None:
+        block = make_block(rs, scope, where, writes_of(rs, a.rules.get("fn")))
+        if fn is None and make_after(rs, scope, set()) is None:
             def turn_begin(s):
                 s.actor = s.cur
                 s.turns += 1
@@ -751,8 +751,8 @@ def _make(rs, comp, pc, kind, a, labels, goto):
     if kind == "turn_end":
         fn, scope, end_if, nxt_fn = a["fn"], a["scope"], a["end_if"], a["nxt"]
         phase_end, again, where = goto(L[a["phase_end"]]), goto(L[a["again"]]), a["where"]
-        block = make_block(rs, scope, where, writes_of(rs, fn))
-        P = rs.P
+        block = make_block(rs, scope, where, writes_of(rs, a.rules.get("fn")))
+        P, nxt_rule = rs.P, a.rules.get("nxt")
 
         def turn_end(s):
             s.fenv = {}
@@ -766,14 +766,14 @@ def _make(rs, comp, pc, kind, a, labels, goto):
             else:
                 p = nxt_fn(s, {})
                 if p.__class__ is not int or not 0 <= p < P:
-                    raise not_a_player("the next player", p, nxt_fn, where, P)
+                    raise not_a_player("the next player", p, nxt_rule, where, P)
                 s.cur = p
             return again
         return turn_end
     if kind == "phase_end":
         fn, scope, where = a["fn"], a["scope"], a["where"]
         nexts = [(c, goto(L[t])) for c, t in a["nexts"]]
-        block = make_block(rs, scope, where, writes_of(rs, fn))
+        block = make_block(rs, scope, where, writes_of(rs, a.rules.get("fn")))
 
         def phase_end(s):
             s.fenv = {}
@@ -799,7 +799,7 @@ def _make(rs, comp, pc, kind, a, labels, goto):
         return game_end
     if kind == "do":
         fn, scope, nxt, where = a["fn"], a["scope"], goto(pc + 1), a["where"]
-        block = make_block(rs, scope, where, writes_of(rs, fn))
+        block = make_block(rs, scope, where, writes_of(rs, a.rules.get("fn")))
         if rs.backend != "closures":    # generated code only reads the env: no copy, no call
             return lambda s: block(s, fn, s.fenv, nxt)
         return lambda s: block(s, fn, fenv(s), nxt)
@@ -929,7 +929,7 @@ def make_window_enter(rs, ch):
         e = s.fenv
         p = player(s, dict(e) if copy else e)
         if p.__class__ is not int or not 0 <= p < P:
-            raise not_a_player("the responding player", p, player, path, P)
+            raise not_a_player("the responding player", p, ch.rules.get("player"), path, P)
         s.actor = p
         s.pc = pc
         s.pending = idx

@@ -116,7 +116,7 @@ class Fuser:
         self.goto = rs.flow_goto
         comp.ns.update({"_nobudget": _nobudget, "_nolegal": _nolegal, "_nap": flow.not_a_player})
         self.n = 0
-        self.cache = {}     # compiled rule -> its generated source (fn objects live as long as rs)
+        self.cache = {}     # id of a Rule -> its generated source (the Rules live as long as rs)
         self._writes = {}
 
     # -- entry -------------------------------------------------------------------------
@@ -233,26 +233,26 @@ class Fuser:
                 out.append(ind + f"    raise _SRE({what!r}, {c.const(where)}) from None")
         return out
 
-    def value(self, fn, var, ind, test=False):
-        """`var = <the compiled expression fn, inline>`; with `test`, var is only truth-tested."""
-        key = (id(fn), test)
+    def value(self, rule, var, ind, test=False):
+        """`var = <the expression rule, inline>`; with `test`, var is only truth-tested."""
+        key = (id(rule), test)
         src = self.cache.get(key)
         if src is None:         # generated once per rule set (the same text in every function)
-            src = self.cache[key] = (self.comp.test if test else self.comp.ex)(fn.rule.ast, {})
-        return self.wrap(fn.rule, [f"{var} = {src}"], ind)
+            src = self.cache[key] = (self.comp.test if test else self.comp.ex)(rule.ast, {})
+        return self.wrap(rule, [f"{var} = {src}"], ind)
 
-    def effects(self, fn):
-        lines = self.cache.get(("effects", id(fn)))
+    def effects(self, rule):
+        lines = self.cache.get(("effects", id(rule)))
         if lines is None:
             c = self.comp
             env = {}
-            c._assigned = _assigned_names(fn.rule.ast)
+            c._assigned = _assigned_names(rule.ast)
             c.inline_moves = True
             try:
-                lines = c._prologue(env) + c.block(fn.rule.ast, c._scope({}, env), 0)
+                lines = c._prologue(env) + c.block(rule.ast, c._scope({}, env), 0)
             finally:
                 c.inline_moves = False
-            self.cache[("effects", id(fn))] = lines
+            self.cache[("effects", id(rule))] = lines
         return lines
 
     def action_body(self, rt, decl):
@@ -284,20 +284,20 @@ class Fuser:
             self.jump("_r", first, ind + "    ", out)
             return
         if rs.game_end_if is not None:
-            out += self.value(rs.game_end_if, "_c", ind, test=True)
+            out += self.value(rs.game_end_if.rule, "_c", ind, test=True)
             out.append(ind + "if _c:")
             self.go(rs.GAME_END, first, ind + "    ", out)
         if scope.turn and scope.phase.turn_end_if is not None:
-            out += self.value(scope.phase.turn_end_if, "_c", ind, test=True)
+            out += self.value(scope.phase.turn_end_if.rule, "_c", ind, test=True)
             out.append(ind + "if _c:")
             self.go(scope.phase.labels["turnend"], first, ind + "    ", out)
 
-    def block(self, fn, scope, where, first, ind, out):
-        """A hook's block of effects and the checks after it (flow.make_block), inline."""
-        body = self.wrap(fn.rule, self.effects(fn), "") if fn is not None else []
-        if id(fn) not in self._writes:
-            self._writes[id(fn)] = flow.writes_of(self.rs, fn)
-        self.after(scope, self._writes[id(fn)], first, "", body)
+    def block(self, rule, scope, where, first, ind, out):
+        """A hook's block of effects (its Rule, or None) and the checks after it (flow.make_block), inline."""
+        body = self.wrap(rule, self.effects(rule), "") if rule is not None else []
+        if id(rule) not in self._writes:
+            self._writes[id(rule)] = flow.writes_of(self.rs, rule)
+        self.after(scope, self._writes[id(rule)], first, "", body)
         out += self.enders(body, scope, where, first, ind)
 
     # -- the flow ------------------------------------------------------------------------
@@ -326,13 +326,13 @@ class Fuser:
                 return False
             inner = ind
             if ch.guard is not None:
-                out += self.value(ch.guard, "_c", ind, test=True)
+                out += self.value(ch.rules["guard"], "_c", ind, test=True)
                 out.append(ind + "if _c:")
                 inner = ind + "    "
             if ch.player is not None:
-                out += self.value(ch.player, "_p", inner)
+                out += self.value(ch.rules["player"], "_p", inner)
                 out += [inner + f"if _p.__class__ is not int or not 0 <= _p < {rs.P}:",
-                        inner + f"    raise _nap('the deciding player', _p, {c.const(ch.player)}, "
+                        inner + f"    raise _nap('the deciding player', _p, {c.const(ch.rules['player'])}, "
                                 f"{c.const(ch.path)}, {rs.P})",
                         inner + "s.actor = _p"]
             else:
@@ -352,31 +352,31 @@ class Fuser:
         if kind == "jump_unless":
             if a["names"]:
                 return False
-            out += self.value(a["cond"], "_c", ind, test=True)
+            out += self.value(a.rules["cond"], "_c", ind, test=True)
             out.append(ind + "if _c:")
             self.go(goto(pc + 1), False, ind + "    ", out)
             self.go(goto(L[a["target"]]), False, ind, out)
             return True
         if kind == "phase_check":
             if a["end_if"] is not None:
-                out += self.value(a["end_if"], "_c", ind, test=True)
+                out += self.value(a.rules["end_if"], "_c", ind, test=True)
                 out.append(ind + "if _c:")
                 self.go(goto(L[a["target"]]), False, ind + "    ", out)
             self.go(goto(L[a["next"]]), False, ind, out)
             return True
         if kind == "turn_begin":
             out += [ind + "s.actor = s.cur", ind + "s.turns += 1"]
-            self.block(a["fn"], a["scope"], a["where"], False, ind, out)
+            self.block(a.rules.get("fn"), a["scope"], a["where"], False, ind, out)
             self.go(goto(L[a["next"]]), False, ind, out)
             return True
         if kind == "do":
             if a["names"]:
                 return False
-            self.block(a["fn"], a["scope"], a["where"], False, ind, out)
+            self.block(a.rules.get("fn"), a["scope"], a["where"], False, ind, out)
             self.go(goto(pc + 1), False, ind, out)
             return True
         if kind == "turn_end":
-            fn, end_if, nxt = a["fn"], a["end_if"], a["nxt"]
+            fn, end_if, nxt = a.rules.get("fn"), a.rules.get("end_if"), a.rules.get("nxt")
             out.append(ind + "s.fenv = {}")
             if fn is not None:
                 self.block(fn, a["scope"], a["where"], False, ind, out)

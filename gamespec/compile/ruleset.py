@@ -33,8 +33,10 @@ class Ruleset:
         self.actions = {}
         for name, a in spec.actions.items():
             self.actions[name] = ActionRT(self, comp, a)
-        self.game_end_if = comp.expr(spec.end_if)
-        self.triggers = [(comp.expr(c), comp.effects(e)) for _, c, e in spec.triggers]
+        # the rule beside what was compiled of it (flow.Compiled): the flow and the generators read the rule
+        self.game_end_if = flow.Compiled(comp.expr(spec.end_if), spec.end_if) if spec.end_if is not None else None
+        self.triggers = [(flow.Compiled(comp.expr(c), c), flow.Compiled(comp.effects(e), e))
+                         for _, c, e in spec.triggers]
         self.per_team = spec.per_team
         if spec.per_team:       # scored once per team (scoring.per_team): `t` the team
             self.score = comp.expr(spec.score, {"t": "t"})
