@@ -1,7 +1,8 @@
 """Authoring tools, one face: the reference, specs to start from, the rulebook from a spec, lints, schemas.
 
     from gamespec import authoring
-    authoring.spec_schema_text()            # the spec JSON Schema (gamespec schema)
+    authoring.spec_schema_text()            # the spec JSON Schema the checker uses
+    authoring.schema_text("spec", draft="7")   # gamespec schema: the same for editors, with hover text
     authoring.write_new("mygame", "trick-taking")
     authoring.explain(game, players=3, options={}, fmt="md")
     authoring.lint("games/mygame.yaml")     # [Finding]
@@ -31,12 +32,15 @@ def format_schema(name: str) -> dict:
     return json.loads(resources.files("gamespec.authoring").joinpath(f"schemas/{name}.json").read_text(encoding="utf-8"))
 
 
-def schema_text(name: str = "spec") -> str:
-    """The spec JSON Schema ("spec") or an output format's (see format_schema), as a file's text."""
+def schema_text(name: str = "spec", draft: str = "2020-12") -> str:
+    """The spec JSON Schema ("spec": for editors, every key with its reference text as `description`)
+    or an output format's (see format_schema), as a file's text; in JSON Schema draft 2020-12 (the
+    checker's) or "7" (what yaml-language-server reads). See editor_schema.py."""
+    from . import editor_schema as es
+    draft = es.check_draft(draft)
     if name == "spec":
-        return spec_schema_text()
-    import json
-    return json.dumps(format_schema(name), indent=2) + "\n"
+        return es.editor_schema_text(draft)
+    return es.text(es.convert(format_schema(name), draft))
 
 
 def write_new(name, template=None, force=False):

@@ -39,7 +39,7 @@ SCHEMA_FILE = "gamespec.schema.json"   # written beside a new spec; its modeline
 
 
 def schema_path() -> str:
-    """The schema inside the installed package (what `gamespec schema` prints)."""
+    """The schema inside the installed package (the checker's; editors get editor_schema.py's form)."""
     import gamespec
     return os.path.join(os.path.dirname(os.path.abspath(gamespec.__file__)), "schema.json")
 
@@ -57,13 +57,14 @@ def spec_text(name: str, template: str = DEFAULT_TEMPLATE, path: str | None = No
 
 
 def _schema_beside(spec_path) -> tuple:
-    """Write SCHEMA_FILE beside the spec: (its path, 'written' | 'up to date' | 'refreshed' | 'left alone').
+    """Write SCHEMA_FILE beside the spec, the draft-07 editor schema (hover text on every key): (its
+    path, 'written' | 'up to date' | 'refreshed' | 'left alone').
     An older gamespec schema there is refreshed; any other file of that name is not touched."""
     import json
 
+    from .editor_schema import editor_schema_text
     path = os.path.join(os.path.dirname(spec_path) or ".", SCHEMA_FILE)
-    with open(schema_path(), encoding="utf-8") as f:
-        text = f.read()
+    text = editor_schema_text("7")     # the modeline is yaml-language-server's, which reads draft 07
     status = "written"
     if os.path.lexists(path):
         try:
