@@ -483,6 +483,33 @@ def _spaces(n: int) -> str:
     return f"{n} space" + ("" if n == 1 else "s")
 
 
+def _inner_quote(text: str, exc):
+    """A quoted value ended early by a quote of its own kind inside it (`if: "x == "a""`): PyYAML
+    reads the inner quote as the end and then finds more text on the line. Said as such, at that
+    quote: (message, Mark) or None."""
+    pm = exc.problem_mark
+    if pm is None or exc.problem is None or not exc.problem.startswith(("expected <block end>", "expected ','")):
+        return None
+    lines = text.split("\n")
+    if not 0 <= pm.line < len(lines):
+        return None
+    line = lines[pm.line]
+    before = line[:pm.column].rstrip(" ")
+    rest = line[pm.column:].strip()
+    if not before or before[-1] not in "\"'" or not rest or rest.startswith("#"):
+        return None
+    q = before[-1]
+    start = before.rfind(" " + q, 0, len(before) - 1)
+    if start < 0 and before.rfind(q, 0, len(before) - 1) < 0:
+        return None
+    kind, other = ("double", "single") if q == '"' else ("single", "double")
+    o = "'" if q == '"' else '"'
+    left = rest.split(" #", 1)[0][:40]
+    return (f"a {kind} quote inside a {kind}-quoted value ends the value there, leaving {left!r} over: "
+            f"write the inner text in {other} quotes ({o}a{o}), or the whole value as a block (|)",
+            Mark(pm.line + 1, len(before)))
+
+
 def _indentation(text: str, exc):
     """PyYAML's words for a key indented unlike its siblings ('expected <block end>, but found ...',
     'mapping values are not allowed here') said as what they mean, at the key: (message, Mark) or None."""
@@ -575,7 +602,7 @@ def _load(data, err, max_bytes, max_depth, max_nodes, max_scalar, max_int_digits
         raise
     except yaml.MarkedYAMLError as exc:
         try:
-            indent = _indentation(text, exc)
+            indent = _inner_quote(text, exc) or _indentation(text, exc)
         except Exception:   # a nicety: never let it mask the real error
             indent = None
         if indent is not None:
