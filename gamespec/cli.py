@@ -447,7 +447,7 @@ def _replay_progress(path, timeout):
 
 def cmd_schema(args) -> int:
     from gamespec import authoring
-    _write_or_print(args.output, authoring.schema_text(args.format))
+    _write_or_print(args.output, authoring.schema_text(args.format, draft=args.draft))
     return 0
 
 
@@ -507,9 +507,13 @@ def _add_authoring_commands(sub) -> None:
         "schema", formatter_class=_Formatter, help="print the spec JSON Schema (editor support)",
         description="Print the JSON Schema of spec files, for editors with the YAML language server\n"
                     "(see docs/tutorial.md#editor-support), or the schema of an output format.",
-        epilog="examples:\n  gamespec schema -o gamespec.schema.json\n  gamespec schema --format observation")
+        epilog="examples:\n  gamespec schema --draft 7 -o gamespec.schema.json   (for VS Code's YAML extension, Neovim...)\n"
+               "  gamespec schema --format observation")
     sc.add_argument("--format", "-f", choices=("spec", "observation", "log", "log-for", "state"), default="spec",
                     help="which schema (default: spec)")
+    sc.add_argument("--draft", choices=("2020-12", "7"), default="2020-12",
+                    help="JSON Schema draft: 2020-12 (the checker's, default) or 7 (what yaml-language-server "
+                         "reads: VS Code's YAML extension, Neovim, Emacs, Helix, Sublime)")
     sc.add_argument("-o", "--output", metavar="OUT", help="write to a file (default: stdout)")
     sc.set_defaults(func=cmd_schema)
 
@@ -525,7 +529,7 @@ def _add_authoring_commands(sub) -> None:
                     "  set-collection  take cards from an open market; sets of a kind score more and more\n"
                     "or start from any game of the library: --from ID (ids: gamespec list).\n",
         epilog="examples:\n  gamespec new mygame\n  gamespec new mytricks --from trick-taking\n"
-               "  gamespec new myhearts --from hearts    (any library game: gamespec list)")
+               "  gamespec new mine --from ID    (ID: any game of the library, see gamespec list)")
     nw.add_argument("name", metavar="NAME", help="the file to write (NAME.yaml unless it ends in .yaml)")
     nw.add_argument("--from", dest="template", default="take-that", metavar="TEMPLATE",
                     help="take-that (default), trick-taking or set-collection, or the id of a library game "
