@@ -36,9 +36,9 @@ APP_USES = {("web", "table")}
 # optional dependencies (extras): imported inside the function that needs them, or at the top of a
 # module that only their command imports
 EXTRAS = ("ray", "open_spiel", "pyspiel", "pettingzoo", "gymnasium", "numpy", "starlette", "uvicorn",
-          "websockets", "httpx", "playwright", "rich", "cffi", "matplotlib", "tqdm", "pexpect")
+          "websockets", "httpx", "playwright", "rich", "cffi", "matplotlib", "tqdm", "pexpect", "pygls", "lsprotocol")
 EXTRA_MODULES = {"gamespec.web.server", "gamespec.envs.pz", "gamespec.envs.openspiel", "gamespec.envs.vector",
-                 "gamespec.envs.examples"}
+                 "gamespec.envs.examples", "gamespec.authoring.lsp.server"}
 
 
 def layer(mod: str) -> str:
