@@ -12,11 +12,16 @@ generator=...])` is played and the counts dumped; the decisions are summed after
 Instructions over decisions is the figure (the whole process: C, ctypes and the Python side of
 playouts()). Loops: `before` the default generator with the Python side playouts() had before issue
 37 (native_engine.playouts' tuples, a Playout per game: what "today" meant), `default` the default
-generator with the results as arrays (gamespec.game.Playouts), `fast` generator="fast" with arrays;
+generator with the results as arrays (gamespec.game.Playouts), `fast` generator="fast" with arrays
+(the decisions summed from a Playout per game, as before), `fast_arrays` the same playouts with the
+decisions read from the array (`runs.decisions`: no Python object per game, the target's figure);
 all in one run, on one tree, so that the ratios compare like with like. Instruction counts do not depend on the machine's load. `--before` measures only the
 default generator (a tree without the fast one); `--simulate` adds simulate's random seats
 (`play_many` on the native engine, untraced: per game a dict, and under the default generator each
-seat's SHA-512 text seed) with either generator.
+seat's SHA-512 text seed) with either generator. `--baseline` also measures the hand-written C Klink
+simulator (bench/baselines/klink_sim.c, the same fast generator; built with the native engine's -O2,
+the counts zeroed and dumped around its games by client requests) on the same seeds and players:
+the gap to a hand-written simulator.
 """
 from __future__ import annotations
 
@@ -49,11 +54,14 @@ def child(stem, players, games, loops):
             lib = nat.native_library(nat.ruleset(players, {}))
             runs = [Playout(g, sc, w, d) for g, ok, sc, w, d in playouts(lib, len(seeds), seeds.start)]
             return sum(p.decisions for p in runs)
-        gen = lp.replace("simulate_", "")
+        gen = lp.replace("simulate_", "").replace("_arrays", "")
         kw = {} if gen == "default" else {"generator": gen}
         if lp.startswith("simulate_"):     # simulate's random seats, untraced (play_many: the per-game dicts)
             return sum(r["decisions"] for r in play_many(nat, players, seeds, {}, engine="native", trace=False, **kw))
-        return sum(p.decisions for p in nat.playouts(len(seeds), seed=seeds.start, players=players, **kw))
+        runs = nat.playouts(len(seeds), seed=seeds.start, players=players, **kw)
+        if lp == "fast_arrays":     # the decisions from the array: no Playout made
+            return int(sum(runs.decisions))
+        return sum(p.decisions for p in runs)
     for lp in loops:
         run(lp, range(10 ** 6, 10 ** 6 + WARMUP))
     for lp in loops:
@@ -77,6 +85,31 @@ def measure(stem, players, games, loops):
                  "per_decision": counts[lp] / decisions[lp], "per_game": counts[lp] / games} for lp in loops}
 
 
+def baseline(players, games, seed=0):
+    """The hand-written C Klink simulator under callgrind: its instructions and decisions over `games`
+    games from `seed` (the counts of the games alone: zeroed before, dumped after, by the program)."""
+    import re
+    import subprocess
+    import tempfile
+    src = os.path.join(ROOT, "bench", "baselines", "klink_sim.c")
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "klink_sim")
+        subprocess.run(["cc", "-O2", "-DCALLGRIND", "-o", exe, src], check=True)
+        out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", "--dump-line=no",
+                              exe, str(games), str(players), str(seed)], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"callgrind run of klink_sim failed:\n{out.stderr[-3000:]}")
+        count = None
+        for fn in os.listdir(tmp):
+            if fn.startswith("cg.out"):
+                with open(os.path.join(tmp, fn)) as f:
+                    text = f.read()
+                if re.search(r"^desc: Trigger: Client Request: games", text, re.M):
+                    count = int(re.search(r"^summary:\s*(\d+)", text, re.M).group(1))
+    d = int(re.search(r"decisions (\d+)", out.stdout).group(1))
+    return {"instructions": count, "decisions": d, "per_decision": count / d, "per_game": count / games}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=200, help="games per loop (at least 200; default 200)")
@@ -84,6 +117,8 @@ def main(argv=None):
     ap.add_argument("--before", action="store_true", help="the default generator only")
     ap.add_argument("--simulate", action="store_true",
                     help="also simulate's random seats (gamespec.simulate.play_many, native, untraced)")
+    ap.add_argument("--baseline", action="store_true",
+                    help="also the hand-written C Klink simulator (bench/baselines/klink_sim.c): the gap")
     ap.add_argument("--json", metavar="OUT")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("stems", nargs="*", metavar="GAME", help="games (default: bali klink bacchus)")
@@ -91,7 +126,7 @@ def main(argv=None):
     if a.child:
         child(a.child[0], int(a.child[1]), int(a.child[2]), a.child[3].split(","))
         return 0
-    loops = ("default",) if a.before else ("before", "default", "fast")
+    loops = ("default",) if a.before else ("before", "default", "fast", "fast_arrays")
     if a.simulate:
         loops += ("simulate_default", "simulate_fast")
     games = max(a.games, 200)
@@ -104,10 +139,22 @@ def main(argv=None):
             f["ratio"] = f["before"]["per_decision"] / f["fast"]["per_decision"]
             f["ratio_arrays"] = f["before"]["per_decision"] / f["default"]["per_decision"]
             line += f"  | fast {f['ratio']:.2f}x fewer than before (arrays alone {f['ratio_arrays']:.2f}x)"
+        if "fast_arrays" in f:
+            f["ratio_fast_arrays"] = f["before"]["per_decision"] / f["fast_arrays"]["per_decision"]
+            line += f"  | fast, decisions from the array {f['ratio_fast_arrays']:.2f}x fewer"
         if "simulate_fast" in f:
             f["simulate_ratio"] = f["simulate_default"]["per_decision"] / f["simulate_fast"]["per_decision"]
             line += f"  | simulate {f['simulate_ratio']:.2f}x fewer"
         print(f"{stem:<8} {line}  [{games} games, {a.players} players]", flush=True)
+    if a.baseline:
+        b = out["baseline"] = {"klink_sim": baseline(a.players, games)}
+        line = f"klink_sim (hand-written C, fast generator)  {b['klink_sim']['per_decision']:7.1f}/decision"
+        k = out["figures"].get("klink", {})
+        for lp in ("fast", "fast_arrays"):
+            if lp in k:
+                b[f"gap_{lp}"] = k[lp]["per_decision"] / b["klink_sim"]["per_decision"]
+                line += f"  | native {lp} {b[f'gap_{lp}']:.1f}x more"
+        print(line + f"  [{games} games, {a.players} players]", flush=True)
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(out, fh, indent=1)
