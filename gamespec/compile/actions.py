@@ -8,7 +8,7 @@ import itertools
 from gamespec.errors import SpecRuntimeError
 from gamespec.interpreter.actions import Action, fill_template
 from gamespec.interpreter.labels import fill_expressions
-from gamespec.interpreter.runtime import pay
+from gamespec.interpreter.runtime import fault, pay
 from gamespec.mirrors import MAX_CHOICES
 
 from ..spec import ast as A
@@ -107,6 +107,28 @@ class ParamRT:
                         self._limit(f"parameter '{self.name}' has more than {MAX_CHOICES} subsets")
                     yield list(combo), [cards[i] for i in combo], tuple(
                         keys[i] if not isinstance(keys[i], tuple) else None for i in combo)
+
+    def values(self, s, e):
+        """Every bound value this parameter may take here, identical-looking cards not merged (can()
+        asks whether some choice is legal, not which ones a player tells apart)."""
+        k = self.kind
+        if k == "card":
+            return [c for c in self._cards(s, e)[0] if c is not None]
+        return [b for _, b, _ in self.candidates(s, e)]
+
+    def admits(self, s, e, v):
+        """Is v one of the values this parameter may take here (before its `where`)?"""
+        k = self.kind
+        if k == "card":
+            return v.__class__ is int and v in self._cards(s, e)[0]
+        if k == "player":
+            return v.__class__ is int and 0 <= v < self.rs.P
+        if k == "number":
+            return v.__class__ is int and self.lo(s, e) <= v <= self.hi(s, e)
+        if k == "zone":
+            return v in self.keys
+        vals = self.choices if self.choices is not None else self.source(s, e)
+        return v in (s.z[vals] if isinstance(vals, int) else vals)
 
     def _limit(self, msg):
         """Enumeration runs outside any rule's guard: its limits are run-time errors of the spec."""
@@ -227,6 +249,35 @@ class ActionRT:
             seen.pop()
         e.pop(key, None)
 
+    def can(self, s, given):
+        """can(this action, ...): could the acting player take it now, with the parameters `given`
+        (index -> value) fixed and the others ranging over their values? A step for the question
+        and one per value tried, on top of what the action's rules cost (docs/language.md)."""
+        _charge(s, 1)
+        e = {}
+        if self.cond_first and not self.cond(s, e):
+            return False
+        return self._can(s, e, 0, given)
+
+    def _can(self, s, e, i, given):
+        if i == self.nparams:
+            return self._ok(s, e)
+        p = self.params[i]
+        if i in given:
+            v = given[i]
+            vals = (v,) if p.admits(s, e, v) else ()
+        else:
+            vals = p.values(s, e)
+        key, where = p.key, p.where
+        for v in vals:
+            _charge(s, 1)
+            e[key] = v
+            if (where is None or where(s, e)) and self._can(s, e, i + 1, given):
+                e.pop(key, None)
+                return True
+        e.pop(key, None)
+        return False
+
     def env(self, bind):
         """A fresh env dict for a run that reads parameters by name."""
         return dict(zip(self.keys, bind))
@@ -258,6 +309,38 @@ class ActionRT:
         if not shown:
             return self.name
         return f"{self.name} " + ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+def _charge(s, n):
+    s.budget -= n
+    if s.budget < 0:
+        fault("step budget exhausted (a rule visits too many items)", "budget")
+
+
+def can_rt(rs, name):
+    """The compiled action can() asks about: the rule set's own under the reference backend (which
+    compiles every parameter), else one compiled by the reference compiler on first use (the
+    generated-code backend's actions enumerate in generated code and keep no parameter rules)."""
+    cache = rs.__dict__.setdefault("_can_rts", {})
+    rt = cache.get(name)
+    if rt is None:
+        rt = rs.actions.get(name) if rs.backend == "closures" else None
+        if rt is None or rt.tuple_env:
+            from .closures import Compiler
+            rt = ActionRT(rs, Compiler(rs), rs.spec.actions[name])
+        cache[name] = rt
+    return rt
+
+
+def can(s, name, given):
+    """The built-in can(name, ...): `given` maps parameter indices to values."""
+    return can_rt(s.rs, name).can(s, given)
+
+
+def can_params(spec, call):
+    """A checked can() call's named arguments as (parameter index, expression) pairs."""
+    order = [p.name for p in spec.actions[call.action].params]
+    return [(order.index(k), v) for k, v in call.kwargs.items()]
 
 
 def _freeze(v):

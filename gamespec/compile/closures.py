@@ -607,6 +607,13 @@ class Compiler:
             args[0] = lambda s, e: charge(s, raw0(s, e))   # the call visits every item
         return args
 
+    @emits("can")
+    def bi_can(self, n, names):
+        from .actions import can, can_params
+        name = n.action
+        given = [(i, self.e(v, names)) for i, v in can_params(self.L.spec, n)]
+        return lambda s, e: can(s, name, {i: f(s, e) for i, f in given})
+
     @emits("indices")
     def bi_indices(self, n, names):
         z = n.args[0].ref[1]

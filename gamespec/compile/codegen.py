@@ -1175,6 +1175,13 @@ class CodeGen:
     def bi_next_player(self, n, names):
         return f"(({self.pidx(n.args[0], names)} {'+' if n.func == 'next_player' else '-'} 1) % {self.L.P})"
 
+    @emits("can")
+    def bi_can(self, n, names):
+        from .actions import can, can_params
+        self.ns["_can"] = can
+        given = ", ".join(f"{i}: {self.ex(v, names)}" for i, v in can_params(self.L.spec, n))
+        return f"_can(s, {self.const(n.action)}, {{{given}}})"
+
     @emits("mark")
     def bi_mark(self, n, names):
         return f"_getmark(s, {self.ex(n.args[0], names)}, {self.L.mark_index[n.mark.name]})"

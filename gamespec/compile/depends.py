@@ -36,8 +36,8 @@ def reads(node):
                 out.add(("v", x.ref[1].name))
         elif isinstance(x, A.Call) and getattr(x, "fn", None) is not None:
             return None     # a function reads whatever its body reads (and may call others)
-        elif isinstance(x, A.Call) and x.func in ("zone_of", "face_down", "mark"):
-            return None     # where a card lies, which way up, its marks: any move or shuffle may change them
+        elif isinstance(x, A.Call) and x.func in ("zone_of", "face_down", "mark", "can"):
+            return None     # where a card lies, which way up, its marks, an action's legality: anything
     return out
 
 

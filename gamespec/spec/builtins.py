@@ -224,6 +224,16 @@ TABLE = (
     _b("reveal", 2, 2, (None, PLAYER), statement=True, hook="cards_arg", words="{1} secretly looks at {0}.",
        signature="reveal(cards, p)", text="A private look: player p learns the card(s); nobody else sees what.",
        example={"effects": "reveal(top(deck, 2), actor)"}),
+    _b("can", 1, 1, (), result="bool", no_cards=True, hook="action",
+       words="{0} is a legal choice for the acting player now", signature="can(action, param=v, ...)",
+       text="Whether the acting player (`actor`) could take the action now: some listing of it is legal (its "
+            "`if`, its parameters' sources and `where`, its cost). Parameters given are fixed to those values "
+            "(a card by identity); the others range over their legal values (a subset parameter cannot be "
+            "fixed). A step per candidate visited, plus what its rules cost. An action's own legality may "
+            "not ask can() of itself, even through other actions (a check error).",
+       example={"expr": "not can(take, card=card)",
+                "spec": {"actions": {"take": {"params": {"card": {"from": "hand[actor]"}},
+                                              "if": "card.rank > 3"}}}}),
     _b("end_game", 0, 0, statement=True, words="The game ends now.", signature="end_game()",
        text="The game ends now: the rest of the turn is skipped, the game's `on_end` and scoring run.",
        example={"effects": "if size(deck) == 0 { end_game() }"}),

@@ -44,6 +44,20 @@ def reserved(name) -> bool:
     return isinstance(name, str) and name.startswith("_")
 
 
+def _param_kinds(actions):
+    """Each action's parameters and their kinds (card, subset, zone, player, number, choice), read
+    ahead from the data, so that can() calls are checked in rules read before the action."""
+    out = {}
+    for name, a in actions.items():
+        kinds = {}
+        for pname, p in ((a.get("params") or {}) if isinstance(a, dict) else {}).items():
+            if isinstance(p, dict):
+                k = next((k for k in ("from", "zone", "player", "number", "choice") if k in p), None)
+                kinds[pname] = ("subset" if "size" in p else "card") if k == "from" else k
+        out[name] = kinds
+    return out
+
+
 class Checker(TypeChecker):
     """Walks the YAML data once; collects every error instead of stopping at the first."""
 
@@ -163,6 +177,7 @@ class Checker(TypeChecker):
         self.classes, self.attributes, self.attr_values = self.read_cards(d["cards"])
         self.phase_names = list(d["phases"])
         self.action_names = list(d.get("actions") or {})
+        self.action_params_raw = _param_kinds(d.get("actions") or {})     # what can(action, ...) may fix
         self.global_names()
         self.read_defines(d.get("define") or {})
         self.read_named_effects(d.get("effects") or {})
@@ -182,6 +197,7 @@ class Checker(TypeChecker):
                 self.err(f"'{name}' is reserved for the pass choice of an optional step",
                          self.key_mark(d["actions"], name))
             actions[name] = self.read_action(name, a, glob)
+        self.can_cycles(actions, functions)
         on_begin = self.effects(d, "on_begin", "on_begin", glob)
         end_if = self.expr_rule(d, "end_if", "end_if", glob)
         on_end = self.effects(d, "on_end", "on_end", glob)
@@ -240,6 +256,56 @@ class Checker(TypeChecker):
                     steps_per_decision=lim.get("steps_per_decision", STEPS_PER_DECISION),
                     decisions_per_game=lim.get("decisions_per_game", DECISIONS_PER_GAME),
                     steps_per_game=lim.get("steps_per_game", STEPS_PER_GAME)))
+
+    def can_cycles(self, actions, functions):
+        """An action whose legality (its parameters' sources, bounds and `where`, its `if`, its cost)
+        asks can() of itself, directly or through other actions and functions, would never finish
+        listing: an error at the first such call."""
+        memo = {}
+
+        def calls(node, seen_fns):       # the can() calls of a rule: (call node, action name)
+            out = []
+            for x in A.walk(node):
+                if isinstance(x, A.Call) and getattr(x, "action", None) is not None:
+                    out.append((x, x.action))
+                elif isinstance(x, A.Call) and getattr(x, "fn", None) in functions and x.fn not in seen_fns:
+                    f = x.fn
+                    if f not in memo:
+                        memo[f] = []
+                        memo[f] = [c for st in functions[f].rule.ast for c in calls(st, seen_fns | {f})]
+                    out += [(x, a) for _, a in memo[f]]
+            return out
+
+        edges = {}
+        for name, a in actions.items():
+            rules = [r for p in a.params for r in (p.source, p.lo, p.hi, p.where)] + [a.cond] + \
+                [r for _, r in a.cost]
+            edges[name] = [c for r in rules if r is not None for c in calls(r.ast, frozenset())]
+        def route(src, dst):
+            """The actions from src to dst along can() calls (src first, dst last), or None."""
+            back, todo = {src: None}, [src]
+            while todo:
+                at = todo.pop(0)
+                for _, target in edges.get(at, ()):
+                    if target == dst:
+                        chain = [dst, at]
+                        while back[chain[-1]] is not None:
+                            chain.append(back[chain[-1]])
+                        return chain[::-1]
+                    if target not in back:
+                        back[target] = at
+                        todo.append(target)
+            return None
+
+        for name in actions:
+            for call, target in edges[name]:
+                rest = [name] if target == name else route(target, name)
+                if rest is not None:
+                    chain = [name] + rest
+                    self.err(f"the legality of '{name}' asks can() of itself ({' -> '.join(chain)}): "
+                             "listing it would never finish; split the action in two (one that can() "
+                             "asks about) or write the condition out", (call.line, call.col), "recursion")
+                    break
 
     def define_names(self):
         out = set()

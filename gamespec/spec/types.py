@@ -652,6 +652,8 @@ class TypeChecker:
         if not (lo <= len(n.args) <= hi):
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.fail(n, f"'{f}' takes {want} argument(s), got {len(n.args)}", "arity")
+        if b.hook == "action":
+            return self.can_call(n, scope)
         for k in n.kwargs:
             if k not in kw:
                 self.fail(n, f"'{f}' has no argument '{k}'" + (f"; it takes {', '.join(kw)}" if kw else ""), "arity")
@@ -738,6 +740,37 @@ class TypeChecker:
         if result == "numbers":
             return n, self.greatest_kind(n, ts[0])
         return n, result
+
+    def can_call(self, n, scope):
+        """`can(action, param=value, ...)`: argument 1 an action's bare name (kept as n.action, a text
+        constant in its place), each named argument one of its parameters, of that parameter's kind;
+        a subset parameter cannot be fixed (it ranges over its legal values)."""
+        params = getattr(self, "action_params_raw", {})
+        a = n.args[0]
+        name = a.id if isinstance(a, A.Name) else None
+        if name not in params:
+            if isinstance(a, A.Const) and a.value in params:
+                self.fail(a, f"write the action's name without quotes: can({a.value}, ...)", "type")
+            got = f"'{name}' is not one" + self.hint(name, params) if name else "this is not a name"
+            self.fail(a, f"argument 1 of 'can' is an action's name ({', '.join(params) or 'none declared'}); "
+                         f"{got}", "name")
+        kinds = params[name]
+        for k, v in list(n.kwargs.items()):
+            if k not in kinds:
+                self.fail(v, f"action '{name}' has no parameter '{k}'; its parameters: "
+                             f"{', '.join(kinds) or 'none'}", "arity")
+            if kinds[k] == "subset":
+                self.fail(v, f"parameter '{k}' of '{name}' is a selection of cards: can() cannot fix it; "
+                             "leave it out (it ranges over its legal values)", "type")
+            n.kwargs[k], t = self.expr(v, scope)
+            want = {"card": "card", "player": "player", "number": "int"}.get(kinds[k])
+            if want is not None and not fits(t, want):
+                self.fail(n.kwargs[k], f"parameter '{k}' of '{name}' is {words(want)}, this is "
+                                       f"{self.described(n.kwargs[k], t)}", "type")
+        n.action = name
+        n.args[0] = A.Const(a.line, a.col, name)
+        n.args[0].t = "str"
+        return n, "bool"
 
     def greatest_kind(self, n, t):
         """The kind of max(xs)/min(xs): the items' kind (numbers or texts), or `default`'s when the list

@@ -827,7 +827,9 @@ class RuleGen(_FunctionsMixin):
 
     def compare(self, n, sc):
         op = n.op
-        a = self.hold(self.ex(n.left, sc))
+        a, ids = self.text_attr(n.left, sc) if op in ("==", "!=") else (None, None)
+        if a is None:
+            a = self.hold(self.ex(n.left, sc))
         if op in ("in", "not in"):
             if n.right.t == "zone":
                 zi = self.zone(self.ex(n.right, sc))
@@ -840,7 +842,7 @@ class RuleGen(_FunctionsMixin):
             return E(r if op == "in" else f"(!{r})", "b")
         b = self.hold(self.ex(n.right, sc))
         if op in ("==", "!="):
-            eq = self.equals(a, b)
+            eq = self.equals(a, b, ids)
             return E(eq if op == "==" else f"(!{eq})", "b")
         ka, kb = a.k, b.k
         nums = NUMERIC + ("b",)
@@ -859,9 +861,25 @@ class RuleGen(_FunctionsMixin):
             r = f"py_le(g, {bv}, {av})"
         return E(self.tmp("int", r), "b")
 
-    def equals(self, a, b):
-        """C int: a == b with Python's equality (both held: each read once or pure)."""
+    def text_attr(self, n, sc):
+        """`c.attr` of an attribute holding texts or none, on the left of == / !=: (the value held,
+        the same read from its int64 text-id table (-1: none)), else (None, None). Compared with a
+        text, the id is one load and one compare instead of a V's tag and id."""
+        if not isinstance(n, A.Attr) or self.p.attr_text_ids(n.name) is None:
+            return None, None
+        e = self.attr(n, sc)
+        arr = self.p.attr_table(n.name)[0]
+        if e.k != "V" or not (e.c.startswith(arr + "[") and e.c.endswith("]")):
+            return self.hold(e), None
+        c = self.tmp("int64_t", e.c[len(arr) + 1:-1])
+        return E(f"{arr}[{c}]", "V"), f"{self.p.attr_text_ids(n.name)}[{c}]"
+
+    def equals(self, a, b, ids=None):
+        """C int: a == b with Python's equality (both held: each read once or pure); `ids`: a's text id
+        (text_attr) when a is a text-or-none attribute."""
         ka, kb = a.k, b.k
+        if ids is not None and kb == "s":
+            return f"({ids} == {b.c})"
         nums = NUMERIC + ("b",)
         if ka in nums and kb in nums:
             return f"({self.num(a)} == {self.num(b)})"
@@ -1173,6 +1191,10 @@ class RuleGen(_FunctionsMixin):
         lst = self.tmp("List *", f"list_new(g, {cnt})")
         self.emit(f"for (int64_t q = 0; q < {cnt}; q++) {lst}->a[q] = vint(({p.c} + q + {off}) % {P});")
         return E(f"vlist({lst})", "V")
+
+    @emits("can")
+    def bi_can(self, n, sc):
+        raise NativeUnsupported("can(): asking whether an action is legal")
 
     @emits("mark")
     def bi_mark(self, n, sc):
