@@ -37,7 +37,8 @@ APP_USES = {("web", "table")}
 # module that only their command imports
 EXTRAS = ("ray", "open_spiel", "pyspiel", "pettingzoo", "gymnasium", "numpy", "starlette", "uvicorn",
           "websockets", "httpx", "playwright", "rich", "cffi", "matplotlib", "tqdm", "pexpect", "pygls", "lsprotocol")
-EXTRA_MODULES = {"gamespec.web.server", "gamespec.envs.pz", "gamespec.envs.openspiel", "gamespec.envs.vector",
+EXTRA_MODULES = {"gamespec.web.server", "gamespec.envs.pz", "gamespec.envs.openspiel", "gamespec.envs.chance",
+                 "gamespec.envs.vector",
                  "gamespec.envs.examples", "gamespec.authoring.lsp.server"}
 
 

@@ -10,6 +10,7 @@ import random
 from gamespec.errors import GameTooLong
 from gamespec.interpreter.state import State
 
+from .chance import MAX_ORDERS, ExplicitObserver, ExplicitState
 from .common import native_kit, require, resolve, rewards
 
 np = require("numpy")
@@ -30,28 +31,49 @@ def measured_length(game, players, options, games=LENGTH_GAMES) -> int:
     return min(game.spec.decisions_per_game, LENGTH_FACTOR * longest + LENGTH_MARGIN)
 
 
-def load(spec, players=None, options=None, reward="win", max_game_length=None, engine=None):
+def load(spec, players=None, options=None, reward="win", max_game_length=None, engine=None,
+         chance="sampled", zero_sum=False):
     """The OpenSpiel game of a spec (a path or a gamespec Game) at (players, options).
     `max_game_length`: the bound declared to OpenSpiel (default: measured_length). `engine`: None
-    (states held in C where the native library is available), "native" or "python"."""
+    (states held in C where the native library is available), "native" or "python".
+    `chance`: "sampled" (shuffles inside apply_action, from the state's seeded RNG) or "explicit"
+    (each shuffle as chance nodes with their outcomes and probabilities, for exact algorithms;
+    small decks only; the Python engine plays: gamespec/envs/chance.py). `zero_sum=True` declares
+    the utilities zero-sum (what exploitability asks for), checked at every end of game."""
     from gamespec.errors import UsageError
     if reward not in ("win", "score"):
         raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
+    if chance not in ("sampled", "explicit"):
+        raise UsageError(f"chance is 'sampled' or 'explicit', not {chance!r}")
+    if type(zero_sum) is not bool:
+        raise UsageError(f"zero_sum is True or False, not {zero_sum!r}")
     game, players, opts = resolve(spec, players, options)
     if max_game_length is not None and (type(max_game_length) is not int or max_game_length < 1):
         raise UsageError(f"max_game_length is a whole number >= 1, not {max_game_length!r}")
-    return GamespecGame(game, players, opts, reward, max_game_length, engine)
+    if chance == "explicit":
+        if engine == "native":
+            raise UsageError("explicit chance plays on the Python engine (engine='python' or None)")
+        engine = "python"
+    g = GamespecGame(game, players, opts, reward, max_game_length, engine, chance, zero_sum)
+    if chance == "explicit":
+        g.new_initial_state()      # a deck too large to enumerate is refused here (UsageError)
+    return g
 
 
 class GamespecGame(pyspiel.Game):
-    def __init__(self, game, players, options, reward="win", max_game_length=None, engine=None):
+    def __init__(self, game, players, options, reward="win", max_game_length=None, engine=None,
+                 chance="sampled", zero_sum=False):
         from gamespec.compile.action_space import space
         from gamespec.interpreter.obs_tensor import encoder
         self.gs_game = game
         self.gs_players = players
         self.gs_options = dict(options)
         self.gs_reward = reward
-        rs = game.ruleset(players, self.gs_options)
+        rs = self.gs_rs = game.ruleset(players, self.gs_options)
+        self.gs_chance = chance
+        self.gs_zero_sum = zero_sum
+        self.gs_chance_limit = MAX_ORDERS
+        self.gs_nodes = {}          # explicit chance: the nodes reached, per path (envs/chance.py)
         self.gs_space = space(rs)
         self.gs_encoder = encoder(rs)
         self.gs_kit = native_kit(game, players, self.gs_options, engine)
@@ -63,9 +85,11 @@ class GamespecGame(pyspiel.Game):
             short_name="python_gamespec",
             long_name=f"gamespec {game.name}",
             dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-            chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+            chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if chance == "explicit"
+                         else pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC),
             information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-            utility=pyspiel.GameType.Utility.GENERAL_SUM,
+            utility=(pyspiel.GameType.Utility.ZERO_SUM if zero_sum
+                     else pyspiel.GameType.Utility.GENERAL_SUM),
             reward_model=pyspiel.GameType.RewardModel.TERMINAL,
             max_num_players=players,
             min_num_players=players,
@@ -76,17 +100,20 @@ class GamespecGame(pyspiel.Game):
             parameter_specification={})
         info = pyspiel.GameInfo(
             num_distinct_actions=self.gs_space.size,
-            max_chance_outcomes=0,
+            # explicit: an outcome is a face's index, or (marked twins) faces + a card id
+            max_chance_outcomes=len(rs.faces) + rs.ncards if chance == "explicit" else 0,
             num_players=players,
             min_utility=-bound,
             max_utility=bound,
-            utility_sum=None,
+            utility_sum=0.0 if zero_sum else None,
             max_game_length=max_game_length)
         super().__init__(gtype, info, {})
         self._seeds = random.Random()
 
     def new_initial_state(self, seed=None):
         """A new game; seed None draws one from this game object's generator (`seed_games(n)`)."""
+        if self.gs_chance == "explicit":     # no randomness left to seed: chance is in the tree
+            return ExplicitState(self)
         if seed is None:
             seed = self._seeds.getrandbits(63)
         if self.gs_kit is not None:
@@ -102,7 +129,21 @@ class GamespecGame(pyspiel.Game):
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        if self.gs_chance == "explicit":
+            return ExplicitObserver(GamespecObserver(self, recall))
         return GamespecObserver(self, recall)
+
+    def gs_checked(self, r):
+        """The returns r, refused (UsageError) when the game was declared zero-sum and they are not."""
+        if self.gs_zero_sum and abs(sum(r)) > 1e-9:
+            from gamespec.errors import UsageError
+            raise UsageError(f"the game was declared zero-sum (load(..., zero_sum=True)) but a game "
+                             f"ended with returns {r}")
+        return r
+
+    def gs_tensor(self, s, player, info):
+        """The observation tensor of gamespec State s for player (info: the information-state one)."""
+        return _as_list((_info_tensor if info else _tensor)(self.gs_encoder, s, player))
 
 
 class _Holder:
@@ -180,7 +221,7 @@ class GamespecState(pyspiel.State):
         s = self._h.s
         if not s.is_terminal:
             return [0.0] * s.num_players
-        return rewards(s, self.get_game().gs_reward)
+        return self.get_game().gs_checked(rewards(s, self.get_game().gs_reward))
 
     def resample_from_infostate(self, player_id, probability_sampler=None):
         """A state `player_id` cannot tell from this one: hidden cards redrawn by
