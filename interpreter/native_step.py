@@ -49,8 +49,12 @@ class StepKit:
         c.gs_st_clone.argtypes = [_vp, _vp]
         c.gs_st_load.argtypes = [_vp, _P(_i64), _i64]
         c.gs_st_obs.argtypes = [_vp, _i64, _vp]
-        c.gs_vec_step.argtypes = [_vp, _i64, _vp, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _i32, _i32]
-        c.gs_vec_reset.argtypes = [_vp, _i64, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _i32, _i32]
+        c.gs_st_bad.argtypes = [_vp, _P(ctypes.c_double)]
+        c.gs_st_bad.restype = _i64
+        c.gs_vec_step.argtypes = [_vp, _i64, _vp, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp,
+                                  _i32, _i32, _i32]
+        c.gs_vec_reset.argtypes = [_vp, _i64, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _i32,
+                                   _i32, _i32]
         self.c = c
         self._new, self._free, self._reset, self._apply = c.gs_st_new, c.gs_st_free, c.gs_st_reset, c.gs_st_apply
         self._obs = c.gs_st_obs

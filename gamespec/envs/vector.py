@@ -13,6 +13,10 @@ gym = require("gymnasium")
 spaces = require("gymnasium.spaces")
 
 OPPONENTS = (None, "random")
+# the observation rows' element types: C's code (step.c OT_*) and each type's range (a value outside it
+# is an error naming its place, never clipped)
+OBS_DTYPES = {"float32": 0, "int16": 1, "int8": 2, "uint8": 3}
+W_RANGE = 202
 
 
 class VectorEnv(gym.vector.VectorEnv):
@@ -28,7 +32,7 @@ class VectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, game, players, options, num_envs=1, seed=0, opponents=None, learner=0, reward="win",
-                 num_threads=1, observations=True, stream=None):
+                 num_threads=1, observations=True, stream=None, obs_dtype="float32"):
         if type(num_envs) is not int or num_envs < 1:
             raise UsageError(f"num_envs is a whole number >= 1, not {num_envs!r}")
         if opponents not in OPPONENTS:
@@ -42,6 +46,11 @@ class VectorEnv(gym.vector.VectorEnv):
             raise UsageError(f"num_threads is a whole number from 1 to 64, not {num_threads!r}")
         if opponents is not None and (type(learner) is not int or not 0 <= learner < players):
             raise UsageError(f"learner is a seat from 0 to {players - 1}, not {learner!r}")
+        dt = np.dtype(obs_dtype).name if isinstance(obs_dtype, (str, type, np.dtype)) else None
+        if dt not in OBS_DTYPES:
+            raise UsageError(f"obs_dtype is one of {', '.join(OBS_DTYPES)}, not {obs_dtype!r}")
+        self.obs_dtype = np.dtype(dt)
+        self._kind = OBS_DTYPES[dt]
         kit = native_kit(game, players, options, engine="native")
         if not kit.obs_ok and observations:
             raise UsageError("this spec's observation tensor is not available in C")
@@ -55,9 +64,10 @@ class VectorEnv(gym.vector.VectorEnv):
         self.num_threads = num_threads
         self.observations = observations
         self.stream = -1 if stream is None else int(bool(stream))   # rows streamed out (None: sets over 16 MB)
+        lo, hi = (-np.inf, np.inf) if self._kind == 0 else (np.iinfo(self.obs_dtype).min, np.iinfo(self.obs_dtype).max)
         N, S = kit.num_ids, kit.obs_size
         self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (S,), np.float32),
+            "observation": spaces.Box(lo, hi, (S,), self.obs_dtype),
             "action_mask": spaces.Box(0, 1, (N,), np.int8)})
         self.single_action_space = spaces.Discrete(N)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
@@ -78,19 +88,21 @@ class VectorEnv(gym.vector.VectorEnv):
         self._rows = np.arange(num_envs)
         self._end_mask = np.zeros(N, np.int8)       # a finished game's mask: nothing is legal
         self._end_mask.flags.writeable = False
+        self._trunc = np.zeros(num_envs, np.bool_)   # truncations: always false (the spec's budgets end games)
+        self._trunc.flags.writeable = False
         self._bufs = [self._buffers(S if observations else 1, N, k) for k in range(2)]
 
     def _buffers(self, S, N, k):
         """One buffer set and the ctypes arguments of gs_vec_step writing into it, made once."""
         n, P = self.num_envs, self.players
-        b = {"obs": np.zeros((n, S), np.float32), "mask": np.zeros((n, N), np.int8),
+        b = {"obs": np.zeros((n, S), self.obs_dtype), "mask": np.zeros((n, N), np.int8),
              "rewards": np.zeros((n, P), np.float32), "done": np.zeros(n, np.uint8),
              "seat": np.zeros(n, np.int32), "status": np.zeros(n, np.int32),
-             "final": np.zeros((n, S), np.float32)}
+             "final": np.zeros((n, S), self.obs_dtype)}
         p = self._p
         b["args"] = (p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]), p(b["done"]),
                      p(b["seat"]), p(b["status"]), p(self._games), p(b["final"]) if self.observations else None, k,
-                     self.stream)
+                     self.stream, self._kind)
         b["step_args"] = (p(self._ptrs), self.num_envs, p(self._actions), p(self._seeds), self.num_envs,
                           self.learner, self.reward_kind, self.num_threads) + b["args"]
         b["out"] = {**b, "done": b["done"].view(np.bool_)}
@@ -122,9 +134,7 @@ class VectorEnv(gym.vector.VectorEnv):
         if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
             raise IllegalAction(f"step takes {self.num_envs} whole action ids, not an array of shape {a.shape} "
                                 f"and type {a.dtype}")
-        if a.size and (a.min() < 0 or a.max() >= self.kit.num_ids):
-            raise IllegalAction(f"action ids are 0 to {self.kit.num_ids - 1}")
-        self._actions[:] = a
+        self._actions[:] = a       # an id outside 0..N-1 is in no listing: C reports it not legal
         b = self._next()
         rc = self.kit.c.gs_vec_step(*b["step_args"])
         return self._out(b, rc)
@@ -136,8 +146,12 @@ class VectorEnv(gym.vector.VectorEnv):
         if st.any():
             i = int(np.flatnonzero(st)[0])
             if st[i] == 1:
-                raise IllegalAction(f"game {i}: action id {int(self._actions[i])} is not legal now "
-                                    f"(see its action_mask)")
+                a = int(self._actions[i])
+                if not 0 <= a < self.kit.num_ids:
+                    raise IllegalAction(f"game {i}: action ids are 0 to {self.kit.num_ids - 1}, not {a}")
+                raise IllegalAction(f"game {i}: action id {a} is not legal now (see its action_mask)")
+            if st[i] == W_RANGE:
+                raise UsageError(self._range_error(i))
             from gamespec.interpreter.native_engine import WHY
             raise NativeGameStopped(f"game {i} (seed {int(self._seeds[i])}) was stopped in C "
                                     f"({WHY.get(int(st[i]), 'code %d' % st[i])}); play it with the per-step "
@@ -164,7 +178,21 @@ class VectorEnv(gym.vector.VectorEnv):
             infos["final_obs"] = fin
             infos["_final_obs"] = done
             infos["final_observation"] = o["final"]
-        return obs, r, done, np.zeros(self.num_envs, np.bool_), infos
+        return obs, r, done, self._trunc, infos
+
+    def _range_error(self, i):
+        """Why game i's observation did not fit obs_dtype: the place (C kept it), its name and value."""
+        from gamespec.interpreter.obs_tensor import encoder
+        info = np.iinfo(self.obs_dtype)
+        val = ctypes.c_double()
+        k = self.kit.c.gs_st_bad(ctypes.c_void_p(int(self._ptrs[i])), ctypes.byref(val))
+        where = ""
+        if k >= 0:
+            name = next((nm for nm, off, shape in encoder(self.kit.rs).layout
+                         if off <= k < off + int(np.prod(shape))), "?")
+            where = f": {name!r} (place {k}) is {val.value:g}"
+        return (f"game {i} (seed {int(self._seeds[i])}): an observation value does not fit obs_dtype "
+                f"{self.obs_dtype.name} ({info.min} to {info.max}){where}; use a wider type (int16, float32)")
 
     def close(self, **kwargs):
         ptrs = getattr(self, "_ptrs", None)

@@ -14,14 +14,10 @@
 
 extern const AgentTables GS_AGENT;
 
-enum { W_IDS = 200, W_OBS = 201 };      /* not a game's stop: the tables cannot say (Python decides) */
+enum { W_IDS = 200, W_OBS = 201, W_RANGE = 202 };   /* not a game's stop: the tables cannot say, a value does not
+                                                       fit the row's type (Python decides, or names it) */
 
-/* Where a row of the vector environment's final observations is not zero: the indexes written since it
- * was last cleared (each once), so that a step clears only those (a game ends once in ~100 steps; every
- * other step leaves the row zero). n < 0: not known (a failed growth): clear it all. The rows of the
- * observations and masks are cleared whole instead (measured: a list of written places costs more than
- * the memset it saves, a step writing a few hundred places of a 3,318-float row). */
-typedef struct { int32_t *ix; int32_t n, cap; } Touch;
+typedef struct { int64_t at; double val; } BadPlace;    /* the first place whose value did not fit (at -1: none) */
 
 typedef struct AState {
     Ctx *c;                  /* G and the opponents' generator (the seats' generators cut off) */
@@ -29,40 +25,11 @@ typedef struct AState {
     int64_t *ids;
     int32_t why;             /* the first stop (a why code), 0 while the game runs in C */
     int32_t have_ids;        /* ids[] is the listing's (opponents in C need none: made when asked) */
-    Touch tfin[2];           /* VectorEnv: per buffer set, the written places of this env's final-observation row */
+    uint8_t fin_dirty[2];    /* VectorEnv: per buffer set, this env's final-observation row holds a tensor */
+    BadPlace bad;            /* VectorEnv: where a row's value did not fit its type (at -1: none) */
     uint64_t pick_seed;      /* the game's seed: `pick` is seeded from it at the first opponent's choice (a */
     int32_t pick_ready;      /* Mersenne Twister's seeding is ~3,000 instructions; without opponents, never) */
 } AState;
-
-/* i added to a full list (n == cap) or to an unknown one (n < 0): the list, grown, returned by value (the
- * writers keep their list in local variables, which a float store cannot alias) */
-static Touch touch_grow(Touch tc, int64_t i) {
-    if (tc.n < 0) return tc;
-    int32_t cap = tc.cap ? 2 * tc.cap : 256;
-    int32_t *ix = (int32_t *)realloc(tc.ix, (size_t)cap * sizeof(int32_t));
-    if (ix == NULL) { tc.n = -1; return tc; }
-    tc.ix = ix;
-    tc.cap = cap;
-    tc.ix[tc.n++] = (int32_t)i;
-    return tc;
-}
-
-/* add i to the local list (tix, tn, tcap) */
-#define TOUCH_ADD(i) do { \
-        if (GS_LIKELY(tn >= 0 && tn < tcap)) tix[tn++] = (int32_t)(i); \
-        else { Touch g_ = touch_grow((Touch){tix, tn, tcap}, (i)); tix = g_.ix; tn = g_.n; tcap = g_.cap; } \
-    } while (0)
-
-/* zero what the row holds (every index below `size`) */
-static void touch_clear_f(Touch *tc, float *row, int64_t size) {
-    const int32_t *ix = tc->ix;
-    int32_t n = tc->n;
-    if (n < 0) memset(row, 0, (size_t)size * sizeof(float));
-    else for (int32_t k = 0; k < n; k++) { int32_t i = ix[k]; if (i >= 0 && i < size) row[i] = 0.0f; }
-    tc->n = 0;
-}
-
-static void touch_free(Touch *tc) { free(tc->ix); tc->ix = NULL; tc->n = tc->cap = 0; }
 
 static inline uint64_t st_vis(const G *g, int64_t c) {   /* State._sight: who sees card c where it lies */
     return (g->nface && g->face[c]) ? (g->face[c] == 1 ? g->L->ALL : 0) : g->L->zvis[g->loc[c]];
@@ -249,7 +216,6 @@ GS_EXPORT void gs_st_free(void *p) {
     AState *s = (AState *)p;
     gs_free(s->c);
     free(s->ids);
-    for (int b = 0; b < 2; b++) touch_free(&s->tfin[b]);
     free(s);
 }
 
@@ -400,33 +366,64 @@ GS_EXPORT int gs_st_clone(void *dst, void *src) {
 }
 
 /* ---- the observation tensor (obs_tensor.ObservationEncoder.encode) ---------------------------- */
-/* t[i] = x, or += 1: a place written first (it was 0) is added to tc's list when there is one; every
- * index is checked against the tensor's size */
-#define put(t, size, i, x) do { \
-        int64_t i_ = (i); float x_ = (x); \
-        if (i_ >= 0 && i_ < (size)) { if (rec && t[i_] == 0.0f && x_ != 0.0f) TOUCH_ADD(i_); t[i_] = x_; } \
-    } while (0)
-#define add1(t, size, i) do { \
-        int64_t i_ = (i); \
-        if (i_ >= 0 && i_ < (size)) { if (rec && t[i_] == 0.0f) TOUCH_ADD(i_); t[i_] += 1.0f; } \
-    } while (0)
-#define BAD do { if (rec) { tc->ix = tix; tc->n = tn; tc->cap = tcap; } return -1; } while (0)
+/* The element type of a tensor row: float32 (the default), or a whole-number type where every value
+ * fits (VectorEnv's obs_dtype): counts, one-hots and values are whole numbers, so a narrower row holds
+ * the same tensor in 2-4x fewer bytes. A value that does not fit is never clipped: the writer reports it
+ * (W_RANGE) and Python names the place. */
+enum { OT_F32 = 0, OT_I16 = 1, OT_I8 = 2, OT_U8 = 3 };
+static const int64_t OT_SIZE[4] = {4, 2, 1, 1};
 
-/* the tensor of player p into t: zeroed first (all of it, or with tc the places tc lists) */
-static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
+#define GS_INLINE static inline __attribute__((always_inline))
+
+GS_INLINE int ob_put(void *t, const int kind, int64_t i, double x) {    /* t[i] = x; 0: x does not fit */
+    switch (kind) {
+    case OT_F32: ((float *)t)[i] = (float)x; return 1;
+    case OT_I16: if (x >= -32768.0 && x <= 32767.0) { ((int16_t *)t)[i] = (int16_t)x; return 1; } return 0;
+    case OT_I8: if (x >= -128.0 && x <= 127.0) { ((int8_t *)t)[i] = (int8_t)x; return 1; } return 0;
+    default: if (x >= 0.0 && x <= 255.0) { ((uint8_t *)t)[i] = (uint8_t)x; return 1; } return 0;
+    }
+}
+
+GS_INLINE void ob_one(void *t, const int kind, int64_t i) {                   /* t[i] = 1 (a one-hot) */
+    switch (kind) {
+    case OT_F32: ((float *)t)[i] = 1.0f; break;
+    case OT_I16: ((int16_t *)t)[i] = 1; break;
+    case OT_I8: ((int8_t *)t)[i] = 1; break;
+    default: ((uint8_t *)t)[i] = 1;
+    }
+}
+
+GS_INLINE int ob_inc(void *t, const int kind, int64_t i) {        /* t[i] += 1 (a count); 0: it does not fit */
+    switch (kind) {
+    case OT_F32: ((float *)t)[i] += 1.0f; return 1;
+    case OT_I16: if (((int16_t *)t)[i] < 32767) { ((int16_t *)t)[i]++; return 1; } return 0;
+    case OT_I8: if (((int8_t *)t)[i] < 127) { ((int8_t *)t)[i]++; return 1; } return 0;
+    default: if (((uint8_t *)t)[i] < 255) { ((uint8_t *)t)[i]++; return 1; } return 0;
+    }
+}
+
+/* every index is checked against the tensor's size; the first value that does not fit is kept (bad) */
+#define BADAT(i, x) do { if (!rb && bad != NULL) { bad->at = (i); bad->val = (x); } rb = 1; } while (0)
+#define put(i, x) do { int64_t i_ = (i); double x_ = (double)(x); \
+        if (i_ >= 0 && i_ < S && !ob_put(t, kind, i_, x_)) BADAT(i_, x_); } while (0)
+#define one(i) do { int64_t i_ = (i); if (i_ >= 0 && i_ < S) ob_one(t, kind, i_); } while (0)
+#define add1(i) do { int64_t i_ = (i); \
+        if (i_ >= 0 && i_ < S && !ob_inc(t, kind, i_)) BADAT(i_, 1.0 + (kind == OT_I16 ? 32767 : kind == OT_I8 ? 127 : 255)); } while (0)
+
+/* the tensor of player p into t (zeroed first), its elements of type `kind` (a constant where it is
+ * inlined: one copy of the writer per type); 0, -1 (a table or a value the tables cannot place), or
+ * W_RANGE (a value that does not fit the type: its place and value in *bad if not NULL) */
+GS_INLINE int write_obs_k(const G *g, int64_t p, void *t, const int kind, BadPlace *bad) {
     const AgentTables *A = &GS_AGENT;
     const Layout *L = g->L;
     int64_t S = A->obs_size;
     if (!A->obs_ok || p < 0 || p >= L->P) return -1;
-    if (tc != NULL) touch_clear_f(tc, t, S);
-    else memset(t, 0, (size_t)S * sizeof(float));
-    const int rec = tc != NULL;
-    int32_t *tix = rec ? tc->ix : NULL;
-    int32_t tn = rec ? tc->n : 0, tcap = rec ? tc->cap : 0;
+    memset(t, 0, (size_t)(S * OT_SIZE[kind]));
+    int rb = 0;
     int64_t P = L->P, F = L->nfaces, F1 = L->nfaces + 1;
-    put(t, S, A->o_player + p, 1.0f);
-    put(t, S, A->o_to_move + (g->terminal ? P : g->actor), 1.0f);
-    if (g->phase >= 0) put(t, S, A->o_phase + g->phase, 1.0f);
+    one(A->o_player + p);
+    one(A->o_to_move + (g->terminal ? P : g->actor));
+    if (g->phase >= 0) one(A->o_phase + g->phase);
     uint64_t bit = (uint64_t)1 << p;
     int64_t depth = A->depth;
     for (int32_t zi = 0; zi < L->nzones; zi++) {
@@ -434,35 +431,35 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
         int32_t n = z->n;
         if (!n) continue;
         const int32_t *o = A->oz + 4 * zi;
-        put(t, S, o[0], (float)n);
+        put(o[0], n);
         int64_t hidden = 0;
         int zseen = (L->zvis[zi] & bit) != 0;               /* State._sight of a card lying here, face as usual */
         int whole = !g->nface && zseen;                     /* p sees every card here (the fast path) */
 #define SEEN(c) ((g->nface && g->face[c] ? g->face[c] == 1 : zseen) || (g->kn[c] & bit))
-        if (o[1] < 0 || o[1] + F > S) BAD;
+        if (o[1] < 0 || o[1] + F > S) return -1;
         int64_t faces = o[1];
         if (whole) {
-            for (int32_t i = 0; i < n; i++) add1(t, S, faces + L->face_of[z->a[i]]);
+            for (int32_t i = 0; i < n; i++) add1(faces + L->face_of[z->a[i]]);
         } else {
             for (int32_t i = 0; i < n; i++) {
                 int32_t c = z->a[i];
-                if (c >= 0 && c < L->ncards && SEEN(c)) add1(t, S, faces + L->face_of[c]);
+                if (c >= 0 && c < L->ncards && SEEN(c)) add1(faces + L->face_of[c]);
                 else hidden++;
             }
         }
-        put(t, S, o[2], (float)hidden);
+        if (hidden) put(o[2], hidden);
         if (o[3] >= 0)
             for (int64_t d = 0; d < depth && d < n; d++) {
                 int32_t c = z->a[n - 1 - d];
                 int seen = whole || (c >= 0 && c < L->ncards && SEEN(c));
-                put(t, S, o[3] + d * F1 + (seen ? L->face_of[c] : F), 1.0f);
+                one(o[3] + d * F1 + (seen ? L->face_of[c] : F));
             }
 #undef SEEN
     }
     for (int32_t e = 0; e < A->nmk; e++) {
         const int32_t *o = A->omk + 4 * e;
         int32_t zi = o[0], m = o[1];
-        if (zi < 0 || zi >= L->nzones || m < 0 || m >= L->nmarks) BAD;
+        if (zi < 0 || zi >= L->nzones || m < 0 || m >= L->nmarks) return -1;
         const Zone *z = &g->z[zi];
         int32_t n = z->n;
         if (!n) continue;
@@ -472,64 +469,81 @@ static int write_obs(const G *g, int64_t p, float *t, Touch *tc) {
         __int128 sum = 0;
         for (int32_t i = 0; i < n; i++)
             if (sight != -1 || (st_vis(g, z->a[i]) & bit)) sum += col[z->a[i]];
-        put(t, S, o[2], (float)(double)sum);
+        put(o[2], (double)sum);
         if (o[3] >= 0)
             for (int64_t d = 0; d < depth && d < n; d++) {
                 int32_t c = z->a[n - 1 - d];
-                if (sight != -1 || (st_vis(g, c) & bit)) put(t, S, o[3] + d, (float)(double)col[c]);
+                if (sight != -1 || (st_vis(g, c) & bit)) put(o[3] + d, (double)col[c]);
             }
     }
     for (int32_t e = 0; e < A->nov; e++) {
         const int32_t *o = A->ov + 3 * e;
         if (!(A->ov_sight[e] & bit)) continue;
-        if (o[0] < 0 || o[0] >= L->nvars) BAD;
+        if (o[0] < 0 || o[0] >= L->nvars) return -1;
         V v = g->v[o[0]];
         int64_t off = o[2];
         if (v.t == T_NONE) continue;
         switch (o[1]) {
         case 0:
-            if (!isnum(v)) BAD;
-            put(t, S, off, (float)(double)v.i);
-            put(t, S, off + 1, 1.0f);
+            if (!isnum(v)) return -1;
+            put(off, (double)v.i);
+            one(off + 1);
             break;
         case 1:
-            put(t, S, off + 1, 1.0f);
+            one(off + 1);
             break;
         case 2:
-            put(t, S, off + ((isnum(v) && v.i >= 0 && v.i < P) ? v.i : P), 1.0f);
+            one(off + ((isnum(v) && v.i >= 0 && v.i < P) ? v.i : P));
             break;
         case 3:
-            if (v.t != T_INT || v.i < 0 || v.i >= L->ncards) BAD;
+            if (v.t != T_INT || v.i < 0 || v.i >= L->ncards) return -1;
             if ((st_vis(g, v.i) | g->kn[v.i]) & bit) {
-                put(t, S, off + A->face_slot[L->face_of[v.i]], 1.0f);
-                put(t, S, off + F, 1.0f);
+                one(off + A->face_slot[L->face_of[v.i]]);
+                one(off + F);
             }
             break;
         default: {
-            if (v.t != T_LIST) BAD;
+            if (v.t != T_LIST) return -1;
             const List *l = LST(v);
             if (o[1] == 4)
                 for (int32_t i = 0; i < l->n; i++) {
                     V x = l->a[i];
                     if (x.t == T_NONE) continue;
-                    if (x.t != T_INT || x.i < 0 || x.i >= L->ncards) BAD;
-                    if ((st_vis(g, x.i) | g->kn[x.i]) & bit) add1(t, S, off + A->face_slot[L->face_of[x.i]]);
+                    if (x.t != T_INT || x.i < 0 || x.i >= L->ncards) return -1;
+                    if ((st_vis(g, x.i) | g->kn[x.i]) & bit) add1(off + A->face_slot[L->face_of[x.i]]);
                 }
-            put(t, S, off + F, (float)l->n);
-            put(t, S, off + F + 1, 1.0f);
+            put(off + F, l->n);
+            one(off + F + 1);
         }
         }
     }
-    if (rec) { tc->ix = tix; tc->n = tn; tc->cap = tcap; }
-    return 0;
+    return rb ? W_RANGE : 0;
 }
+#undef BADAT
 #undef put
+#undef one
 #undef add1
-#undef BAD
+
+static int write_obs(const G *g, int64_t p, void *t, int kind, BadPlace *bad) {   /* one writer per type */
+    switch (kind) {
+    case OT_F32: return write_obs_k(g, p, t, OT_F32, bad);
+    case OT_I16: return write_obs_k(g, p, t, OT_I16, bad);
+    case OT_I8: return write_obs_k(g, p, t, OT_I8, bad);
+    case OT_U8: return write_obs_k(g, p, t, OT_U8, bad);
+    default: return -1;
+    }
+}
 
 GS_EXPORT int gs_st_obs(void *p, int64_t player, float *out) {
     AState *s = (AState *)p;
-    return write_obs(&s->c->g, player, out, NULL);
+    return write_obs(&s->c->g, player, out, OT_F32, NULL);
+}
+
+/* VectorEnv: the place and value of the last row of this env that did not fit its type (-1: none) */
+GS_EXPORT int64_t gs_st_bad(void *p, double *val) {
+    AState *s = (AState *)p;
+    *val = s->bad.val;
+    return s->bad.at;
 }
 
 /* ---- the vector environment --------------------------------------------------------------- */
@@ -540,11 +554,13 @@ typedef struct {
     uint64_t stride;
     int32_t learner;             /* the seat the caller plays, -1: every seat */
     int32_t reward_kind;         /* 0 win, 1 score */
-    float *obs; int8_t *mask; float *rewards; uint8_t *done; int32_t *seat; int32_t *status;
+    char *obs; int8_t *mask; float *rewards; uint8_t *done; int32_t *seat; int32_t *status;
     int64_t *games;              /* per env: games finished so far */
-    float *fobs;                 /* per env: the final observation of a game that ended at this step, else 0 */
-    int32_t set;                 /* which of the caller's two buffer sets (0, 1): the Touch lists of its rows */
-    float *scratch;              /* a row written here (in cache) then streamed out; NULL: written in place */
+    char *fobs;                  /* per env: the final observation of a game that ended at this step, else 0 */
+    int32_t set;                 /* which of the caller's two buffer sets (0, 1): its rows' fin_dirty */
+    int32_t kind;                /* the rows' element type (OT_F32 ...) */
+    int64_t row;                 /* bytes per tensor row */
+    char *scratch;               /* a row written here (in cache) then streamed out; NULL: written in place */
 } VecJob;
 
 static int vec_rewards(G *g, float *r, int kind) {
@@ -575,15 +591,15 @@ static int vec_opponents(AState *s, int32_t learner) {
  * the caches is written without reading each line first (a plain store fetches the line it writes) */
 #if defined(__SSE__)
 #include <immintrin.h>
-static void stream_row(float *dst, const float *src, int64_t n) {
+static void stream_row(char *dst, const char *src, int64_t n) {      /* n bytes */
     int64_t k = 0;
     while (k < n && ((uintptr_t)(dst + k) & 15)) { dst[k] = src[k]; k++; }
-    for (; k + 4 <= n; k += 4) _mm_stream_ps(dst + k, _mm_loadu_ps(src + k));
+    for (; k + 16 <= n; k += 16) _mm_stream_si128((__m128i *)(dst + k), _mm_loadu_si128((const __m128i *)(src + k)));
     for (; k < n; k++) dst[k] = src[k];
 }
 #define STREAM_FENCE() _mm_sfence()
 #else
-static void stream_row(float *dst, const float *src, int64_t n) { memcpy(dst, src, (size_t)n * sizeof(float)); }
+static void stream_row(char *dst, const char *src, int64_t n) { memcpy(dst, src, (size_t)n); }
 #define STREAM_FENCE() ((void)0)
 #endif
 
@@ -592,12 +608,15 @@ static void vec_one(VecJob *j, int64_t i) {
     G *g = &s->c->g;
     const Layout *L = g->L;
     int32_t set = j->set & 1;
-    int64_t S = GS_AGENT.obs_size;
+    int64_t R = j->row;
     float *rw = j->rewards + i * L->P;
     for (int32_t q = 0; q < L->P; q++) rw[q] = 0.0f;
     j->done[i] = 0;
     j->status[i] = 0;
-    if (j->fobs != NULL && s->tfin[set].n) touch_clear_f(&s->tfin[set], j->fobs + i * S, S);
+    if (j->fobs != NULL && s->fin_dirty[set]) {     /* the row of a game that ended at this set's last use */
+        memset(j->fobs + i * R, 0, (size_t)R);
+        s->fin_dirty[set] = 0;
+    }
     int rc = 0;
     int32_t mover = g->terminal ? -1 : g->actor;       /* whose reward `rewards` shows without opponents */
     if (s->why) { j->status[i] = s->why; goto out; }
@@ -615,7 +634,10 @@ static void vec_one(VecJob *j, int64_t i) {
         j->done[i] = 1;
         if (j->fobs != NULL) {     /* what the learner (else the seat that just moved) sees at the end */
             int32_t q = j->learner >= 0 ? j->learner : mover;
-            if (q < 0 || write_obs(g, q, j->fobs + i * S, &s->tfin[set]) != 0) { j->status[i] = W_OBS; goto out; }
+            s->fin_dirty[set] = 1;
+            s->bad.at = -1;
+            int w = q < 0 ? -1 : write_obs(g, q, j->fobs + i * R, j->kind, &s->bad);
+            if (w != 0) { j->status[i] = w == W_RANGE ? W_RANGE : W_OBS; goto out; }
         }
         j->games[i]++;
         j->seeds[i] += j->stride;
@@ -627,13 +649,15 @@ static void vec_one(VecJob *j, int64_t i) {
 out:
     j->seat[i] = g->terminal ? -1 : g->actor;
     if (j->obs != NULL) {
-        float *o = j->obs + i * S;
-        float *w = j->scratch != NULL ? j->scratch : o;
-        if (g->terminal || s->why || write_obs(g, g->actor, w, NULL) != 0) {
-            memset(w, 0, (size_t)S * sizeof(float));
-            if (!j->status[i] && !g->terminal && !s->why) j->status[i] = W_OBS;
+        char *o = j->obs + i * R;
+        char *w = j->scratch != NULL ? j->scratch : o;
+        if (!j->status[i]) s->bad.at = -1;
+        int rw_ = (g->terminal || s->why) ? -1 : write_obs(g, g->actor, w, j->kind, &s->bad);
+        if (rw_ != 0) {
+            memset(w, 0, (size_t)R);
+            if (!j->status[i] && !g->terminal && !s->why) j->status[i] = rw_ == W_RANGE ? W_RANGE : W_OBS;
         }
-        if (w != o) stream_row(o, w, S);
+        if (w != o) stream_row(o, w, R);
     }
     if (j->mask != NULL) gs_st_mask(s, j->mask + i * GS_AGENT.nids);
 }
@@ -648,10 +672,11 @@ static void *vec_run(void *arg) {
 /* one step of n games: action ids in, observations, masks, rewards, ends, seats to move out; games
  * that end are started again on their next seed. Returns 0, or -1 if the arguments are refused. */
 GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64_t *seeds, uint64_t stride,
-                          int32_t learner, int32_t reward_kind, int32_t nthreads, float *obs, int8_t *mask,
+                          int32_t learner, int32_t reward_kind, int32_t nthreads, void *obs, int8_t *mask,
                           float *rewards, uint8_t *done, int32_t *seat, int32_t *status, int64_t *games,
-                          float *fobs, int32_t set, int32_t stream) {
-    if (n < 0 || learner >= GS_LAYOUT.P || !GS_AGENT.ok || set < 0 || set > 1) return -1;
+                          void *fobs, int32_t set, int32_t stream, int32_t kind) {
+    if (n < 0 || learner >= GS_LAYOUT.P || !GS_AGENT.ok || set < 0 || set > 1 || kind < OT_F32 || kind > OT_U8)
+        return -1;
     if (nthreads < 1) nthreads = 1;
     if (nthreads > 64) nthreads = 64;
     if (nthreads > n) nthreads = n > 0 ? (int32_t)n : 1;
@@ -661,15 +686,16 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
     int64_t per = nthreads ? (n + nthreads - 1) / nthreads : n;
     /* stream 1, or -1 and a set of tensors larger than the caches (16 MB): each row written in a scratch
      * row (in cache) and streamed out (measured, 4,096 games: Bacchus 0.22 -> 0.25 M steps per CPU s) */
-    int64_t S = GS_AGENT.obs_size;
-    if (stream < 0) stream = n * S * (int64_t)sizeof(float) > ((int64_t)16 << 20);
-    float *scratch = obs != NULL && S > 0 && stream ? (float *)malloc((size_t)nthreads * (size_t)S * sizeof(float)) : NULL;
+    int64_t R = GS_AGENT.obs_size * OT_SIZE[kind];
+    if (stream < 0) stream = n * R > ((int64_t)16 << 20);
+    char *scratch = obs != NULL && R > 0 && stream ? (char *)malloc((size_t)nthreads * (size_t)R) : NULL;
     for (int32_t t = 0; t < nthreads; t++) {
         VecJob *j = &jobs[t];
-        j->scratch = scratch != NULL ? scratch + (int64_t)t * S : NULL;
+        j->scratch = scratch != NULL ? scratch + (int64_t)t * R : NULL;
+        j->kind = kind; j->row = R;
         j->envs = (AState **)envs; j->actions = actions; j->seeds = seeds; j->stride = stride;
-        j->learner = learner; j->reward_kind = reward_kind; j->obs = obs; j->mask = mask; j->rewards = rewards;
-        j->done = done; j->seat = seat; j->status = status; j->games = games; j->fobs = fobs; j->set = set;
+        j->learner = learner; j->reward_kind = reward_kind; j->obs = (char *)obs; j->mask = mask; j->rewards = rewards;
+        j->done = done; j->seat = seat; j->status = status; j->games = games; j->fobs = (char *)fobs; j->set = set;
         j->lo = t * per; j->hi = (t + 1) * per < n ? (t + 1) * per : n;
         if (j->lo > j->hi) j->lo = j->hi;
     }
@@ -686,15 +712,15 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
 
 /* the start of n games (reset): each env's game `seeds[i]`, the opponents played to the learner's turn */
 GS_EXPORT int gs_vec_reset(void **envs, int64_t n, uint64_t *seeds, uint64_t stride, int32_t learner, int32_t reward_kind,
-                           int32_t nthreads, float *obs, int8_t *mask, float *rewards, uint8_t *done,
-                           int32_t *seat, int32_t *status, int64_t *games, float *fobs, int32_t set,
-                           int32_t stream) {
+                           int32_t nthreads, void *obs, int8_t *mask, float *rewards, uint8_t *done,
+                           int32_t *seat, int32_t *status, int64_t *games, void *fobs, int32_t set,
+                           int32_t stream, int32_t kind) {
     for (int64_t i = 0; i < n; i++) st_reset((AState *)envs[i], seeds[i]);   /* a stop: s->why, reported */
     int64_t *none = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
     if (none == NULL) return -1;
     for (int64_t i = 0; i < n; i++) none[i] = -1;
     int rc = gs_vec_step(envs, n, none, seeds, stride, learner, reward_kind, nthreads, obs, mask, rewards, done,
-                         seat, status, games, fobs, set, stream);
+                         seat, status, games, fobs, set, stream, kind);
     free(none);
     return rc;
 }
