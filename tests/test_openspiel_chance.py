@@ -207,3 +207,43 @@ def test_leduc_cfr_reaches_the_game_value():
     w = pyspiel.expected_returns(pg.new_initial_state(), theirs.average_policy(), -1, True)
     assert v[0] == pytest.approx(w[0], abs=1e-9)
     assert abs(v[0] - LEDUC_VALUE) < 0.002
+
+
+# ------------------------------------------------------------------------ any small spec
+
+@pytest.mark.parametrize("path", [KUHN, LEDUC, GAMES.parent / "tests" / "specs" / "bluff.yaml",
+                                  GAMES.parent / "tests" / "specs" / "sealed.yaml"], ids=lambda p: p.stem)
+def test_random_sim_test_on_the_explicit_game(path):
+    """OpenSpiel's own API check (chance outcomes summing to 1, legal actions, clones, returns) on
+    the explicit game: the poker specs, a spec that shuffles inside a player's action (Bluff: a role
+    proved is shuffled back) and one with simultaneous choices."""
+    g = gos.load(str(path), chance="explicit")
+    pyspiel.random_sim_test(g, num_sims=3, serialize=False, verbose=False)
+
+
+def test_a_shuffle_inside_a_players_action_is_chance_nodes_after_that_action():
+    """Bluff's `prove` shuffles the role back into the court and draws one: the action is played,
+    then chance nodes decide the court's new order (9 cards, 3 roles), then play goes on."""
+    import random
+    g = gos.load(str(GAMES.parent / "tests" / "specs" / "bluff.yaml"), chance="explicit")
+    r = random.Random(4)
+    found = 0
+    for _ in range(30):
+        s = g.new_initial_state()
+        while not s.is_terminal() and not found:
+            if s.is_chance_node():
+                outcomes = s.chance_outcomes()
+                assert sum(p for _, p in outcomes) == pytest.approx(1)
+                if s.gamespec_state is not None:        # a chance node after the set-up: a reshuffle
+                    before = s.gamespec_state.decisions      # the State before the action
+                    while s.is_chance_node():
+                        s.apply_action(r.choice([a for a, _ in s.chance_outcomes()]))
+                    assert s.gamespec_state.decisions == before + 1    # the action is done once
+                    found += 1
+                    break
+                s.apply_action(r.choice([a for a, _ in outcomes]))
+            else:
+                s.apply_action(r.choice(s.legal_actions()))
+        if found:
+            break
+    assert found
