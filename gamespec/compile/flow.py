@@ -212,6 +212,7 @@ class WindowReveal(Ins):
     took: str = ""
     until: str = ""
     where: str = ""
+    priority: Any = None    # the responses by rank, the first beating the others (None: the players' order)
 
 
 @_kind
@@ -421,7 +422,7 @@ class Emitter:
         self.label(end)
         self.emit("for_done", lkey=lkey, key=key)
         if st.ask == "at_once":
-            self.emit("window_reveal", ch=ch, took=took, until=st.until, where=st.path)
+            self.emit("window_reveal", ch=ch, took=took, until=st.until, where=st.path, priority=st.priority)
         self.emit("window_close", took=took, out=out, until=st.until)
         else_l, done = f"welse{uid}", f"wdone{uid}"
         self.emit("window_branch", out=out, until=st.until, target=else_l)
@@ -960,7 +961,7 @@ def make_window(rs, kind, a, nxt, L, goto):
         took, end = a["took"], goto(L[a["end"]])
         return lambda s: end if s.fenv[took] else nxt
     if kind == "window_reveal":
-        return make_window_reveal(rs, a["ch"], a["took"], a["until"], nxt, a["where"])
+        return make_window_reveal(rs, a["ch"], a["took"], a["until"], nxt, a["where"], a["priority"])
     if kind == "window_close":
         took, out, every = a["took"], a["out"], a["until"] == "all"
 
@@ -1009,10 +1010,18 @@ def _stored(s, ch, where):
     return chosen
 
 
-def make_window_reveal(rs, ch, took, until, nxt, where):
+def make_window_reveal(rs, ch, took, until, nxt, where, priority=None):
     """A window asked at once: every stored choice revealed; `until: all`, each response carried out
     in the order of the players (passes after, as passes); `until: first`, every choice but the first
-    response revealed (without effect), then that response carried out."""
+    response revealed (without effect), then that response carried out. With `priority` (the
+    responses by rank), "first" and the order are by rank, ties in the order of the players."""
+    rank = {name: i for i, name in enumerate(priority or ())}
+    last = len(rank)
+
+    def key(item):          # a pass after every response; sorted stably: ties keep the players' order
+        a = item[1]
+        return (1, 0) if a is None else (0, rank.get(a[0], last))
+
     def note(s, p):
         s.fenv = dict(s.fenv)
         s.fenv[took] = s.fenv[took] + [p]
@@ -1022,7 +1031,7 @@ def make_window_reveal(rs, ch, took, until, nxt, where):
         if not chosen:
             return nxt
         if until == "all":
-            chosen.sort(key=lambda item: item[1] is None)       # stable: the order of the players
+            chosen.sort(key=key)       # stable: the order of the players
             for p, a in chosen:
                 if a is not None:
                     note(s, p)
@@ -1030,7 +1039,9 @@ def make_window_reveal(rs, ch, took, until, nxt, where):
                 if r != nxt:
                     return r
             return nxt
-        first = next((i for i, (_, a) in enumerate(chosen) if a is not None), None)
+        first = min(range(len(chosen)), key=lambda i: key(chosen[i]))
+        if chosen[first][1] is None:
+            first = None
         for i, (p, a) in enumerate(chosen):
             if i != first:
                 s._reveal_only(p, a)

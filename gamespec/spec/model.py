@@ -162,6 +162,7 @@ class Step:
     ask: str = ""
     until: str = ""
     bind: str | None = None
+    priority: list | None = None   # a window asked at once: the responses, the first beats the others
     window: bool = False       # the choose of a window (its responses are noted by the flow)
     inner: Any = None          # a react step's choose step (the responses, asked of each listed player)
 

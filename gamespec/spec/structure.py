@@ -1171,7 +1171,8 @@ class Checker(TypeChecker):
         """`react: [ACTION, ...]`: a reaction window (docs/language.md, "Reaction windows"): a `for` over
         `players` asking each one of the responses or the pass, then `then` (someone responded) or
         `else`, with `as` naming the outcome."""
-        allowed = ("react", "players", "ask", "until", "optional", "as", "then", "else", "if_none", "if", "doc")
+        allowed = ("react", "players", "ask", "until", "optional", "as", "then", "else", "if_none", "if", "doc",
+                   "priority")
         for extra in st:
             if extra not in allowed:
                 why = {"player": "; who may respond is 'players' (a list)",
@@ -1193,6 +1194,8 @@ class Checker(TypeChecker):
             until = "first"
         s = Step(kind="react", path=w, var=self.REACT_VAR, actions=names, ask=st.get("ask", "in_turn"),
                  until=until, optional=st.get("optional", "pass"), if_none=st.get("if_none", "ask"))
+        if "priority" in st:
+            s.priority = self.window_priority(st, names, s.ask)
         if "if" in st:
             s.guard = self.expr_rule(st, "if", w + ".if", scope)
         line, col = self.key_mark(st, "react")
@@ -1226,6 +1229,25 @@ class Checker(TypeChecker):
         s.body = self.read_steps(st, "then", w + ".then", sub)
         s.orelse = self.read_steps(st, "else", w + ".else", sub)
         return s
+
+    def window_priority(self, st, names, ask):
+        """`priority: [ACTION, ...]` of a window asked at once: the responses it lists, each once; the
+        first listed beats the later ones (a response it does not list comes after them), ties go to
+        the order of `players` (the nearest seat first, with the default players)."""
+        if ask != "at_once":
+            self.err("'priority' belongs to a window asked at once (ask: at_once): asked in turn, the first "
+                     "response closes the window", self.key_mark(st, "priority"))
+            return None
+        got = []
+        for j, a in enumerate(st["priority"]):
+            if a not in names:
+                self.err(f"'{a}' is not a response of this window{self.hint(a, names)}: 'priority' ranks the "
+                         f"actions of 'react' ({', '.join(names)})", self.mark(st["priority"], j))
+            elif a in got:
+                self.err(f"'{a}' is in 'priority' twice", self.mark(st["priority"], j))
+            else:
+                got.append(a)
+        return got
 
     def read_simultaneous(self, st, w, scope):
         """`simultaneous: [ACTION, ...]` → a `for` over `players` whose body is one secret choose

@@ -946,6 +946,8 @@ class Flow:
         """flow.make_window_reveal: a window asked at once. `until: all`: every response carried out in
         the order of the players (the passes after, as passes), each noted; `until: first`: every choice
         but the first response revealed without effect, then that one noted and carried out."""
+        if a["priority"]:
+            raise NativeUnsupported("a reaction window resolved by priority")
         ch = a["ch"]
         took = self.p.for_slot[a["took"][1:]]
         self.stored(rg, ch, nxt)
