@@ -50,7 +50,7 @@ def play(s, *moves):
 
 def test_kuhn_deal_ante_and_first_player():
     s = deal(KUHN, 3, 1)
-    assert [var(s, "put", p) for p in (0, 1)] == [1, 1]             # ante 1 each
+    assert [var(s, "staked", p) for p in (0, 1)] == [1, 1]             # ante 1 each
     assert s.current_player == 0 and names(s) == ["bet", "check"]   # player 0 acts first; no fold
     assert len(s.z[s.rs.zone_base["deck"]]) == 1                    # the third card stays out
 
@@ -98,13 +98,13 @@ def test_leduc_fold_only_facing_a_bet_and_at_most_two_raises_a_round():
 
 def test_leduc_bets_are_2_in_the_first_round_and_4_in_the_second():
     s = play(deal(LEDUC, 1, 2, 3), "bet")
-    assert [var(s, "put", p) for p in (0, 1)] == [3, 1]
+    assert [var(s, "staked", p) for p in (0, 1)] == [3, 1]
     play(s, "raise")
-    assert [var(s, "put", p) for p in (0, 1)] == [3, 5]         # call 2 and raise 2
+    assert [var(s, "staked", p) for p in (0, 1)] == [3, 5]         # call 2 and raise 2
     play(s, "call", "bet")
-    assert [var(s, "put", p) for p in (0, 1)] == [9, 5]
+    assert [var(s, "staked", p) for p in (0, 1)] == [9, 5]
     play(s, "raise")
-    assert [var(s, "put", p) for p in (0, 1)] == [9, 13]
+    assert [var(s, "staked", p) for p in (0, 1)] == [9, 13]
 
 
 def test_leduc_the_public_card_is_dealt_after_the_first_round_and_seen_by_both():
@@ -119,7 +119,7 @@ def test_leduc_the_public_card_is_dealt_after_the_first_round_and_seen_by_both()
 
 
 def test_leduc_player_0_starts_the_second_round():
-    s = play(deal(LEDUC, 1, 2, 3), "check", "bet", "call")     # player 1 bet, player 0 called
+    s = play(deal(LEDUC, 1, 2, 3), "check", "bet", "call")     # player 1 bet, player 0 bet_called
     assert var(s, "round") == 2 and s.current_player == 0
 
 
@@ -138,7 +138,7 @@ def test_leduc_showdown(mine, theirs, board, scores):
 
 def test_leduc_a_showdown_after_bets_pays_the_chips_put_in():
     s = play(deal(LEDUC, 3, 1, 2), "bet", "call", "bet", "raise", "call")
-    assert [var(s, "put", p) for p in (0, 1)] == [11, 11] and s.scores == [11, -11]
+    assert [var(s, "staked", p) for p in (0, 1)] == [11, 11] and s.scores == [11, -11]
 
 
 def test_leduc_a_fold_loses_what_was_put_in_and_ends_the_hand_at_once():
