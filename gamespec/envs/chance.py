@@ -21,10 +21,8 @@ from .common import require, rewards
 
 pyspiel = require("pyspiel")
 
-
-
 MAX_ORDERS = 1_000_000  # a shuffle with more distinguishable orders than this is refused (UsageError)
-MAX_NODES = 200_000     # nodes the game remembers (the State reached, per path from the start)
+MAX_NODES = 100_000     # nodes the game remembers (the State reached, per path from the start)
 
 
 class _TooLarge(Exception):
@@ -50,13 +48,16 @@ def orders(counts) -> int:
 
 
 def groups(s, cards):
-    """The cards of a shuffled zone grouped by what tells them apart (face, marks, face up or down),
+    """The cards of a shuffled zone grouped by what tells them apart (face, the marks a shuffle
+    does not reset, face up or down),
     each group [outcome id, its card ids]; an outcome id is the face's index in the rule set, or,
     when marks split a face into several groups, the face count + the group's lowest card id."""
     rs = s.rs
+    reset = {m for m, _ in rs.mark_reset} if rs.mark_reset else ()
+    cols = [col for m, col in enumerate(s.mk) if m not in reset]      # marks a shuffle keeps
     by = {}
     for c in sorted(cards):
-        key = (rs.face_of[c], tuple(col[c] for col in s.mk) if s.mk else (), s.face.get(c))
+        key = (rs.face_of[c], tuple(col[c] for col in cols), s.face.get(c))
         by.setdefault(key, []).append(c)
     faces = {}
     for key in by:
@@ -135,9 +136,8 @@ class ExplicitState(pyspiel.State):
         g = self.get_game()
         root = g.gs_nodes.get(())
         if root is None:
-            h = _Holder(None, -1, (), None, {}, ())
-            _run(g, h)
-            root = g.gs_nodes[()] = h.fields()
+            got = _attempt(g, None, -1, ())
+            root = g.gs_nodes[()] = (None, -1, (), got, {}) if got.__class__ is list else (got, None, (), None, {})
         self._h = _Holder(*root, ())
 
     def _ids(self):
@@ -199,8 +199,11 @@ class ExplicitState(pyspiel.State):
                                   f"max_game_length declared to OpenSpiel ({bound}); load(..., "
                                   "max_game_length=N) declares a larger one")
             op, outs = space.index_of_id(h.s, action), ()
-        h.op, h.outs = op, outs
-        _run(g, h)
+        got = _attempt(g, h.s, op, outs)        # a rule that fails leaves this state unchanged
+        if got.__class__ is list:
+            h.op, h.outs, h.need = op, outs, got
+        else:
+            h.s, h.op, h.outs, h.need, h.memo = got, None, (), None, {}
         if len(g.gs_nodes) >= MAX_NODES:    # a bound on memory: start again
             g.gs_nodes.clear()
         g.gs_nodes[path] = h.fields()
@@ -251,16 +254,6 @@ class ExplicitState(pyspiel.State):
         if h.need is not None:
             d["pending"] = {"op": h.op, "outcomes": h.outs}
         return json.dumps(d, sort_keys=True, default=str)
-
-
-def _run(g, h):
-    """Run h's waiting operation with the outcomes chosen so far: h is then the State reached or the
-    next chance node."""
-    got = _attempt(g, h.s, h.op, h.outs)
-    if got.__class__ is list:
-        h.need = got
-    else:
-        h.s, h.op, h.outs, h.need, h.memo = got, None, (), None, {}
 
 
 def _attempt(g, s, op, outs):
