@@ -233,10 +233,10 @@ def agents(paths, players, games, rounds=1):
     return {m: {"us_per_step": 1e6 * cpu[m] / max(1, steps[m]), "steps": steps[m], "games": games} for m in modes}
 
 
-def vector(paths, players, num_envs=256, calls=None, threads=(1, 2)):
+def vector(paths, players, num_envs=256, calls=None, threads=(1, 2), dtypes=("float32", "int16")):
     """VectorEnv steps per CPU second and per wall second (one env step: the caller's decision, and
-    with opponents='random' every other seat's up to the caller's next turn); configurations
-    interleaved call by call."""
+    with opponents='random' every other seat's up to the caller's next turn), per observation row type;
+    configurations interleaved call by call."""
     from gamespec.envs import VectorEnv
     calls = calls or max(25, 102400 // num_envs)
     envs = {}
@@ -245,9 +245,11 @@ def vector(paths, players, num_envs=256, calls=None, threads=(1, 2)):
         P = min(max(players, game.min_players), game.max_players)
         for opp in (None, "random"):
             for th in threads:
-                e = VectorEnv(game, players=P, num_envs=num_envs, seed=0, opponents=opp, num_threads=th)
-                obs, _ = e.reset()
-                envs[(os.path.basename(path)[:-5], P, opp, th)] = [e, obs, 0.0, 0.0, 0]
+                for dt in dtypes:
+                    e = VectorEnv(game, players=P, num_envs=num_envs, seed=0, opponents=opp, num_threads=th,
+                                  obs_dtype=dt)
+                    obs, _ = e.reset()
+                    envs[(os.path.basename(path)[:-5], P, opp, th, dt)] = [e, obs, 0.0, 0.0, 0]
     for _ in range(20):      # warm up
         for v in envs.values():
             v[1] = v[0].step(v[1]["action_mask"].argmax(axis=1))[0]
@@ -260,8 +262,9 @@ def vector(paths, players, num_envs=256, calls=None, threads=(1, 2)):
             v[3] += time.perf_counter() - w
             v[4] += num_envs
     out = []
-    for (name, P, opp, th), (e, _, c, w, n) in envs.items():
-        out.append({"spec": name, "players": P, "opponents": opp or "none", "threads": th, "num_envs": num_envs,
+    for (name, P, opp, th, dt), (e, _, c, w, n) in envs.items():
+        out.append({"spec": name, "players": P, "opponents": opp or "none", "threads": th, "obs_dtype": dt,
+                    "num_envs": num_envs,
                     "steps": n, "steps_per_cpu_s": n / c, "steps_per_wall_s": n / w})
         e.close()
     return out
@@ -278,6 +281,8 @@ def main(argv=None):
     ap.add_argument("--sims", type=int, default=20, help="ISMCTS simulations per move (default 20)")
     ap.add_argument("--vector", action="store_true", help="with --agents: VectorEnv figures only")
     ap.add_argument("--num-envs", type=int, default=256, help="VectorEnv games per call (default 256)")
+    ap.add_argument("--obs-dtype", action="append", help="VectorEnv observation row types (repeatable; default "
+                                                          "float32 and int16)")
     ap.add_argument("--agents", action="store_true",
                     help="instead: CPU µs per step of every API (Python and native engines, pyspiel's C++ "
                          "games beside them) and VectorEnv steps/s (issue 38); --games per figure (200)")
@@ -290,11 +295,11 @@ def main(argv=None):
             print(f"{'API (4 players where the game allows)':48} {'µs/step':>9} {'steps':>8}")
         for m, r in per.items():
             print(f"{m:48} {r['us_per_step']:9.2f} {r['steps']:>8}", flush=True)
-        vec = vector(paths, players, a.num_envs)
-        print(f"{'VectorEnv, %d games a call' % a.num_envs:28} {'opponents':>9} {'threads':>7} {'M steps/CPU s':>14} "
-              f"{'M steps/wall s':>15}")
+        vec = vector(paths, players, a.num_envs, dtypes=tuple(a.obs_dtype or ("float32", "int16")))
+        print(f"{'VectorEnv, %d games a call' % a.num_envs:28} {'opponents':>9} {'threads':>7} {'rows':>7} "
+              f"{'M steps/CPU s':>14} {'M steps/wall s':>15}")
         for r in vec:
-            print(f"{r['spec'] + ' ' + str(r['players']) + 'p':28} {r['opponents']:>9} {r['threads']:>7} "
+            print(f"{r['spec'] + ' ' + str(r['players']) + 'p':28} {r['opponents']:>9} {r['threads']:>7} {r['obs_dtype']:>7} "
                   f"{r['steps_per_cpu_s'] / 1e6:14.3f} {r['steps_per_wall_s'] / 1e6:15.3f}", flush=True)
         if a.json:
             with open(a.json, "w") as f:
