@@ -21,7 +21,9 @@ W_RANGE = 202
 
 class VectorEnv(gym.vector.VectorEnv):
     """`num_envs` games of one spec in C. Observations are a dict of two arrays, `observation`
-    (num_envs, size) float32 and `action_mask` (num_envs, N) int8, for the seat to move in each game
+    (num_envs, size) of `obs_dtype` (float32, or int16/int8/uint8: the same whole numbers in fewer
+    bytes; a value outside the type is a UsageError naming its place, never clipped) and
+    `action_mask` (num_envs, N) int8, for the seat to move in each game
     (`infos["seat"]`). `step(actions)` takes one action id per game; `rewards` are the learner's
     (`learner` with `opponents`), else those of the seat that just moved; `infos["rewards"]`
     (num_envs, players) holds every seat's. A game that ends is reset at once on its next seed
