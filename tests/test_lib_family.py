@@ -5,6 +5,7 @@ code), over random games; the golden logs in tests/golden/ replay to the results
 were written."""
 from __future__ import annotations
 
+import collections
 import json
 import random
 from pathlib import Path
@@ -192,5 +193,275 @@ def test_nt_outside_scorer_matches_the_engine():
 ])
 def test_nt_golden_logs(capsys, log, scores, winners, decisions):
     out = replay(capsys, log, "no_thanks")
+    assert out["ok"] and out["scores"] == scores and out["winners"] == winners
+    assert out["decisions"] == decisions
+
+
+# ============================================================================= Sushi Go!
+
+SG = load("sushi_go")
+
+
+def sg_cards(s):
+    """Card ids by face name, each a list to pop from."""
+    out = collections.defaultdict(list)
+    for c in range(s.rs.ncards):
+        out[face(s, c)["name"]].append(c)
+    return out
+
+
+def sg_state(players=3, seed=0, hands=None, belts=None, puddings=None, round_no=1, totals=None):
+    """A state at the first decision of a turn of round `round_no`, with the given hands, belts and
+    puddings ({p: [face names]}); the other cards stay in the deck, shuffled."""
+    s = SG.new_game(players=players, seed=seed)
+    rs = s.rs
+    zb = rs.zone_base
+    pool = sg_cards(s)
+    zones = [[] for _ in range(rs.nzones)]
+    hands = hands or {p: ["dumpling"] for p in range(players)}
+    for name, layout in (("hand", hands), ("belt", belts), ("puddings", puddings)):
+        for p, faces in (layout or {}).items():
+            zones[zb[name] + p] = [pool[f].pop() for f in faces]
+    rest = [c for f in sorted(pool) for c in pool[f]]
+    random.Random(seed).shuffle(rest)
+    zones[zb["deck"]] = rest
+    d = s.to_json()
+    d["zones"] = zones
+    d["known"] = [0] * rs.ncards
+    d["vars"][rs.var_base["round_no"]] = round_no
+    for p, t in enumerate(totals or []):
+        d["vars"][rs.var_base["total"] + p] = t
+    return SG.arranged_state(d)
+
+
+def names_in(s, zname, p=0):
+    return sorted(face(s, c)["name"] for c in zone(s, zname, p))
+
+
+def choose(s, name, *faces):
+    """The current chooser's action `name` whose card parameters are these faces, in order."""
+    for a in s.legal_actions():
+        if a.name != name:
+            continue
+        cards = [v for k, v in a.bind.items() if k in ("card", "one", "two")]
+        if [face(s, c)["name"] for c in cards] == list(faces):
+            s.apply(a)
+            return s
+    raise AssertionError(f"no {name} {faces}: {[a.to_json() for a in s.legal_actions()]}")
+
+
+def test_sg_deck_and_deal():
+    for players, size in ((2, 10), (3, 9), (4, 8), (5, 7)):
+        s = SG.new_game(players=players, seed=players)
+        assert [len(zone(s, "hand", p)) for p in range(players)] == [size] * players
+        assert len(zone(s, "deck")) == 108 - players * size
+    count = collections.Counter(face(s, c)["name"] for c in range(s.rs.ncards))
+    assert count == {"tempura": 14, "sashimi": 14, "dumpling": 14, "2 maki rolls": 12,
+                     "3 maki rolls": 8, "1 maki roll": 6, "salmon nigiri": 10, "squid nigiri": 5,
+                     "egg nigiri": 5, "pudding": 10, "wasabi": 6, "chopsticks": 4}
+
+
+def test_sg_picks_are_secret_until_all_chose_then_hands_pass_left():
+    hands = {0: ["tempura", "sashimi", "pudding"], 1: ["wasabi", "dumpling", "egg nigiri"],
+             2: ["squid nigiri", "chopsticks", "1 maki roll"]}
+    s = sg_state(hands=hands)
+    choose(s, "pick", "sashimi")
+    assert s.current_player == 1
+    assert zone(s, "belt", 0) == [] and len(zone(s, "hand", 0)) == 3      # stored, not applied
+    seen = s.observation(1)
+    assert seen["zones"]["belt[0]"]["cards"] == []
+    assert "sashimi" not in json.dumps(seen["history"])                     # only *that* 0 chose
+    choose(s, "pick", "dumpling")
+    choose(s, "pick", "squid nigiri")
+    # revealed together: each pick on its belt, and every hand has moved one seat to the left
+    assert [names_in(s, "belt", p) for p in range(3)] == [["sashimi"], ["dumpling"], ["squid nigiri"]]
+    assert names_in(s, "hand", 1) == ["pudding", "tempura"]
+    assert names_in(s, "hand", 2) == ["egg nigiri", "wasabi"]
+    assert names_in(s, "hand", 0) == ["1 maki roll", "chopsticks"]
+    # everyone sees every belt
+    assert [c["name"] for c in s.observation(2)["zones"]["belt[0]"]["cards"]] == ["sashimi"]
+
+
+def test_sg_chopsticks_take_two_and_go_back_into_the_hand():
+    hands = {0: ["tempura", "tempura", "wasabi"], 1: ["egg nigiri"] * 3, 2: ["dumpling"] * 3}
+    s = sg_state(hands=hands, belts={0: ["chopsticks"], 1: [], 2: []})
+    assert {a.name for a in s.legal_actions()} == {"pick", "pick_two"}
+    choose(s, "pick_two", "tempura", "tempura")
+    assert "pick_two" not in {a.name for a in s.legal_actions()}          # seat 1 has no chopsticks
+    choose(s, "pick", "egg nigiri")
+    choose(s, "pick", "dumpling")
+    assert [face(s, c)["name"] for c in zone(s, "belt", 0)] == ["tempura", "tempura"]
+    assert names_in(s, "hand", 1) == ["chopsticks", "wasabi"]              # passed on with the hand
+    assert [len(zone(s, "hand", p)) for p in range(3)] == [2, 2, 2]
+
+
+def test_sg_chopsticks_cannot_be_used_on_the_turn_they_are_picked():
+    s = sg_state(hands={0: ["chopsticks", "tempura", "tempura"], 1: ["dumpling"] * 3, 2: ["dumpling"] * 3})
+    assert {a.name for a in s.legal_actions()} == {"pick"}
+
+
+def dishes(belt):
+    return SG.evaluate(sg_state(belts={0: belt}), "dishes(belt[0])")
+
+
+def test_sg_dishes():
+    assert dishes(["tempura"]) == 0 and dishes(["tempura"] * 2) == 5 and dishes(["tempura"] * 5) == 10
+    assert dishes(["sashimi"] * 2) == 0 and dishes(["sashimi"] * 3) == 10 and dishes(["sashimi"] * 7) == 20
+    assert [dishes(["dumpling"] * n) for n in range(7)] == [0, 1, 3, 6, 10, 15, 15]
+    assert dishes(["egg nigiri", "salmon nigiri", "squid nigiri"]) == 6
+    assert dishes(["wasabi", "chopsticks", "pudding", "1 maki roll"]) == 0
+    # a nigiri goes on a wasabi played before it, one per wasabi
+    assert dishes(["wasabi", "squid nigiri"]) == 9
+    assert dishes(["squid nigiri", "wasabi"]) == 3
+    assert dishes(["wasabi", "egg nigiri", "squid nigiri"]) == 3 + 3
+    assert dishes(["wasabi", "wasabi", "egg nigiri", "squid nigiri"]) == 3 + 9
+    assert dishes(["salmon nigiri", "wasabi", "tempura", "squid nigiri", "wasabi"]) == 2 + 9
+
+
+@pytest.mark.parametrize("rolls,want", [
+    ([5, 5, 3], [3, 3, 0]),          # tied for the most: split 6, nobody second
+    ([6, 3, 3], [6, 1, 1]),          # tied for second: split 3
+    ([4, 0, 0], [6, 0, 0]),          # no maki, no points
+    ([0, 0, 0], [0, 0, 0]),
+    ([3, 3, 3], [2, 2, 2]),
+    ([7, 2, 1], [6, 3, 0]),
+])
+def test_sg_maki_majorities(rolls, want):
+    names = {1: "1 maki roll", 2: "2 maki rolls", 3: "3 maki rolls"}
+    belts = {}
+    for p, n in enumerate(rolls):
+        belts[p] = [names[3]] * (n // 3) + ([names[n % 3]] if n % 3 else [])
+    s = sg_state(belts=belts)
+    assert [SG.evaluate(s, f"maki_points({p})") for p in range(3)] == want
+
+
+@pytest.mark.parametrize("players,counts,want", [
+    (3, [3, 1, 1], [6, -3, -3]),
+    (3, [2, 2, 0], [3, 3, -6]),
+    (4, [1, 1, 1, 1], [0, 0, 0, 0]),  # all tied: nobody scores
+    (2, [0, 2], [0, 6]),              # two players: nobody loses for the fewest
+    (5, [0, 0, 0, 0, 1], [-1, -1, -1, -1, 6]),
+])
+def test_sg_puddings(players, counts, want):
+    s = sg_state(players=players, puddings={p: ["pudding"] * n for p, n in enumerate(counts)})
+    assert [SG.evaluate(s, f"pudding_points({p})") for p in range(players)] == want
+
+
+def test_sg_last_turn_scores_the_round_keeps_puddings_and_breaks_ties_by_puddings():
+    # round 3, one card left in every hand: the picks end the game
+    s = sg_state(round_no=3, totals=[20, 26, 10],
+                 hands={0: ["pudding"], 1: ["egg nigiri"], 2: ["tempura"]},
+                 belts={0: ["wasabi", "squid nigiri"], 1: ["2 maki rolls"], 2: ["tempura"]},
+                 puddings={0: [], 1: ["pudding"], 2: []})
+    for _ in range(3):
+        s.apply(s.legal_actions()[0])
+    assert s.is_terminal
+    # seat 0: 9 (squid on wasabi), pudding kept; seat 1: 1 + 6 (maki); seat 2: 5 (tempura pair)
+    assert [var(s, "round_pts", p) for p in range(3)] == [9, 7, 5]
+    assert [len(zone(s, "puddings", p)) for p in range(3)] == [1, 1, 0]
+    # puddings 1, 1, 0: seats 0 and 1 split 6, seat 2 loses 6
+    assert s.scores == [29 + 3, 33 + 3, 15 - 6] and s.winners == [1]
+    # puddings 2, 1, 0 and 27 points each for seats 0 and 1: the tie goes to more puddings
+    s2 = sg_state(round_no=3, totals=[20, 26, 10], hands={0: ["pudding"], 1: ["wasabi"], 2: ["tempura"]},
+                  belts={0: ["egg nigiri"], 1: ["egg nigiri"], 2: []}, puddings={0: ["pudding"], 1: ["pudding"]})
+    for _ in range(3):
+        s2.apply(s2.legal_actions()[0])
+    assert s2.scores == [27, 27, 4] and s2.winners == [0]
+
+
+def sg_plain_round(belts):
+    """The rulebook's round scoring of every belt (lists of face dicts in pick order), written out."""
+    pts = []
+    for belt in belts:
+        got, wasabi = 0, 0
+        for f in belt:
+            if f["kind"] == "wasabi":
+                wasabi += 1
+            elif f["kind"] == "nigiri":
+                got += f["worth"] * (3 if wasabi else 1)
+                wasabi -= 1 if wasabi else 0
+        kinds = collections.Counter(f["kind"] for f in belt)
+        got += 5 * (kinds["tempura"] // 2) + 10 * (kinds["sashimi"] // 3)
+        got += [0, 1, 3, 6, 10, 15][min(kinds["dumpling"], 5)]
+        pts.append(got)
+    rolls = [sum(f["rolls"] for f in belt) for belt in belts]
+    ranked = sorted({r for r in rolls if r > 0}, reverse=True)
+    if ranked:
+        top = [p for p, r in enumerate(rolls) if r == ranked[0]]
+        for p in top:
+            pts[p] += 6 // len(top)
+        if len(top) == 1 and len(ranked) > 1:
+            second = [p for p, r in enumerate(rolls) if r == ranked[1]]
+            for p in second:
+                pts[p] += 3 // len(second)
+    return pts
+
+
+def sg_plain_puddings(counts):
+    n = len(counts)
+    hi, lo = max(counts), min(counts)
+    pts = [0] * n
+    if hi == lo:
+        return pts
+    tops = [p for p in range(n) if counts[p] == hi]
+    lows = [p for p in range(n) if counts[p] == lo]
+    for p in tops:
+        pts[p] += 6 // len(tops)
+    if n > 2:
+        for p in lows:
+            pts[p] -= 6 // len(lows)
+    return pts
+
+
+def sg_outside_check(games, seed):
+    rng = random.Random(seed)
+    offered_two = dipped = 0
+    for i in range(games):
+        players = 2 + i % 4
+        s = SG.new_game(players=players, seed=seed * 100_000 + i)
+        rounds = []              # each round's belts as the last pick is about to be revealed
+        while not s.is_terminal:
+            legal = s.legal_actions()
+            offered_two += any(a.name == "pick_two" for a in legal)
+            hands = [zone(s, "hand", p) for p in range(players)]
+            if all(len(h) == 1 for h in hands) and len(rounds) < var(s, "round_no"):
+                # the last turn of the round: each belt gets the last card of its hand
+                rounds.append([[face(s, c) for c in zone(s, "belt", p) + hands[p]] for p in range(players)])
+                # the rounds scored so far add up to the engine's totals
+                want = [sum(r[p] for r in map(sg_plain_round, rounds[:-1])) for p in range(players)]
+                assert [var(s, "total", p) for p in range(players)] == want
+            s.apply(rng.choice(legal))
+        assert len(rounds) == 3
+        per_round = [sg_plain_round(r) for r in rounds]
+        dipped += any(f["kind"] == "wasabi" for r in rounds for b in r for f in b)
+        puddings = [sum(f["kind"] == "pudding" for r in rounds for f in r[p]) for p in range(players)]
+        assert [len(zone(s, "puddings", p)) for p in range(players)] == puddings
+        want = [sum(r[p] for r in per_round) + sg_plain_puddings(puddings)[p] for p in range(players)]
+        assert s.scores == want, (i, want, s.scores)
+        best = max(want)
+        tied = [p for p in range(players) if want[p] == best]
+        most = max(puddings[p] for p in tied)
+        assert s.winners == [p for p in tied if puddings[p] == most]
+    # the random games went through the rules the scorer checks
+    assert offered_two > games and dipped > games // 2
+
+
+def test_sg_outside_scorer_matches_the_engine():
+    """A plain scorer of the belts (maki, tempura, sashimi, dumplings, nigiri on wasabi, puddings)
+    equals the engine's round totals and final scores over random games of 2 to 5 players."""
+    sg_outside_check(120, 7)
+
+
+@pytest.mark.slow
+def test_sg_outside_scorer_matches_the_engine_over_1000_games():
+    sg_outside_check(1000, 8)
+
+
+@pytest.mark.parametrize("log,scores,winners,decisions", [
+    ("sushi_go-21.jsonl", [37, 46], [1], 60),
+    ("sushi_go-22.jsonl", [27, 19, 22, 25, 31], [4], 105),
+])
+def test_sg_golden_logs(capsys, log, scores, winners, decisions):
+    out = replay(capsys, log, "sushi_go")
     assert out["ok"] and out["scores"] == scores and out["winners"] == winners
     assert out["decisions"] == decisions
