@@ -457,6 +457,286 @@ def test_sg_outside_scorer_matches_the_engine_over_1000_games():
     sg_outside_check(1000, 8)
 
 
+# ============================================================================= Hanabi
+
+HB = load("hanabi")
+COLOURS = ["R", "Y", "G", "B", "W"]
+
+
+def hb_state(players=2, seed=0, hands=None, fireworks=None, deck_top=(), deck_size=None, clues=8, fuses=3,
+             discard=()):
+    """A state at seat 0's first decision. hands: {p: ["R1", ...]} bottom to top; fireworks: {"R": 3}
+    (its cards 1..3); deck_top: faces on top of the deck, topmost first; deck_size: cut the deck to
+    this size (the rest go to the discard pile); the other cards of the hands are dealt at random."""
+    s = HB.new_game(players=players, seed=seed)
+    rs = s.rs
+    zb = rs.zone_base
+    pool = collections.defaultdict(list)
+    for c in range(rs.ncards):
+        f = face(s, c)
+        pool[f"{f['colour']}{f['number']}"].append(c)
+    zones = [[] for _ in range(rs.nzones)]
+    for k, n in (fireworks or {}).items():
+        zones[zb["firework"] + COLOURS.index(k)] = [pool[f"{k}{v}"].pop() for v in range(1, n + 1)]
+    for p, faces in (hands or {}).items():
+        zones[zb["hand"] + p] = [pool[f].pop() for f in faces]
+    top = [pool[f].pop() for f in deck_top]
+    zones[zb["discard"]] = [pool[f].pop() for f in discard]
+    rest = [c for f in sorted(pool) for c in pool[f]]
+    random.Random(seed).shuffle(rest)
+    size = 5 if players <= 3 else 4
+    for p in range(players):
+        while len(zones[zb["hand"] + p]) < size:
+            zones[zb["hand"] + p].append(rest.pop())
+    if deck_size is not None:
+        keep = deck_size - len(top)
+        zones[zb["discard"]] += rest[keep:]
+        rest = rest[:keep]
+    zones[zb["deck"]] = rest + top[::-1]
+    d = s.to_json()
+    d["zones"] = zones
+    d["known"] = [0] * rs.ncards
+    d["vars"][rs.var_base["clue_tokens"]] = clues
+    d["vars"][rs.var_base["fuse_tokens"]] = fuses
+    return HB.arranged_state(d)
+
+
+def hb_faces(s, zname, p=0):
+    return [f"{face(s, c)['colour']}{face(s, c)['number']}" for c in zone(s, zname, p)]
+
+
+def heights(s):
+    return [len(zone(s, "firework", i)) for i in range(5)]
+
+
+def hb_card(s, name, position):
+    """Seat's own card action (play/discard) on the card at `position` of their hand."""
+    c = zone(s, "hand", s.current_player)[position]
+    for a in s.legal_actions():
+        if a.name == name and a.bind["card"] == c:
+            s.apply(a)
+            return s
+    raise AssertionError(f"no {name} of position {position}")
+
+
+def hb_hint(s, name, to, value):
+    key = "colour" if name == "hint_colour" else "number"
+    [a] = [a for a in s.legal_actions() if a.name == name and a.bind["to"] == to and a.bind[key] == value]
+    s.apply(a)
+    return s
+
+
+def test_hb_deck_hands_and_tokens():
+    for players, size in ((2, 5), (3, 5), (4, 4), (5, 4)):
+        s = HB.new_game(players=players, seed=players)
+        assert [len(zone(s, "hand", p)) for p in range(players)] == [size] * players
+        assert len(zone(s, "deck")) == 50 - players * size
+        assert var(s, "clue_tokens") == 8 and var(s, "fuse_tokens") == 3
+    count = collections.Counter((face(s, c)["colour"], face(s, c)["number"]) for c in range(s.rs.ncards))
+    assert count == {(k, n): {1: 3, 2: 2, 3: 2, 4: 2, 5: 1}[n] for k in COLOURS for n in range(1, 6)}
+
+
+def test_hb_hands_face_out():
+    s = HB.new_game(players=3, seed=1)
+    for p in range(3):
+        obs = s.observation(p)["zones"]
+        assert obs[f"hand[{p}]"]["cards"] == [None] * 5                 # never one's own cards
+        for q in range(3):
+            if q != p:
+                want = [face(s, c) for c in zone(s, "hand", q)]
+                assert [dict(c) for c in obs[f"hand[{q}]"]["cards"]] == [dict(f) for f in want]
+
+
+def test_hb_a_hint_names_exactly_the_cards_of_its_colour_and_costs_a_clue():
+    s = hb_state(players=3, hands={1: ["R1", "B2", "R4", "G1", "R1"]}, clues=5)
+    hb_hint(s, "hint_colour", 1, "R")
+    assert var(s, "clue_tokens") == 4
+    for viewer in (0, 1, 2):
+        hand = s.observation(viewer)["zones"]["hand[1]"]
+        assert [m["told_colour"] for m in hand["marks"]] == [1, 0, 1, 0, 1]
+        assert [m["told_number"] for m in hand["marks"]] == [0] * 5
+    assert s.observation(1)["zones"]["hand[1]"]["cards"] == [None] * 5   # the marks, not the faces
+    # a number hint names every card of that number, whatever its colour; marks add up
+    s.apply([a for a in s.legal_actions() if a.name == "hint_number"][0])     # seat 1 hints someone
+    hb_hint(s, "hint_number", 1, 1)                                          # seat 2 hints seat 1
+    hand = s.observation(1)["zones"]["hand[1]"]
+    assert [m["told_number"] for m in hand["marks"]] == [1, 0, 0, 1, 1]
+    assert [m["told_colour"] for m in hand["marks"]] == [1, 0, 1, 0, 1]
+
+
+def test_hb_hints_name_at_least_one_card_another_player_and_need_a_clue():
+    s = hb_state(players=2, hands={1: ["R1", "R2", "R3", "R4", "Y1"]}, clues=1)
+    colours = {a.bind["colour"] for a in s.legal_actions() if a.name == "hint_colour"}
+    numbers = {a.bind["number"] for a in s.legal_actions() if a.name == "hint_number"}
+    assert colours == {"R", "Y"} and numbers == {1, 2, 3, 4}
+    assert all(a.bind["to"] == 1 for a in s.legal_actions() if a.name.startswith("hint"))
+    s = hb_state(players=2, clues=0)
+    assert names(s) == ["discard", "play"]
+
+
+def test_hb_discard_wins_a_clue_back_but_not_at_eight():
+    s = hb_state(players=2, clues=8)
+    assert names(s) == ["hint_colour", "hint_number", "play"]
+    s = hb_state(players=2, hands={0: ["R1", "Y1", "G1", "B1", "W3"]}, deck_top=["B5"], clues=3)
+    hb_card(s, "discard", 4)
+    assert var(s, "clue_tokens") == 4 and hb_faces(s, "discard")[-1] == "W3"
+    assert hb_faces(s, "hand", 0) == ["R1", "Y1", "G1", "B1", "B5"]      # the drawn card on top
+
+
+def test_hb_play_fits_or_misfires():
+    s = hb_state(players=2, hands={0: ["R3", "Y1", "G2", "B1", "W1"], 1: ["R4", "Y2", "G1", "B2", "W2"]},
+                 fireworks={"R": 2}, clues=4)
+    hb_card(s, "play", 0)                                                # R3 onto red 2
+    assert heights(s) == [3, 0, 0, 0, 0] and var(s, "fuse_tokens") == 3
+    hb_card(s, "play", 4)                                                # W2: white is empty
+    assert heights(s) == [3, 0, 0, 0, 0] and var(s, "fuse_tokens") == 2
+    assert "W2" in hb_faces(s, "discard") and var(s, "clue_tokens") == 4
+    assert len(zone(s, "hand", 1)) == 5                                  # a card was drawn
+
+
+@pytest.mark.parametrize("clues,after", [(5, 6), (8, 8)])
+def test_hb_a_five_completing_a_firework_wins_a_clue(clues, after):
+    s = hb_state(players=2, hands={0: ["B5", "Y1", "G1", "B1", "W1"]}, fireworks={"B": 4}, clues=clues)
+    hb_card(s, "play", 0)
+    assert heights(s)[3] == 5 and var(s, "clue_tokens") == after
+
+
+def test_hb_the_third_misfire_ends_the_game_at_once():
+    s = hb_state(players=2, hands={0: ["R2", "Y1", "G1", "B1", "W1"]}, fireworks={"Y": 1, "G": 2}, fuses=1)
+    hb_card(s, "play", 0)
+    assert s.is_terminal and s.scores == [3, 3] and s.winners == []
+
+
+def test_hb_after_the_last_card_everyone_plays_one_more_turn():
+    for players in (2, 4):
+        s = hb_state(players=players, deck_size=1, clues=4)
+        hb_card(s, "discard", 0)                                         # draws the last card
+        assert len(zone(s, "deck")) == 0 and not s.is_terminal
+        for k in range(players):
+            assert not s.is_terminal and s.current_player == (1 + k) % players
+            hb_card(s, "discard", 0) if var(s, "clue_tokens") < 8 else hb_hint(
+                s, "hint_number", (s.current_player + 1) % players,
+                face(s, zone(s, "hand", (s.current_player + 1) % players)[0])["number"])
+        assert s.is_terminal, players
+
+
+def test_hb_a_perfect_show_ends_at_once_as_a_success():
+    s = hb_state(players=2, hands={0: ["W5", "Y1", "G1", "B1", "R1"]},
+                 fireworks={"R": 5, "Y": 5, "G": 5, "B": 5, "W": 4}, clues=2)
+    hb_card(s, "play", 0)
+    assert s.is_terminal and s.scores == [25, 25] and s.winners == [0, 1]
+
+
+def hb_referee(log):
+    """An independent referee: replays a full log's decisions from its shuffles alone (the deck order
+    of the `shuffle` line, hands dealt one card at a time from the top, a card parameter the position
+    in the player's hand) and recomputes every play's success, the tokens, the fireworks and the
+    score. Returns the state after each decision and the final score."""
+    header = log[0]
+    players = header["players"]
+    faces = header["faces"]
+    [shuffle] = [line for line in log if line["type"] == "chance"]
+    deck = list(shuffle["order"])
+    size = 5 if players <= 3 else 4
+    hands = [[] for _ in range(players)]
+    for p in range(players):
+        for _ in range(size):
+            hands[p].append(deck.pop())
+    built = {k: 0 for k in COLOURS}
+    clues, fuses, left = 8, 3, None
+    after, ended = [], False
+    for line in log[1:]:
+        if line["type"] != "decision":
+            continue
+        assert not ended, "a decision after the end"
+        p, act = line["player"], line["action"]
+        if act["action"] in ("hint_colour", "hint_number"):
+            assert clues > 0 and act["to"] != p
+            key = "colour" if act["action"] == "hint_colour" else "number"
+            assert any(faces[c][key] == act[key] for c in hands[act["to"]])
+            clues -= 1
+        else:
+            c = hands[p].pop(act["card"])
+            f = faces[c]
+            if act["action"] == "discard":
+                assert clues < 8
+                clues += 1
+            elif f["number"] == built[f["colour"]] + 1:
+                built[f["colour"]] += 1
+                if f["number"] == 5 and clues < 8:
+                    clues += 1
+            else:
+                fuses -= 1
+            if deck:
+                hands[p].append(deck.pop())
+        if left is not None:
+            left -= 1
+        elif not deck:
+            left = players
+        after.append((clues, fuses, [built[k] for k in COLOURS]))
+        ended = fuses == 0 or sum(built.values()) == 25 or left == 0
+    assert ended
+    return after, sum(built.values())
+
+
+def hb_policy(s, rng):
+    """Random play that lasts: a card that fits is played more often than not (read from the true
+    state), else a random hint or discard, else anything."""
+    legal = s.legal_actions()
+    me = s.current_player
+    fits = [a for a in legal if a.name == "play" and face(s, a.bind["card"])["number"]
+            == len(zone(s, "firework", COLOURS.index(face(s, a.bind["card"])["colour"]))) + 1]
+    if fits and rng.random() < 0.8:
+        return rng.choice(fits)
+    safe = [a for a in legal if a.name != "play"]
+    if safe and rng.random() < 0.9:
+        return rng.choice(safe)
+    return rng.choice(legal) if me >= 0 else None
+
+
+def hb_outside_check(games, seed):
+    rng = random.Random(seed)
+    scores, ran_out = [], 0
+    for i in range(games):
+        players = 2 + i % 4
+        s = HB.new_game(players=players, seed=seed * 100_000 + i, log=True)
+        engine_after = []
+        while not s.is_terminal:
+            a = hb_policy(s, rng)
+            s.apply(a)
+            if a.name in ("hint_colour", "hint_number"):
+                # knowledge honest: the hinted player learns exactly which of their cards it names
+                key, mark = ("colour", "told_colour") if a.name == "hint_colour" else ("number", "told_number")
+                value = a.bind[key]
+                code = COLOURS.index(value) + 1 if key == "colour" else value
+                to = a.bind["to"]
+                view = s.observation(to)["zones"][f"hand[{to}]"]
+                assert view["cards"] == [None] * len(view["cards"])
+                named = [face(s, c)[key] == value for c in zone(s, "hand", to)]
+                assert [m[mark] == code for m in view["marks"]] == named
+            engine_after.append((var(s, "clue_tokens"), var(s, "fuse_tokens"), heights(s)))
+        ran_out += len(zone(s, "deck")) == 0
+        log = s.log_lines()
+        after, score = hb_referee(log)
+        assert after == engine_after, i
+        assert s.scores == [score] * players and s.winners == (list(range(players)) if score == 25 else [])
+        assert log[-1]["scores"] == s.scores
+        scores.append(score)
+    # the games went through the rules checked: long games, decks run out, some high scores
+    assert ran_out > games // 2 and max(scores) >= 20
+
+
+def test_hb_outside_referee_matches_the_engine():
+    """An independent referee replays random games' logs and recomputes every play, the tokens and
+    the score, equal to the engine's; every hint's marks name exactly its cards in the hinted view."""
+    hb_outside_check(40, 3)
+
+
+@pytest.mark.slow
+def test_hb_outside_referee_matches_the_engine_over_many_games():
+    hb_outside_check(400, 4)
+
+
 @pytest.mark.parametrize("log,scores,winners,decisions", [
     ("sushi_go-21.jsonl", [37, 46], [1], 60),
     ("sushi_go-22.jsonl", [27, 19, 22, 25, 31], [4], 105),
@@ -465,3 +745,16 @@ def test_sg_golden_logs(capsys, log, scores, winners, decisions):
     out = replay(capsys, log, "sushi_go")
     assert out["ok"] and out["scores"] == scores and out["winners"] == winners
     assert out["decisions"] == decisions
+
+
+@pytest.mark.parametrize("log,scores,decisions", [
+    ("hanabi-31.jsonl", [2, 2], 15),              # random seats: the third misfire ends it
+    ("hanabi-34.jsonl", [0, 0, 0, 0], 76),        # seats that never play but seat 0: the deck runs out
+])
+def test_hb_golden_logs(capsys, log, scores, decisions):
+    out = replay(capsys, log, "hanabi")
+    assert out["ok"] and out["scores"] == scores and out["winners"] == []
+    assert out["decisions"] == decisions
+    lines = [json.loads(x) for x in (GOLDEN / log).read_text(encoding="utf-8").splitlines()]
+    after, score = hb_referee(lines)
+    assert len(after) == decisions and [score] * len(scores) == scores
