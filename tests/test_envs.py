@@ -229,25 +229,32 @@ def test_openspiel_resample_from_infostate_keeps_what_the_player_knows(path):
     import pyspiel
     game = load(path)
     g = gos.load(path, players=game.max_players)
-    st = g.new_initial_state(seed=5)
     rng = random.Random(1)
-    moved = 0
-    for _ in range(60):
-        if st.is_terminal():
+    moved = steps = 0
+    for seed in range(5, 25):              # more games where one is short (a two-decision hand)
+        if moved and steps >= 60:
             break
-        p = st.current_player()
-        sampler = pyspiel.UniformProbabilitySampler(0., 1.)
-        r = st.resample_from_infostate(p, sampler)
-        assert r.information_state_string(p) == st.information_state_string(p)
-        assert r.observation_string(p) == st.observation_string(p)
-        assert [r.action_to_string(p, a) for a in r.legal_actions()] == \
-            [st.action_to_string(p, a) for a in st.legal_actions()]
-        assert r.legal_actions() == st.legal_actions()
-        assert np.array_equal(r.observation_tensor(p), st.observation_tensor(p))
-        assert np.array_equal(r.information_state_tensor(p), st.information_state_tensor(p))
-        moved += r.gamespec_state.z != st.gamespec_state.z
-        st.apply_action(rng.choice(st.legal_actions()))
+        st = g.new_initial_state(seed=seed)
+        while not st.is_terminal() and steps < 60 * (seed - 4):
+            steps += 1
+            moved += _resampled_keeps_what_the_player_knows(st, pyspiel)
+            st.apply_action(rng.choice(st.legal_actions()))
     assert moved > 0, "no resample moved a hidden card"
+
+
+def _resampled_keeps_what_the_player_knows(st, pyspiel) -> bool:
+    """One resample of the player to move: everything they are told the same; True if a card moved."""
+    p = st.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0., 1.)
+    r = st.resample_from_infostate(p, sampler)
+    assert r.information_state_string(p) == st.information_state_string(p)
+    assert r.observation_string(p) == st.observation_string(p)
+    assert [r.action_to_string(p, a) for a in r.legal_actions()] == \
+        [st.action_to_string(p, a) for a in st.legal_actions()]
+    assert r.legal_actions() == st.legal_actions()
+    assert np.array_equal(r.observation_tensor(p), st.observation_tensor(p))
+    assert np.array_equal(r.information_state_tensor(p), st.information_state_tensor(p))
+    return r.gamespec_state.z != st.gamespec_state.z
 
 
 @pytest.mark.parametrize("path", GAMES, ids=game_id)
@@ -322,13 +329,21 @@ def test_openspiel_max_game_length_is_measured_and_holds(path):
     assert bound == min(game.spec.decisions_per_game, 2 * longest + 16) < game.spec.decisions_per_game
     others = max(p.decisions for p in game.playouts(200, seed=10_000, players=players))
     assert others <= bound
-    short = gos.load(path, players=players, max_game_length=5)
-    assert short.max_game_length() == 5
+    # a bound below the length of the game played (always the first action), 5 unless shorter
+    plain = gos.load(path, players=players).new_initial_state(seed=1)
+    length = 0
+    while not plain.is_terminal():
+        plain.apply_action(plain.legal_actions()[0])
+        length += 1
+    n = min(5, length - 1)
+    assert n >= 1
+    short = gos.load(path, players=players, max_game_length=n)
+    assert short.max_game_length() == n
     st = short.new_initial_state(seed=1)
-    for _ in range(5):
+    for _ in range(n):
         st.apply_action(st.legal_actions()[0])
     before = st.gamespec_state.to_json()
-    with pytest.raises(gos.GameTooLong, match=r"max_game_length declared to OpenSpiel \(5\)"):
+    with pytest.raises(gos.GameTooLong, match=rf"max_game_length declared to OpenSpiel \({n}\)"):
         st.apply_action(st.legal_actions()[0])
     assert st.gamespec_state.to_json() == before
     with pytest.raises(gamespec.GamespecError, match="max_game_length"):
