@@ -2,7 +2,8 @@
 
 Static: unused variables, defines and zones; actions never offered; options with no effect; a spec's
 define, function or named effect that shadows a built-in.
-Sampled: hidden contents deducible from public counts. See docs/authoring.md#lints.
+Sampled: hidden contents deducible from public counts; a decision near its step budget. See
+docs/authoring.md#lints.
 """
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ SAMPLE_TOTAL = 10_000     # ... and all sample games together for at most this m
 
 # Every lint, by the name a finding carries and `lints: {allow: [{rule: ...}]}` names (the schema's
 # enum of `allow.rule` is this table: tests/test_authoring.py holds them equal)
-CHECKS = ("action-never-offered", "choice-reveals-hidden", "deducible-hidden", "never-ends", "option-no-effect",
-          "shadows-builtin", "unused-define", "unused-variable", "unused-zone", "window-reads-hidden")
+CHECKS = ("action-never-offered", "choice-reveals-hidden", "deducible-hidden", "near-budget", "never-ends",
+          "option-no-effect", "shadows-builtin", "unused-define", "unused-variable", "unused-zone",
+          "window-reads-hidden")
+#: near-budget: a sampled decision that used more than this share of its step budget, or listed more
+#: than this share of the values a parameter may have (gamespec/mirrors.py MAX_CHOICES)
+NEAR = 0.5
 
 
 @dataclasses.dataclass
@@ -220,8 +225,12 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
     probe = finish_probe(game, spec.min_players, game.check_options({}))
     if probe["ended"] == 0 and probe["tried"] > probe["errors"]:
         add("never-ends", unfinished_message(probe, spec.min_players, {}), "name")
-    for check, name, msg in sampled_lints(game, games=games, progress=progress):
+    for check, name, msg in sampled_lints(game, games=games, progress=progress,
+                                          checks=("deducible-hidden", "choice-reveals-hidden", "near-budget")):
         if check == "choice-reveals-hidden" and name in revealing:
+            continue
+        if check == "near-budget":
+            add(check, msg, *(_step_path(name) if name else ["limits"] if "limits" in data else ["name"]))
             continue
         add(check, msg, "zones" if check == "deducible-hidden" else "actions", name)
     out.sort(key=lambda x: (x.line, x.col, x.check))
@@ -488,11 +497,37 @@ def sampled_lints(game, games=SAMPLE_GAMES, progress=None, checks=("deducible-hi
                 if ("deducible-hidden", zone) not in reported:
                     reported.add(("deducible-hidden", zone))
                     yield "deducible-hidden", zone, f"{msg} (witness: {witness})"
+        if "near-budget" in checks:
+            found = _near_budget(s)
+            if found and ("near-budget", found[0]) not in reported:
+                reported.add(("near-budget", found[0]))
+                yield "near-budget", found[0], f"{found[1]} (witness: {witness})"
         if "choice-reveals-hidden" in checks and not s.is_terminal:
             found = _revealing_choice(s, draw)
             if found and ("choice-reveals-hidden", found[0]) not in reported:
                 reported.add(("choice-reveals-hidden", found[0]))
                 yield "choice-reveals-hidden", found[0], f"{found[1]} (witness: {witness})"
+
+
+def _near_budget(s):
+    """(the decision point's step path, or "" at the end; message) when the decision that led to state
+    s used more than NEAR of its step budget (its effect, the flow and the listing of the next
+    choices), or the listing holds more than NEAR of MAX_CHOICES choices; else None."""
+    from gamespec.mirrors import MAX_CHOICES
+    rs = s.rs
+    used, budget = rs.max_steps - s.budget, rs.max_steps
+    where = rs.chooses[s.pending].path if not s.is_terminal and s.pending >= 0 else ""
+    if used > NEAR * budget:
+        return where, (f"a decision used {used:,} of its {budget:,} steps ({100 * used // budget}%)"
+                       + (f", listing the choices at {where}" if where else ", ending the game")
+                       + ": a longer game or a fuller hand may exhaust the step budget; raise "
+                       "limits.steps_per_decision or make the listing cheaper (docs/language.md, Limits)")
+    n = len(s.legal_actions()) if where else 0
+    if n > NEAR * MAX_CHOICES:
+        return where, (f"a decision lists {n:,} choices at {where}, more than half the {MAX_CHOICES:,} values "
+                       "a parameter may have (beyond: a run-time error); split the choice in two decisions "
+                       "(docs/language.md, Limits)")
+    return None
 
 
 def _revealing_choice(s, rng):
