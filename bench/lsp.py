@@ -5,6 +5,8 @@ an editor's session over stdio, with its JSON-RPC transcript.
     python bench/lsp.py --edits 500 --spec games/bali.yaml
     python bench/lsp.py --transcript bench/results/lsp_transcript.txt
 
+    PYTHONPATH=... python bench/lsp.py --screenshot docs/img/editor-neovim.png   # needs nvim, pyte, chromium
+
 Part 1, in process: N one-character edits at random places of the spec (a seeded RNG; a character
 typed inside a rule string, a digit, a letter of a key...), each followed by the as-you-type check
 (gamespec.authoring.lsp.analysis.analyze: the loader's checks plus the index of names), timed in wall
@@ -19,6 +21,7 @@ import argparse
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -236,13 +239,121 @@ def write_transcript(path, times, log, spec):
         f.write(json.dumps(times, indent=2) + "\n")
 
 
+# ------------------------------------------------------------------------------ the screenshot
+NVIM_INIT = """
+vim.o.number = true
+vim.o.termguicolors = true
+vim.o.signcolumn = "yes"
+vim.o.updatetime = 300
+vim.cmd("syntax on")
+vim.cmd("highlight NormalFloat guibg=#2c313a guifg=#e0e0e0")
+vim.cmd("highlight Pmenu guibg=#2c313a guifg=#e0e0e0")
+vim.cmd("highlight SignColumn guibg=NONE")
+vim.cmd("highlight LineNr guifg=#6a7080")
+vim.diagnostic.config({virtual_text = true, underline = true, signs = true})
+local client = vim.lsp.start_client({name = "gamespec", cmd = {PYTHON, "-m", "gamespec", "lsp"}, root_dir = ROOT})
+vim.api.nvim_create_autocmd("FileType", {pattern = "yaml", callback = function(a)
+  vim.lsp.buf_attach_client(a.buf, client)
+end})
+"""
+
+
+def screenshot(out, spec="games/bacchus.yaml", rows=34, cols=118):
+    """Neovim in a pseudo-terminal with the server attached: a zone name misspelt in a rule string, the
+    diagnostic shown, a hover opened; the terminal's screen rendered by pyte to HTML and by Chromium to
+    PNG. Needs nvim (0.7+), pexpect, pyte and chromium."""
+    import html
+    import shutil
+    import tempfile
+
+    import pexpect
+    import pyte
+    tmp = tempfile.mkdtemp(prefix="gamespec-shot-")
+    init = os.path.join(tmp, "init.lua")
+    with open(init, "w") as f:
+        f.write(NVIM_INIT.replace("PYTHON", json.dumps(sys.executable)).replace("ROOT", json.dumps(ROOT)))
+    name = os.path.join(tmp, os.path.basename(spec))
+    shutil.copy(os.path.join(ROOT, spec), name)
+    text = open(name, encoding="utf-8").read()
+    line, col = _pos_of(text, "count(c for c in hand[q]", 17).values()
+    screen = pyte.Screen(cols, rows)
+    stream = pyte.ByteStream(screen)
+    child = pexpect.spawn("nvim", ["-u", init, os.path.basename(name)], dimensions=(rows, cols), cwd=tmp,
+                          env=dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor"))
+
+    def pump(seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                stream.feed(child.read_nonblocking(65536, timeout=0.2))
+            except pexpect.TIMEOUT:
+                pass
+            except pexpect.EOF:
+                return
+    pump(4)
+    child.send(f":{line + 1}\r")
+    child.send(f"0{col}l")
+    pump(1)
+    child.send("ix\x1b")                       # type one character: `hand` becomes `xhand`
+    pump(4)
+    child.send("zz")
+    child.send("0" + str(col - 17) + "l")       # onto `count`
+    pump(1)
+    child.send(":lua vim.lsp.buf.hover()\r")
+    pump(3)
+    child.terminate(force=True)
+    cells = []
+    default_fg, default_bg = "#d8d8d8", "#1e1e1e"
+    for y in range(rows):
+        row = screen.buffer[y]
+        parts = []
+        for x in range(cols):
+            ch = row[x]
+            fg = _colour(ch.fg, default_fg)
+            bg = _colour(ch.bg, default_bg)
+            if ch.reverse:
+                fg, bg = bg, fg
+            style = f"color:{fg};background:{bg}" + (";font-weight:bold" if ch.bold else "") + \
+                (";text-decoration:underline" if ch.underscore else "")
+            parts.append(f'<span style="{style}">{html.escape(ch.data or " ")}</span>')
+        cells.append("".join(parts))
+    page = os.path.join(tmp, "screen.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write("<html><body style='margin:0;background:%s'><pre style='margin:8px;font:14px/1.25 "
+                "DejaVu Sans Mono, monospace'>%s</pre></body></html>" % (default_bg, "\n".join(cells)))
+    width, height = int(cols * 8.45) + 16, int(rows * 17.5) + 16
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--window-size={width},{height}", f"--screenshot={os.path.abspath(out)}", "file://" + page],
+                   check=True, capture_output=True, timeout=120)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+_NAMED = {"black": "#1e1e1e", "red": "#e06c75", "green": "#98c379", "brown": "#e5c07b", "yellow": "#e5c07b",
+          "blue": "#61afef", "magenta": "#c678dd", "cyan": "#56b6c2", "white": "#d8d8d8",
+          "brightblack": "#5c6370", "brightred": "#ff7b86", "brightgreen": "#b5e890", "brightyellow": "#ffd68a",
+          "brightblue": "#82c4ff", "brightmagenta": "#e29cf5", "brightcyan": "#7fd6e0", "brightwhite": "#ffffff"}
+
+
+def _colour(c, default):
+    if c == "default" or not c:
+        return default
+    if re.fullmatch(r"[0-9a-fA-F]{6}", c):
+        return "#" + c
+    return _NAMED.get(c, default)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spec", action="append", help="spec file (repeatable; default bali and bacchus)")
     ap.add_argument("--edits", type=int, default=200)
     ap.add_argument("--transcript", metavar="FILE", help="also run an editor's session and write its transcript")
     ap.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    ap.add_argument("--screenshot", metavar="PNG", help="only make the Neovim screenshot (needs nvim, pyte, chromium)")
     a = ap.parse_args(argv)
+    if a.screenshot:
+        print(screenshot(a.screenshot))
+        return 0
     specs = a.spec or ["games/bali.yaml", "games/bacchus.yaml"]
     out = {"recheck": [recheck(s, a.edits, incremental=inc) for s in specs for inc in (False, True)]}
     for r in out["recheck"]:

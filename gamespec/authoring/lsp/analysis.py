@@ -805,6 +805,9 @@ class Analysis:
                 return f"**{s.name}** — {s.detail}{t}\n\n{where}"
             if o.key is not None and o.key[0] == "local":
                 kind = self._kind_of(o)
+                for x in self.occurrences:      # a declaration has no node of its own: a use's kind
+                    if kind is None and x.key == o.key and not x.decl:
+                        kind = self._node_kinds().get((x.line + 1, x.col + 1))
                 d = self.definition(line, col)
                 return (f"**{o.name}** — local name" + (f", {_words(kind)}" if kind else "")
                         + (f"\n\ndeclared at line {d[0][0] + 1}" if d else ""))
@@ -822,7 +825,8 @@ class Analysis:
         return self.key_hover(line, col)
 
     def _kind_of(self, o):
-        """The kind the checker gave the name at this occurrence (from the rule's scope), or None."""
+        """The kind the checker gave the name at this occurrence (the rule's scope, else the name node's
+        kind in the checked rules), or None."""
         rt, _ = self.rule_at(o.line, o.col)
         if rt is not None and rt.scope and o.name in rt.scope:
             return rt.scope[o.name]
@@ -837,11 +841,6 @@ class Analysis:
         if ck is None:
             return out
         seen = set()
-        stack = []
-        for name in ("zones", "variables"):
-            pass
-        for a in (getattr(self.checked.spec, "actions", None) or {}).values():
-            stack.append(a)
         from gamespec.authoring.lints import rules
         for r in (rules(self.checked.spec) if self.checked.spec is not None else ()):
             roots = r.ast if isinstance(r.ast, list) else [r.ast]
@@ -948,8 +947,6 @@ class Analysis:
         for k, s in self.symbols.items():
             if k[0] == "param" and owner is not None and k[1:3] == owner:
                 scope.setdefault(s.name, "any")
-        for typ, txt, o in lex(rt.value[:off]):     # locals declared before the cursor
-            pass
         for name in re.findall(r"\b(?:let|for)\s+([A-Za-z_][A-Za-z0-9_]*)", head):
             scope.setdefault(name, "any")
 
@@ -958,16 +955,18 @@ class Analysis:
 
         ck = self.checked.checker
         for name, kind in scope.items():
+            if name in CONSTANTS and kind == CONSTANTS[name] and statement:
+                continue            # a statement starts with an effect or a variable to assign
             if name in CONSTANTS and kind == CONSTANTS[name]:
                 out.append((name, "constant", f"built-in name: {_words(kind)}", group(kind)))
             elif (("zone", name) not in self.symbols and ("variable", name) not in self.symbols
                   and ("option", name) not in self.symbols):
                 out.append((name, "variable", f"{_words(kind) if kind else 'local name'}", group(kind)))
-        if not rt.scope:
+        if not rt.scope and not statement:
             for name, kind in CONSTANTS.items():
                 out.append((name, "constant", f"built-in name: {_words(kind)}", group(kind)))
         for k, s in self.symbols.items():
-            if k[0] == "zone":
+            if k[0] == "zone" and not statement:
                 fam = ck is not None and getattr(getattr(ck, "zones", {}).get(s.name), "is_family", False)
                 out.append((s.name, "zone", s.detail, group("family" if fam else "zone")))
             elif k[0] == "variable":

@@ -165,6 +165,16 @@ class SpecServer(LanguageServer):
         self.publish(uri)
 
 
+def _warm():
+    try:
+        an.keywords()
+        an._face_keys()
+        an._entries()
+        an.memoize_parses()
+    except Exception:
+        pass
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -203,6 +213,10 @@ def _lint(path):
 # ------------------------------------------------------------------------------------- features
 def build() -> SpecServer:
     server = SpecServer()
+
+    @server.feature(T.INITIALIZED)
+    def initialized(ls: SpecServer, params: T.InitializedParams):
+        ls.pool.submit(_warm)       # the parser, the schema, the reference entries: before the first request
 
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SpecServer, params: T.DidOpenTextDocumentParams):
@@ -290,7 +304,7 @@ def build() -> SpecServer:
         return T.SemanticTokens(data=a.semantic_tokens())
 
     @server.command("gamespec.timings")
-    def timings(ls: SpecServer, args):
+    def timings(ls: SpecServer):
         """The last as-you-type check's time per open document (the bench and the transcript read it)."""
         return {uri: d.timings for uri, d in ls.docs.items()}
 
