@@ -342,8 +342,8 @@ def _from_json(game, d):
     if s.terminal:
         scores, winners = d["scores"], d["winners"]
         _need(type(scores) is list and len(scores) == P and all(_is_int(x) for x in scores), "bad scores")
-        # a cooperative team that failed has no winner; otherwise someone wins
-        _need(type(winners) is list and (winners or rs.success is not None)
+        # a cooperative team that failed, or a game whose no_winner_if held, has no winner; else someone wins
+        _need(type(winners) is list and (winners or rs.success is not None or rs.no_winner is not None)
               and all(_is_int(w, 0, P) for w in winners)
               and winners == sorted(set(winners)), "bad winners")
     else:

@@ -317,24 +317,9 @@ def _charge(s, n):
         fault("step budget exhausted (a rule visits too many items)", "budget")
 
 
-def can_rt(rs, name):
-    """The compiled action can() asks about: the rule set's own under the reference backend (which
-    compiles every parameter), else one compiled by the reference compiler on first use (the
-    generated-code backend's actions enumerate in generated code and keep no parameter rules)."""
-    cache = rs.__dict__.setdefault("_can_rts", {})
-    rt = cache.get(name)
-    if rt is None:
-        rt = rs.actions.get(name) if rs.backend == "closures" else None
-        if rt is None or rt.tuple_env:
-            from .closures import Compiler
-            rt = ActionRT(rs, Compiler(rs), rs.spec.actions[name])
-        cache[name] = rt
-    return rt
-
-
 def can(s, name, given):
-    """The built-in can(name, ...): `given` maps parameter indices to values."""
-    return can_rt(s.rs, name).can(s, given)
+    """The built-in can(name, ...): `given` maps parameter indices to values (Ruleset.can_rt)."""
+    return s.rs.can_rt(name).can(s, given)
 
 
 def can_params(spec, call):

@@ -47,6 +47,8 @@ class Ruleset:
         self.team_of = comp.expr(spec.teams, {"p": "p"}, valid={"p"}) if spec.teams is not None else None
         self.winner = spec.winner
         self.success = comp.expr(spec.success) if spec.cooperative else None     # team scoring
+        # a competitive game's outcome where nobody wins (scoring.no_winner_if): no winners
+        self.no_winner = comp.expr(spec.no_winner_if) if getattr(spec, "no_winner_if", None) is not None else None
         self.max_steps = spec.steps_per_decision      # the step budget of one decision
         self.max_decisions = spec.decisions_per_game
         self.max_game_steps = spec.steps_per_game     # all decisions' steps together
@@ -54,6 +56,19 @@ class Ruleset:
         if backend != "closures":
             from .fused import install
             install(self, comp)     # fused decision-point continuations, generated on first use
+
+    def can_rt(self, name):
+        """The compiled action can() asks about (compile/actions.py ActionRT.can): this rule set's own
+        under the reference backend (which compiles every parameter), else one compiled by the
+        reference compiler on first use (generated enumerations keep no parameter rules)."""
+        cache = self.__dict__.setdefault("_can_rts", {})
+        rt = cache.get(name)
+        if rt is None:
+            rt = self.actions.get(name)
+            if rt is None or rt.tuple_env:
+                rt = ActionRT(self, Compiler(self), self.spec.actions[name])
+            cache[name] = rt
+        return rt
 
     # -- layout -------------------------------------------------------------------------
     def _layout_teams(self):

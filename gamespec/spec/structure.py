@@ -224,6 +224,9 @@ class Checker(TypeChecker):
         elif "success" in sc:
             self.err("'success' belongs to a cooperative scoring (add 'cooperative: true')",
                      self.mark(sc, "success"))
+        if coop and "no_winner_if" in sc:
+            self.err("a cooperative scoring says whether the team won with 'success' ('no_winner_if' is for "
+                     "a competitive game's outcome where nobody wins)", self.mark(sc, "no_winner_if"))
         per_team = bool(sc.get("per_team"))
         if per_team:        # once per team, `t` the team (docs/language.md, Team state)
             if not self.has_teams:
@@ -236,6 +239,8 @@ class Checker(TypeChecker):
             pscope = glob.child({"t": "int"})
         score = self.expr_rule(sc, "score", "scoring.score", glob if coop else pscope, expect="number") if sc else None
         success = self.expr_rule(sc, "success", "scoring.success", glob) if coop else None
+        no_winner = self.expr_rule(sc, "no_winner_if", "scoring.no_winner_if", glob, expect="bool") \
+            if sc and not coop else None
         teams = self.expr_rule(sc, "teams", "scoring.teams", pscope, expect="number") if sc and not per_team else None
         ties = []
         for i, _ in enumerate(sc.get("tie_breakers") or []):
@@ -252,6 +257,7 @@ class Checker(TypeChecker):
                     tables=self.tables, on_begin=on_begin, end_if=end_if, on_end=on_end, start=start,
                     phases=phases, actions=actions, triggers=triggers, score=score,
                     winner=sc.get("winner", "highest"), tie_breakers=ties, cooperative=coop, success=success,
+                    no_winner_if=no_winner,
                     teams=teams, marks=self.marks, functions=functions, teams_of=teams_of, per_team=per_team,
                     steps_per_decision=lim.get("steps_per_decision", STEPS_PER_DECISION),
                     decisions_per_game=lim.get("decisions_per_game", DECISIONS_PER_GAME),

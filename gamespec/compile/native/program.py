@@ -1077,6 +1077,8 @@ class Flow:
         p = self.p
         rs = self.rs
         spec = rs.spec
+        if getattr(spec, "no_winner_if", None) is not None:
+            raise NativeUnsupported("scoring.no_winner_if (an outcome where nobody wins)")
         P = rs.P
         nt = len(spec.tie_breakers)
         rg = p.gen()
