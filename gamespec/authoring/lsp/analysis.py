@@ -9,7 +9,7 @@ only to note each rule string it parses and the scope it checks it in. Names:
   phases, triggers, defines, functions, named effects (and the parameters in their keys);
 - uses come from the rule strings, cut into tokens by the grammar's own Lark lexer
   (gamespec/spec/parser.py) and placed in the file by YStr.locate, and from YAML values that name an
-  action, a phase or a zone (`choose: [play]`, `goto: scoring`);
+  action, a phase or a zone (`choose: [ACTION]`, `goto: PHASE`);
 - kinds come from the checker: the kind it gave each name node, the scope of each rule, the declared
   type of each variable.
 
@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import hashlib
 import re
+import threading
 
 from gamespec.errors import SpecError, SpecErrors
 
@@ -164,15 +165,24 @@ def check_text(text: str, filename: str, incremental: bool = False) -> Checked:
     `incremental` (as you type): the YAML of the top-level sections an edit left alone is not read
     again (YamlCache), and each rule string's Lark parse tree is kept (memoize_parses); the checker
     itself runs whole. The server's second wave checks again without the cache."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if incremental:
+        memoize_parses()
+    _TREES.on = incremental     # this thread's checks use the kept parse trees, or not
+    try:
+        return _check_text(text, filename, incremental, raw)
+    finally:
+        _TREES.on = False
+
+
+def _check_text(text, filename, incremental, raw):
     from gamespec.spec import graph as _graph
     from gamespec.spec.presentation import resolve as presentation
     from gamespec.spec.schema import validate, without_problems
     from gamespec.spec.yamlsafe import load_yaml
-    raw = text.encode("utf-8", "surrogatepass")
     sha = hashlib.sha256(raw).hexdigest()
     try:
         if incremental:
-            memoize_parses()
             data = YAML_CACHE.load(text, filename)
         else:
             data = load_yaml(raw, filename, keep_going=True)
@@ -212,10 +222,14 @@ def check_text(text: str, filename: str, incremental: bool = False) -> Checked:
 MEMO_TREES = 4096       # Lark trees of rule strings kept (the largest shipped spec has under 100)
 
 
+_TREES = threading.local()      # .on: the incremental check running in this thread uses the kept trees
+
+
 def memoize_parses() -> None:
     """Keep the Lark parse tree of each rule string by (text, start rule), in this process: a one-character
     edit parses again only the rule string it changed. The trees are read, never changed, by the parser's
-    AST builder (gamespec/spec/parser.py), which places every node in the file anew each time."""
+    AST builder (gamespec/spec/parser.py), which places every node in the file anew each time. Only checks
+made with `incremental` use them; any other parse in the process goes to Lark as before."""
     lk = _lark()
     if getattr(lk, "_gamespec_trees", None) is not None:
         return
@@ -224,7 +238,7 @@ def memoize_parses() -> None:
     trees = collections.OrderedDict()
 
     def parse(text, start=None, on_error=None):
-        if on_error is not None:
+        if on_error is not None or not getattr(_TREES, "on", False):
             return orig(text, start=start, on_error=on_error)
         key = (text, start)
         t = trees.get(key)
