@@ -172,6 +172,23 @@ def test_renaming_every_zone_and_define_keeps_the_spec_valid(path):
     assert done >= 5
 
 
+def test_locals_and_yaml_values():
+    """A `for` variable's uses go to its declaration in the same rule string and rename with it alone;
+    a value naming an action completes with the spec's actions."""
+    text = read("games/bacchus.yaml")
+    a = an.analyze(text, "games/bacchus.yaml")
+    needle = "[top(column[i]) for i in indices(column) if size(column[i]) > 0"
+    line, col = pos(text, needle, 12)                      # the `i` of column[i]
+    decl = pos(text, needle, 20)                           # the `i` after `for`
+    assert a.definition(line, col) == [(decl[0], decl[1], 1)]
+    spots = a.rename(line, col, "k")
+    assert len(spots) == 4 and all(ln == line for ln, _, _ in spots)
+    assert "local" in a.hover(line, col)
+    line, col = pos(text, "choose: [draw, ", 15)
+    got = [x[0] for x in a.complete(line, col)]
+    assert set(got) == set(a.data["actions"])
+
+
 def test_rename_refuses_a_name_taken_or_built_in():
     text = read("games/bacchus.yaml")
     a = an.analyze(text, "games/bacchus.yaml")

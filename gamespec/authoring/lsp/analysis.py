@@ -455,6 +455,7 @@ class Analysis:
         self.rules: list = list(getattr(ck, "rule_texts", ()))
         self.symbols: dict = {}
         self.occurrences: list = []
+        self.value_kinds: dict = {}     # YAML key -> kinds of the names its values are, in this spec
         self._by_line: dict | None = None
         if self.data is not None and hasattr(self.data, "key_marks"):
             self._declarations()
@@ -739,6 +740,8 @@ class Analysis:
                 if key is not None and NAME_RE.fullmatch(str(node)) and path[:1] not in (("cards",),):
                     quoted = 1 if getattr(node, "style", None) in ("'", '"') else 0
                     self._use(key, node.mark, quoted, str(node))
+                    if path:
+                        self.value_kinds.setdefault(path[-1], set()).add(key[0])
 
     def _use(self, key, mark, off, name):
         self.occurrences.append(Occurrence(mark[0] - 1, mark[1] - 1 + off, len(name), key,
@@ -936,7 +939,19 @@ class Analysis:
         rt, off = self.rule_at(line, col)
         if rt is not None:
             return self.complete_rule(rt, off)
-        return complete_keys(self.lines, line, col)
+        return self.complete_value(line, col) or complete_keys(self.lines, line, col)
+
+    def complete_value(self, line: int, col: int) -> list:
+        """A YAML value that names something (`choose: [ACTION, ...]`, `goto: PHASE`): the names of the
+        kinds this spec's values under the same key name."""
+        cur = self.lines[line][:col] if line < len(self.lines) else ""
+        m = re.match(r"^\s*(?:-\s+)*([A-Za-z_]\w*)\s*:\s*(\[(?:[^\]]*,)?\s*)?([A-Za-z_]\w*)?$", cur)
+        if not m or m.group(1) not in self.value_kinds:
+            return []
+        partial = m.group(3) or ""
+        kinds = self.value_kinds[m.group(1)]
+        return _filter([(s.name, {"action": "function", "phase": "event"}.get(s.kind, s.kind), s.detail, 0)
+                        for k, s in self.symbols.items() if k[0] in kinds], partial)
 
     def complete_rule(self, rt, off) -> list:
         from gamespec.spec.builtins import BUILTINS, CONSTANTS
