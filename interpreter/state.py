@@ -701,7 +701,7 @@ class State:
         self.winners = [p for p in range(P) if keys[p] == best]
         if rs.success is not None:      # cooperative: one team score (no p), every seat wins or none
             self.winners = list(range(P)) if rs.success(self, {}) else []
-        elif rs.no_winner is not None and rs.no_winner(self, {}):    # a drawn hand: nobody wins
+        elif rs.no_winner is not None and rs.no_winner(self, {}):    # a draw for all: nobody wins
             self.winners = []
         self.terminal = True
         self.pending = -1

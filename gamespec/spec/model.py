@@ -216,7 +216,7 @@ class Spec:
     decisions_per_game: int = DECISIONS_PER_GAME
     cooperative: bool = False  # one team score; winners: every seat if `success` holds, else none
     success: Rule | None = None
-    no_winner_if: Rule | None = None   # a competitive game's outcome where nobody wins (a drawn hand)
+    no_winner_if: Rule | None = None   # a competitive game's outcome where nobody wins (a draw for all)
     steps_per_game: int = STEPS_PER_GAME
     graph: Any = None          # networkx DiGraph, set by the graph stage
     checker: Any = None        # the Checker that built this spec (Game.evaluate reuses its names)
