@@ -328,10 +328,16 @@ def cmd_simulate(args) -> int:
     if args.json:
         _print_json({"sweep": {n: v for n, v in sweep}, "configs": outs} if sweep else outs[0])
     else:
-        for i, r in enumerate(outs):
-            if i:
-                print()
+        # the answer first (fair? decided early? does skill matter?), then each configuration's
+        # figures, then restricted play ranked in one table
+        _print_lines(analysis.verdict_lines(outs))
+        for r in outs:
+            print()
             _print_lines(analysis.study_lines(r))
+        ranking = list(analysis.ranking_lines(outs))
+        if ranking:
+            print()
+            _print_lines(ranking)
         if args.records:
             print(f"records: {args.records}")
     for line in analysis.failure_lines(errors):

@@ -13,6 +13,7 @@ matplotlib, Ray and tqdm are imported only by what needs them):
     analysis.write_report(rows, "report.html")      # self-contained HTML: words first, then plots
     analysis.simulate(game, path, games=100, sweep=["players=3,4"])   # `gamespec simulate`'s request
     analysis.study_lines(out)                       # a result as text (comparison_lines, failure_lines)
+    analysis.study_verdict(summaries)               # "verdict: fair ...; decided ...; skill ..." (one line)
 """
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ _FACE = {
     # the module findings.py's findings() is study_findings here: the package's attribute `findings`
     # is the submodule once imported, so a face name `findings` would be the one or the other
     "study_findings": "findings", "finding_items": "findings", "config_findings": "findings",
+    "study_verdict": "findings", "restriction_ranking": "findings",
     "write_report": "report", "build_report": "report", "report_files": "report", "ReportError": "report",
     "study_lines": "text", "failure_lines": "text", "comparison_lines": "text",
+    "verdict_lines": "text", "ranking_lines": "text",
     "ProgressBar": "progress",
 }
-_RENAMED = {"build_report": "build", "study_findings": "findings"}     # face name -> the module's name
+_RENAMED = {"build_report": "build", "study_findings": "findings", "study_verdict": "verdict"}     # face name -> the module's name
 __all__ = sorted(_FACE)
 
 

@@ -252,8 +252,36 @@ def seat_sentence(s) -> str | None:
     adv = s.get("seat_advantage")
     if adv:
         frac = ", shared wins counted fractionally" if adv.get("fractional_wins") else ""
-        text += (f"; {SEAT_TEST} (df {adv['df']}{frac}): {pvalue(adv['p'])}: {seat_verdict(adv)}")
+        text += (f"; {SEAT_TEST} (df {adv['df']}{frac}): {pvalue(adv['p'])}: {seat_words(s)}")
     return text
+
+
+DOMINANT = 0.9     # a kind holding one seat that wins this share of its seats decides the games
+
+
+def seat_test_blind(s) -> str | None:
+    """Why the seat test of a rotated study tells little, or None: one kind, holding a single seat,
+    wins at least DOMINANT of its seats, so the game goes to whoever holds it whichever seat that is,
+    and only the games it lost could show a seat advantage ("no evidence that seats differ" would be
+    an artefact of its strength)."""
+    if not s.get("rotated"):
+        return None
+    kinds = [k for k in s.get("kinds") or [] if k.get("win_rate") is not None and k.get("seats") == 1]
+    if not kinds:
+        return None
+    top = max(kinds, key=lambda k: k["win_rate"])
+    if top["win_rate"] < DOMINANT:
+        return None
+    lost = round(top["seat_games"] - top["wins"])
+    return (f"the seat test is not informative here: {top['kind']} wins {pct(top['win_rate'], top['ci95'])} "
+            f"of its seats, so the game goes to whoever holds it, whichever seat that is; only the {lost} "
+            f"game{'' if lost == 1 else 's'} it did not win could show a seat advantage (one kind at every "
+            "seat, --bot all=KIND, tests the seats)")
+
+
+def seat_words(s) -> str:
+    """The seat test's verdict in words (stats.seat_verdict), or why it is not informative."""
+    return seat_test_blind(s) or seat_verdict(s["seat_advantage"])
 
 
 def fair_share(s):
@@ -551,6 +579,9 @@ def _restriction_items(summaries):
                              "described here", None))
             break
         label = g["label"] + (f", against {g['opponents']}" if g["opponents"] else "")
+        pooled = pooled_seats(list(g["seen"].values()))
+        if pooled is not None:
+            out.append(_item("seat", pooled["text"], label))
         rs = [restriction_sentence(s) for s in g["seen"].values()]
         none = [r for r in rs if r["verdict"] is None]
         clear = [(s, r) for s, r in zip(g["seen"].values(), rs) if r["verdict"] in ("costs", "gains")]
@@ -594,6 +625,155 @@ def _restriction_items(summaries):
             out.append(_item("actions_verdict", "the actions of the design, by restricted play: "
                              + "; ".join(parts), label))
     return out
+
+
+def pooled_seats(group) -> dict | None:
+    """The seats of restricted-play studies of one game, player count and options, pooled: each is
+    rotated (every seat holds the restricted kind equally often), so the seat figures are free of the
+    restriction; a study whose seat test is blind (seat_test_blind) is left out. → {'seats': [(seat,
+    win rate, ci95)], 'games', 'p', 'differ', 'text'} or None (no finished game, a team game)."""
+    from .stats import chi_square_equal, wilson
+    used = [s for s in group if s.get("games_finished") and s.get("seats") and s.get("teams") is None
+            and not s.get("cooperative") and not seat_test_blind(s)]
+    if not used:
+        return None
+    P = len(used[0]["seats"])
+    used = [s for s in used if len(s["seats"]) == P]
+    n = sum(s["games_finished"] for s in used)
+    wins = [sum(s["seats"][p]["wins"] for s in used) for p in range(P)]
+    test = chi_square_equal(wins)
+    if test is None:
+        return None
+    seats = [(p, wins[p] / n, list(wilson(wins[p], n))) for p in range(P)]
+    fair = 1 / P
+    differ = test[2] < ALPHA
+    shown = sorted(seats, key=lambda x: (-abs(x[1] - fair), x[0]))[:MAX_SEATS_LISTED]
+    rates = ", ".join(f"seat {p} {'wins ' if i == 0 else ''}{pct(r, ci)}" for i, (p, r, ci) in enumerate(shown))
+    text = (f"seats over the restricted-play studies ({_games(n)} of {len(used)} rotated "
+            f"stud{'y' if len(used) == 1 else 'ies'} pooled, free of the restrictions): {rates} (fair share "
+            f"{pct(fair)}); {SEAT_TEST} (df {test[1]}): {pvalue(test[2])}: "
+            f"{'seats differ at the 5% level' if differ else 'no evidence that seats differ'}")
+    return {"seats": seats, "games": n, "p": test[2], "differ": differ, "text": text}
+
+
+def _restriction_word(r) -> str:
+    """A restriction's verdict in a few words (the ranking table)."""
+    rule, v, a = r["rule"], r["verdict"], r["action"]
+    if v is None:
+        return "no finished game"
+    if (rule, v) in (("avoid", "costs"), ("always", "gains")):
+        return f"{a} is dominant"
+    if (rule, v) == ("avoid", "gains"):
+        return f"{a} is harmful"
+    if (rule, v) == ("always", "costs"):
+        return f"{a} is not always right"
+    return {"costs": "costs", "gains": "gains", "nothing": "no evidence it matters"}[v]
+
+
+def restriction_ranking(summaries) -> list:
+    """Restricted-play configurations → rows {'restriction', 'config', 'win_rate', 'ci95', 'fair',
+    'cost', 'cost_ci95', 'verdict'}, the restricted seat's win rate highest (most dominant) first."""
+    rows = []
+    for s in summaries:
+        r = restriction_sentence(s)
+        if r is None:
+            continue
+        rc = s.get("restriction_cost") or {}
+        rows.append({"restriction": s["restriction"], "config": s.get("config"), "group": _group_label(s),
+                     "win_rate": rc.get("win_rate"),
+                     "ci95": rc.get("ci95"), "fair": rc.get("fair"), "cost": rc.get("cost"),
+                     "cost_ci95": rc.get("cost_ci95"), "verdict": _restriction_word(r)})
+    rows.sort(key=lambda x: (x["win_rate"] is None, -(x["win_rate"] or 0)))
+    return rows
+
+
+def _fairness(summaries):
+    """The verdict's first part: do the seats differ?"""
+    if all(s.get("cooperative") for s in summaries):
+        s = summaries[0]
+        su = s.get("success") or {}
+        return f"cooperative: the team succeeds in {pct(su.get('rate'), su.get('ci95'))} of {_games(s['games_finished'])}"
+    tests, blind = [], []        # (p, seats [(seat, rate, ci)], fair, where)
+    for s in summaries:
+        adv = s.get("seat_advantage")
+        if s.get("restriction") is not None or s.get("cooperative") or not adv or not _clean_seats(s):
+            continue
+        b = seat_test_blind(s)
+        if b:
+            blind.append(b)
+            continue
+        rows = (s.get("teams") or {}).get("teams") or []
+        seats = ([(f"team {t['team']} ({members_text(t['members'])})", t["win_rate"], t["ci95"]) for t in rows]
+                 if rows else [(f"seat {x['seat']}", x["win_rate"], x["ci95"]) for x in s["seats"]])
+        tests.append((adv["p"], seats, fair_share(s), s.get("config")))
+    groups = {}
+    for s in summaries:
+        if s.get("restriction") is not None:
+            groups.setdefault((s["game"], s["players"], tuple(sorted((s.get("options") or {}).items()))), []).append(s)
+    for g in groups.values():
+        pooled = pooled_seats(g)
+        if pooled is not None:
+            tests.append((pooled["p"], [(f"seat {p}", r, ci) for p, r, ci in pooled["seats"]], 1 / g[0]["players"],
+                          f"{_group_label(g[0])}, restricted play pooled"))
+    several = len(tests) > 1
+    differ = [t for t in tests if t[0] < ALPHA]
+    if differ:
+        p, seats, fair, where = min(differ, key=lambda t: t[0])
+        who, rate, ci = max(seats, key=lambda x: (abs((x[1] or 0) - fair), -seats.index(x)))
+        return (f"not fair: {who} wins {pct(rate, ci)} against the fair {pct(fair)} ({pvalue(p)}"
+                f"{', ' + where if several and where else ''})")
+    if tests:
+        p = min(t[0] for t in tests)
+        return (f"fair: no evidence that seats differ ({pvalue(p)}"
+                f"{f', the lowest of {len(tests)} tests' if several else ''})")
+    if blind:
+        return "fairness not measured: " + blind[0]
+    return "fairness not measured (no seat figures free of bot strength)"
+
+
+def _decided(summaries):
+    """The verdict's second part: when is the game decided?"""
+    plain = [s for s in summaries if s.get("restriction") is None] or summaries
+    for s in plain:
+        da = (s.get("metrics") or {}).get("decided_at") or {}
+        if da.get("n"):
+            m = da["mean"]
+            when = "early" if m < 1 / 3 else "late" if m >= 2 / 3 else "midway"
+            return f"decided {when}: the final winner leads for good from {pct(m, da.get('ci95'))} of the game"
+    return "when it is decided: not recorded"
+
+
+def _skill(summaries):
+    """The verdict's third part: does playing better win more?"""
+    for s in summaries:
+        kinds = [k for k in s.get("kinds") or [] if k.get("win_rate") is not None]
+        if s.get("restriction") is None and s.get("rotated") and len(kinds) > 1:
+            order = sorted(kinds, key=lambda k: -k["win_rate"])
+            best, worst = order[0], order[-1]
+            figs = (f"{best['kind']} wins {pct(best['win_rate'], best['ci95'])} of its seats, {worst['kind']} "
+                    f"{pct(worst['win_rate'], worst['ci95'])}")
+            if _has(best["ci95"]) and _has(worst["ci95"]) and best["ci95"][0] > worst["ci95"][1]:
+                return f"skill matters: {figs}"
+            return f"no evidence that skill matters: {figs}"
+    rows = [r for r in restriction_ranking(summaries) if r["win_rate"] is not None]
+    if rows:
+        clear = [r for r in rows if _has(r["cost_ci95"]) and (min(r["cost_ci95"]) > 0 or max(r["cost_ci95"]) < 0)]
+        if clear:
+            r = max(clear, key=lambda r: abs(r["cost"]))
+            return (f"choices matter: {r['restriction']} wins {pct(r['win_rate'], r['ci95'])} against the fair "
+                    f"{pct(r['fair'])} ({r['verdict']}; {len(clear)} of {len(rows)} restrictions differ)")
+        return f"no evidence that choices matter ({len(rows)} restrictions, none differs)"
+    return ("skill not measured (every seat plays alike: --bot 0=ismcts:200 --rotate, or --restrict all, "
+            "measures it)")
+
+
+def verdict(summaries) -> str | None:
+    """The study's one-line answer: is it fair, is it decided early, does skill matter? Each part from
+    the figures of findings (the same tests); None when no game finished."""
+    summaries = [s for s in summaries if s.get("games_finished")]
+    if not summaries:
+        return None
+    return "verdict: " + "; ".join((_fairness(summaries), _decided(summaries), _skill(summaries)))
 
 
 HEADLINES = ("seat", "mixed", "strength", "first_seat", "unfinished", "never_played", "rare_actions")
@@ -657,5 +837,5 @@ def findings(summaries, detailed=MAX_DETAILED, compared=MAX_COMPARED) -> list:
             for it in finding_items(summaries, detailed, compared)]
 
 
-__all__ = ["findings", "finding_items", "config_findings", "lineup_verdict", "restriction_sentence",
+__all__ = ["findings", "finding_items", "verdict", "restriction_ranking", "seat_test_blind", "seat_words", "config_findings", "lineup_verdict", "restriction_sentence",
            "classify_cost", "pct", "points", "num"]

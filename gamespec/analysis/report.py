@@ -19,7 +19,7 @@ from gamespec.errors import ReportError
 
 from .comparison import per_game
 from .findings import classify_cost, config_findings, finding_items, num, pct, points
-from .findings import fair_share
+from .findings import fair_share, seat_words, verdict
 from .stats import config_key, config_label, members_text, samples, seat_test_name, seat_verdict, summarize
 
 FIGURES = ("winrates", "strength", "restrictions", "scores", "length", "lead_changes", "decided_at")
@@ -300,7 +300,7 @@ def _table(s) -> str:
         ties = s["ties"]
         m = s["margin"]
         extra = (f"<p>Seat advantage ({seat_test_name(adv)}, df {adv['df']}): statistic "
-                 f"{_num(adv['statistic'], '.2f')}, p = {_num(adv['p'], '.3g')}: {seat_verdict(adv)}"
+                 f"{_num(adv['statistic'], '.2f')}, p = {_num(adv['p'], '.3g')}: {html.escape(seat_words(s))}"
                  f"{' (shared wins counted fractionally)' if adv['fractional_wins'] else ''}. "
                  if adv else "<p>") + \
                 ("A seat's win rate is its team's: the games its team won alone. " if teams is not None else "") + \
@@ -364,7 +364,7 @@ def _overview(summaries) -> str:
         else:
             rates = " / ".join(_pct(x["win_rate"]) for x in s["seats"])
             adv = s["seat_advantage"]
-            p, verdict = (_num(adv["p"], ".3g"), seat_verdict(adv)) if adv else ("–", "–")
+            p, verdict = (_num(adv["p"], ".3g"), e(seat_words(s))) if adv else ("–", "–")
         rows.append(f"<tr class='overview'><td>{e(s['config'])}</td><td>{s['games_finished']}</td>"
                     f"<td>{len(s['errors'])}</td><td>{rates}</td><td>{p}</td><td>{verdict}</td>"
                     f"<td>{_num(s['length']['decisions']['mean'], '.1f')}</td></tr>")
@@ -443,6 +443,9 @@ def build(records, title="gamespec balance report", sources=()):
         parts.append(f"<p class='note'>{n} configurations: the plots show the first {len(plotted)} with finished "
                      f"games, the tables all of them ({min(n, MAX_DETAILED)} in full, the others one row "
                      "each).</p>")
+    v = verdict(summaries)          # the answer first: fair? decided early? does skill matter?
+    if v is not None:
+        parts.append(f"<p class='verdict'><b>{e(v)}</b></p>")
     parts.append(_study_findings(summaries))
     parts.append("<h2>Summary</h2>")
     parts.extend(_table(s) for s in summaries[:MAX_DETAILED])

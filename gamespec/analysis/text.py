@@ -55,9 +55,10 @@ def study_lines(r):
         adv = sm["seat_advantage"]
         if adv is not None:
             note = " (shared wins counted fractionally)" if adv["fractional_wins"] else ""
-            from .stats import seat_test_name, seat_verdict
+            from .findings import seat_words
+            from .stats import seat_test_name
             yield (f"  seat advantage ({seat_test_name(adv)}): {adv['statistic']:.2f} (df {adv['df']}), "
-                   f"p = {adv['p']:.3g}: {seat_verdict(adv)}{note}")
+                   f"p = {adv['p']:.3g}: {seat_words(sm)}{note}")
         elif teams is not None and teams.get("varies"):
             yield "  seat advantage: not tested (the teams differ from game to game)"
         t, m = sm["ties"], sm["margin"]
@@ -141,6 +142,34 @@ def _more_lines(sm):
         yield "  findings:"
         for it in items:
             yield f"    - {it['text']}"
+
+
+def verdict_lines(outs):
+    """run_study results → the study's verdict (findings.verdict), the line `simulate` opens with."""
+    from .findings import verdict
+    v = verdict([r["summary"] for r in outs])
+    if v is not None:
+        yield v
+
+
+def ranking_lines(outs):
+    """run_study results → restricted play as one table, the restricted seat's win rate highest (most
+    dominant) first, each with its 95% interval, the cost against the fair share and the verdict;
+    nothing without restricted play."""
+    from .findings import points, restriction_ranking
+    rows = restriction_ranking([r["summary"] for r in outs])
+    if not rows:
+        return
+    several = len({r["group"] for r in rows}) > 1
+    width = max(11, *(len(r["restriction"]) for r in rows))
+    yield (f"restricted play, most dominant first (the restricted seat's win rate against the fair "
+           f"{_pct(rows[0]['fair'])}; cost = fair share - win rate):")
+    yield f"  {'restriction':<{width}}  {'win rate':>8}  {'95% interval':>13}  {'cost':>22}  verdict"
+    for r in rows:
+        cost = points(r["cost"], r["cost_ci95"]) if r["cost"] is not None else "-"
+        where = f"  ({r['group']})" if several else ""
+        yield (f"  {r['restriction']:<{width}}  {_pct(r['win_rate']):>8}  {_ci(r['ci95'], _pct):>13}  {cost:>22}"
+               f"  {r['verdict']}{where}")
 
 
 MAX_FAILURE_KINDS = 10     # kinds of failure listed; the rest are counted

@@ -1,0 +1,102 @@
+"""Issue 41: the study's verdict first, restricted play ranked in one table, a seat test that a
+dominant bot makes blind, a seat advantage found by restricted play named (gamespec/analysis/findings.py
+verdict, pooled_seats, seat_test_blind; text.py verdict_lines, ranking_lines; cli cmd_simulate)."""
+from __future__ import annotations
+
+import os
+import re
+
+from gamespec.analysis import finding_items, study_verdict
+from gamespec.analysis.findings import pooled_seats, restriction_ranking, seat_sentence, seat_words
+from gamespec.analysis.stats import wilson
+
+HERE = os.path.dirname(__file__)
+NO_THANKS = os.path.join(os.path.dirname(HERE), "games", "no_thanks.yaml")
+
+
+def _seats(wins, n):
+    return [{"seat": p, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n)),
+             "score": {"mean": 0, "ci95": [0, 0]}} for p, w in enumerate(wins)]
+
+
+def _summary(wins, n, restriction=None, kinds=(), rotated=True, players=2):
+    lineup = [restriction or "random"] + ["random"] * (players - 1)
+    return {"config": f"g, {players} players, bots {','.join(lineup)}", "game": "g", "players": players,
+            "options": {}, "bots": lineup, "lineup": lineup, "rotated": rotated, "rotations": players,
+            "cooperative": False, "games": n, "games_finished": n, "errors": [], "seats": _seats(wins, n),
+            "fair_share": 1 / players, "teams": None, "kinds": list(kinds), "restriction": restriction,
+            "seat_advantage": _adv(wins), "metrics": None, "length": {}}
+
+
+def _adv(wins):
+    from gamespec.analysis.stats import chi_square_equal
+    st, df, p = chi_square_equal(wins)
+    return {"statistic": st, "df": df, "p": p, "over": "seats", "fractional_wins": False}
+
+
+def _kind(kind, seats, wins, n):
+    m = n * seats
+    return {"kind": kind, "seats": seats, "seat_games": m, "wins": wins, "win_rate": wins / m,
+            "ci95": list(wilson(wins, m))}
+
+
+def _restricted(kind, rate, seat_wins, n=1000):
+    s = _summary(seat_wins, n, restriction=kind,
+                 kinds=[_kind(kind, 1, rate * n, n), _kind("random", 1, (1 - rate) * n, n)])
+    lo, hi = wilson(rate * n, n)
+    s["restriction_cost"] = {"fair": 0.5, "win_rate": rate, "ci95": [lo, hi], "cost": 0.5 - rate,
+                             "cost_ci95": [0.5 - hi, 0.5 - lo]}
+    return s
+
+
+def test_a_dominant_bot_makes_the_seat_test_not_informative_and_says_why():
+    # one kind wins 98% of its seats: the seats look equal only because the rotation moves it round
+    s = _summary([500, 500], 1000, kinds=[_kind("ismcts:500", 1, 980, 1000), _kind("random", 1, 20, 1000)])
+    words = seat_words(s)
+    assert "not informative" in words and "ismcts:500 wins 98" in words and "20 games" in words
+    assert "no evidence that seats differ" not in seat_sentence(s)
+    # a close contest: the test speaks
+    s2 = _summary([500, 500], 1000, kinds=[_kind("ismcts:500", 1, 600, 1000), _kind("random", 1, 400, 1000)])
+    assert seat_words(s2) == "no evidence that seats differ"
+
+
+def test_a_seat_advantage_found_by_restricted_play_is_in_the_findings_and_the_verdict():
+    # every restriction's rotated study leans to seat 0 a little: pooled, the edge is clear
+    group = [_restricted(k, r, [530, 470]) for k, r in (("avoid:a", 0.3), ("always:a", 0.6), ("first", 0.5))]
+    pooled = pooled_seats(group)
+    assert pooled["differ"] and pooled["games"] == 3000
+    items = finding_items(group)
+    seat = [it for it in items if it["kind"] == "seat"]
+    assert seat and "seat 0 wins 53" in seat[0]["text"] and "seats differ" in seat[0]["text"]
+    v = study_verdict(group)
+    assert v.startswith("verdict: not fair: seat 0 wins 53")
+    assert "choices matter" in v
+    # a blind study (a 98% restriction) is left out of the pool
+    assert pooled_seats([_restricted("greedy", 0.98, [530, 470])]) is None
+
+
+def test_the_ranking_puts_the_most_dominant_restriction_first():
+    group = [_restricted(k, r, [500, 500]) for k, r in (("avoid:a", 0.3), ("always:a", 0.7), ("first", 0.5))]
+    rows = restriction_ranking(group)
+    assert [r["restriction"] for r in rows] == ["always:a", "first", "avoid:a"]
+    assert rows[0]["verdict"] == "a is dominant" and rows[2]["verdict"] == "a is dominant"
+    assert rows[1]["verdict"] == "no evidence it matters"
+
+
+def test_simulate_opens_with_the_verdict_and_ends_with_the_ranking(capsys):
+    from gamespec.cli import main
+    assert main(["simulate", NO_THANKS, "-p", "3", "-n", "30", "--workers", "1", "--seed", "1", "--no-progress",
+                 "--restrict", "avoid:take,always:take,first"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("verdict: ") and "decided" in out[0] and "choices matter" in out[0]
+    start = next(i for i, line in enumerate(out) if line.startswith("restricted play, most dominant first"))
+    table = out[start + 2:]
+    assert len(table) == 3 and out[-1] == table[-1]
+    rates = [float(re.split(r"\s+", line.strip())[1].rstrip("%")) for line in table]
+    assert rates == sorted(rates, reverse=True)
+    assert {line.split()[0] for line in table} == {"avoid:take", "always:take", "first"}
+    # a plain study: the verdict first, and no ranking
+    assert main(["simulate", NO_THANKS, "-p", "3", "-n", "20", "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("verdict: ") and "skill not measured" in out.splitlines()[0]
+    assert "restricted play" not in out
