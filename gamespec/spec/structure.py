@@ -1184,7 +1184,8 @@ class Checker(TypeChecker):
                 why = {"player": "; who may respond is 'players' (a list)",
                        "repeat": "; each listed player responds at most once",
                        "fallback": "; list every response in 'react'",
-                       "order": "; responses are carried out in the order of 'players'"}.get(extra, "")
+                       "order": "; responses are carried out in the order of 'players', or by 'priority' "
+                                "(a window asked at once)"}.get(extra, "")
                 self.err(f"'{extra}' does not belong in a 'react' step{why}", self.key_mark(st, extra))
         names = list(st["react"])
         for j, a in enumerate(names):
