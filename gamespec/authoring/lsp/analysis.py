@@ -729,6 +729,8 @@ class Analysis:
                         mark, off = self._key_at(node, k)
                         if mark is not None:
                             self._use((named, str(k)), mark, off, str(k))
+                    if str(k) == "label" and isinstance(v, str) and hasattr(v, "locate"):
+                        self._label_names(v, path)
                     if str(k) in PROSE_KEYS and not (str(k) == "name" and path[:1] == ("lints",)):
                         continue
                     stack.append((v, path + (str(k),)))
@@ -737,11 +739,34 @@ class Analysis:
                     stack.append((v, path))
             elif isinstance(node, str) and hasattr(node, "mark") and id(node) not in rule_ids:
                 key = kinds.get(str(node))
+                if key is None and path[:1] == ("presentation",) and ("attr", str(node)) in self.symbols:
+                    key = ("attr", str(node))       # presentation names the attribute cards are drawn by
                 if key is not None and NAME_RE.fullmatch(str(node)) and path[:1] not in (("cards",),):
                     quoted = 1 if getattr(node, "style", None) in ("'", '"') else 0
                     self._use(key, node.mark, quoted, str(node))
                     if path:
                         self.value_kinds.setdefault(path[-1], set()).add(key[0])
+
+    def _label_names(self, label, path):
+        """The names inside a label's {placeholders}: a card class's attributes, an action's parameters."""
+        if path[:1] == ("cards",):
+            owner = None
+        elif len(path) == 2 and path[0] == "actions":
+            owner = ("actions", path[1])
+        else:
+            return
+        for m in re.finditer(r"\{([^{}\n]*)\}", str(label)):
+            toks = lex(m.group(1))
+            for i, (typ, txt, off) in enumerate(toks):
+                if typ != "NAME" or (i and toks[i - 1][0] == "DOT"):
+                    continue
+                key = ("attr", txt) if owner is None else ("param",) + owner + (txt,)
+                if key in self.symbols:
+                    try:
+                        at = label.locate(*_value_linecol(str(label), m.start(1) + off))
+                    except Exception:
+                        continue
+                    self._use(key, at, 0, txt)
 
     def _use(self, key, mark, off, name):
         self.occurrences.append(Occurrence(mark[0] - 1, mark[1] - 1 + off, len(name), key,
