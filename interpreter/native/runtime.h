@@ -451,6 +451,30 @@ static inline int32_t lst_entry(G *g, Listing *l, int32_t act, int32_t npairs) {
     return off;
 }
 static inline V *lst_pairs(Listing *l, int32_t k) { return l->vals + l->off[k]; }
+/* A listing's cursor: an action's entries appended with the listing's counts and arrays in locals (a
+ * V stored through vals cannot alias them, so they stay in registers); lc_close writes the counts
+ * back. Opened and closed by each generated enumN around its entries (nothing reads the listing
+ * while they are made; a fault leaves it to be reset, as before). */
+typedef struct { Listing *l; int32_t *act, *off; V *vals; int32_t n, nv, cap, vcap; } LCur;
+static inline void lc_open(LCur *c, Listing *l) {
+    c->l = l; c->act = l->act; c->off = l->off; c->vals = l->vals;
+    c->n = l->n; c->nv = l->nv; c->cap = l->cap; c->vcap = l->vcap;
+}
+static inline void lc_close(LCur *c) { c->l->n = c->n; c->l->nv = c->nv; }
+static inline V *lc_entry(G *g, LCur *c, int32_t act, int32_t npairs) {   /* the entry's pairs */
+    if (GS_UNLIKELY(c->n >= c->cap || c->nv + 2 * npairs > c->vcap)) {
+        lc_close(c);
+        int32_t off = lst_grow(g, c->l, act, npairs);
+        lc_open(c, c->l);
+        return c->vals + off;
+    }
+    int32_t off = c->nv;
+    c->act[c->n] = act;
+    c->off[c->n] = off;
+    c->n++;
+    c->nv = off + 2 * npairs;
+    return c->vals + off;
+}
 V lst_list(G *g, Listing *l, int64_t n);          /* a list allocated with the listing (subsets) */
 
 /* ---- the flow and the game (runtime.c) ---------------------------------------------------- */

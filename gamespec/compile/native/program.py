@@ -32,6 +32,7 @@ class Program:
         self.fn_bytes = 0        # of the functions so far: generation stops far over MAX_SOURCE_BYTES
         self._attrs = {}
         self._has = {}
+        self._attr_ids = {}
         self._tables = {}
         self._arrays = {}
         self._afters = {}
@@ -81,6 +82,22 @@ class Program:
             got = (ident, "V")
         self._attrs[name] = got
         return got
+
+    def attr_text_ids(self, name):
+        """For an attribute whose values are texts or none (a V table): its text ids as int64, -1 for
+        none (no text has that id), so that `c.attr == 'text'` is one load and one compare; None
+        when the attribute holds anything else."""
+        got = self._attr_ids.get(name)
+        if got is None:
+            vals = self.rs.attr[name]
+            if not all(v is None or isinstance(v, str) for v in vals) or None not in vals:
+                got = ""
+            else:
+                got = f"ATI{len(self._attr_ids) + 1}"
+                ids = [str(self.texts(v)) if v is not None else "-1" for v in vals]
+                self.decls.append(f"static const int64_t {got}[{max(1, len(vals))}] = {{{', '.join(ids) or '0'}}};")
+            self._attr_ids[name] = got
+        return got or None
 
     def has_attr_table(self, name):
         got = self._has.get(name)
@@ -389,6 +406,7 @@ class Program:
         if cond_first:
             c = rg.test(decl.cond.ast, {})
             rg.emit(f"if (!({c})) {{ {'arelease(g, m0); ' if mark else ''}return; }}")
+        rg.emit("LCur lc; lc_open(&lc, out);")
         binds = []      # per parameter: (arg C, bind C) as V expressions
         sc = {}
         state = {"level": 0}
@@ -402,13 +420,17 @@ class Program:
                 base = rs.var_base[var]
                 amount = rg.V(rg.ex(r.ast, inner))
                 rg.emit(f"if (py_lt(g, g->v[{base} + g->actor], {amount})) {'continue' if np_ else 'goto done'};")
-            off = rg.fresh("off")
-            rg.emit(f"int32_t {off} = lst_entry(g, out, {idx}, {np_});")
             if not binds:
-                rg.emit(f"(void){off};")
-            for j, (a, b) in enumerate(binds):
-                rg.emit(f"out->vals[{off} + {2 * j}] = {a};")
-                rg.emit(f"out->vals[{off} + {2 * j + 1}] = {b};")
+                rg.emit(f"(void)lc_entry(g, &lc, {idx}, 0);")
+                return
+            ent = rg.fresh("ent")
+            vals = [x for a, b in binds for x in (a, b)]
+            if any("out" in v for v in vals):     # (a subset's lists, copied into the listing's arena first)
+                held = [rg.tmp("V", v) for v in vals]
+                vals = held
+            rg.emit(f"V *{ent} = lc_entry(g, &lc, {idx}, {np_});")
+            for j, v in enumerate(vals):
+                rg.emit(f"{ent}[{j}] = {v};")
 
         def level(i, inner):
             if i == np_:
@@ -425,6 +447,7 @@ class Program:
         level(0, sc)
         if not np_ and decl.cost:
             rg.emit("done: ;")
+        rg.emit("lc_close(&lc);")
         if mark:
             rg.emit("arelease(g, m0);")
         self.function(f"static void {fname}(G *g, Listing *out)", rg.lines)
