@@ -313,21 +313,8 @@ def cmd_simulate(args) -> int:
         raise UsageError("--address is for --backend ray")
     # on stderr only: a terminal unless --json or --no-progress; anywhere with --progress (plain lines)
     show = args.progress or (not args.json and not args.no_progress)
-    study = analysis.simulate(game, args.file, games=args.games, players=args.players, seed=args.seed,
-                              options=args.option, sweep=args.sweep, workers=args.workers, bots=args.bot,
-                              backend=args.backend, address=args.address, records=args.records,
-                              progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show,
-                                                                          force=args.progress),
-                              timeout=args.timeout, engine=args.engine, probe=not args.no_probe,
-                              rotate=args.rotate, restrict=args.restrict,
-                              trace=True if args.trace else (False if args.no_trace else None),
-                              resume=args.resume, generator=args.generator)
-    sweep, outs = study["sweep"], study["configs"]
-    errors = [e for r in outs for e in r["errors"]]
-    internal = [e for e in errors if e.get("internal")]
-    if args.json:
-        _print_json({"sweep": {n: v for n, v in sweep}, "configs": outs} if sweep else outs[0])
-    else:
+
+    def text(outs):
         # the answer first (fair? decided early? does skill matter?), then each configuration's
         # figures, then restricted play ranked in one table
         _print_lines(analysis.verdict_lines(outs))
@@ -340,6 +327,40 @@ def cmd_simulate(args) -> int:
             _print_lines(ranking)
         if args.records:
             print(f"records: {args.records}")
+
+    try:
+        study = analysis.simulate(game, args.file, games=args.games, players=args.players, seed=args.seed,
+                                  options=args.option, sweep=args.sweep, workers=args.workers, bots=args.bot,
+                                  backend=args.backend, address=args.address, records=args.records,
+                                  progress=lambda total: analysis.ProgressBar(sys.stderr, total, enabled=show,
+                                                                              force=args.progress),
+                                  timeout=args.timeout, engine=args.engine, probe=not args.no_probe,
+                                  rotate=args.rotate, restrict=args.restrict,
+                                  trace=True if args.trace else (False if args.no_trace else None),
+                                  resume=args.resume, generator=args.generator)
+    except analysis.Interrupted as e:      # Ctrl-C: the summary of the games finished, and how to go on
+        outs = [r for r in e.partial if r["summary"]["games_finished"]]
+        done = sum(r["summary"]["games_finished"] for r in e.partial)
+        if args.json:
+            _print_json({"interrupted": True, "configs": outs})
+        elif outs:
+            text(outs)
+        print(f"\n{PROG}: interrupted after {done} finished game(s)"
+              f"{'; the summary above is of those' if outs else ''}", file=sys.stderr)
+        if args.records:
+            print(f"{PROG}: to go on, run the same command with --resume: the games in {args.records} count "
+                  "and are not played again", file=sys.stderr)
+        else:
+            print(f"{PROG}: to be able to go on after a stop, write the games with --records FILE; then the "
+                  "same command with --resume continues it", file=sys.stderr)
+        return 130
+    sweep, outs = study["sweep"], study["configs"]
+    errors = [e for r in outs for e in r["errors"]]
+    internal = [e for e in errors if e.get("internal")]
+    if args.json:
+        _print_json({"sweep": {n: v for n, v in sweep}, "configs": outs} if sweep else outs[0])
+    else:
+        text(outs)
     for line in analysis.failure_lines(errors):
         print(f"{PROG}: {line}", file=sys.stderr)
     if internal:

@@ -212,6 +212,28 @@ def action_names(rs) -> list:
         return list(rs.actions)
 
 
+_TRACED = {}       # id(rule set) -> (rule set, names): trace_names once per configuration
+
+
+def trace_names(rs) -> list:
+    """action_names less the actions no state of this configuration can offer (an action an option
+    switches off: gamespec/analysis/possible.py), so that a study's "never played" names only
+    actions the configuration could have played. One that is played all the same is counted where
+    it is first played."""
+    hit = _TRACED.get(id(rs))
+    if hit is not None and hit[0] is rs:
+        return hit[1]
+    names = action_names(rs)
+    from gamespec.analysis.possible import possible_actions
+    ok = possible_actions(rs)
+    if ok is not None:
+        names = [a for a in names if a not in rs.actions or a in ok]
+    if len(_TRACED) > 64:
+        _TRACED.clear()
+    _TRACED[id(rs)] = (rs, names)
+    return names
+
+
 class GameTrace:
     """One game, decision by decision → the metrics of docs/analysis.md ("Per-game metrics"): the spec's
     score for every seat after each decision (its score expression on the state as it is; the final
@@ -226,7 +248,7 @@ class GameTrace:
         rs = self.rs = state.rs
         self.P = P = state.num_players
         self.sign = 1 if rs.winner != "lowest" else -1
-        self.actions = dict.fromkeys(action_names(rs), 0)
+        self.actions = dict.fromkeys(trace_names(rs), 0)
         self.scored = rs.score is not None and not getattr(rs.spec, "cooperative", False)
         self.n = self.changes = 0           # scored positions so far; times the sole leader changed
         self.last = None                    # the last sole leader
@@ -636,7 +658,7 @@ class NativeTrace:
         self.rs = rs
         self.sign = 1 if rs.winner != "lowest" else -1
         self.mode = 1 if rs.score is None or getattr(rs.spec, "cooperative", False) else 2
-        self.names = action_names(rs)
+        self.names = trace_names(rs)
         self.by_index = dict(enumerate(lib.meta["actions"]))
         self.by_index[-1] = "skip"
         # scoring.per_team: the teams lead, as in GameTrace (C evaluates the score once per team)
@@ -824,6 +846,11 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
                 ex.shutdown(wait=False, cancel_futures=True)
                 for proc in procs:
                     proc.terminate()
+                # and wait for them: a worker still running at exit leaves its queues' and counters'
+                # semaphores to the resource tracker, which then warns of leaked semaphores
+                for proc in procs:
+                    proc.join(5)
+                ex.shutdown(wait=True)
                 raise
     seconds = time.perf_counter() - t0
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 _FACE = {
     "run_study": "study", "run_sweep": "study", "simulate": "study", "BACKENDS": "study",
+    "Interrupted": "study",
     "RecordWriter": "records", "read_records": "records", "iter_records": "records",
     "RecordFiles": "records", "make_record": "records", "RecordsError": "records",
     "summarize": "stats", "wilson": "stats", "chi_square_equal": "stats", "describe": "stats",

@@ -28,6 +28,17 @@ def rotations(lineup) -> list:
     return out
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a study: `partial` holds run_study's result for each configuration begun, of
+    the games finished (the one running marked 'interrupted'); `records` the records file, if any
+    (what --resume continues)."""
+
+    def __init__(self, partial, records=None):
+        super().__init__()
+        self.partial = list(partial)
+        self.records = records
+
+
 def run_study(path, games=100, players=None, seed=0, options=None, workers=None, bots=None,
               backend="local", address=None, records=None, progress=None, game=None, timeout=None,
               engine="python", probe=True, rotate=False, restriction=None, trace=None, done=(), generator=None) -> dict:
@@ -77,41 +88,48 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
     for row in done:
         prior.setdefault(row.get("rotation") or 0, []).append(row)
     runs, resumed = [], 0
-    for r, seating in rots:
-        old = sorted(prior.pop(r, []), key=lambda row: row["seed"])
-        if [row["seed"] for row in old] != list(range(seed, seed + len(old))) or len(old) > games:
-            raise UsageError(f"the records file holds {len(old)} games of {config_label(summary.key)}"
-                             f"{f' (rotation {r})' if rotated else ''} that are not seeds {seed} to "
-                             f"{seed + games - 1} from the first: resume with the same --seed and --games")
-        for row in old:
-            summary.add(row)
-        resumed += len(old)
-        left = games - len(old)
-        if left == 0:
-            continue
+    try:
+        for r, seating in rots:
+            old = sorted(prior.pop(r, []), key=lambda row: row["seed"])
+            if [row["seed"] for row in old] != list(range(seed, seed + len(old))) or len(old) > games:
+                raise UsageError(f"the records file holds {len(old)} games of {config_label(summary.key)}"
+                                 f"{f' (rotation {r})' if rotated else ''} that are not seeds {seed} to "
+                                 f"{seed + games - 1} from the first: resume with the same --seed and --games")
+            for row in old:
+                summary.add(row)
+            resumed += len(old)
+            left = games - len(old)
+            if left == 0:
+                continue
 
-        def on_result(res, seating=seating, r=r):
-            rec = make_record(res, game.name, sha, players, opts, coop, kinds if rotated else None,
-                              r if rotated else None, restriction)
-            summary.add(rec)
-            if records is not None:
-                records.write(rec)
+            def on_result(res, seating=seating, r=r):
+                rec = make_record(res, game.name, sha, players, opts, coop, kinds if rotated else None,
+                                  r if rotated else None, restriction)
+                summary.add(rec)
+                if records is not None:
+                    records.write(rec)
 
-        first = seed + len(old)
-        common = dict(games=left, players=players, seed=first, options=opts, workers=workers, progress=progress,
-                      game=game, bots=seating, on_result=on_result, timeout=timeout, engine=engine, trace=trace)
-        if generator != ALGORITHM:
-            common["generator"] = generator
-        if backend == "local":
-            out = _sim.simulate(path, probe=probe and not runs, **common)
-        else:
-            if probe and not runs and left:
-                _sim.check_finishes(game, players, opts, seating)
-            from . import ray_backend
-            out = ray_backend.simulate(path, address=address, **common)
-        runs.append(out)
-        if hasattr(progress, "next_config"):
-            progress.next_config(left)
+            first = seed + len(old)
+            common = dict(games=left, players=players, seed=first, options=opts, workers=workers, progress=progress,
+                          game=game, bots=seating, on_result=on_result, timeout=timeout, engine=engine, trace=trace)
+            if generator != ALGORITHM:
+                common["generator"] = generator
+            if backend == "local":
+                out = _sim.simulate(path, probe=probe and not runs, **common)
+            else:
+                if probe and not runs and left:
+                    _sim.check_finishes(game, players, opts, seating)
+                from . import ray_backend
+                out = ray_backend.simulate(path, address=address, **common)
+            runs.append(out)
+            if hasattr(progress, "next_config"):
+                progress.next_config(left)
+    except KeyboardInterrupt:       # the games finished so far, summarized (Ctrl-C: docs/analysis.md)
+        sm = summary.result()
+        out = _merged(runs, sm, game, path, players, opts, seed, engine)
+        out.update(games_requested=games, deals=games, rotations=len(rots), games_played=sm["games_finished"] - resumed,
+                   resumed=resumed, restriction=restriction, bots=kinds, backend=backend, summary=sm, interrupted=True)
+        raise Interrupted([out]) from None
     if prior:
         raise UsageError(f"the records file holds games of {config_label(summary.key)} in rotations this study "
                          f"does not play ({', '.join(map(str, sorted(prior)))}): resume with the same --bot and --rotate")
@@ -206,22 +224,35 @@ def run_sweep(path, sweep, games=100, players=None, seed=0, options=None, worker
         started = ray_backend.connect(address, workers)     # once for the whole sweep
     try:
         outs = []
-        for p, opts in configs:
-            kinds = bots(p) if callable(bots) else (bots if bots is not None and len(bots) == p else None)
-            plans = restrict(p, opts) if restrict is not None else [(None, kinds)]
-            for restriction, lineup in plans:
-                lineup = lineup if lineup is not None else ["random"] * p
-                key = (game.name, p, tuple(sorted(game.check_options(opts).items())), tuple(lineup))
-                outs.append(run_study(path, games=games, players=p, seed=seed, options=opts, workers=workers,
-                                      bots=lineup, backend=backend, address=address, records=records,
-                                      progress=progress, game=game, timeout=timeout, engine=engine, probe=probe,
-                                      rotate=rotate or restriction is not None, restriction=restriction,
-                                      trace=trace, done=(done or {}).pop(key, ()), generator=generator))
+        try:
+            _sweep(outs, configs, path, games, seed, workers, bots, backend, address, records, progress, game,
+                   timeout, engine, probe, rotate, trace, restrict, done, generator)
+        except Interrupted as e:        # the configurations finished, then the one interrupted
+            e.partial[:0] = outs
+            raise
+        except KeyboardInterrupt:
+            raise Interrupted(outs) from None
     finally:
         if started:
             import ray
             ray.shutdown()
     return outs
+
+
+def _sweep(outs, configs, path, games, seed, workers, bots, backend, address, records, progress, game, timeout,
+           engine, probe, rotate, trace, restrict, done, generator):
+    """run_sweep's configurations, each run_study's result appended to `outs`."""
+    for p, opts in configs:
+        kinds = bots(p) if callable(bots) else (bots if bots is not None and len(bots) == p else None)
+        plans = restrict(p, opts) if restrict is not None else [(None, kinds)]
+        for restriction, lineup in plans:
+            lineup = lineup if lineup is not None else ["random"] * p
+            key = (game.name, p, tuple(sorted(game.check_options(opts).items())), tuple(lineup))
+            outs.append(run_study(path, games=games, players=p, seed=seed, options=opts, workers=workers,
+                                  bots=lineup, backend=backend, address=address, records=records,
+                                  progress=progress, game=game, timeout=timeout, engine=engine, probe=probe,
+                                  rotate=rotate or restriction is not None, restriction=restriction,
+                                  trace=trace, done=(done or {}).pop(key, ()), generator=generator))
 
 
 def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(), workers=None, bots=(),
@@ -286,6 +317,11 @@ def simulate(game, path, games=100, players=None, seed=None, options=(), sweep=(
                              bots=(lambda p: kinds_from_args(bots, p)) if bots else None,
                              restrict=(lambda p, opts: plans[_plan_key(game, p, opts)]) if restrict else None,
                              done=done, generator=generator)
+    except Interrupted as e:
+        e.records = records
+        for r in e.partial:
+            r["records"] = records
+        raise
     finally:
         if writer is not None:
             writer.close()

@@ -31,6 +31,9 @@ def study_lines(r):
     what = (f"{r['games_requested']} deals x {rots} rotations of the seats" if rots > 1
             else f"{r['games_requested']} games")
     yield f"{r['game']}: {what} ({seeds}), {r['players']} players, options: {format_options(r['options'])}"
+    if r.get("interrupted"):
+        yield (f"  interrupted: {r['summary']['games_finished']} games finished (the figures below are of those "
+               "games)")
     if r.get("resumed"):
         yield (f"  resumed: {r['resumed']} games read back from {r.get('records', 'the records file')}, "
                f"{r.get('games_played', 0)} played now")
