@@ -359,3 +359,48 @@ def test_leaving_offers_to_keep_the_log(tmp_path):
     child.expect("File name")
     child.sendline("")
     assert finish(child) == 0 and "Log written" not in child.before
+
+
+def _scripted(path, players, inputs, seed=1, options=None):
+    """A Table fed `inputs` (then q), its output as text."""
+    g = load(path)
+    buf = io.StringIO()
+    feed = iter(list(inputs) + ["q"])
+    t = Table(g, path, players, 0, seed, g.check_options(options or {}), ["random"] * players,
+              out=Output(buf, color=False), ask=lambda prompt: next(feed))
+    t.run()
+    return buf.getvalue()
+
+
+def test_the_rulebook_is_offered_on_the_first_screen_by_section_and_each_option_in_words():
+    # issue 41: a newcomer is told of the rules at once, reads them by section, asks what an option does
+    path = os.path.join(ROOT, "games", "no_thanks.yaml")
+    text = _scripted(path, 3, ["r", "r 8", "? 2", "?1", "? 9", "r 99"])
+    first = text[:text.index("Your options:")]
+    assert "Type r for its rulebook" in first
+    assert re.search(r"^\s+\d+\. Actions$", text, re.M) and re.search(r"^\s+\d+\. Scoring$", text, re.M)
+    assert "-- No Thanks!: Actions --" in text          # r 8: the section, in explain's words
+    from gamespec.authoring.rulebook import explain
+    book = explain(load(path), 3)
+    take = text[text.index("Option 2: "):]
+    assert "Effect:" in take and "Effect:" in book
+    # ? N gives that option's action, not the others
+    one = text[text.index("Option 1: "):text.index("Option 1: ") + 400]
+    assert "chips" in one
+    assert "? N explains option N: N is 1 to 2." in text and "No section '99'" in text
+
+
+def test_each_round_end_says_what_it_scored_how_and_who_did_best():
+    # issue 41: a phase with an on_end (Sushi Go's round) ends with its figures, the rules' words, the best
+    path = os.path.join(ROOT, "games", "sushi_go.yaml")
+    text = _scripted(path, 3, ["1"] * 200, seed=1)
+    ends = text.split("── the round phase ends ──")[1:]
+    assert len(ends) == 3                       # three rounds, each said once
+    for block in ends:
+        block = block[:block.index("==")]
+        pts = dict(re.findall(r"(you|seat \d) (\d+)", block.splitlines()[1]))
+        assert block.splitlines()[1].startswith("  round_pts: ") and len(pts) == 3
+        assert "how (the rules):" in block and "round_pts" in block.split("how (the rules):")[1]
+        best = re.search(r"best round_pts this round: (.*) \((\d+)\)", block)
+        assert int(best.group(2)) == max(map(int, pts.values()))
+        assert all(pts[w] == best.group(2) for w in best.group(1).split(" and "))

@@ -18,8 +18,8 @@ from .transcript import Labels, printable, render_end, seat_name
 
 SAVE_FORMAT = "gamespec-play/1"
 MAX_SAVE_BYTES = 16 * 1024 * 1024
-HELP = ("type an action's number, or: u take back your last decision, s [FILE] save, q quit, "
-        "? phase and step, h this help")
+HELP = ("type an action's number, or: r the rules (r N: section N), ? N what option N does, "
+        "u take back your last decision, s [FILE] save, q quit, ? phase and step, h this help")
 
 
 class Quit(Exception):
@@ -88,6 +88,8 @@ class Table:
         o = self.out
         o.line(f"{self.game.name}: {self.players} players, you are seat {self.seat}; "
                f"{HELP}.", "bold")
+        o.line("New to this game? Type r for its rulebook (by section), or ? and an option's number "
+               "to hear what that option does.", "bold")
         try:
             while not self.state.is_terminal:
                 if self.state.current_player == self.seat:
@@ -146,7 +148,77 @@ class Table:
         a = self.state.legal_actions()[i]
         self.deciders.append(self.state.current_player)
         self.actions.append(a.to_json(label=False))
+        watch = self.phase_ends()
+        before = (self.state.phase_name, self.view().observation.get("variables") or {}) if watch else None
         self.state.apply(a)
+        if watch:
+            self.show_phase_end(*before)
+
+    # -- the end of a round or phase ---------------------------------------------------------------
+    def phase_ends(self) -> dict:
+        """Phase name → (the variables its `on_end` sets, how: the rulebook's words), for each phase
+        with an `on_end` (the ends the spec defines); made once."""
+        if getattr(self, "_phase_ends", None) is None:
+            from gamespec.authoring.rulebook import Words, _reparse
+            from gamespec.spec import ast as A
+            spec = self.game.spec
+            out = {}
+            for ph in spec.phases.values():
+                if ph.on_end is None:
+                    continue
+                names = []
+                for root in (ph.on_end.ast if isinstance(ph.on_end.ast, list) else [ph.on_end.ast]):
+                    for n in A.walk(root) if isinstance(root, A.Node) else ():
+                        if isinstance(n, A.Assign):
+                            tg = n.target.obj if isinstance(n.target, A.Index) else n.target
+                            if isinstance(tg, A.Name) and tg.id in spec.variables and tg.id not in names:
+                                names.append(tg.id)
+                try:
+                    w = Words(spec)
+                    w.defines = set(spec.checker.defines) if spec.checker else set()
+                    how = w.stmts(_reparse(ph.on_end, "effects"))
+                except Exception:      # noqa: BLE001 - the words are a help; the figures are shown anyway
+                    how = []
+                out[ph.name] = (names, how)
+            self._phase_ends = out
+        return self._phase_ends
+
+    def show_phase_end(self, phase, before):
+        """After a decision: when a phase with an `on_end` ended (another phase began, or a variable
+        its `on_end` sets changed as this seat sees it), say so: what it set, for each seat, how it
+        is computed (the rulebook's words), who did best; then the game goes on to the next screen."""
+        if phase not in self.phase_ends():
+            return
+        names, how = self.phase_ends()[phase]
+        after = self.view().observation.get("variables") or {}
+        changed = [n for n in names if n in after and after.get(n) != before.get(n)]
+        if not changed and self.state.phase_name == phase:
+            return
+        o = self.out
+        o.line("")
+        o.line(f"── the {phase} phase ends ──", "bold magenta")
+        P = self.players
+        best = None
+        for n in changed or [n for n in names if n in after]:
+            v = after[n]
+            if isinstance(v, list) and len(v) == P:
+                o.line(f"  {n}: " + ", ".join(f"{seat_name(p, self.seat)} {v[p]}" for p in range(P)))
+                nums = [x for x in v if isinstance(x, (int, float)) and not isinstance(x, bool)]
+                if best is None and len(nums) == P:
+                    low = getattr(self.game.spec, "winner", "highest") == "lowest"
+                    top = (min if low else max)(v)
+                    best = (n, [p for p in range(P) if v[p] == top], top)
+            else:
+                o.line(f"  {n}: {v}")
+        if how:
+            o.line("  how (the rules):")
+            from gamespec.authoring.rulebook import _md_items
+            for line in _md_items(how, False, 2):
+                o.line(line)
+        if best is not None:
+            n, who, top = best
+            o.line(f"  best {n} this {phase}: " + " and ".join(seat_name(p, self.seat) for p in who)
+                   + f" ({top})", "bold")
 
     def bot_turn(self):
         from gamespec.bots import decide
@@ -180,8 +252,17 @@ class Table:
             if cmd in ("s", "save"):
                 self.save(arg.strip() or self.save_default)
                 continue
+            if cmd == "?" and arg.strip():
+                self.explain_option(arg.strip(), legal)
+                continue
+            if cmd.startswith("?") and cmd[1:].isdigit():       # "?3"
+                self.explain_option(cmd[1:], legal)
+                continue
             if cmd == "?":
                 self.out.line(self.where())
+                continue
+            if cmd in ("r", "rules"):
+                self.show_rules(arg.strip())
                 continue
             if cmd in ("h", "help", ""):
                 if cmd == "":
@@ -211,6 +292,72 @@ class Table:
         self.seen = min(self.seen, len(self.view().observation.get("history") or []))
         self.out.line(f"Undone: decision {note['decision']} is taken back.", "bold")
         return True
+
+    # -- the rules: `explain`'s rulebook, by section, and one action in words ---------------------
+    def rule_sections(self) -> list:
+        """The rulebook (gamespec explain's, for this game's players and options) as [(title,
+        blocks)], one per section (a level-2 heading); made once."""
+        if getattr(self, "_sections", None) is None:
+            from gamespec.authoring.rulebook import rulebook
+            doc = rulebook(self.game, self.players, self.options)
+            sections = [("Overview", [])]
+            for b in doc.blocks:
+                if b[0] == "h" and b[1] <= 2:
+                    if b[1] == 2:
+                        sections.append((b[2], []))
+                    continue
+                sections[-1][1].append(b)
+            self._sections = [(title, blocks) for title, blocks in sections if blocks]
+        return self._sections
+
+    def _print_blocks(self, blocks):
+        from gamespec.authoring.rulebook import Doc
+        d = Doc()
+        d.blocks = list(blocks)
+        for line in d.markdown().rstrip().splitlines():
+            self.out.line(line)
+
+    def show_rules(self, arg=""):
+        """`r`: the rulebook's sections, numbered; `r N`: section N."""
+        sections = self.rule_sections()
+        if arg.isdigit() and 1 <= int(arg) <= len(sections):
+            title, blocks = sections[int(arg) - 1]
+            self.out.line(f"-- {self.game.name}: {title} --", "bold")
+            self._print_blocks(blocks)
+            self.out.line(f"(r N for another section, 1 to {len(sections)}; Enter shows the table again)")
+            return
+        if arg:
+            self.out.line(f"No section {arg!r}: the sections are 1 to {len(sections)}.")
+        self.out.line(f"The rules of {self.game.name}, by section (type r and a number):", "bold")
+        for n, (title, _) in enumerate(sections, 1):
+            self.out.line(f"  {n:>2}. {title}")
+
+    def explain_option(self, arg, legal):
+        """`? N`: what option N does, in the rulebook's words for its action."""
+        if not arg.isdigit() or not 1 <= int(arg) <= len(legal):
+            self.out.line(f"? N explains option N: N is 1 to {len(legal)}.")
+            return
+        a = legal[int(arg) - 1]
+        name = self.state.legal_actions()[a.index][0]
+        act = self.game.spec.actions.get(name)
+        self.out.line(f"Option {arg}: {a.label}", "bold")
+        if act is None:         # an optional step's 'skip'
+            self.out.line("Pass: do nothing at this step (it is optional).")
+            return
+        blocks, on = [], False
+        for title, bl in self.rule_sections():
+            if title != "Actions":
+                continue
+            for b in bl:
+                if b[0] == "h":
+                    on = b[2].endswith(f"(*{name}*)") or b[2] == name
+                    continue
+                if on:
+                    blocks.append(b)
+        if blocks:
+            self._print_blocks(blocks)
+        else:
+            self.out.line(f"The action {name} (see r for the rules).")
 
     def where(self) -> str:
         s = self.state
