@@ -192,6 +192,13 @@ def test_locals_and_yaml_values():
     assert set(got) == set(a.data["actions"])
 
 
+def test_a_name_starting_like_an_operator_word_is_one_name():
+    toks = an.lex("in_round[q] and x in xs and not_y not in z")
+    assert [t[:2] for t in toks if t[0] in ("NAME", "IN", "COMP_OP")] == [
+        ("NAME", "in_round"), ("NAME", "q"), ("NAME", "x"), ("IN", "in"), ("NAME", "xs"), ("NAME", "not_y"),
+        ("COMP_OP", "not in"), ("NAME", "z")]
+
+
 def test_rename_refuses_a_name_taken_or_built_in():
     text = read("games/bacchus.yaml")
     a = an.analyze(text, "games/bacchus.yaml")

@@ -433,7 +433,18 @@ def lex(value: str) -> tuple:
             base += e.pos_in_stream + 1
             out = [t for t in out if t[2] < base - 1]
             # tokens before the bad character were yielded already; lexing resumes after it
-    return tuple(out)
+    # Out of a parser's context the lexer may cut a name that starts like an operator word (`in_round`
+    # as `in` `_round`): a word followed at once by more word characters is one name.
+    merged = []
+    for tok in out:
+        if merged and merged[-1][2] + len(merged[-1][1]) == tok[2] and NAME_RE.fullmatch(merged[-1][1]) \
+                and re.match(r"[A-Za-z0-9_]", tok[1]):
+            prev = merged.pop()
+            text = prev[1] + tok[1]
+            merged.append(("NAME" if NAME_RE.fullmatch(text) else tok[0], text, prev[2]))
+        else:
+            merged.append(tok)
+    return tuple(merged)
 
 
 COMMENT_RE = re.compile(r"#[^\n]*")
@@ -456,6 +467,7 @@ class Analysis:
         self.symbols: dict = {}
         self.occurrences: list = []
         self.value_kinds: dict = {}     # YAML key -> kinds of the names its values are, in this spec
+        self.unresolved: set = set()    # names of YAML values that could be an action or a phase
         self._by_line: dict | None = None
         if self.data is not None and hasattr(self.data, "key_marks"):
             self._declarations()
@@ -709,11 +721,12 @@ class Analysis:
 
     # -- uses in YAML: values naming an action, a phase, a zone or a variable; keys naming a zone or variable
     def _yaml_names(self):
-        kinds = {}
+        kinds = {}          # name -> the symbols of these kinds it may be (an action and a phase may share one)
         for kind in ("action", "phase", "zone", "variable"):
             for k, s in self.symbols.items():
                 if k[0] == kind:
-                    kinds.setdefault(s.name, k)
+                    kinds.setdefault(s.name, []).append(k)
+        ambiguous = []
         rule_ids = {id(rt.ystr) for rt in self.rules}
         stack = [(self.data, ())]
         seen = set()
@@ -738,14 +751,27 @@ class Analysis:
                 for v in node:
                     stack.append((v, path))
             elif isinstance(node, str) and hasattr(node, "mark") and id(node) not in rule_ids:
-                key = kinds.get(str(node))
-                if key is None and path[:1] == ("presentation",) and ("attr", str(node)) in self.symbols:
-                    key = ("attr", str(node))       # presentation names the attribute cards are drawn by
-                if key is not None and NAME_RE.fullmatch(str(node)) and path[:1] not in (("cards",),):
-                    quoted = 1 if getattr(node, "style", None) in ("'", '"') else 0
-                    self._use(key, node.mark, quoted, str(node))
-                    if path:
-                        self.value_kinds.setdefault(path[-1], set()).add(key[0])
+                keys = kinds.get(str(node), [])
+                if not keys and path[:1] == ("presentation",) and ("attr", str(node)) in self.symbols:
+                    keys = [("attr", str(node))]       # presentation names the attribute cards are drawn by
+                if not keys or not NAME_RE.fullmatch(str(node)) or path[:1] == ("cards",):
+                    continue
+                if len(keys) > 1:
+                    ambiguous.append((node, path, keys))
+                    continue
+                self._value_use(keys[0], node, path)
+        for node, path, keys in ambiguous:      # by what the same key names elsewhere in this spec
+            fits = [k for k in keys if path and k[0] in self.value_kinds.get(path[-1], ())]
+            if len(fits) == 1:
+                self._value_use(fits[0], node, path)
+            else:
+                self.unresolved.add(str(node))
+
+    def _value_use(self, key, node, path):
+        quoted = 1 if getattr(node, "style", None) in ("'", '"') else 0
+        self._use(key, node.mark, quoted, str(node))
+        if path:
+            self.value_kinds.setdefault(path[-1], set()).add(key[0])
 
     def _label_names(self, label, path):
         """The names inside a label's {placeholders}: a card class's attributes, an action's parameters."""
@@ -758,9 +784,15 @@ class Analysis:
         for m in re.finditer(r"\{([^{}\n]*)\}", str(label)):
             toks = lex(m.group(1))
             for i, (typ, txt, off) in enumerate(toks):
-                if typ != "NAME" or (i and toks[i - 1][0] == "DOT"):
+                if typ != "NAME":
                     continue
-                key = ("attr", txt) if owner is None else ("param",) + owner + (txt,)
+                if i and toks[i - 1][0] == "DOT":
+                    key = ("attr", txt)
+                else:
+                    key = ("attr", txt) if owner is None else ("param",) + owner + (txt,)
+                    if key not in self.symbols:     # a label's expression may read the spec's tables...
+                        key = next((g for g in ((k, txt) for k in ("table", "option", "define", "variable", "zone"))
+                                    if g in self.symbols), key)
                 if key in self.symbols:
                     try:
                         at = label.locate(*_value_linecol(str(label), m.start(1) + off))
@@ -826,6 +858,9 @@ class Analysis:
         if new in CONSTANTS or new in keywords().values():
             return f"'{new}' is a built-in name"
         kind = o.key[0]
+        if kind in ("action", "phase") and o.name in self.unresolved:
+            return (f"'{o.name}' names both an action and a phase, and a YAML value here could be either: "
+                    "rename it by hand")
         if kind in GLOBAL_KINDS and any(s.name == new for k, s in self.symbols.items() if k[0] in GLOBAL_KINDS):
             return f"'{new}' is already a name of this spec"
         if kind in ("define", "function", "effect") and new in BUILTINS:
