@@ -59,7 +59,55 @@ def seat_message(state, seat, table: dict) -> dict:
     if obs["terminal"]:
         msg["scores"] = obs["scores"]
         msg["winners"] = obs["winners"]
+        msg.update(final_ranking(state.rs, obs["scores"], obs["winners"]))
     return msg
+
+
+def final_ranking(rs, scores, winners) -> dict:
+    """The final ranking in the spec's order: the winners first (the spec's winner rule and its
+    tie-breakers chose them), then by score, highest or lowest first as the spec's scoring says;
+    seats with the same score (and the same lot) share a place and are marked tied. When seats tied
+    on the best score and the tie-breakers chose among them, `tie_break` names them and the rule,
+    in the rulebook's words (the rule, never values the rules did not show). Public facts only: the
+    final scores and winners every seat sees."""
+    if not scores:
+        return {}
+    low = getattr(rs, "winner", "highest") == "lowest"
+    order = sorted(range(len(scores)), key=lambda p: (p not in winners, _key(scores[p], low), p))
+    ranking, place = [], 0
+    for i, p in enumerate(order):
+        same = [q for q in order if q != p and scores[q] == scores[p] and (q in winners) == (p in winners)]
+        if i == 0 or not (scores[order[i - 1]] == scores[p] and (order[i - 1] in winners) == (p in winners)):
+            place = i + 1
+        ranking.append({"place": place, "seat": p, "score": scores[p], "winner": p in winners, "tied": bool(same)})
+    out = {"ranking": ranking, "rule": f"the {'lowest' if low else 'highest'} score wins"}
+    if winners:
+        best = _key(scores[winners[0]], low)
+        level = [p for p in range(len(scores)) if _key(scores[p], low) == best]
+        if len(level) > len(winners):
+            out["tie_break"] = {"among": level, "chosen": list(winners), "rule": _tie_words(rs)}
+    return out
+
+
+def _key(score, low):
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return 0
+    return score if low else -score
+
+
+def _tie_words(rs) -> list:
+    """The spec's tie-breakers in the rulebook's words (in order; more is better)."""
+    spec = rs.spec
+    tbs = list(getattr(spec, "tie_breakers", None) or [])
+    if not tbs:
+        return []
+    try:
+        from gamespec.authoring.rulebook import Words, _reparse
+        w = Words(spec)
+        w.defines = set(spec.checker.defines) if spec.checker else set()
+        return [w.e(_reparse(x, "expr")) for x in tbs]
+    except Exception:       # noqa: BLE001 - the rule's own text, when the words cannot be made
+        return [getattr(x, "text", str(x)) for x in tbs]
 
 
 def transcript_lines(history, labels, seat, notes=()) -> list:

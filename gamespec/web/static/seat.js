@@ -219,6 +219,7 @@ function draw(msg) {
     b.addEventListener("click", () => play(i));
     acts.append(b);
   });
+  pickableCards(msg);
   $("undo").hidden = !msg.can_undo;
   $("undo").disabled = false;
   const tr = $("transcript"); tr.textContent = "";
@@ -226,17 +227,59 @@ function draw(msg) {
   tr.scrollTop = tr.scrollHeight;
   const decided = msg.transcript.filter((l) => /^\d+\. /.test(l));
   $("last").textContent = decided.length ? "Last move — " + decided[decided.length - 1].replace(/^\d+\. /, "") : "";
+  const wasOver = !$("end").hidden;
   $("end").hidden = !msg.terminal;
   if (msg.terminal) {
-    const ol = $("scores"); ol.textContent = "";
-    const order = msg.scores.map((s, p) => p).sort((a, b) => msg.winners.includes(b) - msg.winners.includes(a));
-    for (const p of order) ol.append(el("li", msg.winners.includes(p) ? {class: "winner"} : {},
-      `${p === me ? "you" : `seat ${p}`}: ${msg.scores[p]}${msg.winners.includes(p) ? " (winner)" : ""}`));
+    drawRanking(msg, me);
     const w = msg.winners.map((p) => (p === me ? "you" : `seat ${p}`));
     $("end-title").textContent = !w.length ? "Game over: no winner" : msg.winners.includes(me) ? "Game over: you win!" :
       `Game over: ${w.join(" and ")} win${w.length === 1 && w[0] !== "you" ? "s" : ""}`;
+    // the end is the first thing one sees (on a phone the page may be scrolled down to the actions)
+    if (!wasOver) { window.scrollTo(0, 0); $("end").scrollIntoView({block: "start"}); }
   }
   showMoves(before);
+}
+// The final ranking in the spec's order (the server's `ranking`: winners first, then by score as the
+// spec's scoring says), ties marked, and the tie-break used when it chose among tied seats.
+function drawRanking(msg, me) {
+  const who = (p) => (p === me ? "you" : `seat ${p}`);
+  const ol = $("scores"); ol.textContent = "";
+  const rows = msg.ranking || msg.scores.map((s, p) => ({place: p + 1, seat: p, score: s, winner: msg.winners.includes(p), tied: false}));
+  for (const r of rows) {
+    ol.append(el("li", Object.assign({value: r.place, "data-seat": r.seat}, r.winner ? {class: "winner"} : {}),
+      `${who(r.seat)}: ${r.score}${r.winner ? " (winner)" : ""}${r.tied ? " (tied)" : ""}`));
+  }
+  const tb = msg.tie_break;
+  let how = msg.rule ? `Ranked as the rules score: ${msg.rule}.` : "";
+  if (tb) {
+    how += ` ${tb.among.map(who).join(", ")} tied on the best score; ` + (tb.rule.length
+      ? `the tie-break (${tb.rule.join("; then ")}) chose ${tb.chosen.map(who).join(" and ")}.`
+      : `the rules chose ${tb.chosen.map(who).join(" and ")}.`);
+  }
+  $("end-rule").textContent = how;
+}
+// A decision that is "pick a card": each card face offered by exactly one action (of one card
+// parameter) can be clicked on the table to play that action; the buttons stay.
+function pickableCards(msg) {
+  const by = new Map();
+  msg.actions.forEach((a, i) => {
+    const cards = Object.entries(a.action).filter(([k, v]) => k !== "action" && v && typeof v === "object" && !Array.isArray(v));
+    const others = Object.keys(a.action).filter((k) => k !== "action").length;
+    if (cards.length !== 1 || others !== 1) return;
+    const k = faceKey(cards[0][1]);
+    by.set(k, by.has(k) ? -1 : i);
+  });
+  for (const c of document.querySelectorAll(".card[data-key]")) {
+    const i = by.get(c.dataset.key);
+    if (i === undefined || i < 0) continue;
+    c.classList.add("pickable");
+    c.setAttribute("role", "button");
+    c.setAttribute("tabindex", "0");
+    c.setAttribute("aria-label", msg.actions[i].label);
+    c.title = msg.actions[i].label;
+    c.addEventListener("click", () => play(i));
+    c.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); play(i); } });
+  }
 }
 function busy() { for (const b of document.querySelectorAll("#act button")) b.disabled = true; }
 function play(i) {

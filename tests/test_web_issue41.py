@@ -1,0 +1,116 @@
+"""Issue 41, the browser: the final ranking in the spec's order with ties and the tie-break
+(gamespec/web/messages.py final_ranking), the "Game over" banner in sight on a phone, a card on
+the table that can be clicked to pick it (static/seat.js pickableCards)."""
+from __future__ import annotations
+
+import os
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from gamespec.web.messages import final_ranking
+
+from helpers import ROOT
+
+SHOTS = os.environ.get("GAMESPEC_WEB_SHOTS")
+
+
+def _rs(winner="highest"):
+    return SimpleNamespace(winner=winner, spec=SimpleNamespace(tie_breakers=[]))
+
+
+def test_the_ranking_follows_the_specs_scoring_and_marks_ties_and_the_tie_break():
+    r = final_ranking(_rs(), [10, 30, 20, 30], [3])        # 1 and 3 tied on 30, the tie-break chose 3
+    assert [x["seat"] for x in r["ranking"]] == [3, 1, 2, 0]
+    assert [x["place"] for x in r["ranking"]] == [1, 2, 3, 4]
+    assert r["tie_break"] == {"among": [1, 3], "chosen": [3], "rule": []}
+    assert r["rule"] == "the highest score wins"
+    low = final_ranking(_rs("lowest"), [10, 30, 10, 5], [3])
+    assert [x["seat"] for x in low["ranking"]] == [3, 0, 2, 1] and "tie_break" not in low
+    assert [x["place"] for x in low["ranking"]] == [1, 2, 2, 4]          # a shared place
+    assert [x["tied"] for x in low["ranking"]] == [False, True, True, False]
+    shared = final_ranking(_rs(), [7, 7, 1], [0, 1])                    # a shared win: no tie-break
+    assert [x["place"] for x in shared["ranking"]] == [1, 1, 3] and "tie_break" not in shared
+
+
+def test_a_real_tie_break_is_named_in_the_rules_words():
+    import gamespec
+    g = gamespec.load(os.path.join(ROOT, "games", "bali.yaml"))
+    rs = g.ruleset(2, g.check_options({}))
+    r = final_ranking(rs, [40, 40], [1])
+    assert r["tie_break"]["chosen"] == [1] and r["tie_break"]["rule"] and all(isinstance(x, str) for x in r["tie_break"]["rule"])
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is absent: the browser tests need it")
+    pytest.importorskip("playwright")
+    from playwright.sync_api import sync_playwright
+    from test_web_browser import ARGS
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _shot(page, name):
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        page.wait_for_timeout(1800)
+        page.screenshot(path=os.path.join(SHOTS, f"web-{name}.png"))
+
+
+def test_on_a_phone_the_end_is_in_sight_ranked_and_cards_can_be_picked_on_the_table(browser):
+    from test_web_browser import READY, _new_table
+    from web_live import LiveServer
+    with LiveServer([os.path.join(ROOT, "games", "sushi_go.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        link = _new_table(page, srv, seed=4)
+        table = next(iter(srv.app.state.registry.tables.values()))
+        page.goto(srv.url + link)
+        rng = random.Random(1)
+        picked = 0
+        for _ in range(400):
+            page.wait_for_function(READY, timeout=30000)
+            if page.is_visible("#end"):
+                break
+            cards = page.query_selector_all(".card.pickable")
+            at = table.state.decisions
+            if cards and picked < 3:            # pick by clicking the card itself
+                c = rng.choice(cards)
+                want = c.get_attribute("aria-label")
+                c.scroll_into_view_if_needed()
+                c.click()
+                page.wait_for_function(f"() => !document.querySelector('.card.pickable') || "
+                                       f"document.querySelectorAll('#transcript li').length > {at}", timeout=30000)
+                page.wait_for_function(READY, timeout=30000)
+                assert table.state.decisions > at
+                assert want.replace("pick ", "") in page.text_content("#transcript")     # (folded on a phone)
+                picked += 1
+                continue
+            page.evaluate("window.scrollTo(0, document.body.scrollHeight)")     # down at the buttons
+            rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+        assert page.is_visible("#end") and picked == 3
+        page.wait_for_timeout(300)
+        box = page.locator("#end").bounding_box()
+        assert 0 <= box["y"] < 844 / 2, box          # the banner is in sight, at the top
+        # the ranking: the spec's order (winners first, then highest score), every seat once
+        st = table.state
+        seats = [int(x) for x in page.eval_on_selector_all("#scores li", "els => els.map(e => e.dataset.seat)")]
+        assert sorted(seats) == list(range(st.num_players))
+        assert seats[:len(st.winners)] == sorted(st.winners)
+        rest = seats[len(st.winners):]
+        assert [st.scores[p] for p in rest] == sorted((st.scores[p] for p in rest), reverse=True)
+        assert "Ranked as the rules score: the highest score wins" in page.inner_text("#end")
+        _shot(page, "phone-end")
+        assert not errors, errors
+        page.close()
