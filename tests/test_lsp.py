@@ -119,8 +119,15 @@ def test_error_range_is_the_name_in_the_rule_string():
     text = read("games/bali.yaml").replace("size(row[", "size(rwo[", 1)
     a = an.analyze(text, "games/bali.yaml")
     (e,) = a.errors
-    line, c0, c1 = an.error_range(a.lines, e.line, e.col)
+    line, c0, c1 = a.error_span(e.line, e.col, e.message)
     assert a.lines[line][c0:c1] == "rwo"
+    # an error about a rule's whole value spans the rule string
+    text = read("tests/specs/tiny.yaml").replace('score: "sum(c.value for c in hand[p])"', 'score: "hand[p]"')
+    a = an.analyze(text, "tiny.yaml")
+    (e,) = a.errors
+    assert e.message.startswith("this should be")
+    line, c0, c1 = a.error_span(e.line, e.col, e.message)
+    assert a.lines[line][c0:c1] == "hand[p]"
 
 
 @pytest.mark.parametrize("path", GAMES)

@@ -972,6 +972,16 @@ class Analysis:
         ident = schema_id(path) if path else None
         return _entry_md(ident, path[-1]) if ident else None
 
+    def error_span(self, line: int, col: int, message: str = "") -> tuple:
+        """A 1-based error position -> a 0-based (line, start, end) on one line: the token there, or the
+        whole rule string when the error is about the rule's value as a whole ("this should be ...")."""
+        ln, c0, c1 = error_range(self.lines, line, col)
+        if message.startswith("this should be"):
+            rt, off = self.rule_at(ln, c0)
+            if rt is not None and off == 0 and rt.end[0] == ln:
+                return ln, c0, rt.end[1]
+        return ln, c0, c1
+
     # -- semantic tokens
     def semantic_tokens(self) -> list:
         """The LSP encoding (5 integers a token) of the rule strings' tokens, in file order."""

@@ -111,7 +111,7 @@ class SpecServer(LanguageServer):
                 line, col, msg, check = e["line"], e["col"], e["message"], e.get("check", "")
             else:
                 line, col, msg, check = e.line, e.col, e.message, getattr(e, "check", "")
-            ln, c0, c1 = an.error_range(a.lines, line, col)
+            ln, c0, c1 = a.error_span(line, col, msg)
             out.append(T.Diagnostic(
                 range=T.Range(T.Position(ln, a.lsp_col(ln, c0)), T.Position(ln, a.lsp_col(ln, c1))),
                 message=msg, severity=severity, source=SOURCE, code=check or None))
