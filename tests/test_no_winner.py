@@ -1,4 +1,4 @@
-"""A competitive game's outcome where nobody wins (scoring.no_winner_if, tests/specs/extra/stalemate.yaml):
+"""A competitive game's outcome where nobody wins (scoring.no_winner_if, tests/specs/stalemate.yaml):
 no winners in the result, the log and a saved state; checked at validate time; the C engine falls
 back saying why."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from gamespec.errors import SpecErrors
 
 from helpers import ROOT, skip_without_cc
 
-SPEC = os.path.join(ROOT, "tests", "specs", "extra", "stalemate.yaml")
+SPEC = os.path.join(ROOT, "tests", "specs", "stalemate.yaml")
 
 
 @pytest.mark.parametrize("backend", ["closures", "codegen"])

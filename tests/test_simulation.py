@@ -125,6 +125,8 @@ def test_random_simulation(cfg):
         assert state.scores is not None and len(state.scores) == players
         if game.spec.cooperative:       # the table wins together, or nobody does
             assert state.winners in ([], list(range(players)))
+        elif game.spec.no_winner_if is not None:      # a drawn outcome: nobody wins (scoring.no_winner_if)
+            assert all(0 <= w < players for w in state.winners)
         else:
             assert state.winners and all(0 <= w < players for w in state.winners)
         if g % 20 == 0 and logged:   # determinism: the same seed and actions give the same log

@@ -165,8 +165,8 @@ class Words:
             return b.words2.format(*args) + (f" and at least {kw['min']}" if "min" in kw else "")
         if f in ("top", "bottom") and len(a) == 2 and not simple:
             return f"the {f} cards of {args[0]}, as many as {args[1]}"
-        if b is not None and len(a) == 1 and b.words:
-            return b.words.format(*args)
+        if b is not None and len(a) == 1 and b.words:      # named arguments said after: can(act, card=c)
+            return b.words.format(*args) + (f" ({', '.join(f'{k} = {v}' for k, v in kw.items())})" if kw else "")
         if b is not None and len(a) == 2 and b.words2:
             return b.words2.format(*args)
         return f"`{f}`(" + ", ".join(args + [f"{k}={v}" for k, v in kw.items()]) + ")"
