@@ -100,3 +100,13 @@ def test_simulate_opens_with_the_verdict_and_ends_with_the_ranking(capsys):
     out = capsys.readouterr().out
     assert out.startswith("verdict: ") and "skill not measured" in out.splitlines()[0]
     assert "restricted play" not in out
+
+
+def test_a_first_seat_edge_the_test_of_all_seats_misses_is_in_the_verdict():
+    s = _summary([51, 78, 71], 200, rotated=False, players=3)
+    s["lineup"] = s["bots"] = ["random"] * 3
+    s["metrics"] = {"first_seat": {"win_rate": 51 / 200, "ci95": list(wilson(51, 200)), "fair": 1 / 3, "p": 0.019}}
+    assert s["seat_advantage"]["p"] > 0.05
+    v = study_verdict([s])
+    assert v.startswith("verdict: not quite fair: no evidence that seats differ overall")
+    assert "seat 0 wins 26% [20, 32] against 33% (p = 0.019)" in v

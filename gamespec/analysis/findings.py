@@ -724,8 +724,17 @@ def _fairness(summaries):
                 f"{', ' + where if several and where else ''})")
     if tests:
         p = min(t[0] for t in tests)
-        return (f"fair: no evidence that seats differ ({pvalue(p)}"
+        text = (f"fair: no evidence that seats differ ({pvalue(p)}"
                 f"{f', the lowest of {len(tests)} tests' if several else ''})")
+        for s in summaries:         # the first seat's own test (from 3 seats) may see what the test of all misses
+            fs = (s.get("metrics") or {}).get("first_seat")
+            if (s.get("restriction") is None and _clean_seats(s) and not seat_test_blind(s) and fs
+                    and _units(s) > 2 and fs.get("p") is not None and fs["p"] < ALPHA):
+                side = "above" if fs["win_rate"] > fs["fair"] else "below"
+                return (f"not quite fair: no evidence that seats differ overall ({pvalue(p)}), but the first "
+                        f"seat wins {side} its fair share: seat 0 wins "
+                        f"{pct(fs['win_rate'], fs['ci95'])} against {pct(fs['fair'])} ({pvalue(fs['p'])})")
+        return text
     if blind:
         return "fairness not measured: " + blind[0]
     return "fairness not measured (no seat figures free of bot strength)"
