@@ -110,3 +110,14 @@ def test_a_first_seat_edge_the_test_of_all_seats_misses_is_in_the_verdict():
     v = study_verdict([s])
     assert v.startswith("verdict: not quite fair: no evidence that seats differ overall")
     assert "seat 0 wins 26% [20, 32] against 33% (p = 0.019)" in v
+
+
+def test_the_report_opens_with_the_verdict(tmp_path):
+    from gamespec.analysis import RecordWriter, build_report, read_records, run_study
+    rec = tmp_path / "s.jsonl"
+    with RecordWriter(str(rec)) as w:
+        run_study(NO_THANKS, games=20, players=3, workers=1, records=w, engine="python")
+    html, _ = build_report(read_records(str(rec)))
+    body = html[html.index("<body>"):]
+    assert "<p class='verdict'><b>verdict: " in body
+    assert body.index("class='verdict'") < body.index("<h2>Findings</h2>")
