@@ -121,3 +121,25 @@ def test_the_report_opens_with_the_verdict(tmp_path):
     body = html[html.index("<body>"):]
     assert "<p class='verdict'><b>verdict: " in body
     assert body.index("class='verdict'") < body.index("<h2>Findings</h2>")
+
+
+def test_the_bot_strength_chart_cuts_no_label():
+    # issue 41 (left for later): long kind and configuration names fit in the figure
+    pytest = __import__("pytest")
+    pytest.importorskip("matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from gamespec.analysis.report import _plain_text, plot_strength
+    long = "ismcts:2000/avoid:play_the_longest_named_action_of_all/always:another_long_action_name"
+    s = _summary([500, 500], 1000, kinds=[_kind(long, 1, 600, 1000), _kind("random", 1, 400, 1000)])
+    s["config"] = "Some Game With A Long Name, 2 players, option_one=true, option_two=false, bots " + long
+    s["_key"] = ("Some Game With A Long Name", 2, (("option_one", True), ("option_two", False)), (long, "random"))
+    with _plain_text():
+        fig = plot_strength([s])
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        r = canvas.get_renderer()
+        W, H = canvas.get_width_height()
+        for t in fig.axes[0].get_yticklabels():
+            b = t.get_window_extent(r)
+            assert b.x0 >= -1 and b.x1 <= W + 1 and b.y0 >= -1 and b.y1 <= H + 1, (t.get_text(), b, W, H)

@@ -140,8 +140,14 @@ def _strength_rows(summaries):
 def plot_strength(summaries):
     """Bot strength in rotated studies: each kind's win rate per seat it held, Wilson 95% bars, and
     the fair share 1/P of its configuration."""
+    import textwrap
     rows = _strength_rows(summaries)
-    fig = _figure(7.0, 1.0 + 0.32 * len(rows))
+    # long names (a restricted kind, a configuration with options) are wrapped, and the figure is as
+    # wide as its labels need: a label is never cut off at the figure's edge
+    labels = [textwrap.fill(f"{k['kind']} ({_short(s)})", 44, break_long_words=True) for s, k in rows]
+    lines = sum(x.count("\n") + 1 for x in labels)
+    widest = max((len(line) for x in labels for line in x.split("\n")), default=0)
+    fig = _figure(max(7.0, 4.5 + 0.065 * widest), 1.0 + 0.2 * lines + 0.12 * len(rows))
     ax = fig.subplots()
     ys = list(range(len(rows)))[::-1]
     rates = [k["win_rate"] for _, k in rows]
@@ -152,7 +158,7 @@ def plot_strength(summaries):
             color=[_colour(configs.index(id(s))) for s, _ in rows])
     ax.scatter([fair_share(s) for s, _ in rows], ys, marker="|", s=200, color="#222", zorder=3,
                label="fair share")
-    ax.set_yticks(ys, [f"{k['kind']} ({_short(s)})" for s, k in rows], fontsize=7)
+    ax.set_yticks(ys, labels, fontsize=7)
     ax.set_xlabel("win rate per seat held (95% Wilson interval)")
     ax.set_title("Bot strength (rotated seats)")
     ax.legend(fontsize=7, loc="lower right")
