@@ -114,3 +114,21 @@ def test_on_a_phone_the_end_is_in_sight_ranked_and_cards_can_be_picked_on_the_ta
         _shot(page, "phone-end")
         assert not errors, errors
         page.close()
+
+
+def test_the_lobby_says_what_each_option_does():
+    from gamespec.web.tables import SpecFile
+    d = SpecFile(os.path.join(ROOT, "games", "bali.yaml")).describe("0")
+    assert d["options"]["oracle"]["doc"].startswith("Oracle variant") and d["options"]["demon"]["doc"]
+    assert d["options"]["oracle"]["default"] is False
+
+
+def test_the_lobby_page_shows_the_option_docs(browser):
+    from web_live import LiveServer
+    with LiveServer([os.path.join(ROOT, "games", "bali.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#seat-0")
+        text = page.inner_text("#options")
+        assert "oracle" in text and "Oracle variant: 4 random offerings face down" in text
+        page.close()

@@ -61,13 +61,16 @@ class SpecFile:
             return self.mtime is not None
 
     def describe(self, key) -> dict:
+        """The lobby's facts of this spec: name, players, options (default, values, and `doc`: what
+        the option does, in the spec's words), or its errors."""
         d = {"id": key, "file": os.path.basename(self.path), "errors": list(self.errors)}
         g = self.game
         if g is not None:
             values = getattr(g.spec, "option_values", None) or {}
             d.update(name=g.name, min_players=g.min_players, max_players=g.max_players,
                      undo=presentation_of(g)["undo"],
-                     options={k: {"default": v, "values": list(values.get(k) or [])} for k, v in g.options.items()})
+                     options={k: {"default": v, "values": list(values.get(k) or []), "doc": _option_doc(g, k)}
+                              for k, v in g.options.items()})
         return d
 
 
@@ -420,3 +423,12 @@ class Registry:
                             t.errors = [f"{spec.path}: error: cannot restart this table: {e}"]
                 touched.append(t)
         return touched
+
+
+def _option_doc(game, name) -> str:
+    """An option's `doc` in the spec (what the lobby says it does), or ''."""
+    ck = getattr(game.spec, "checker", None)
+    raw = (getattr(ck, "data", None) or {}).get("options") or {}
+    o = raw.get(name)
+    doc = o.get("doc") if isinstance(o, dict) else None
+    return str(doc).strip()[:300] if doc else ""

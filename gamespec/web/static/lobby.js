@@ -38,7 +38,9 @@ function drawSpec() {
       for (const v of (o.values.length ? o.values : [o.default])) input.append(el("option", {value: JSON.stringify(v)}, String(v)));
       input.value = JSON.stringify(o.default);
     }
-    lab.append(input); opts.append(lab);
+    lab.append(input);
+    if (o.doc) lab.append(el("span", {class: "option-doc muted"}, ` — ${o.doc}`));   // what it does, in the spec's words
+    opts.append(lab);
   }
   drawSeats();
 }
