@@ -55,6 +55,11 @@ def test_a_dominant_bot_makes_the_seat_test_not_informative_and_says_why():
     words = seat_words(s)
     assert "not informative" in words and "ismcts:500 wins 98" in words and "20 games" in words
     assert "no evidence that seats differ" not in seat_sentence(s)
+    from gamespec.analysis.findings import _first_seat
+    s3 = _summary([330, 330, 340], 1000, players=3,
+                  kinds=[_kind("greedy", 1, 980, 1000), _kind("random", 2, 20, 1000)])
+    s3["metrics"] = {"first_seat": {"win_rate": 0.33, "ci95": list(wilson(330, 1000)), "fair": 1 / 3, "p": 0.8}}
+    assert "not informative here" in _first_seat(s3) and "no evidence" not in _first_seat(s3)
     # a close contest: the test speaks
     s2 = _summary([500, 500], 1000, kinds=[_kind("ismcts:500", 1, 600, 1000), _kind("random", 1, 400, 1000)])
     assert seat_words(s2) == "no evidence that seats differ"

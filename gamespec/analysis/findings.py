@@ -338,6 +338,8 @@ def _first_seat(s):
         if _has(fs.get("ci95")) else None
     verdict = (f"the first seat wins {side} its fair share" if side and fs.get("p") is not None and fs["p"] < ALPHA
                else "no evidence of a first-seat advantage")
+    if seat_test_blind(s):         # as blind as the test of all seats: one kind decides the games
+        verdict = "not informative here, as the seat test (one kind wins nearly every game it plays)"
     return (f"first-seat advantage: seat 0 wins {pct(fs['win_rate'], fs['ci95'])} against the fair "
             f"{pct(fs['fair'])} (two-sided z-test of a proportion, {pvalue(fs.get('p'))}): {verdict}")
 
