@@ -41,7 +41,7 @@ def test_fair_finds_the_bonus_that_offsets_the_first_move():
 
 def test_several_targets_and_two_options():
     out = tune.run(HEAD, targets=["fair", "length=8..8"], games=40, seed=3, workers=1, rounds=3)
-    assert out["params"] == ["bonus", "rounds"] and len(out["candidates"]) == 9
+    assert out["params"] == ["bonus", "rounds"] and len(out["candidates"]) == 12
     assert out["best"]["settings"] == {"bonus": 1, "rounds": 4}
     length = next(f for f in out["best"]["figures"] if f["target"] == "length=8..8")
     assert length["figure"] == 8 and length["loss"] == 0
@@ -99,3 +99,19 @@ def test_command_line_json(capsys):
     assert rc == 0 and out["params"] == ["bonus"] and out["targets"] == ["fair"] and len(out["rounds"]) <= 2
     assert main(["tune", HEAD, "--target", "nope"]) == 2
     assert "unknown target 'nope'" in capsys.readouterr().err
+
+
+def test_the_range_form_is_a_tunable_number(tmp_path):
+    import gamespec
+    game = gamespec.load(HEAD)
+    assert tune.tunable(game) == {"bonus": [0, 1, 2, 3], "rounds": [2, 3, 4]}   # bonus: range [0, 3]
+    assert game.check_options({"bonus": 3})["bonus"] == 3
+    with pytest.raises(Exception, match="from 0 to 3, not 4"):
+        game.check_options({"bonus": 4})
+    text = open(HEAD, encoding="utf-8").read()
+    for bad, words in [("range: [3, 1]", "LOW <= HIGH"), ("range: [1, 3]", "outside its range 1..3"),
+                       ("range: [0, 3], values: [0, 1]", "not both")]:
+        path = tmp_path / "bad.yaml"
+        path.write_text(text.replace("range: [0, 3]", bad), encoding="utf-8")
+        with pytest.raises(gamespec.SpecErrors, match=words.replace("[", r"\[").replace(".", r"\.")):
+            gamespec.load(str(path))

@@ -138,8 +138,11 @@ def tunable(game) -> dict:
         if isinstance(default, bool):
             continue
         vals = (spec.option_values or {}).get(name)
+        span = (getattr(spec, "option_ranges", None) or {}).get(name)
         if vals:
             out[name] = list(vals)
+        elif span:
+            out[name] = list(range(span[0], span[1] + 1))
     return out
 
 
@@ -152,13 +155,13 @@ def candidates(game, params, fixed) -> tuple:
     space = tunable(game)
     if not space:
         raise UsageError(f"{game.name} has no tunable numbers: a whole-number option with declared values "
-                         "(options: NAME: {default: 3, values: [2, 3, 4]}) is one")
+                         "(options: NAME: {default: 3, values: [2, 3, 4]}, or range: [2, 9]) is one")
     names = list(dict.fromkeys(params)) if params else list(space)
     for n in names:
         if n not in space:
             if n in game.spec.options:
                 why = ("is true or false" if isinstance(game.spec.options[n], bool)
-                       else "declares no values (add values: [...] to search it)")
+                       else "declares no values (add values: [...] or range: [LOW, HIGH] to search it)")
                 raise UsageError(f"option '{n}' {why}; the tunable numbers of {game.name} are {', '.join(space)}")
             close = difflib.get_close_matches(n, list(space), n=1)
             raise UsageError(f"unknown option '{n}'" + (f"; did you mean '{close[0]}'?" if close else "")

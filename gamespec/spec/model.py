@@ -224,3 +224,4 @@ class Spec:
     functions: dict = field(default_factory=dict)   # name -> FunctionDecl
     teams_of: Rule | None = None   # top-level `teams`: each seat's team (an expression of p), decided at set-up
     per_team: bool = False     # scoring.per_team: score and tie breakers once per team (t)
+    option_ranges: dict = field(default_factory=dict)   # name -> [lo, hi] (`range:`, a tunable number)

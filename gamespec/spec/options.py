@@ -32,6 +32,9 @@ def option_set(spec, options: dict | None) -> dict:
             allowed = spec.option_values.get(k)
             if allowed and v not in allowed:
                 raise ValueError(f"option '{k}' is one of {allowed}, not {v}")
+            span = (getattr(spec, "option_ranges", None) or {}).get(k)
+            if span and not span[0] <= v <= span[1]:
+                raise ValueError(f"option '{k}' is a whole number from {span[0]} to {span[1]}, not {v}")
         out[k] = v
     return out
 

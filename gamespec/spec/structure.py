@@ -157,12 +157,15 @@ class Checker(TypeChecker):
         d = self.data
         self.option_defaults = {}
         self.option_values = {}
+        self.option_ranges = {}
         self.check_players(d)
         for name, o in (d.get("options") or {}).items():
             self.name_ok(name, d["options"], "option")
             self.check_option(name, o)
             self.option_defaults[name] = o["default"]
             self.option_values[name] = o.get("values")
+            if o.get("range") is not None:
+                self.option_ranges[name] = list(o["range"])
         self.has_teams = "teams" in d
         self.zones = self.read_zones(d["zones"])
         self.variables = self.read_variables(d.get("variables") or {})
@@ -252,7 +255,7 @@ class Checker(TypeChecker):
         lo, hi = d["players"]
         return plain(Spec(name=str(d["name"]), filename=self.filename, sha256=self.sha256,
                     min_players=lo, max_players=hi, options=self.option_defaults,
-                    option_values=self.option_values, classes=self.classes,
+                    option_values=self.option_values, option_ranges=self.option_ranges, classes=self.classes,
                     attributes=self.attributes, zones=self.zones, variables=self.variables,
                     tables=self.tables, on_begin=on_begin, end_if=end_if, on_end=on_end, start=start,
                     phases=phases, actions=actions, triggers=triggers, score=score,
@@ -338,6 +341,19 @@ class Checker(TypeChecker):
         if type(default) not in (bool, int) or out_of_range(default):
             self.err(f"option '{name}': the default is true, false or a whole number", self.mark(o, "default"),
                      "option")
+            return
+        rng = o.get("range")
+        if rng is not None:
+            if isinstance(default, bool):
+                self.err(f"option '{name}' is true or false; it takes no 'range'", self.mark(o, "range"), "option")
+            elif values is not None:
+                self.err(f"option '{name}': give its values or its range, not both", self.mark(o, "range"), "option")
+            elif any(type(v) is not int or out_of_range(v) for v in rng) or rng[0] > rng[1]:
+                self.err(f"option '{name}': the range is [LOW, HIGH], two whole numbers, LOW <= HIGH",
+                         self.mark(o, "range"), "option")
+            elif not rng[0] <= default <= rng[1]:
+                self.err(f"option '{name}': the default {default} is outside its range {rng[0]}..{rng[1]}",
+                         self.mark(o, "default"), "option")
             return
         if values is None:
             return
