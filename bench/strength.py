@@ -4,6 +4,7 @@
     python bench/strength.py --games 200 --iterations 100 --workers 2 --json bench/results/strength.json
     python bench/strength.py --quick                  # a smoke run (few games, few iterations)
     python bench/strength.py --speed --iterations 100 # ms per ISMCTS decision on fixed positions
+    python bench/strength.py games/bali.yaml --players 2 --ladder random,greedy,ismcts:100,ismcts:1000 --games 100
 
 `--speed` plays no match: it times the ISMCTS bot's decisions on the same fixed positions every run
 (every 5th decision with a choice in random games with seeds 0, 1, 2, the first 8 per spec, P
@@ -43,13 +44,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 
-def one_game(path, players, iterations, opponent, seed, game_no):
-    """One game: ISMCTS in seat game_no % players; returns its win share and search time."""
+def one_game(path, players, iterations, opponent, seed, game_no, engine="native"):
+    """One game: ISMCTS in seat game_no % players; returns its win share and search time. `engine`:
+    "native" (the searches run in C, docs/native.md) or "python"."""
     import gamespec
     from gamespec.bots import make_bot, resolve
     game = _GAMES.get(path) or _GAMES.setdefault(path, gamespec.load(path))
     seat = game_no % players
-    bots = [make_bot(f"ismcts:{iterations}" if p == seat else opponent, p, seed) for p in range(players)]
+    bots = [make_bot(f"ismcts:{iterations}" if p == seat else opponent, p, seed, engine=engine)
+            for p in range(players)]
     s = game.new_game(players=players, seed=seed)
     searched, spent, cpu = 0, 0.0, 0.0
     while not s.is_terminal:
@@ -212,7 +215,7 @@ def row_key(cfg):
     return f"{os.path.relpath(path, ROOT)}|{players}|{iterations}|{opponent}"
 
 
-def run(configs, games, seed, workers, max_seconds, done, on_result):
+def run(configs, games, seed, workers, max_seconds, done, on_result, engine="native"):
     """Every (configuration, game) not in `done`, game-major; on_result(cfg index, result) after each."""
     t0 = time.perf_counter()
     jobs = [(ci, g) for g in range(games) for ci, cfg in enumerate(configs)
@@ -220,7 +223,7 @@ def run(configs, games, seed, workers, max_seconds, done, on_result):
 
     def args(ci, g):
         iterations, path, opponent, players = configs[ci]
-        return (path, players, iterations, opponent, seed + g, g)
+        return (path, players, iterations, opponent, seed + g, g, engine)
     if workers <= 1:
         for ci, g in jobs:
             if time.perf_counter() - t0 > max_seconds:
@@ -292,6 +295,12 @@ def main(argv=None):
                     help="with --speed: CPU instructions per decision under callgrind (exact; slow: use few "
                     "iterations), for every --bot-class given")
     ap.add_argument("--instructions-child", help=argparse.SUPPRESS)
+    ap.add_argument("--engine", choices=("native", "python"), default="native",
+                    help="where the ISMCTS searches run (default native: in C; tables before issue 42: python)")
+    ap.add_argument("--ladder", metavar="KINDS",
+                    help="instead of matches: the skill ladder of each spec (gamespec/analysis/ladder.py), e.g. "
+                         "random,greedy,ismcts:100,ismcts:1000: each rung in one seat against the rung below, "
+                         "rotated, --games deals, and the skill-versus-luck index")
     a = ap.parse_args(argv)
     if a.instructions_child:
         instr_child(*json.loads(a.instructions_child))
@@ -312,6 +321,9 @@ def main(argv=None):
                 json.dump({"machine_cpus": os.cpu_count(), "load_average": os.getloadavg(), "rows": rows},
                           f, indent=1)
         return
+    if a.ladder:
+        ladders(specs, a)
+        return
     if a.resume and not a.json:
         ap.error("--resume needs --json (the file the earlier run wrote)")
     configs = [(it, os.path.abspath(path), opp, a.players)
@@ -322,6 +334,8 @@ def main(argv=None):
             old = json.load(f)
         if old.get("seed") != a.seed:
             ap.error(f"--resume: {a.json} was played with seed {old.get('seed')}, not {a.seed}")
+        if old.get("engine", "python") != a.engine:
+            ap.error(f"--resume: {a.json} was played with the {old.get('engine', 'python')} engine, not {a.engine}")
         for k, results in old.get("games", {}).items():
             if k in done:
                 done[k] = {r["game"]: r for r in results}
@@ -336,7 +350,7 @@ def main(argv=None):
         if a.json:
             tmp = a.json + ".tmp"
             with open(tmp, "w") as f:
-                json.dump({"command": command, "started": started, "seed": a.seed,
+                json.dump({"command": command, "started": started, "seed": a.seed, "engine": a.engine,
                            "machine_cpus": os.cpu_count(), "load_average": os.getloadavg(),
                            "wall_seconds": time.perf_counter() - t0, "rows": rows(),
                            "games": {k: sorted(v.values(), key=lambda r: r["game"]) for k, v in done.items()}},
@@ -354,12 +368,45 @@ def main(argv=None):
                   flush=True)
     save()
     try:
-        run(configs, a.games, a.seed, a.workers, a.max_minutes * 60, done, on_result)
+        run(configs, a.games, a.seed, a.workers, a.max_minutes * 60, done, on_result, a.engine)
     finally:
         save()
         print(HEADER)
         for r in rows():
             print(fmt_row(r))
+
+
+LADDER_HEADER = ("| spec | P | step | deals | win rate | 95% interval | fair | index | verdict |\n"
+                 "|---|---|---|---|---|---|---|---|---|")
+
+
+def ladders(specs, a):
+    """--ladder: each spec's skill ladder (ladder.run on the --engine), printed and, with --markdown
+    and --json, written (rewritten after each spec)."""
+    from gamespec.analysis import ladder
+    outs, rows = [], []
+    for path in specs:
+        t0 = time.perf_counter()
+        out = ladder.run(path, a.ladder, games=a.games, players=a.players, seed=a.seed, engine=a.engine,
+                         workers=a.workers, progress=lambda text: print(text, file=sys.stderr, flush=True))
+        out["wall_seconds"] = time.perf_counter() - t0
+        outs.append(out)
+        print("\n".join(ladder.lines(out)) + "\n", flush=True)
+        name = os.path.basename(path)[:-5]
+        for st in out["steps"] + ([out["top"]] if out["top"] else []):
+            lo, hi = st["ci95"]
+            rows.append(f"| {name} | {out['players']} | {st['strong']} vs {st['weak']} | {out['games']} | "
+                        f"{100 * st['win_rate']:.1f}% | [{100 * lo:.1f}, {100 * hi:.1f}] | {100 * st['fair']:.0f}% | "
+                        f"{st['index']:.2f} | {st['clear']} |")
+        rows.append(f"| {name} | {out['players']} | **index** {out['index']['strong']} vs {out['index']['weak']} | | | "
+                    f"[{out['index']['ci95'][0]:.2f}, {out['index']['ci95'][1]:.2f}] | | {out['index']['index']:.2f} | "
+                    f"{out['verdict']} |")
+        if a.markdown:
+            with open(a.markdown, "w") as f:
+                f.write(LADDER_HEADER + "\n" + "\n".join(rows) + "\n")
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"ladders": outs, "load_average": os.getloadavg()}, f, indent=1)
 
 
 if __name__ == "__main__":
