@@ -168,13 +168,17 @@ def test_eights_named_suit_must_be_followed():
 
 
 def test_eights_draw_only_until_able_then_pass_on_empty_stock():
-    s = eights_table(["2♠", "3♠"], "7♥", stock=["K♦", "9♥"])     # 9♥ on top
+    s = eights_table(["2♠", "3♠"], "7♥", stock=["9♥", "K♦", "Q♣"])     # Q♣ on top
     assert names(s) == ["draw"]                                     # nothing to play: must draw
+    act(s, "draw")
+    assert s.current_player == 1 and names(s) == ["draw"]          # Q♣ does not fit: draw again
+    act(s, "draw")
+    assert s.current_player == 1 and names(s) == ["draw"]
     act(s, "draw")
     assert "9♥" in faces_of(s, "hand", 1) and s.current_player == 1   # the turn goes on
     assert names(s) == ["play"] and cards_played(s, "play") == ["9♥"]   # able now: no more drawing
     act(s, "play", card="9♥")
-    assert len(zone(s, "stock")) == 1
+    assert len(zone(s, "stock")) == 0
     # player 2 (A♠ 8♥) can play the eight: no draw
     assert s.current_player == 2 and names(s) == ["play_eight"]
     # with the stock empty, a player who cannot play passes
