@@ -30,6 +30,14 @@ ALLOWED = {
     "zone": "param kind", "from": "param kind", "next": "hook name", "start": "spec key",
     "collection": "generic", "tableau": "generic", "pool": "generic", "box": "generic",
     "stones": None, "vp": None,
+    # ordinary English and card-table words the library's games (games/) name variables with, which the
+    # engine's code also uses in their plain sense: no rule of a game
+    "card": "the domain's word", "called": "generic English", "done": "generic English",
+    "drawn": "generic English", "finished": "generic English", "free": "generic English",
+    "hands": "the domain's word", "leader": "generic (a study's leader, a trick's leader)",
+    "need": "generic English", "offer": "generic English", "place": "generic English",
+    "ranking": "generic (a final ranking)", "rounds": "generic counter", "taken": "generic English",
+    "won": "generic English", "guard": "a code word (a transition's guard) and a card's name",
     # CSS colour words: gamespec/spec/presentation.py's default card colours for an attribute's values
     "yellow": "a colour word", "blue": "a colour word", "green": "a colour word", "pink": "a colour word",
     "orange": "a colour word",

@@ -9,7 +9,7 @@ def add_parser(sub, formatter, game_args) -> None:
                     "starts from), players, family and a one-line description. docs/games.md has more:\n"
                     "the mechanisms each game uses, its balance verdict and speed.",
         epilog="examples:\n  gamespec list\n  gamespec list --family poker\n  gamespec list --json\n"
-               "  gamespec new mygame --from hearts")
+               "  gamespec new mygame --from ID")
     ls.add_argument("--family", metavar="NAME", help="only the games of this family (e.g. trick-taking)")
     ls.add_argument("--json", action="store_true", help="print the list as JSON")
     ls.set_defaults(func=run)

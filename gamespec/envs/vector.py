@@ -183,7 +183,7 @@ class VectorEnv(gym.vector.VectorEnv):
         return obs, r, done, self._trunc, infos
 
     def _range_error(self, i):
-        """Why game i's observation did not fit obs_dtype: the place (C kept it), its name and value."""
+        """Why game i's observation did not fit obs_dtype: the place (C holds it), its name and value."""
         from gamespec.interpreter.obs_tensor import encoder
         info = np.iinfo(self.obs_dtype)
         val = ctypes.c_double()

@@ -742,7 +742,7 @@ class TypeChecker:
         return n, result
 
     def can_call(self, n, scope):
-        """`can(action, param=value, ...)`: argument 1 an action's bare name (kept as n.action, a text
+        """`can(action, param=value, ...)`: argument 1 an action's bare name (held as n.action, a text
         constant in its place), each named argument one of its parameters, of that parameter's kind;
         a subset parameter cannot be fixed (it ranges over its legal values)."""
         params = getattr(self, "action_params_raw", {})
