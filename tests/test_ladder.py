@@ -77,3 +77,5 @@ def test_cli_json_and_records_give_the_same_ladder(tmp_path, capsys):
     assert group["verdict"] == out["verdict"]
     assert group["index"]["index"] == pytest.approx(out["index"]["index"])
     assert group["steps"][0]["win_rate"] == pytest.approx(out["steps"][0]["win_rate"])
+    (words,) = ladder.summary_sentences(summarize(read_records(str(rec))))
+    assert words == ladder.sentence(out)

@@ -161,7 +161,7 @@ def sentence(out) -> str:
 
 def lines(out) -> list:
     """The text `simulate --ladder` prints: the verdict, then one line per step."""
-    opts = ", ".join(f"{k}={v}" for k, v in sorted(out["options"].items()))
+    opts = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(out["options"].items()))
     head = f"skill ladder of {out['game']} ({out['players']} players{', ' + opts if opts else ''}; " \
            f"each rung in one seat against the rung below in the others, seats rotated, {out['games']} deals)"
     rows = [sentence(out), "", head,
@@ -249,4 +249,15 @@ def from_summaries(summaries) -> list:
                  "strong": best["strong"], "weak": best["weak"]}
         label = f"{name}, {players} players" + "".join(f", {k}={v}" for k, v in opts)
         out.append({"group": label, "steps": steps, "index": index, "verdict": verdict(index)})
+    return out
+
+
+def summary_sentences(summaries) -> list:
+    """For `report` and `compare`: one sentence per ladder found in the summaries (from_summaries),
+    prefixed with its group when there are several."""
+    groups = from_summaries(summaries)
+    out = []
+    for g in groups:
+        s = sentence({"verdict": g["verdict"], "index": g["index"]})
+        out.append(f"{g['group']}: {s}" if len(groups) > 1 else s)
     return out
