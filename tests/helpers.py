@@ -9,6 +9,19 @@ import gamespec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
+# the three seed games get every configuration of every generic test; the library's other games (docs/
+# games.md) their ends (fewest and most players, and the last option set), and the heaviest generic tests
+# run on them in the slow run only (library_slow): the default run stays near 10 minutes
+SEED_GAMES = [os.path.join(ROOT, "games", f"{n}.yaml") for n in ("bacchus", "bali", "klink")]
+LIBRARY_GAMES = [p for p in GAMES if p not in SEED_GAMES]
+
+
+def library_slow(paths=None, ids=None):
+    """`paths` (default GAMES) as pytest parameters, each library game's marked slow."""
+    import pytest
+    paths = GAMES if paths is None else paths
+    return [pytest.param(p, marks=pytest.mark.slow, id=ids(p) if ids else None) if p in LIBRARY_GAMES
+            else pytest.param(p, id=ids(p) if ids else None) for p in paths]
 
 _loaded = {}
 
@@ -26,8 +39,13 @@ def configs(paths=None):
     out = []
     for path in paths or GAMES:
         g = load(path)
+        sets = g.option_sets()
+        if path in LIBRARY_GAMES:       # its ends: fewest and most players, and the last option set
+            ends = [(g.min_players, sets[0]), (g.max_players, sets[0]), (g.max_players, sets[-1])]
+            out += [(path, p, opts) for i, (p, opts) in enumerate(ends) if (p, opts) not in ends[:i]]
+            continue
         for p in range(g.min_players, g.max_players + 1):
-            for opts in g.option_sets():
+            for opts in sets:
                 out.append((path, p, opts))
     return out
 

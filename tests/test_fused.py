@@ -13,7 +13,7 @@ import gamespec
 from gamespec.compile.fused import _Pending
 from gamespec.errors import SpecRuntimeError
 
-from helpers import GAMES, ROOT
+from helpers import GAMES, ROOT, library_slow
 
 SPECS = GAMES + sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
 
@@ -33,7 +33,7 @@ def _play(game, players, seed, options, trace):
     return s.log_lines(), s.scores
 
 
-@pytest.mark.parametrize("path", SPECS, ids=[os.path.basename(p)[:-5] for p in SPECS])
+@pytest.mark.parametrize("path", library_slow(SPECS, ids=lambda p: os.path.basename(p)[:-5]))     # library: slow run
 def test_fused_play_the_same_games_as_the_flow_program_and_the_closures(path):
     """Every saved state (pc, pending decision, flow variables, budgets, history), every listing of
     legal actions, the logs and the scores agree (the fewest and the most players, two option sets;

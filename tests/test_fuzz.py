@@ -34,6 +34,7 @@ from test_hostile import TINY, codegen_faults_crash
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 GAMES = sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
+from helpers import LIBRARY_GAMES  # noqa: E402  (the heavy mutation test runs on the library's games in the slow run)
 SCALE = float(os.environ.get("GAMESPEC_FUZZ_EXAMPLES", "1"))
 EXAMPLE_SECONDS = 10   # of this process's CPU time: a busy machine cannot trip it
 
@@ -291,7 +292,8 @@ def _spec_texts():
     return {os.path.basename(p): open(p, encoding="utf-8").read() for p in GAMES}
 
 
-@pytest.mark.parametrize("name", sorted(_spec_texts()))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if os.path.join(ROOT, "games", n) in LIBRARY_GAMES
+                                  else n for n in sorted(_spec_texts())])     # the library's games: slow run
 def test_mutated_specs(name):
     text = _spec_texts()[name]
 

@@ -1,6 +1,6 @@
 """The generic random-simulation test (OpenSpiel's random_sim_test) over every spec in games/ and tests/specs/.
 
-For every spec, player count and option set: 60 seeded games (GAMESPEC_SIM_GAMES) with uniformly
+For every seed game, player count and option set: 60 seeded games (GAMESPEC_SIM_GAMES; a library game's ends 12, a test spec's 6) with uniformly
 random actions. A clone and a JSON round trip equal the state at every step of a quarter of the games
 (every 8th step of the others); in that quarter both are played to the end from one step with the same
 actions and give the same log and scores; cards are conserved per type; legal actions are empty only
@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from helpers import GAMES, ROOT, config_id, configs, load
+from helpers import GAMES, LIBRARY_GAMES, ROOT, SEED_GAMES, config_id, configs, load
 
 GAMES_PER_CONFIG = int(os.environ.get("GAMESPEC_SIM_GAMES", "60"))
 CONFIGS = configs()
@@ -26,6 +26,7 @@ SPEC_CONFIGS = [c for c in configs(NEW_SPECS)
                 if (c[2] == load(c[0]).check_options({}) and c[1] in (load(c[0]).min_players, load(c[0]).max_players))
                 or (c[2] == load(c[0]).option_sets()[-1] and c[1] == load(c[0]).max_players)]
 SPEC_GAMES = max(4, GAMES_PER_CONFIG // 10)
+LIBRARY_SIM_GAMES = max(4, GAMES_PER_CONFIG // 5)     # 12 games for each of a library game's ends
 
 
 def expected_type_counts(game, options):
@@ -85,7 +86,8 @@ def test_random_simulation(cfg):
     path, players, options = cfg
     game = load(path)
     want = expected_type_counts(game, options)
-    for g in range(GAMES_PER_CONFIG if path in GAMES else SPEC_GAMES):
+    # the seed games' every configuration 60 games; a library game's ends and a test spec's fewer
+    for g in range(GAMES_PER_CONFIG if path in SEED_GAMES else LIBRARY_SIM_GAMES if path in LIBRARY_GAMES else SPEC_GAMES):
         seed = 1000 + g
         rnd = random.Random(seed)
         fork = g % 4 == 0          # these games also play copies to the end and compare logs

@@ -15,7 +15,7 @@ pytest.importorskip("gymnasium", reason="the rl extra is not installed: pip inst
 
 import gamespec  # noqa: E402
 from gamespec.errors import ActionSpaceError, GamespecError, IllegalAction, UsageError  # noqa: E402
-from helpers import GAMES, skip_without_cc  # noqa: E402
+from helpers import GAMES, library_slow, skip_without_cc  # noqa: E402
 
 needs_cc = skip_without_cc()
 
@@ -33,7 +33,7 @@ def _advance(ref):
 
 
 @needs_cc
-@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.rsplit("/", 1)[-1][:-5])
+@pytest.mark.parametrize("path", library_slow(GAMES, ids=lambda p: p.rsplit("/", 1)[-1][:-5]))   # library: slow run
 @pytest.mark.parametrize("opponents", [None, "random"])
 def test_vector_env_is_the_python_engines_games(path, opponents):
     from gamespec.envs import VectorEnv, rewards
