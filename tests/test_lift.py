@@ -59,3 +59,17 @@ def test_a_cooperative_game_is_refused():
     from gamespec.errors import UsageError
     with pytest.raises(UsageError, match="cooperative"):
         lift.run(os.path.join(ROOT, "tests", "specs", "coop.yaml"), games=2)
+
+
+def test_the_lift_is_measured_within_seats():
+    # seat 0 wins 80% and seat 1 20%, with the card or without; seat 0 holds it 9 times in 10, seat 1
+    # once in 10. Pooled over seats the card would look like +48 points; within each seat it is nothing.
+    strata = [(72, 90, 8, 10), (2, 10, 18, 90)]
+    est = lift.stratified(strata)
+    assert est["strata"] == 2 and est["lift"] == pytest.approx(0.0, abs=1e-12)
+    assert est["ci95"][0] < 0 < est["ci95"][1] and est["p"] > 0.5
+    # a card only one seat ever holds is that seat's advantage: not compared
+    assert lift.stratified([(60, 100, 0, 0), (0, 0, 40, 100)]) is None
+    # a real effect in both seats is found
+    est = lift.stratified([(60, 100, 40, 100), (55, 100, 35, 100)])
+    assert est["lift"] == pytest.approx(0.2) and est["ci95"][0] > 0.05 and est["p"] < 1e-3

@@ -14,8 +14,10 @@ table) when it makes its first decision; a card is **played** by a seat when the
 moves it out of those zones (onto a table, a discard pile, an altar: wherever the rules send it).
 Each (game, seat) is one observation: its win share (1/k of a win shared by k) and, per card class
 and face, whether it held / played one. The lift is the win rate of the seats that did minus that of
-the seats that did not; its 95% interval is Newcombe's hybrid Wilson interval of a difference of two
-proportions (Newcombe 1998, method 10), its p the pooled two-proportion z-test; every p of the study
+the seats that did not, **within each seat** (stratified(): a card only one seat ever holds is a seat's
+advantage, not the card's, and is not compared), weighted across seats; with one seat compared, its
+95% interval is Newcombe's hybrid Wilson interval (Newcombe 1998, method 10) and its p the pooled
+two-proportion z-test, with several a normal interval from the seats' variances; every p of the study
 (both kinds, every class and face) is adjusted by Holm's method and only those below 0.05 after
 adjustment are findings. The seats of one game are not independent (one's win is another's loss), so
 the p-values are somewhat optimistic for games with few seats: the correction is the guard.
@@ -40,6 +42,33 @@ def newcombe(x1, n1, x2, n2):
     l2, u2 = wilson(x2, n2)
     d = p1 - p2
     return (d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
+
+
+def stratified(strata):
+    """The lift within seats: strata [(wins with, n with, wins without, n without)] per seat, those with
+    both sides kept; the difference of win rates weighted n1 n0 / (n1 + n0) (Cochran-Mantel-Haenszel's
+    weights for a risk difference). One stratum: Newcombe's interval and the two-proportion z-test;
+    several: a normal interval whose variance adds the strata's Agresti-Caffo variances (one win and
+    one loss added to each side, so a rate of 0 or 1 still has a spread). None without a stratum."""
+    from gamespec.analysis.stats import norm_sf
+    keep = [x for x in strata if x[1] and x[3]]
+    if not keep:
+        return None
+    if len(keep) == 1:
+        from .comparison import two_proportions
+        w1, n1, w0, n0 = keep[0]
+        lo, hi = newcombe(w1, n1, w0, n0)
+        return {"lift": w1 / n1 - w0 / n0, "ci95": [lo, hi], "p": two_proportions(w1, n1, w0, n0), "strata": 1}
+    weights = [n1 * n0 / (n1 + n0) for _, n1, _, n0 in keep]
+    total = sum(weights)
+    lift = sum(wt * (w1 / n1 - w0 / n0) for wt, (w1, n1, w0, n0) in zip(weights, keep)) / total
+    var = 0.0
+    for wt, (w1, n1, w0, n0) in zip(weights, keep):
+        a, b = (w1 + 1) / (n1 + 2), (w0 + 1) / (n0 + 2)
+        var += (wt / total) ** 2 * (a * (1 - a) / (n1 + 2) + b * (1 - b) / (n0 + 2))
+    se = math.sqrt(var)
+    p = 2 * norm_sf(abs(lift) / se) if se > 0 else (1.0 if lift == 0 else 0.0)
+    return {"lift": lift, "ci95": [lift - 1.96 * se, lift + 1.96 * se], "p": p, "strata": len(keep)}
 
 
 def _hand_zones(rs) -> dict:
@@ -116,7 +145,7 @@ def run(path, games=1000, players=None, seed=0, options=None, bots=None, engine=
     import gamespec
     from gamespec.errors import UsageError
 
-    from .comparison import holm, two_proportions
+    from .comparison import holm
     path = os.fspath(path)
     if game is None:
         game = gamespec.load(path)
@@ -132,9 +161,9 @@ def run(path, games=1000, players=None, seed=0, options=None, bots=None, engine=
     hands = _hand_zones(rs)
     feats = features(rs)
     face_class = [f.get("type") for f in rs.faces]
-    # per feature and kind: [wins with, n with]; totals give the without side
-    stats = {(k, f): [0.0, 0] for f in feats for k in ("held", "played")}
-    total_w, total_n, failed = 0.0, 0, 0
+    # per feature and kind, per seat: [wins with, n with]; the seat's totals give the without side
+    stats = {(k, f): [[0.0, 0] for _ in range(players)] for f in feats for k in ("held", "played")}
+    seat_w, seat_n, failed = [0.0] * players, [0] * players, 0
     for g in range(games):
         try:
             share, opening, played = play_game(game, players, seed + g, opts, kinds, engine, rs, hands)
@@ -142,28 +171,32 @@ def run(path, games=1000, players=None, seed=0, options=None, bots=None, engine=
             failed += 1
             continue
         for p in range(players):
-            total_w += share[p]
-            total_n += 1
+            seat_w[p] += share[p]
+            seat_n[p] += 1
             for kind, faces in (("held", opening[p]), ("played", played[p])):
                 classes = {face_class[i] for i in faces}
                 for f in feats:
                     has = f[1] in classes if f[0] == "class" else f[1] in faces
                     if has:
-                        s = stats[(kind, f)]
+                        s = stats[(kind, f)][p]
                         s[0] += share[p]
                         s[1] += 1
         if progress is not None and (g + 1) % 500 == 0:
             progress(f"lift: {g + 1} of {games} games")
     rows = []
-    for (kind, f), (w1, n1) in stats.items():
-        w0, n0 = total_w - w1, total_n - n1
-        if n1 == 0 or n0 == 0:
-            continue        # every seat or none: nothing to compare
-        lo, hi = newcombe(w1, n1, w0, n0)
+    for (kind, f), by_seat in stats.items():
+        strata = [(w1, n1, seat_w[p] - w1, seat_n[p] - n1) for p, (w1, n1) in enumerate(by_seat)]
+        est = stratified(strata)
+        if est is None:
+            continue        # no seat both with and without it: nothing to compare (or only seat against seat)
+        w1 = sum(x[0] for x in strata)
+        n1 = sum(x[1] for x in strata)
+        w0 = sum(x[2] for x in strata)
+        n0 = sum(x[3] for x in strata)
         rows.append({"kind": kind, "feature": f[0], "name": _label(rs, f), "class": f[1] if f[0] == "class"
-                     else face_class[f[1]], "with": {"n": n1, "win_rate": w1 / n1},
-                     "without": {"n": n0, "win_rate": w0 / n0}, "lift": w1 / n1 - w0 / n0, "ci95": [lo, hi],
-                     "p": two_proportions(w1, n1, w0, n0)})
+                     else face_class[f[1]], "with": {"n": n1, "win_rate": w1 / n1 if n1 else None},
+                     "without": {"n": n0, "win_rate": w0 / n0 if n0 else None}, "lift": est["lift"],
+                     "ci95": est["ci95"], "p": est["p"], "seats_compared": est["strata"]})
     for r, adj in zip(rows, holm([r["p"] for r in rows])):
         r["p_holm"] = adj
         r["beyond_noise"] = adj is not None and adj < 0.05
