@@ -29,6 +29,8 @@ import os
 
 #: a class's faces are compared one by one when it has at most this many
 FEW_FACES = 6
+#: a seat's comparison needs at least this many observations on each side (with and without)
+MIN_SIDE = 10
 MAX_FINDINGS = 20
 
 
@@ -49,9 +51,10 @@ def stratified(strata):
     both sides kept; the difference of win rates weighted n1 n0 / (n1 + n0) (Cochran-Mantel-Haenszel's
     weights for a risk difference). One stratum: Newcombe's interval and the two-proportion z-test;
     several: a normal interval whose variance adds the strata's Agresti-Caffo variances (one win and
-    one loss added to each side, so a rate of 0 or 1 still has a spread). None without a stratum."""
+    one loss added to each side, so a rate of 0 or 1 still has a spread). A seat with fewer than
+MIN_SIDE observations on a side is left out; None without a stratum."""
     from gamespec.analysis.stats import norm_sf
-    keep = [x for x in strata if x[1] and x[3]]
+    keep = [x for x in strata if x[1] >= MIN_SIDE and x[3] >= MIN_SIDE]
     if not keep:
         return None
     if len(keep) == 1:
