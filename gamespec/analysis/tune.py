@@ -361,7 +361,8 @@ def lines(out) -> list:
     who = f"{bots[0]} seats" if len(set(bots)) == 1 else "seats " + ",".join(bots)
     rows = [f"tune {out['game']} ({out['players']} players, {who}, engine {out['engine']}): "
             f"{', '.join(out['params'])} for {', '.join(out['targets'])}; "
-            f"{out['games_played']} games in {len(out['rounds'])} rounds of successive halving"]
+            f"{out['games_played']} games in {len(out['rounds'])} round{'s' if len(out['rounds']) != 1 else ''} "
+            "of successive halving"]
     best, ru = out["best"], out["runner_up"]
     rows.append(f"best: {_settings(best['settings'])} ({best['games']} games; loss {_loss(best)})")
     rows += [f"  {f['target']}: {f['words']}" for f in best["figures"]]
