@@ -309,6 +309,14 @@ def cmd_simulate(args) -> int:
     from gamespec import UsageError, analysis
 
     game = _load(args.file)    # the spec, options and player count are checked first, for clean messages
+    if args.ladder and args.lift:
+        raise UsageError("--ladder and --lift are two studies: run them one at a time")
+    if args.ladder:
+        from gamespec.analysis import ladder
+        return ladder.run_cli(args, game)
+    if args.lift:
+        from gamespec.analysis import lift
+        return lift.run_cli(args, game)
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address is for --backend ray")
     # on stderr only: a terminal unless --json or --no-progress; anywhere with --progress (plain lines)
@@ -799,6 +807,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rotate", action="store_true",
                    help="play every seed once per rotation of the seats (the same deals), so that seat "
                         "advantage and bot strength are told apart (docs/analysis.md)")
+    s.add_argument("--ladder", metavar="KINDS",
+                   help="the skill gradient: each bot kind (weakest first, e.g. random,greedy,ismcts:100,"
+                        "ismcts:1000) in one seat against the kind below in the others, seats rotated, --games "
+                        "deals each, and the skill-versus-luck index in words (docs/balance.md)")
+    s.add_argument("--lift", action="store_true",
+                   help="which cards decide games: the win-rate lift of holding each card class (and face) in "
+                        "the opening hand and of playing it, with intervals, Holm-corrected (docs/balance.md)")
     s.add_argument("--restrict", action="append", default=[], metavar="KINDS",
                    help="restricted play: for each restricted kind (comma-separated: first, greedy, "
                         "avoid:ACTION, always:ACTION; or all), a rotated study of one restricted seat against "

@@ -41,6 +41,9 @@ SUBCOMMAND_TYPOS = {   # subcommand: (its argv before the typo, the typo, the op
     "play": ([BACCHUS], "--resmue", "--resume"),
     "show": (["g.jsonl"], "--jsn", "--json"),
     "serve": ([BACCHUS], "--max-tabels", "--max-tables"),
+    "lsp": ([], "--tpc", "--tcp"),
+    "list": ([], "--famliy", "--family"),
+    "tune": ([BACCHUS], "--tagret", "--target"),
 }
 
 

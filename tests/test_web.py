@@ -25,7 +25,7 @@ with warnings.catch_warnings():             # Starlette >= 1.x would rather have
 
 from gamespec.web import create_app  # noqa: E402
 from gamespec.web.messages import encode  # noqa: E402
-from helpers import GAMES, ROOT  # noqa: E402
+from helpers import GAMES, LIBRARY_GAMES, ROOT, library_slow  # noqa: E402
 from gamespec.interpreter.determinize import relabel  # noqa: E402
 from web_live import undo_in_worlds  # noqa: E402
 
@@ -84,7 +84,7 @@ WIRE_SPECS = GAMES + [os.path.join(os.path.dirname(os.path.abspath(__file__)), "
                       for n in ("bluff", "snap", "bags")]
 
 
-@pytest.mark.parametrize("path", WIRE_SPECS, ids=lambda p: os.path.basename(p)[:-5])
+@pytest.mark.parametrize("path", library_slow(WIRE_SPECS, ids=lambda p: os.path.basename(p)[:-5]))  # library: slow run
 def test_every_message_is_the_seats_view_and_nothing_more(path):
     _leak_games(path, [(None, 3)] if path in GAMES else [(None, 3), ("max", 4), (None, 5)])   # short games: more
 
@@ -107,8 +107,22 @@ def _leak_games(path, games):
     checked = changed = messages = 0
     undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0, "undo-too-late": 0}
     worlds = 0
+    # a game whose every decision shows or shuffles a card (a card drawn each turn) never takes one back
+    back = path not in LIBRARY_GAMES
+
+    def enough():
+        return checked > 50 and changed > 0 and (undos["taken-back"] or not back) and sum(undos.values()) >= 5 \
+            and worlds > 0
+
+    def tables():          # the games asked for; then more while a short game (a poker hand) left too few
+        yield from games
+        for k in range(40):
+            if enough():
+                return
+            yield ("max" if k % 2 else None), 100 + k
+
     with _client([path]) as client:
-        for players, seed in games:
+        for players, seed in tables():
             spec = client.get("/api/specs").json()["specs"][0]
             n = spec["max_players"] if players == "max" else spec["min_players"]
             table, tokens = _table(client, players=n, seed=seed, undo=True)
@@ -188,7 +202,7 @@ def _leak_games(path, games):
           f"compared byte for byte, {changed} known-card changes detected; undo: {undos}, its answer compared "
           f"in {worlds} worlds")
     assert checked > 50 and changed > 0
-    assert undos["taken-back"] and sum(undos.values()) >= 5 and worlds > 0, undos
+    assert (undos["taken-back"] or not back) and sum(undos.values()) >= 5 and worlds > 0, undos
 
 
 def test_a_message_names_no_card_id_seed_or_token():

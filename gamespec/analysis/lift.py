@@ -4,7 +4,7 @@ of playing it, with intervals and Holm's correction over every comparison (docs/
     from gamespec.analysis import lift
     out = lift.run("games/mygame.yaml", games=2000, players=3, seed=0)
     out["features"]         # every (held | played, class or face): lift, 95% interval, p, Holm-adjusted p
-    out["findings"]         # only what is beyond noise: "a shrine in the opening hand: +9% [5, 13]"
+    out["findings"]         # only what is beyond noise: "a crown in the opening hand: +9% [5, 13]"
     lift.lines(out)
 
 The games are played by the Python loop (gamespec.simulate.play_out: random seats there, or any
@@ -48,7 +48,7 @@ def newcombe(x1, n1, x2, n2):
 
 def stratified(strata):
     """The lift within seats: strata [(wins with, n with, wins without, n without)] per seat, those with
-    both sides kept; the difference of win rates weighted n1 n0 / (n1 + n0) (Cochran-Mantel-Haenszel's
+    both sides held; the difference of win rates weighted n1 n0 / (n1 + n0) (Cochran-Mantel-Haenszel's
     weights for a risk difference). One stratum: Newcombe's interval and the two-proportion z-test;
     several: a normal interval whose variance adds the strata's Agresti-Caffo variances (one win and
     one loss added to each side, so a rate of 0 or 1 still has a spread). A seat with fewer than
@@ -218,7 +218,7 @@ def _signed(x) -> str:
 
 
 def sentence(r) -> str:
-    """'a shrine in the opening hand: +9% [5, 13]' / 'playing a shrine: ...' (with the win rates)."""
+    """'a crown in the opening hand: +9% [5, 13]' / 'playing a crown: ...' (with the win rates)."""
     what = r["name"]
     head = f"a {what} in the opening hand" if r["kind"] == "held" else f"playing a {what}"
     lo, hi = r["ci95"]

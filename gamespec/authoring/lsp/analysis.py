@@ -163,12 +163,12 @@ def check_text(text: str, filename: str, incremental: bool = False) -> Checked:
     the same order: tests/test_lsp.py holds the errors equal to load_text's).
 
     `incremental` (as you type): the YAML of the top-level sections an edit left alone is not read
-    again (YamlCache), and each rule string's Lark parse tree is kept (memoize_parses); the checker
+    again (YamlCache), and each rule string's Lark parse tree is held (memoize_parses); the checker
     itself runs whole. The server's second wave checks again without the cache."""
     raw = text.encode("utf-8", "surrogatepass")
     if incremental:
         memoize_parses()
-    _TREES.on = incremental     # this thread's checks use the kept parse trees, or not
+    _TREES.on = incremental     # this thread's checks use the held parse trees, or not
     try:
         return _check_text(text, filename, incremental, raw)
     finally:
@@ -219,10 +219,10 @@ def _check_text(text, filename, incremental, raw):
 
 
 # ------------------------------------------------------------------------------ the incremental part
-MEMO_TREES = 4096       # Lark trees of rule strings kept (the largest shipped spec has under 100)
+MEMO_TREES = 4096       # Lark trees of rule strings held (the largest shipped spec has under 100)
 
 
-_TREES = threading.local()      # .on: the incremental check running in this thread uses the kept trees
+_TREES = threading.local()      # .on: the incremental check running in this thread uses the held trees
 
 
 def memoize_parses() -> None:
