@@ -44,9 +44,15 @@ def _players(value) -> str:
 
 
 def _first_sentence(text: str) -> str:
+    """The description's first sentence; the next one too while it says too little alone (under 60
+    characters: "Each player holds ten cards.")."""
     text = " ".join(str(text).split())
-    m = re.match(r"(.+?[.!?])(\s|$)", text)
-    return m.group(1) if m else text
+    out = ""
+    for m in re.finditer(r"(.+?[.!?])(?:\s|$)", text):
+        out = f"{out} {m.group(1)}".strip()
+        if len(out) >= 60:
+            break
+    return out or text
 
 
 def entry(path: Path) -> Entry | None:
