@@ -1100,8 +1100,6 @@ class Flow:
         p = self.p
         rs = self.rs
         spec = rs.spec
-        if getattr(spec, "no_winner_if", None) is not None:
-            raise NativeUnsupported("scoring.no_winner_if (an outcome where nobody wins)")
         P = rs.P
         nt = len(spec.tie_breakers)
         rg = p.gen()
@@ -1161,6 +1159,9 @@ class Flow:
         if spec.cooperative:
             sf = p.test_fn(spec.success)
             rg.emit(f"win = {sf}(g) ? {hex((1 << P) - 1)}ULL : 0;")
+        elif getattr(spec, "no_winner_if", None) is not None:     # a draw for all: nobody wins
+            nf = p.test_fn(spec.no_winner_if)
+            rg.emit(f"if ({nf}(g)) win = 0;")
         rg.emit(f"for (int32_t p = 0; p < {P}; p++) g->scores[p] = scores[p];")
         rg.emit("g->winners = win;")
         rg.emit("g->terminal = 1;")

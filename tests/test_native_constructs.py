@@ -1,0 +1,83 @@
+"""Constructs of the language compiled into C (issue 37 part 1, docs/native.md), each against the
+Python engine as the oracle on inline specs: the same scores (and their types), winners and decision
+counts over many seeds, every game run to its end in C, and a step budget exhausted at the limit
+stopping the game in C with the Python engine's error.
+
+- `scoring.no_winner_if` (tests/specs/stalemate.yaml): when it holds at the end, nobody wins."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import gamespec
+from helpers import ROOT, skip_without_cc
+from test_native_inline import outcomes, statuses
+
+needs_cc = skip_without_cc()
+
+STALEMATE = open(os.path.join(ROOT, "tests", "specs", "stalemate.yaml"), encoding="utf-8").read()
+NO_WINNER = 'no_winner_if: "all(size(hand[q]) > 0 for q in players)"'
+SEEDS = range(40)
+
+
+def same(text, counts, seeds=SEEDS, in_c=True):
+    """Python and native playouts agree game by game; every game Python stops on an error C stopped
+    itself, and (with `in_c`) every game Python finishes ran to its end in C. Returns {count: outcomes}."""
+    from gamespec.interpreter.native_engine import ST_OK
+    py = gamespec.load_text(text, "construct.yaml")
+    nat = gamespec.load_text(text, "construct.yaml", backend="native")
+    got = {}
+    for players in counts:
+        want = outcomes(py, players, seeds)
+        assert outcomes(nat, players, seeds) == want, players
+        for (status, why), w in zip(statuses(nat, players, seeds), want):
+            if w[0] == "error" or in_c:
+                assert (status == ST_OK) == (w[0] == "ok"), (players, status, why, w)
+        got[players] = want
+    return got
+
+
+# -- scoring.no_winner_if -------------------------------------------------------------------------
+@needs_cc
+def test_no_winner_if_gives_pythons_outcomes():
+    got = same(STALEMATE, (2, 3, 4))
+    games = [o for out in got.values() for o in out]
+    assert all(o[0] == "ok" for o in games)
+    drawn = [o for o in games if o[3] == []]
+    assert len(drawn) >= 5 and len(games) - len(drawn) >= 5, len(drawn)     # both outcomes occur
+    assert all(o[1] != [0] * len(o[1]) for o in drawn)                      # scores still given
+
+
+@needs_cc
+@pytest.mark.parametrize("cond", [
+    "true",                                       # nobody ever wins
+    "false",                                      # the best score always wins
+    "size(deck) == 0 and size(pile) % 2 == 0",    # reads the state at the end
+    "sum(c.rank for c in pile) > 30",
+])
+def test_no_winner_if_conditions(cond):
+    got = same(STALEMATE.replace(NO_WINNER, f"no_winner_if: {cond!r}"), (2, 4), range(20))
+    games = [o for out in got.values() for o in out]
+    if cond == "true":
+        assert all(o[3] == [] for o in games)
+    if cond == "false":
+        assert all(o[3] for o in games)
+
+
+@needs_cc
+def test_no_winner_if_exhausting_the_step_budget_stops_in_c_with_pythons_error():
+    """The condition is evaluated in the last decision's step budget: a sum over range(k) runs out of
+    steps in both engines past the limit (C stops the game, the error is Python's). C charges at least
+    what Python charges (range's list, then the sum): a game between the two limits stops in C and is
+    played again in Python, with Python's outcome."""
+    lim = "limits:\n  steps_per_decision: 2000\n\nscoring:"
+    results = {}
+    for k in (100, 1500, 1900, 2000, 2100, 5000):
+        text = STALEMATE.replace("scoring:", lim, 1).replace(
+            NO_WINNER, f'no_winner_if: "sum(i for i in range({k})) >= 0 and all(size(hand[q]) > 0 for q in players)"')
+        got = same(text, (2,), range(6), in_c=k < 900)
+        results[k] = {o[0] for o in got[2]}
+        for o in got[2]:
+            assert o[0] == "ok" or "step" in o[3], o
+    assert results[100] == results[1500] == {"ok"} and results[2100] == results[5000] == {"error"}, results
