@@ -81,3 +81,52 @@ def test_no_winner_if_exhausting_the_step_budget_stops_in_c_with_pythons_error()
         for o in got[2]:
             assert o[0] == "ok" or "step" in o[3], o
     assert results[100] == results[1500] == {"ok"} and results[2100] == results[5000] == {"error"}, results
+
+
+# -- priority on a reaction window asked at once -----------------------------------------------------
+CLAIMS = open(os.path.join(ROOT, "tests", "specs", "claims.yaml"), encoding="utf-8").read()
+# without its can() conditions (their own construct, below): every claim is open to all
+CLAIMS_PLAIN = CLAIMS.replace('    if: "not can(win)"\n', "").replace('    if: "not can(win) and not can(set)"\n', "")
+# until: all, each claim scoring by the order it is carried out in (claims so far)
+CLAIMS_ALL = (CLAIMS_PLAIN.replace("          as: claimer\n          then:\n            - do: \"move(top(pile), laid[claimer])\"\n", "")
+              .replace("          ask: at_once\n", "          ask: at_once\n          until: all\n")
+              .replace("variables:\n", "variables:\n  claims: {initial: 0}\n")
+              .replace("points[actor] += 5", "claims += 1; points[actor] += 5 * claims")
+              .replace("points[actor] += 3", "claims += 1; points[actor] += 3 * claims")
+              .replace("points[actor] += 2", "claims += 1; points[actor] += 2 * claims"))
+
+
+def test_the_variants_are_what_they_say():
+    assert "can(" not in CLAIMS_PLAIN.split("actions:")[1]
+    assert "until: all" in CLAIMS_ALL and "as: claimer" not in CLAIMS_ALL and CLAIMS_ALL.count("claims += 1") == 3
+
+
+@needs_cc
+@pytest.mark.parametrize("prio", ["[win, set, run]", "[run, win]", "[set]", "[run, set, win]"])
+@pytest.mark.parametrize("variant", ["first", "all"])
+def test_priority_gives_pythons_outcomes(prio, variant):
+    text = (CLAIMS_PLAIN if variant == "first" else CLAIMS_ALL).replace("priority: [win, set, run]",
+                                                                        f"priority: {prio}")
+    got = same(text, (2, 3, 4), range(25))
+    assert all(o[0] == "ok" for out in got.values() for o in out)
+    # the rank decides: the same games without priority score differently somewhere
+    plain = gamespec.load_text(text.replace(f"          priority: {prio}\n", ""), "plain.yaml")
+    if prio != "[run, set, win]" or variant == "all":
+        assert outcomes(plain, 4, range(25)) != got[4], prio
+
+
+@needs_cc
+def test_priority_exhausting_the_step_budget_stops_in_c_with_pythons_error():
+    """The claims carried out in rank order spend the step budget: a win's effect looping over
+    range(k) runs out past the limit in both engines (C stops the game, the error is Python's)."""
+    lim = "limits:\n  steps_per_decision: 3000\n\nscoring:"
+    results = {}
+    for k in (50, 5000):
+        text = CLAIMS_ALL.replace("scoring:", lim, 1).replace(
+            "claims += 1; points[actor] += 5 * claims", f"claims += 1 + 0 * sum(i for i in range({k})); "
+            "points[actor] += 5 * claims")
+        got = same(text, (3,), range(8), in_c=k < 1000)
+        results[k] = {o[0] for o in got[3]}
+        for o in got[3]:
+            assert o[0] == "ok" or "step" in o[3], o
+    assert results[50] == {"ok"} and "error" in results[5000], results

@@ -968,16 +968,22 @@ class Flow:
     def window_reveal(self, rg, a, nxt):
         """flow.make_window_reveal: a window asked at once. `until: all`: every response carried out in
         the order of the players (the passes after, as passes), each noted; `until: first`: every choice
-        but the first response revealed without effect, then that one noted and carried out."""
-        if a["priority"]:
-            raise NativeUnsupported("a reaction window resolved by priority")
+        but the first response revealed without effect, then that one noted and carried out. With
+        `priority`, "first" and the order are by the action's rank (a response not listed after the
+        listed ones), ties in the order of the players (a stable sort; the first of the lowest rank)."""
         ch = a["ch"]
         took = self.p.for_slot[a["took"][1:]]
+        prio = list(a["priority"] or ())
+        rank = str(len(prio))   # the rank of stored choice e's action (evs[e].act): flow's rank.get(name, last)
+        for i in reversed(range(len(prio))):
+            idx = self.p.action_index.get(prio[i])
+            if idx is not None:
+                rank = f"(evs[e].act == {idx} ? {i} : {rank})"
         self.stored(rg, ch, nxt)
         if a["until"] == "all":
             rg.emit("int32_t *order = (int32_t *)aalloc(g, (size_t)ns * sizeof(int32_t));")
             rg.emit("int64_t *keys = (int64_t *)aalloc(g, (size_t)ns * sizeof(int64_t));")
-            rg.emit("for (int32_t e = 0; e < ns; e++) { order[e] = e; keys[e] = 0; }")
+            rg.emit(f"for (int32_t e = 0; e < ns; e++) {{ order[e] = e; keys[e] = {rank}; }}")
             self.sort_stored(rg)
             rg.emit("for (int32_t i = 0; i < ns; i++) {")
             rg.emit("    int32_t e = order[i];")
@@ -990,7 +996,14 @@ class Flow:
             rg.emit(f"return {nxt};")
             return
         rg.emit("int32_t first = -1;")
-        rg.emit("for (int32_t e = 0; e < ns && first < 0; e++) if (evs[e].act >= 0) first = e;")
+        if prio:        # the first response of the lowest rank
+            rg.emit("int64_t best = 0;")
+            rg.emit("for (int32_t e = 0; e < ns; e++) if (evs[e].act >= 0) {")
+            rg.emit(f"    int64_t k_ = {rank};")
+            rg.emit("    if (first < 0 || k_ < best) { first = e; best = k_; }")
+            rg.emit("}")
+        else:
+            rg.emit("for (int32_t e = 0; e < ns && first < 0; e++) if (evs[e].act >= 0) first = e;")
         rg.emit("for (int32_t e = 0; e < ns; e++) if (e != first) g->actor = evs[e].player;   /* revealed only */")
         rg.emit(f"if (first < 0) return {nxt};")
         rg.emit("{")
