@@ -182,11 +182,13 @@ def test_check_strict_on_the_shipped_games_is_fast_and_clean():
                        capture_output=True, text=True, cwd=ROOT)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    assert cpu < 30, cpu
+    assert cpu < 4 * len(GAMES), cpu        # about 2 s of CPU a game: a sampled check of each
     report = json.loads(r.stdout)
     assert r.returncode == 0 and report["ok"], report
     assert [w for f in report["files"] for w in f["warnings"]] == []
-    allowed = {(os.path.basename(f["file"]), w["check"], w["name"]) for f in report["files"] for w in f["allowed"]}
+    seeds = [f for f in report["files"] if os.path.basename(f["file"]) in ("bali.yaml", "bacchus.yaml", "klink.yaml")]
+    allowed = {(os.path.basename(f["file"]), w["check"], w["name"]) for f in seeds for w in f["allowed"]}
     assert ("bali.yaml", "deducible-hidden", "altar") in allowed
     assert {(g, c) for g, c, _ in allowed} <= {("bali.yaml", "deducible-hidden")}, allowed
-    assert all("oracle=true" in w["message"] and w["allowed"] for f in report["files"] for w in f["allowed"])
+    assert all("oracle=true" in w["message"] and w["allowed"] for f in seeds for w in f["allowed"])
+    assert all(w["allowed"] for f in report["files"] for w in f["allowed"])     # the library's: with a reason

@@ -141,3 +141,37 @@ def test_conditional_branches_are_of_one_kind(tiny, expr, message):
     with pytest.raises(gamespec.SpecErrors) as ei:
         g.evaluate(s, expr)
     assert [e.message for e in ei.value.errors] == [message]
+
+
+@pytest.mark.parametrize("backend", ["codegen", "closures"])
+def test_a_define_never_captures_its_callers_variable(backend):
+    """Inlining a define whose body loops over a name the caller passes in (q = r, the caller's own loop
+    variable) gave `r != r`: the body's variable is renamed where it would capture, and shadowing one
+    of the define's own parameters no longer substitutes the argument inside the comprehension."""
+    text = """name: Capture
+description: A define's loop variable and its caller's.
+players: [3, 3]
+cards: {tok: {zone: pool, faces: [{v: 1}]}}
+zones: {pool: {kind: pile, visibility: public}}
+define:
+  other_exists(q): "any(r != q for r in players)"
+  with_other: "[r for r in players if other_exists(r)]"
+  shadowed(r): "[r * 10 for r in [1, 2]] + [r]"
+  nested(q): "[[q + r for q in [r]] for r in [q, 7]]"
+start: play
+phases:
+  play:
+    turn:
+      steps:
+        - do: "end_game()"
+scoring:
+  score: "0"
+"""
+    g = gamespec.load_text(text, "capture.yaml")
+    g.backend = backend
+    s = g.new_game(players=3, seed=1)
+    assert g.evaluate(s, "with_other") == [0, 1, 2]
+    assert g.evaluate(s, "[r for r in players if other_exists(r)]") == [0, 1, 2]
+    assert g.evaluate(s, "shadowed(5)") == [10, 20, 5]
+    assert g.evaluate(s, "[shadowed(r) for r in [3]]") == [[10, 20, 3]]
+    assert g.evaluate(s, "[nested(r) for r in [1]]") == [[[2], [14]]]

@@ -619,6 +619,10 @@ class TypeChecker:
                          f" larger than {limit} nodes", "rule-size")
         body = clone(r.ast)
         mapping = dict(zip(params, args))
+        # a comprehension's variable in the body that an argument also names would capture it
+        # (`any(r != q for r in players)` given q = r): such a variable gets a name no spec can write
+        taken = set(params) | {x.id for a in args for x in A.walk(a) if isinstance(x, A.Name)}
+        _rename_bound(body, {}, taken, [0])
         body = _substitute(body, mapping)
         self._inlining.append(name)
         try:
@@ -956,6 +960,30 @@ def clone(node):
 def clone_stmts(stmts):
     """A copy of a list of statements (a named effect's body is checked, and annotated, at each use)."""
     return [clone(x) for x in stmts]
+
+
+def _rename_bound(node, env, taken, counter):
+    """Give each comprehension variable of a copied define body that is in `taken` a fresh name
+    (`_1r`: the parser refuses names starting with '_', so no spec can name it), with its uses inside
+    the comprehension (not in its iterable, which is read outside it); iterative over plain nodes."""
+    stack = [(node, env)]
+    while stack:
+        n, env = stack.pop()
+        if isinstance(n, A.Name):
+            n.id = env.get(n.id, n.id)
+            continue
+        if isinstance(n, A.Comp):
+            stack.append((n.iter, env))
+            if n.var in taken:
+                counter[0] += 1
+                env = dict(env, **{n.var: f"_{counter[0]}{n.var}"})
+            else:
+                env = {k: v for k, v in env.items() if k != n.var}      # the variable shadows an outer one
+            n.var = env.get(n.var, n.var)
+            stack.extend((c, env) for c in (n.elt, n.cond) if c is not None)
+            continue
+        for c in n.children():
+            stack.append((c, env))
 
 
 def _substitute(node, mapping):
