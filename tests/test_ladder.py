@@ -79,3 +79,24 @@ def test_cli_json_and_records_give_the_same_ladder(tmp_path, capsys):
     assert group["steps"][0]["win_rate"] == pytest.approx(out["steps"][0]["win_rate"])
     (words,) = ladder.summary_sentences(summarize(read_records(str(rec))))
     assert words == ladder.sentence(out)
+
+
+def test_the_ladder_says_its_words_through_the_command_line_the_report_and_compare(tmp_path, capsys):
+    """`gamespec simulate --ladder` (the command line), then `report` and `compare` of its records
+    carry the same sentence."""
+    from gamespec.cli import main
+    rec = tmp_path / "ladder.jsonl"
+    assert main(["simulate", RACE, "--ladder", "random,greedy", "--games", "20", "--players", "2", "--seed", "1",
+                 "--workers", "1", "--records", str(rec), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    words = ladder.sentence(out)
+    assert words.startswith("skill matters a lot")
+    pytest.importorskip("matplotlib")
+    html = tmp_path / "r.html"
+    assert main(["report", str(rec), "-o", str(html)]) == 0
+    capsys.readouterr()
+    import html as h
+    assert h.escape(words) in html.read_text(encoding="utf-8")
+    assert main(["compare", str(rec), str(rec)]) == 0
+    text = capsys.readouterr().out
+    assert f"skill ladder of A: {words}" in text and f"skill ladder of B: {words}" in text

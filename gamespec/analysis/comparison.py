@@ -140,6 +140,8 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
     from .pick import listing
     from .pick import pick as select
     xa, xb = {}, {}
+    la, lb = [], []         # the rows a skill ladder is made of (one kind against another), kept in passing
+    records_a, records_b = _ladder_rows(records_a, la), _ladder_rows(records_b, lb)
     ga, gb = samples(per_game(records_a, xa)), samples(per_game(records_b, xb))
     count = {"A": lambda k: len(ga[k]["decisions"]), "B": lambda k: len(gb[k]["decisions"])}
     ga = select(select(ga, list(pick), "A", count["A"]), list(pick_a), "A", count["A"])
@@ -218,7 +220,24 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
            "differ": [f"{f['config']}: {f['figure']}" for f in figures if f["differs"]],
            "versions": versions, "alpha": ALPHA, "note": NOTE.format(m=m, alpha=ALPHA)}
     out["changes"] = changes(out)
+    # a skill ladder on either side (simulate --ladder --records): its sentence, A's and B's
+    from .ladder import summary_sentences
+    from .stats import summarize
+    out["ladder"] = {"a": summary_sentences(summarize(la)) if la else [],
+                     "b": summary_sentences(summarize(lb)) if lb else []}
     return out
+
+
+def _ladder_rows(records, keep):
+    """The records, passed through in one pass; those whose seats hold exactly two bot kinds, one of
+    them in a single seat (a ladder's step), also appended to `keep`."""
+    for r in records:
+        bots = r.get("bots") if isinstance(r, dict) else None
+        if isinstance(bots, list) and bots and all(isinstance(b, str) for b in bots):
+            kinds = set(bots)
+            if len(kinds) == 2 and min(bots.count(k) for k in kinds) == 1:
+                keep.append(r)
+        yield r
 
 
 def _value(f, x, ci):

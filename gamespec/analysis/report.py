@@ -452,6 +452,9 @@ def build(records, title="gamespec balance report", sources=()):
     v = verdict(summaries)          # the answer first: fair? decided early? does skill matter?
     if v is not None:
         parts.append(f"<p class='verdict'><b>{e(v)}</b></p>")
+    from .ladder import summary_sentences
+    for line in summary_sentences(summaries):      # a skill ladder in the records (simulate --ladder)
+        parts.append(f"<p class='ladder'>{e(line)}</p>")
     parts.append(_study_findings(summaries))
     parts.append("<h2>Summary</h2>")
     parts.extend(_table(s) for s in summaries[:MAX_DETAILED])

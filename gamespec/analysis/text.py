@@ -237,4 +237,7 @@ def comparison_lines(r):
     for config, names in by_config.items():
         where = f" ({config})" if len(r["pairs"]) > 1 else ""
         yield f"beyond noise{where}: {', '.join(names)}"
+    for side in ("a", "b"):             # the skill ladder of either side (simulate --ladder --records)
+        for line in (r.get("ladder") or {}).get(side, []):
+            yield f"skill ladder of {side.upper()}: {line}"
     yield "note: " + r["note"]
