@@ -24,7 +24,7 @@ from gamespec.interpreter import rng as R
 from helpers import GAMES, ROOT, config_id, skip_without_cc
 
 SPECS = GAMES + sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
-NOT_YET = {"captures", "claims"}      # test_native.NOT_YET: they play in Python
+NOT_YET = set()      # test_native.NOT_YET: they play in Python
 KLINK = os.path.join(ROOT, "games", "klink.yaml")
 TINY = os.path.join(ROOT, "tests", "specs", "tiny.yaml")
 needs_cc = skip_without_cc()

@@ -117,7 +117,7 @@ def test_python_random_stream_bit_for_bit():
 # -- whole games: the oracle --------------------------------------------------------------------------
 # Specs the native compiler does not compile yet, with what its one line names: they play on the
 # Python engine (the same games); every other spec must run in C (docs/native.md, "What falls back").
-NOT_YET = {"captures": "can()", "claims": "can()"}
+NOT_YET = {}
 
 
 def _check_playouts(path, players, opts, n):

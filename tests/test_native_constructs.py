@@ -3,7 +3,10 @@ Python engine as the oracle on inline specs: the same scores (and their types), 
 counts over many seeds, every game run to its end in C, and a step budget exhausted at the limit
 stopping the game in C with the Python engine's error.
 
-- `scoring.no_winner_if` (tests/specs/stalemate.yaml): when it holds at the end, nobody wins."""
+- `scoring.no_winner_if` (tests/specs/stalemate.yaml): when it holds at the end, nobody wins.
+- `priority` on a reaction window asked at once (tests/specs/claims.yaml): the responses by rank.
+- `can(action, param=v)` (tests/specs/captures.yaml, claims.yaml): is there a legal choice, with the
+  same step charges as the Python engine (a budget exhausted at exactly the same limit)."""
 from __future__ import annotations
 
 import os
@@ -130,3 +133,117 @@ def test_priority_exhausting_the_step_budget_stops_in_c_with_pythons_error():
         for o in got[3]:
             assert o[0] == "ok" or "step" in o[3], o
     assert results[50] == {"ok"} and "error" in results[5000], results
+
+
+# -- can(action, param=v) ----------------------------------------------------------------------------
+# every parameter kind, fixed and free: a card from a zone and from a list, a zone key, a player, a
+# number, constant and computed choices, a subset; preconditions and costs at the innermost level
+KINDS = """name: Kinds
+players: [2, 3]
+cards:
+  card: {zone: deck, faces: [{each: {rank: [1, 2, 3, 4, 5]}, count: 3}]}
+zones:
+  deck: {kind: pile, visibility: hidden}
+  hand: {kind: set, per_player: true, visibility: owner}
+  row: {kind: pile, count: 3, visibility: public}
+variables:
+  coins: {per_player: true, initial: 2}
+  asked: {per_player: true, initial: 0}
+start: play
+phases:
+  play:
+    on_begin: "shuffle(deck)\\nfor p in players { deal(deck, hand[p], 3) }"
+    turn: {steps: [{choose: [lay, pay, tell, pick, ask]}]}
+    end_if: "size(deck) < 2 or any(size(hand[q]) == 0 for q in players)"
+    next: end
+actions:
+  lay:
+    params:
+      card: {from: "hand[actor]"}
+      r: {zone: row, where: "size(row[r]) == 0 or top(row[r]).rank <= card.rank"}
+    effect: "move(card, row[r])"
+  pay:
+    params:
+      who: {player: true, where: "who != actor"}
+      n: {number: [1, 3]}
+    cost: {coins: "n"}
+    effect: "coins[who] += n"
+  tell:
+    params:
+      c: {choice: [red, blue, red]}
+      k: {choice: "[x.rank for x in hand[actor]]", where: "k > 2 and (c == 'red' or k % 2 == 0)"}
+    if: "asked[actor] < 20"
+    effect: "asked[actor] += k"
+  pick:
+    params:
+      cs: {from: "hand[actor]", size: [2, 2], where: "sum(x.rank for x in cs) == 6"}
+    effect: "move(cs, deck); shuffle(deck)"
+  ask:
+    params:
+      one: {from: "[x for x in hand[actor] if x.rank > 1]", where: "not can(lay, card=one)"}
+    effect: "asked[actor] += 1 + can(pay, n=3) + 2 * can(tell, c='red', k=4) + 4 * can(pay, who=actor) + 8 * can(pick) + 16 * can(lay, r=1) + 32 * can(tell, c='blue') + 64 * can(pay, who=(actor + 1) % num_players, n=coins[actor]); deal(deck, hand[actor])"
+scoring:
+  score: "asked[p] + coins[p]"
+"""
+
+
+@needs_cc
+@pytest.mark.parametrize("name,counts", [("captures", (2, 3)), ("claims", (2, 3, 4))])
+def test_can_gives_pythons_outcomes(name, counts):
+    text = open(os.path.join(ROOT, "tests", "specs", name + ".yaml"), encoding="utf-8").read()
+    got = same(text, counts, range(30))
+    assert all(o[0] == "ok" for out in got.values() for o in out)
+
+
+@needs_cc
+def test_can_of_every_parameter_kind():
+    got = same(KINDS, (2, 3), range(30))
+    games = [o for out in got.values() for o in out]
+    assert sum(o[0] == "ok" for o in games) >= 40
+    assert len({tuple(o[1]) for o in games if o[0] == "ok"}) >= 10      # the asked bits vary
+
+
+BUDGET = """
+name: B
+players: [2, 2]
+cards:
+  number: {zone: deck, faces: [{each: {rank: [1, 2]}, count: 2}]}
+zones:
+  deck: {kind: pile, visibility: hidden}
+variables:
+  turns_left: {initial: 3}
+limits: {steps_per_decision: %d}
+phases:
+  play:
+    turn: {steps: [{choose: [go]}]}
+    end_if: "turns_left == 0"
+    next: end
+actions:
+  go: {if: "%s", effect: "turns_left -= 1"}
+  big:
+    params: {n: {number: [1, 2000], where: "n > 5000"}}
+    effect: "turns_left -= 1"
+scoring: {score: "turns_left"}
+"""
+
+
+@needs_cc
+@pytest.mark.parametrize("cond", ["not can(big)", "not can(big, n=3)", "not can(big, n=3000)", "not can(big, n=true)"])
+def test_can_is_charged_exactly_as_python_charges(cond):
+    """A step for the question and one per value tried: the smallest step budget Python plays the
+    game within is the smallest C plays it within (`big` is never listed, so nothing else differs);
+    one step less, C stops the game itself and the error is Python's."""
+    from gamespec.interpreter.native_engine import ST_OK
+
+    def python_ok(b):
+        return outcomes(gamespec.load_text(BUDGET % (b, cond), "b.yaml"), 2, range(1))[0][0] == "ok"
+    lo, hi = 1, 4000
+    while lo < hi:
+        m = (lo + hi) // 2
+        lo, hi = (lo, m) if python_ok(m) else (m + 1, hi)
+    assert lo > 3
+    for b in (lo - 1, lo):
+        got = same(BUDGET % (b, cond), (2,), range(1))[2][0]
+        nat = gamespec.load_text(BUDGET % (b, cond), "b.yaml", backend="native")
+        assert (statuses(nat, 2, range(1))[0][0] == ST_OK) == (b == lo), (b, lo)
+        assert (got[0] == "ok") == (b == lo) and (b == lo or "step budget exhausted" in got[3]), got

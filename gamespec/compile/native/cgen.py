@@ -1145,7 +1145,7 @@ class RuleGen(_FunctionsMixin):
         if n.args and isinstance(n.args[0], A.Comp) and n.args[0].gen:
             return self.aggregate(n, sc)
         known = {"default"} if f in ("max", "min") else {"min"} if f in ("is_max", "is_sole_max") else set()
-        if set(n.kwargs) - known:
+        if set(n.kwargs) - known and f != "can":      # (can()'s are the action's parameters)
             raise NativeUnsupported(f"{f}() with {', '.join(sorted(set(n.kwargs) - known))}=")
         return CALLS[f](self, n, sc)
 
@@ -1194,7 +1194,19 @@ class RuleGen(_FunctionsMixin):
 
     @emits("can")
     def bi_can(self, n, sc):
-        raise NativeUnsupported("can(): asking whether an action is legal")
+        """can(action, name=v, ...) (compile/actions.py ActionRT.can): the given values evaluated in
+        the call's order, then the action's can function (Program.can_fn) for those parameters."""
+        from ..actions import can_params
+        given = can_params(self.rs.spec, n)
+        fixed = sorted(i for i, _ in given)
+        fname = self.p.can_fn(n.action, fixed)
+        if not given:
+            return E(self.tmp("int", f"{fname}(g, NULL)"), "b")
+        arr = self.fresh("gv")
+        self.emit(f"V {arr}[{len(fixed)}];")
+        for i, v in given:
+            self.emit(f"{arr}[{fixed.index(i)}] = {self.V(self.ex(v, sc))};")
+        return E(self.tmp("int", f"{fname}(g, {arr})"), "b")
 
     @emits("mark")
     def bi_mark(self, n, sc):

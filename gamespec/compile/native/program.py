@@ -453,6 +453,188 @@ class Program:
         self.function(f"static void {fname}(G *g, Listing *out)", rg.lines)
         return fname
 
+    def can_fn(self, name, fixed):
+        """can(name, ...) with the parameters at indices `fixed` given: `int canN(G *g, const V *gv)`
+        (gv[j] the value of parameter fixed[j]), as ActionRT.can: a step for the question, the
+        precondition first if it reads no parameter, then each parameter's values in order (a given
+        one: that value if the parameter admits it), a step per value tried, its `where`, and at the
+        innermost level the precondition and the costs; true at the first legal choice. Identical-
+        looking cards are not merged (can() asks whether some choice is legal). Made once per
+        (action, fixed parameters), named before its body is made."""
+        fns = self.__dict__.setdefault("_can_fns", {})
+        key = (name, tuple(fixed))
+        got = fns.get(key)
+        if got is not None:
+            return got
+        self.uid += 1
+        fname = fns[key] = f"can{self.uid}"
+        decl = self.rs.spec.actions[name]
+        rs = self.rs
+        rg = self.gen()
+        names_in_cond = _names_of(decl.cond.ast, comps=False) if decl.cond is not None else set()
+        cond_first = decl.cond is not None and not (names_in_cond & {p.name for p in decl.params})
+        np_ = len(decl.params)
+        rg.emit("Mark m0 = amark(g);")
+        rg.emit("int ok = 0;")
+        rg.emit("(void)gv;")
+        rg.emit("charge(g, 1);")
+        rg.emit("do {")
+        rg.ind += 1
+        if cond_first:
+            c = rg.test(decl.cond.ast, {})
+            rg.emit(f"if (!({c})) break;")
+
+        def leaf(inner):
+            if decl.cond is not None and not cond_first:
+                c = rg.test(decl.cond.ast, inner)
+                rg.emit(f"if (!({c})) continue;")
+            for var, r in decl.cost:
+                base = rs.var_base[var]
+                amount = rg.V(rg.ex(r.ast, inner))
+                rg.emit(f"if (py_lt(g, g->v[{base} + g->actor], {amount})) continue;")
+            rg.emit("ok = 1; goto out;")
+
+        def level(i, inner):
+            if i == np_:
+                leaf(inner)
+                return
+            p = decl.params[i]
+            inner = dict(inner)
+            given = f"gv[{fixed.index(i)}]" if i in fixed else None
+            self._can_param(rg, p, inner, given)
+            if p.where is not None:
+                t = rg.test(p.where.ast, inner)
+                rg.emit(f"if (!({t})) continue;")
+            level(i + 1, inner)
+            rg.ind -= 1
+            rg.emit("}")
+        level(0, {})
+        rg.ind -= 1
+        rg.emit("} while (0);")
+        rg.emit("out:")
+        rg.emit("arelease(g, m0);")
+        rg.emit("return ok;")
+        self.function(f"static int {fname}(G *g, const V *gv)", rg.lines)
+        return fname
+
+    def _can_param(self, rg, p, inner, given):
+        """One parameter's loop of can(): opens `for (...) {` over the values tried (a given value:
+        once if admitted, ActionParam.admits), charges a step per value, binds the name in `inner`."""
+        rs = self.rs
+        k = rg.fresh("k")
+        if p.kind == "subset":
+            if given is not None:
+                raise NativeUnsupported("can() with a subset parameter given")
+            e = rg.ex(p.source.ast, inner)
+            if p.source.ast.t == "zone":
+                src, from_zone = rg.tmp("V", f"vlist(zlist(g, {rg.zone(e)}))"), 1
+            else:
+                src, from_zone = rg.tmp("V", rg.V(e)), 0
+            lo = rg.tmp("int64_t", rg.num(rg.ex(p.lo.ast, inner)))
+            hi = rg.tmp("int64_t", rg.num(rg.ex(p.hi.ast, inner)))
+            combos = rg.tmp("List *", f"rt_subsets(g, {src}, {from_zone}, {lo}, {hi})")
+            rg.emit(f"for (int32_t {k} = 0; {k} < {combos}->n; {k}++) {{")
+            rg.ind += 1
+            rg.emit("charge(g, 1);")
+            inner[p.name] = E(rg.tmp("V", f"LST({combos}->a[{k}])->a[1]"), "V")
+            return
+        if p.kind == "card":
+            e = rg.ex(p.source.ast, inner)
+            if p.source.ast.t == "zone":
+                zi = rg.tmp("int64_t", rg.zone(e))
+                n = rg.tmp("int32_t", f"g->z[{zi}].n")
+                arr = rg.tmp("const int32_t *", f"g->z[{zi}].a")
+                if given is None:
+                    rg.emit(f"for (int32_t {k} = 0; {k} < {n}; {k}++) {{")
+                    rg.ind += 1
+                    c = rg.tmp("int64_t", f"{arr}[{k}]")
+                else:
+                    adm = rg.tmp("int", "0")
+                    rg.emit(f"if ({given}.t == T_INT) for (int32_t j_ = 0; j_ < {n}; j_++) "
+                            f"if ({arr}[j_] == {given}.i) {{ {adm} = 1; break; }}")
+                    rg.emit(f"for (int32_t {k} = 0; {k} < {adm}; {k}++) {{")
+                    rg.ind += 1
+                    c = rg.tmp("int64_t", f"{given}.i")
+            else:
+                lst = rg.tmp("List *", f"need_list(g, {rg.V(e)})")
+                if given is None:
+                    rg.emit(f"for (int32_t {k} = 0; {k} < {lst}->n; {k}++) {{")
+                    rg.ind += 1
+                    cv = rg.tmp("V", f"{lst}->a[{k}]")
+                    rg.emit(f"if ({cv}.t == T_NONE) continue;")
+                    c = rg.tmp("int64_t", f"card_of(g, {cv})")
+                else:
+                    adm = rg.tmp("int", "0")
+                    rg.emit(f"if ({given}.t == T_INT) for (int32_t j_ = 0; j_ < {lst}->n; j_++) "
+                            f"if (py_eq({lst}->a[j_], {given})) {{ {adm} = 1; break; }}")
+                    rg.emit(f"for (int32_t {k} = 0; {k} < {adm}; {k}++) {{")
+                    rg.ind += 1
+                    c = rg.tmp("int64_t", f"card_of(g, {given})")
+            rg.emit("charge(g, 1);")
+            inner[p.name] = E(c, "c")
+            return
+        if given is not None:
+            if p.kind == "player":
+                adm = f"({given}.t == T_INT && {given}.i >= 0 && {given}.i < {rs.P})"
+            elif p.kind == "number":
+                adm = rg.tmp("int", "0")
+                rg.emit(f"if ({given}.t == T_INT) {{")
+                rg.ind += 1
+                lo = rg.tmp("int64_t", rg.num(rg.ex(p.lo.ast, inner)))
+                rg.emit(f"if ({lo} <= {given}.i) {{")
+                rg.ind += 1
+                hi = rg.tmp("int64_t", rg.num(rg.ex(p.hi.ast, inner)))
+                rg.emit(f"{adm} = {given}.i <= {hi};")
+                rg.ind -= 1
+                rg.emit("}")
+                rg.ind -= 1
+                rg.emit("}")
+            else:
+                if p.kind == "zone":
+                    vals = f"&{self.pool.list_name(list(rs.zone_keys[rs.spec.zones[p.family].name]))}"
+                elif p.choices is not None:
+                    vals = f"&{self.pool.list_name(list(p.choices))}"
+                else:
+                    e = rg.ex(p.source.ast, inner)
+                    vals = rg.tmp("List *", f"need_list(g, {rg.V(e)})" if p.source.ast.t != "zone"
+                                  else f"zlist(g, {rg.zone(e)})")
+                adm = rg.tmp("int", "0")
+                rg.emit(f"for (int32_t j_ = 0; j_ < ({vals})->n; j_++) "
+                        f"if (py_eq(({vals})->a[j_], {given})) {{ {adm} = 1; break; }}")
+            rg.emit(f"for (int32_t {k} = 0; {k} < {adm}; {k}++) {{")
+            rg.ind += 1
+            rg.emit("charge(g, 1);")
+            inner[p.name] = E(given, "V")
+            return
+        if p.kind == "zone":
+            lst = self.pool.list_name(list(rs.zone_keys[rs.spec.zones[p.family].name]))
+            rg.emit(f"for (int32_t {k} = 0; {k} < {lst}.n; {k}++) {{")
+            rg.ind += 1
+            item = E(f"{lst}.a[{k}]", "V")
+        elif p.kind == "player":
+            rg.emit(f"for (int64_t {k} = 0; {k} < {rs.P}; {k}++) {{")
+            rg.ind += 1
+            item = E(k, "i", seat=True)
+        elif p.kind == "number":
+            lo = rg.tmp("int64_t", rg.num(rg.ex(p.lo.ast, inner)))
+            hi = rg.tmp("int64_t", rg.num(rg.ex(p.hi.ast, inner)))
+            rg.emit(f"if (span_i({lo}, {hi}) > MAX_CHOICES) FAULT(F_CHOICES);")
+            rg.emit(f"for (int64_t {k} = {lo}; {k} <= {hi}; {k}++) {{")
+            rg.ind += 1
+            item = E(k, "i")
+        else:   # choice
+            if p.choices is not None:
+                lst = "&" + self.pool.list_name(list(dict.fromkeys(p.choices)))
+            else:
+                e = rg.ex(p.source.ast, inner)
+                src = rg.V(e) if p.source.ast.t != "zone" else f"vlist(zlist(g, {rg.zone(e)}))"
+                lst = rg.tmp("List *", f"LST(rt_unique(g, {src}))")
+            rg.emit(f"for (int32_t {k} = 0; {k} < ({lst})->n; {k}++) {{")
+            rg.ind += 1
+            item = E(f"({lst})->a[{k}]", "V")
+        rg.emit("charge(g, 1);")
+        inner[p.name] = item
+
     def _card_param(self, rg, p, inner, binds, state, rest):
         rs = self.rs
         src = p.source.ast
