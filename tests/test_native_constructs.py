@@ -21,7 +21,7 @@ needs_cc = skip_without_cc()
 
 STALEMATE = open(os.path.join(ROOT, "tests", "specs", "stalemate.yaml"), encoding="utf-8").read()
 NO_WINNER = 'no_winner_if: "all(size(hand[q]) > 0 for q in players)"'
-SEEDS = range(40)
+SEEDS = range(24)
 
 
 def same(text, counts, seeds=SEEDS, in_c=True):
@@ -44,7 +44,7 @@ def same(text, counts, seeds=SEEDS, in_c=True):
 # -- scoring.no_winner_if -------------------------------------------------------------------------
 @needs_cc
 def test_no_winner_if_gives_pythons_outcomes():
-    got = same(STALEMATE, (2, 3, 4))
+    got = same(STALEMATE, (2, 4))
     games = [o for out in got.values() for o in out]
     assert all(o[0] == "ok" for o in games)
     drawn = [o for o in games if o[3] == []]
@@ -55,17 +55,13 @@ def test_no_winner_if_gives_pythons_outcomes():
 @needs_cc
 @pytest.mark.parametrize("cond", [
     "true",                                       # nobody ever wins
-    "false",                                      # the best score always wins
-    "size(deck) == 0 and size(pile) % 2 == 0",    # reads the state at the end
-    "sum(c.rank for c in pile) > 30",
+    "size(deck) == 0 and sum(c.rank for c in pile) % 2 == 0",    # reads the state at the end
 ])
 def test_no_winner_if_conditions(cond):
-    got = same(STALEMATE.replace(NO_WINNER, f"no_winner_if: {cond!r}"), (2, 4), range(20))
+    got = same(STALEMATE.replace(NO_WINNER, f"no_winner_if: {cond!r}"), (3,), range(16))
     games = [o for out in got.values() for o in out]
     if cond == "true":
         assert all(o[3] == [] for o in games)
-    if cond == "false":
-        assert all(o[3] for o in games)
 
 
 @needs_cc
@@ -76,7 +72,7 @@ def test_no_winner_if_exhausting_the_step_budget_stops_in_c_with_pythons_error()
     played again in Python, with Python's outcome."""
     lim = "limits:\n  steps_per_decision: 2000\n\nscoring:"
     results = {}
-    for k in (100, 1500, 1900, 2000, 2100, 5000):
+    for k in (100, 1500, 2100, 5000):
         text = STALEMATE.replace("scoring:", lim, 1).replace(
             NO_WINNER, f'no_winner_if: "sum(i for i in range({k})) >= 0 and all(size(hand[q]) > 0 for q in players)"')
         got = same(text, (2,), range(6), in_c=k < 900)
@@ -105,17 +101,16 @@ def test_the_variants_are_what_they_say():
 
 
 @needs_cc
-@pytest.mark.parametrize("prio", ["[win, set, run]", "[run, win]", "[set]", "[run, set, win]"])
-@pytest.mark.parametrize("variant", ["first", "all"])
-def test_priority_gives_pythons_outcomes(prio, variant):
+@pytest.mark.parametrize("variant,prio", [("first", "[win, set, run]"), ("first", "[set]"), ("all", "[win, set, run]"),
+                                          ("all", "[run, win]")])
+def test_priority_gives_pythons_outcomes(variant, prio):
     text = (CLAIMS_PLAIN if variant == "first" else CLAIMS_ALL).replace("priority: [win, set, run]",
                                                                         f"priority: {prio}")
-    got = same(text, (2, 3, 4), range(25))
+    got = same(text, (2, 4), range(16))
     assert all(o[0] == "ok" for out in got.values() for o in out)
     # the rank decides: the same games without priority score differently somewhere
     plain = gamespec.load_text(text.replace(f"          priority: {prio}\n", ""), "plain.yaml")
-    if prio != "[run, set, win]" or variant == "all":
-        assert outcomes(plain, 4, range(25)) != got[4], prio
+    assert outcomes(plain, 4, range(16)) != got[4], prio
 
 
 @needs_cc
@@ -188,10 +183,10 @@ scoring:
 
 
 @needs_cc
-@pytest.mark.parametrize("name,counts", [("captures", (2, 3)), ("claims", (2, 3, 4))])
+@pytest.mark.parametrize("name,counts", [("captures", (2, 3)), ("claims", (3, 4))])
 def test_can_gives_pythons_outcomes(name, counts):
     text = open(os.path.join(ROOT, "tests", "specs", name + ".yaml"), encoding="utf-8").read()
-    got = same(text, counts, range(30))
+    got = same(text, counts, range(20))
     assert all(o[0] == "ok" for out in got.values() for o in out)
 
 
@@ -201,6 +196,20 @@ def test_can_of_every_parameter_kind():
     games = [o for out in got.values() for o in out]
     assert sum(o[0] == "ok" for o in games) >= 40
     assert len({tuple(o[1]) for o in games if o[0] == "ok"}) >= 10      # the asked bits vary
+
+
+@needs_cc
+def test_can_in_the_flow_and_the_score():
+    """Asked outside an action: a step's condition (of the player whose turn it is) and the final score."""
+    text = KINDS.replace('score: "asked[p] + coins[p]"',
+                         'score: "asked[p] + coins[p] + 100 * can(tell, c=\'red\') + 1000 * can(lay, r=p)"')
+    text = text.replace("turn: {steps: [{choose: [lay, pay, tell, pick, ask]}]}",
+                        'turn: {steps: [{choose: [lay, pay, tell, pick, ask]}, '
+                        '{do: "coins[current] += 1", if: "can(pay, n=2) and not can(pick)"}]}')
+    assert text.count("can(") == KINDS.count("can(") + 4
+    got = same(text, (2, 3), range(20))
+    scores = [x for out in got.values() for o in out if o[0] == "ok" for x in o[1]]
+    assert any(x >= 100 for x in scores) and any(x < 100 for x in scores)     # can() true and false
 
 
 BUDGET = """
