@@ -156,3 +156,14 @@ def test_ray_tasks_send_the_decisions_of_games_still_going(cluster, monkeypatch)
     assert any(c[0] == 0 and c[2] for c in calls), calls[:5]
     done, total, decisions, finished = calls[-1]
     assert (done, total) == (2, 2) and decisions == finished == out["decisions_total"]
+
+
+def test_tune_on_ray_finds_what_local_workers_find(cluster):
+    """`gamespec tune --backend ray`: the same search, the same rounds and the same best settings as
+    local workers (the games are the same games)."""
+    from gamespec.analysis import tune
+    head = str(ROOT / "tests" / "specs" / "headstart.yaml")
+    kw = dict(params=["bonus"], targets=["fair"], games=24, rounds=2, seed=5)
+    local = tune.run(head, workers=1, **kw)
+    remote = tune.run(head, backend="ray", **kw)
+    assert remote["best"] == local["best"] and remote["rounds"] == local["rounds"]

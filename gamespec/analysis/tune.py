@@ -178,10 +178,12 @@ def candidates(game, params, fixed) -> tuple:
 # -- the search ---------------------------------------------------------------------------------------
 
 def run(path, params=(), targets=("fair",), games=100, players=None, seed=0, options=None, bots=None,
-        engine="native", workers=None, rounds=None, progress=None, game=None, timeout=None) -> dict:
+        engine="native", workers=None, rounds=None, progress=None, game=None, timeout=None, backend="local",
+        address=None) -> dict:
     """Successive halving over the tuned options' values (module doc). `games`: the first round's
     games per candidate; `rounds`: at most this many rounds (default: until one candidate is left or
     MAX_ROUNDS); `bots`: a kind per seat (default random; thinking seats, e.g. ["ismcts:100"] * P);
+    `backend`/`address`: "local" worker processes or "ray" (a Ray cluster, as simulate --backend ray);
     `options`: other options fixed. `progress(text)` is told what each round plays. Returns the
     candidates with their figures, the rounds (who was dropped and why), the best, the runner-up and
     the spec diff that makes the best settings the defaults."""
@@ -220,7 +222,8 @@ def run(path, params=(), targets=("fair",), games=100, players=None, seed=0, opt
             c = cands[i]
             out = run_study(path, games=target_n, players=players, seed=seed, options=c["options"], workers=workers,
                             bots=kinds, records=c["rows"], game=game, timeout=timeout, engine=engine,
-                            probe=(r == 0 and i == alive[0]), done=list(c["rows"].rows))
+                            probe=(r == 0 and i == alive[0]), done=list(c["rows"].rows), backend=backend,
+                            address=address)
             c["games"] = target_n
             c["summary"] = out["summary"]
             c.update(evaluate(out["summary"], targets))

@@ -41,6 +41,11 @@ def add_parser(sub, formatter, game_args) -> None:
                    help="native (default: games in C, searches in C) or python")
     p.add_argument("--workers", "-w", type=_at_least(1), default=None, metavar="W",
                    help="worker processes (default: all cores, one per 20 games)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local worker processes (default) or a Ray cluster for large runs (pip install "
+                        "'gamespec[ray]')")
+    p.add_argument("--address", metavar="ADDR",
+                   help="with --backend ray: 'auto' or HOST:PORT of a running cluster (default: a local Ray)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (the diff as a string)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
@@ -76,9 +81,12 @@ def run(args) -> int:
     seed = secrets.randbits(63) if args.seed is None else args.seed
     bots = kinds_from_args(args.bot, players) if args.bot else None
     quiet = args.json or args.no_progress
+    if args.address is not None and args.backend != "ray":
+        from gamespec.errors import UsageError
+        raise UsageError("--address is for --backend ray")
     out = tune.run(args.file, params=args.param, targets=args.target or ["fair"], games=args.games,
                    players=players, seed=seed, options=fixed, bots=bots, engine=args.engine, workers=args.workers,
-                   rounds=args.rounds, game=game, timeout=args.timeout,
+                   rounds=args.rounds, game=game, timeout=args.timeout, backend=args.backend, address=args.address,
                    progress=None if quiet else (lambda text: print(text, file=sys.stderr, flush=True)))
     if args.json:
         print(json.dumps(out, indent=2))
