@@ -301,7 +301,8 @@ BAD_SPECS = [
     ("one player in a window", SIM, SIM + "        - react: [stop]\n          player: \"0\"\n", "player:",
      "'player' does not belong in a 'react' step; who may respond is 'players' (a list)"),
     ("an order in a window", SIM, SIM + "        - react: [stop]\n          order: \"1\"\n", "order:",
-     "'order' does not belong in a 'react' step; responses are carried out in the order of 'players'"),
+     "'order' does not belong in a 'react' step; responses are carried out in the order of 'players', or by "
+     "'priority' (a window asked at once)"),
     ("a zone as the responders", SIM, SIM + "        - react: [stop]\n          players: \"deck\"\n", "deck\"",
      "'players' is the list of the players who may respond, but it is a zone"),
     ("a window's outcome named like a variable", SIM, SIM + "        - react: [stop]\n          as: rounds\n", "rounds",

@@ -44,18 +44,20 @@ def test_hints_are_used():
 
 
 @pytest.mark.parametrize("extra, where, words", [
-    ("presentation:\n  colour: hue\n", ":249:11:", "no card attribute 'hue'"),
-    ("presentation:\n  value: kind\n", ":249:10:", "'kind' is not a card attribute with whole-number values"),
-    ("presentation:\n  zones: {hand: {name: Hand}}\n", ":249:17:", "no zone 'hand'"),
-    ("presentation:\n  variables: {totl: {}}\n", ":249:21:", "no variable 'totl'"),
-    ("presentation:\n  zones: {pair: {area: player}}\n", ":249:24:", "'player' is for a per-player zone"),
-    ("presentation:\n  colour: kind\n  colours: {mauve: '#aa00aa'}\n", ":250:20:", "has no value 'mauve'"),
+    ("presentation:\n  colour: hue\n", "+1:11:", "no card attribute 'hue'"),
+    ("presentation:\n  value: kind\n", "+1:10:", "'kind' is not a card attribute with whole-number values"),
+    ("presentation:\n  zones: {hand: {name: Hand}}\n", "+1:17:", "no zone 'hand'"),
+    ("presentation:\n  variables: {totl: {}}\n", "+1:21:", "no variable 'totl'"),
+    ("presentation:\n  zones: {pair: {area: player}}\n", "+1:24:", "'player' is for a per-player zone"),
+    ("presentation:\n  colour: kind\n  colours: {mauve: '#aa00aa'}\n", "+2:20:", "has no value 'mauve'"),
 ])
 def test_names_that_do_not_exist_are_errors_at_their_place(extra, where, words):
     with pytest.raises(gamespec.SpecErrors) as e:
         _load(extra)
     text = str(e.value)
-    assert text.startswith("k.yaml" + where) and words in text, text
+    offset, col = where[1:].split(":")[:2]          # the line after BASE's last, and the column
+    line = (BASE + "\n").count("\n") + 1 + int(offset)     # "presentation:" is the first line after BASE
+    assert text.startswith(f"k.yaml:{line}:{col}:") and words in text, text
 
 
 @pytest.mark.parametrize("extra", [
