@@ -217,14 +217,14 @@ _TRACED = {}       # id(rule set) -> (rule set, names): trace_names once per con
 
 def trace_names(rs) -> list:
     """action_names less the actions no state of this configuration can offer (an action an option
-    switches off: gamespec/analysis/possible.py), so that a study's "never played" names only
+    switches off: gamespec/compile/possible.py), so that a study's "never played" names only
     actions the configuration could have played. One that is played all the same is counted where
     it is first played."""
     hit = _TRACED.get(id(rs))
     if hit is not None and hit[0] is rs:
         return hit[1]
     names = action_names(rs)
-    from gamespec.analysis.possible import possible_actions
+    from gamespec.compile.possible import possible_actions
     ok = possible_actions(rs)
     if ok is not None:
         names = [a for a in names if a not in rs.actions or a in ok]

@@ -32,7 +32,7 @@ LAYERS = {
 FACADE = {"gamespec.game", "gamespec.loader", "gamespec.validation", "gamespec.config"}
 APPS = ("analysis", "authoring", "envs", "table", "web", "draw")
 # apps that stand on another app (the browser table renders transcripts as the terminal table does)
-APP_USES = {("web", "table")}
+APP_USES = {("web", "table"), ("web", "authoring"), ("table", "authoring")}   # tables show the rulebook (explain)
 # optional dependencies (extras): imported inside the function that needs them, or at the top of a
 # module that only their command imports
 EXTRAS = ("ray", "open_spiel", "pyspiel", "pettingzoo", "gymnasium", "numpy", "starlette", "uvicorn",

@@ -1,11 +1,11 @@
 """Issue 41 item 4: a study's "never played" lists only actions the configuration could offer
-(gamespec/analysis/possible.py, simulate.trace_names): an action an option switches off is absent."""
+(gamespec/compile/possible.py, simulate.trace_names): an action an option switches off is absent."""
 from __future__ import annotations
 
 import os
 
 import gamespec
-from gamespec.analysis.possible import possible_actions
+from gamespec.compile.possible import possible_actions
 
 GAMES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "games")
 

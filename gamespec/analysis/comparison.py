@@ -140,7 +140,7 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
     from .pick import listing
     from .pick import pick as select
     xa, xb = {}, {}
-    la, lb = [], []         # the rows a skill ladder is made of (one kind against another), kept in passing
+    la, lb = [], []         # the rows a skill ladder is made of (one kind against another), held in passing
     records_a, records_b = _ladder_rows(records_a, la), _ladder_rows(records_b, lb)
     ga, gb = samples(per_game(records_a, xa)), samples(per_game(records_b, xb))
     count = {"A": lambda k: len(ga[k]["decisions"]), "B": lambda k: len(gb[k]["decisions"])}

@@ -707,7 +707,7 @@ def _fairness(summaries):
         rows = (s.get("teams") or {}).get("teams") or []
         seats = ([(f"team {t['team']} ({members_text(t['members'])})", t["win_rate"], t["ci95"]) for t in rows]
                  if rows else [(f"seat {x['seat']}", x["win_rate"], x["ci95"]) for x in s["seats"]])
-        tests.append((adv["p"], seats, fair_share(s), s.get("config")))
+        tests.append((adv["p"], seats, fair_share(s), s.get("config"), "teams" if rows else "seats"))
     groups = {}
     for s in summaries:
         if s.get("restriction") is not None:
@@ -716,17 +716,18 @@ def _fairness(summaries):
         pooled = pooled_seats(g)
         if pooled is not None:
             tests.append((pooled["p"], [(f"seat {p}", r, ci) for p, r, ci in pooled["seats"]], 1 / g[0]["players"],
-                          f"{_group_label(g[0])}, restricted play pooled"))
+                          f"{_group_label(g[0])}, restricted play pooled", "seats"))
     several = len(tests) > 1
     differ = [t for t in tests if t[0] < ALPHA]
     if differ:
-        p, seats, fair, where = min(differ, key=lambda t: t[0])
+        p, seats, fair, where, _ = min(differ, key=lambda t: t[0])
         who, rate, ci = max(seats, key=lambda x: (abs((x[1] or 0) - fair), -seats.index(x)))
         return (f"not fair: {who} wins {pct(rate, ci)} against the fair {pct(fair)} ({pvalue(p)}"
                 f"{', ' + where if several and where else ''})")
     if tests:
         p = min(t[0] for t in tests)
-        text = (f"fair: no evidence that seats differ ({pvalue(p)}"
+        units = "teams" if all(t[4] == "teams" for t in tests) else "seats"     # a team game: its teams
+        text = (f"fair: no evidence that {units} differ ({pvalue(p)}"
                 f"{f', the lowest of {len(tests)} tests' if several else ''})")
         for s in summaries:         # the first seat's own test (from 3 seats) may see what the test of all misses
             fs = (s.get("metrics") or {}).get("first_seat")

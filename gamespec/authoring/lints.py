@@ -15,7 +15,7 @@ from gamespec.spec import ast as A
 from gamespec.spec.builtins import BUILTINS
 from gamespec.spec.structure import Checker
 from gamespec.spec.visibility import VISIBILITIES
-from gamespec.spec.model import Rule
+from gamespec.spec.model import Rule, rules  # noqa: F401  (rules: importable here too)
 
 SAMPLE_GAMES = 3          # games per (player count, option set) for the deduction lint
 MAX_CONFIGS = 12
@@ -87,26 +87,6 @@ def load_for_lint(path):
     _graph.check(spec, g, data, str(path))
     spec.graph = g
     return Game(spec), data, ck
-
-
-def rules(obj, seen=None):
-    """Every Rule inside a checked Spec (or any part of it), whatever field holds it."""
-    seen = set() if seen is None else seen
-    stack = [obj]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Rule):
-            yield x
-        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
-            if id(x) in seen:
-                continue
-            seen.add(id(x))
-            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x)
-                         if f.name not in ("graph", "checker", "zones", "variables", "tables"))
-        elif isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, dict):
-            stack.extend(x.values())
 
 
 def nodes(rule):

@@ -1,6 +1,8 @@
 """The checked spec: plain dataclasses the checker produces and the compiler consumes."""
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -225,3 +227,23 @@ class Spec:
     teams_of: Rule | None = None   # top-level `teams`: each seat's team (an expression of p), decided at set-up
     per_team: bool = False     # scoring.per_team: score and tie breakers once per team (t)
     option_ranges: dict = field(default_factory=dict)   # name -> [lo, hi] (`range:`, a tunable number)
+
+
+def rules(obj, seen=None):
+    """Every Rule inside a checked Spec (or any part of it), whatever field holds it."""
+    seen = set() if seen is None else seen
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Rule):
+            yield x
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x)
+                         if f.name not in ("graph", "checker", "zones", "variables", "tables"))
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())

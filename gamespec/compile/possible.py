@@ -89,7 +89,7 @@ class _Analysis:
 
     # -- frozen variables: a fixed point over the live assignments ------------------------------
     def run(self) -> set:
-        from gamespec.authoring.lints import rules
+        from gamespec.spec.model import rules
         spec = self.spec
         for a in spec.actions.values():
             for var, _ in getattr(a, "cost", None) or []:
