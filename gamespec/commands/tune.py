@@ -6,6 +6,7 @@ import sys
 
 
 def add_parser(sub, formatter, game_args) -> None:
+    from gamespec.cli import _int_at_least    # the command line's whole-number converter
     p = sub.add_parser(
         "tune", formatter_class=formatter, help="find the option values that make a game fair, tense or the right length",
         description="Search the values a spec declares for its whole-number options (NAME: {default: 3,\n"
@@ -31,15 +32,15 @@ def add_parser(sub, formatter, game_args) -> None:
                    help="an option to tune (repeatable; default: every whole-number option with declared values)")
     p.add_argument("--target", action="append", default=[], metavar="TARGET",
                    help="fair, decided_late or length=LO..HI (repeatable; default fair)")
-    p.add_argument("--games", "-n", type=_at_least(2), default=100, metavar="N",
+    p.add_argument("--games", "-n", type=_int_at_least(2), default=100, metavar="N",
                    help="games per setting in the first round; survivors double it each round (default 100)")
-    p.add_argument("--rounds", type=_at_least(1), default=None, metavar="R",
+    p.add_argument("--rounds", type=_int_at_least(1), default=None, metavar="R",
                    help="at most R rounds (default 6)")
     p.add_argument("--bot", "-b", action="append", default=[], metavar="SEAT=KIND",
                    help="the bot of a seat, or all=KIND (default random everywhere; e.g. all=ismcts:100)")
     p.add_argument("--engine", choices=("native", "python"), default="native",
                    help="native (default: games in C, searches in C) or python")
-    p.add_argument("--workers", "-w", type=_at_least(1), default=None, metavar="W",
+    p.add_argument("--workers", "-w", type=_int_at_least(1), default=None, metavar="W",
                    help="worker processes (default: all cores, one per 20 games)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local worker processes (default) or a Ray cluster for large runs (pip install "
@@ -49,20 +50,6 @@ def add_parser(sub, formatter, game_args) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON (the diff as a string)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
-
-
-def _at_least(lo):
-    import argparse
-
-    def conv(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {lo}, got {v}")
-        return v
-    return conv
 
 
 def run(args) -> int:
