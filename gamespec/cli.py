@@ -30,16 +30,21 @@ import argparse
 import os
 import sys
 
-PROG = "gamespec"
-
-
-class Fail(Exception):
-    """A clean, expected failure: a one-line message on stderr and an exit code."""
-
-    def __init__(self, message: str, code: int = 1):
-        super().__init__(message)
-        self.message = message
-        self.code = code
+from .commands._common import PROG, Fail
+from .commands._common import Formatter as _Formatter
+from .commands._common import int_at_least as _int_at_least
+from .commands._common import load_spec as _load
+from .commands._common import option_pair as _option_pair
+from .commands._common import print_json as _print_json
+from .commands._common import print_lines as _print_lines
+from .commands._common import seconds as _seconds
+from .commands._common import seed_number as _seed
+from .commands._common import seed_or_new as _seed_or_new
+from .commands._common import spec_options as _options
+from .commands._common import spec_players as _players
+from .commands._common import whole_number as _int
+from .commands._common import write as _write
+from .commands._common import write_jsonl as _write_jsonl
 
 
 def _err(msg: str) -> None:
@@ -48,44 +53,6 @@ def _err(msg: str) -> None:
 
 # ------------------------------------------------------------------------------------------------
 # argument types
-
-def _int_at_least(lo):
-    def conv(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {lo}, got {v}")
-        return v
-    conv.__name__ = "int"
-    return conv
-
-
-def _int(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
-def _seed(text):
-    from gamespec.interpreter.rng import check_seed
-    try:
-        return check_seed(_int(text))
-    except ValueError as e:     # UsageError
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _seconds(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < v <= 10 ** 9:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return v
-
 
 def _delay(text):
     """A pause or a polling interval of serve: 0 to 3600 seconds (0: none)."""
@@ -98,22 +65,11 @@ def _delay(text):
     return v
 
 
-def _option_pair(text):
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE (e.g. --option NAME=true), got {text!r}")
-    return name.strip(), value.strip()
-
-
 def _config_pair(text):
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE (e.g. --config players=4), got {text!r}")
     return key.strip(), value.strip()
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    pass
 
 
 def _close(word, candidates):
@@ -175,66 +131,6 @@ class _Version(argparse.Action):
 
 # ------------------------------------------------------------------------------------------------
 # shared helpers
-
-def _load(path):
-    """Load a spec; SpecErrors propagate (exit 1, FILE:LINE:COL lines)."""
-    import gamespec
-    return gamespec.load(path)
-
-
-def _options(game, pairs) -> dict:
-    """--option NAME=VALUE pairs → the complete checked option dict (UsageError on a bad one)."""
-    from gamespec.config import options_from_pairs
-    return options_from_pairs(game, pairs)
-
-
-def _players(game, players):
-    """The player count (default: the smallest), checked (UsageError names the range)."""
-    from gamespec.config import player_count
-    return player_count(game, players)
-
-
-def _print_json(obj) -> None:
-    import json
-    print(json.dumps(obj, indent=2, sort_keys=False))
-
-
-def _print_lines(lines, file=None) -> None:
-    for line in lines:
-        print(line, file=file)
-
-
-def _seed_or_new(seed) -> int:
-    """The seed given, or 64 bits of OS entropy (printed by the command, so the run can be repeated)."""
-    if seed is None:
-        import secrets
-        seed = secrets.randbits(64)
-    return seed
-
-
-def _write_jsonl(lines, path) -> None:
-    from gamespec.interpreter.gamelog import write_jsonl
-    try:
-        write_jsonl(lines, path)
-    except OSError as e:
-        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def _write(path, data) -> None:
-    """Write text (UTF-8) or bytes to a file; a clean failure if it cannot be written."""
-    try:
-        with open(path, "wb") if isinstance(data, bytes) else open(path, "w", encoding="utf-8") as f:
-            f.write(data)
-    except OSError as e:
-        raise Fail(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def _write_or_print(path, text: str) -> None:
-    if path:
-        _write(path, text)
-    else:
-        sys.stdout.write(text)
-
 
 def _isatty(stream) -> bool:
     try:
@@ -475,132 +371,6 @@ def _replay_progress(path, timeout):
         print(f"{PROG}: replay: {decisions:,} decisions matched, {read / 1e6:.1f}{of} MB read, elapsed "
               f"{clock(time.monotonic() - start)}{hint}", file=sys.stderr, flush=True)
     return line
-
-
-# ------------------------------------------------------------------------------------------------
-# authoring: schema, new, explain, check (gamespec/authoring)
-
-def cmd_schema(args) -> int:
-    from gamespec import authoring
-    _write_or_print(args.output, authoring.schema_text(args.format, draft=args.draft))
-    return 0
-
-
-def cmd_new(args) -> int:
-    from gamespec.authoring.starters import NewSpecError, write_starter
-    try:
-        done = write_starter(args.name, args.template, force=args.force)
-    except NewSpecError as e:
-        raise Fail(str(e), e.code) from None
-    path, schema, status = done["file"], done["schema"], done["schema_status"]
-    if args.json:
-        _print_json({"file": path, "template": args.template, "schema": schema, "schema_status": status})
-    else:
-        print(f"wrote {path} (template {args.template}); next: gamespec validate {path} && "
-              f"gamespec run {path}")
-        if status == "left alone":
-            print(f"{PROG}: note: {schema} is not a gamespec schema and was left alone: the modeline of "
-                  f"{path} names it (write it with: gamespec schema -o {schema})", file=sys.stderr)
-        else:
-            print(f"editor schema: {schema} ({status}; the modeline of {path} names it)")
-    return 0
-
-
-def cmd_explain(args) -> int:
-    from gamespec import authoring
-    game = _load(args.file)
-    opts = _options(game, args.option)
-    players = _players(game, args.players)
-    _write_or_print(args.output, authoring.explain(game, players=players, options=opts, fmt=args.format))
-    return 0
-
-
-def cmd_check(args) -> int:
-    from gamespec import authoring
-    from gamespec.analysis.progress import ProgressBar
-    report = []
-    for path in args.files:
-        entry = authoring.check_file(path, strict=args.strict, games=args.lint_games,
-                                     progress=lambda: ProgressBar(sys.stderr, 0, enabled=not args.json,
-                                                                  desc="sample games"))
-        report.append(entry)
-        if not args.json:
-            for x in entry["errors"] + entry["warnings"] + entry["allowed"]:
-                print(x["text"], file=sys.stderr)
-            if entry["ok"]:
-                n, a = len(entry["warnings"]), len(entry["allowed"])
-                print(f"{path}: ok" + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else "")
-                      + (f", {a} allowed by the spec" if a else ""))
-    ok = all(e["ok"] for e in report) and not (args.strict and any(e["warnings"] for e in report))
-    if args.json:
-        _print_json({"ok": ok, "files": report})
-    return 0 if ok else 1
-
-
-def _add_authoring_commands(sub) -> None:
-    sc = sub.add_parser(
-        "schema", formatter_class=_Formatter, help="print the spec JSON Schema (editor support)",
-        description="Print the JSON Schema of spec files, for editors with the YAML language server\n"
-                    "(see docs/tutorial.md#editor-support), or the schema of an output format.",
-        epilog="examples:\n  gamespec schema --draft 7 -o gamespec.schema.json   (for VS Code's YAML extension, Neovim...)\n"
-               "  gamespec schema --format observation")
-    sc.add_argument("--format", "-f", choices=("spec", "observation", "log", "log-for", "state"), default="spec",
-                    help="which schema (default: spec)")
-    sc.add_argument("--draft", choices=("2020-12", "7"), default="2020-12",
-                    help="JSON Schema draft: 2020-12 (the checker's, default) or 7 (what yaml-language-server "
-                         "reads: VS Code's YAML extension, Neovim, Emacs, Helix, Sublime)")
-    sc.add_argument("-o", "--output", metavar="OUT", help="write to a file (default: stdout)")
-    sc.set_defaults(func=cmd_schema)
-
-    # The template names are written out here so that building the parser imports nothing more
-    # (tests/test_authoring.py checks them against gamespec/authoring/starters.py).
-    nw = sub.add_parser(
-        "new", formatter_class=_Formatter, help="write a commented spec to start from, from a template",
-        description="Write NAME.yaml, a commented spec that validates and runs as written, and\n"
-                    "gamespec.schema.json beside it (its first line names that file, for editors).\n"
-                    "Templates:\n"
-                    "  take-that       draw and play; thieves and bombs hit other players' vaults (default)\n"
-                    "  trick-taking    follow suit, the highest card of the suit led wins the trick\n"
-                    "  set-collection  take cards from an open market; sets of a kind score more and more\n"
-                    "or start from any game of the library: --from ID (ids: gamespec list).\n",
-        epilog="examples:\n  gamespec new mygame\n  gamespec new mytricks --from trick-taking\n"
-               "  gamespec new mine --from ID    (ID: any game of the library, see gamespec list)")
-    nw.add_argument("name", metavar="NAME", help="the file to write (NAME.yaml unless it ends in .yaml)")
-    nw.add_argument("--from", dest="template", default="take-that", metavar="TEMPLATE",
-                    help="take-that (default), trick-taking or set-collection, or the id of a library game "
-                         "(gamespec list): its full rules, to change")
-    nw.add_argument("--force", action="store_true", help="overwrite an existing file")
-    nw.add_argument("--json", action="store_true", help="print the result as JSON")
-    nw.set_defaults(func=cmd_new)
-
-    ex = sub.add_parser(
-        "explain", formatter_class=_Formatter, help="write the rulebook of a spec, in words",
-        description="Write the rules of a game for a player who never saw its YAML: components, set-up,\n"
-                    "the flow of a round and a turn, every action, the end and the scoring.",
-        epilog="examples:\n  gamespec explain games/mygame.yaml --players 4\n"
-               "  gamespec explain games/mygame.yaml --format html -o rules.html")
-    ex.add_argument("file", metavar="FILE", help="spec file")
-    ex.add_argument("--players", "-p", type=_int, metavar="P", help="number of players (default: the smallest)")
-    ex.add_argument("--option", "-O", type=_option_pair, action="append", default=[], metavar="NAME=VALUE",
-                    help="set one of the spec's options (repeatable)")
-    ex.add_argument("--format", "-f", choices=("md", "html"), default="md", help="Markdown (default) or HTML")
-    ex.add_argument("-o", "--output", metavar="OUT", help="write to a file (default: stdout)")
-    ex.set_defaults(func=cmd_explain)
-
-    ck = sub.add_parser(
-        "check", formatter_class=_Formatter, help="validate; with --strict, lint beyond errors",
-        description="Validate like 'validate'; --strict adds lints (unused variables, defines, zones;\n"
-                    "actions never offered; options with no effect; and, found by playing sample games,\n"
-                    "hidden cards deducible from public counts and legal actions that depend on what\n"
-                    "the chooser cannot see) as FILE:LINE:COL: warning: ... [lint], and\n"
-                    "exits 1 when there is any warning. See docs/authoring.md#lints.",
-        epilog="examples:\n  gamespec check --strict games/*.yaml\n  gamespec check --strict --json games/mygame.yaml")
-    ck.add_argument("files", nargs="+", metavar="FILE", help="spec files")
-    ck.add_argument("--strict", action="store_true", help="run the lints; warnings make the exit code 1")
-    ck.add_argument("--lint-games", type=_int_at_least(0), default=3, metavar="N",
-                    help="sample games per player count and option set for the sampled lints (default 3)")
-    ck.add_argument("--json", action="store_true", help="print a JSON report")
-    ck.set_defaults(func=cmd_check)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -922,24 +692,32 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                     help="stop a replay that runs longer than this with an error (default: none)")
     rp.set_defaults(func=cmd_replay)
-    _add_authoring_commands(sub)
+    _add_module_commands(sub, game_args, ("authoring",))
     _add_table_commands(sub, game_args)
     _add_serve_command(sub)
     _add_module_commands(sub, game_args)
     return p
 
 
-def _add_module_commands(sub, game_args) -> None:
-    """Commands that live in a module of gamespec/commands/ (one module a command: `add_parser(sub,
-    formatter, game_args)` registers it and sets `func`); their modules import nothing heavy at the top,
-    so `gamespec validate` stays fast."""
+# The modules of gamespec/commands/ whose commands come first in `gamespec --help`, in this order; every
+# other module's follow, by the module's name.
+FIRST = ("authoring",)
+
+
+def _add_module_commands(sub, game_args, names=None) -> None:
+    """Add the commands of the modules `names` of gamespec/commands/ (default: every module not in FIRST).
+    A module holds one command or a few of a kind: `add_parser(sub, formatter, game_args)` registers them
+    and sets each one's `func`. Their modules import nothing heavy at the top, so `gamespec validate`
+    stays fast; a module whose name starts with "_" is not a command."""
     import importlib
     import pkgutil
 
     from gamespec import commands
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"gamespec.commands.{info.name}").add_parser(sub, _Formatter, game_args)
+    if names is None:
+        names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__)
+                       if not m.name.startswith("_") and m.name not in FIRST)
+    for name in names:
+        importlib.import_module(f"gamespec.commands.{name}").add_parser(sub, _Formatter, game_args)
 
 
 # ------------------------------------------------------------------------------------------------
