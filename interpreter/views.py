@@ -13,7 +13,7 @@ from gamespec.errors import IllegalAction
 from gamespec.errors import UsageError
 
 from .actions import fill_template
-from .labels import fill_expressions
+from .labels import fill_expressions, pile_handle
 from .observe import face_dict
 
 __all__ = ["PlayerView", "PlayerAction"]   # the public face (docs/api.md)
@@ -157,7 +157,7 @@ def view_action(s, p, a, index):
             else:
                 shown[prm.name] = str(v)
     if rt.template:
-        label = fill_template(rt.template, fill_expressions(rt, shown, a[1], seen))
+        label = fill_template(rt.template, fill_expressions(rt, shown, a[1], seen, s, p))
     elif shown:
         label = f"{rt.name} " + ", ".join(f"{k}={v}" for k, v in shown.items())
     else:
@@ -175,7 +175,7 @@ def _card(s, p, c, face):
     cs = s.z[zi]
     if rs.zone_decl[zi].kind == "pile":
         pos = cs.index(c)
-        return {"zone": zone, "position": pos}, f"hidden card {pos + 1} of {zone}"
+        return {"zone": zone, "position": pos}, pile_handle(pos, zone)
     bit = 1 << p
     k = 0
     for x in cs:              # the k-th card of the set that p cannot tell apart

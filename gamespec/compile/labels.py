@@ -1,9 +1,12 @@
 """Checked label expressions (`{n * 2}`, `{card.rank}`) → functions giving their text for one action, from
-its parameters alone: the game state is never read, so a label holds only what the chooser knows. Also
-the engine's own parameter values (a simultaneous step's resolution order)."""
+its parameters alone: the game state is never read, so a label holds only what the chooser knows. The one
+exception, `{top(pile)}` / `{bottom(row[r])}`, reads the card at that end of a pile and shows it as the
+chooser sees it (interpreter/labels.py). Also the engine's own parameter values (a simultaneous step's
+resolution order)."""
 from __future__ import annotations
 
 from gamespec.errors import SpecRuntimeError
+from gamespec.interpreter.labels import end_card_text
 
 from ..spec import ast as A
 
@@ -22,17 +25,53 @@ class _Unknown(Exception):
     """A value the chooser does not know (an attribute of a card they do not see)."""
 
 
-def compile_expr(rule, rs):
-    """fn(values) -> text; values: parameter name -> number/player/key/choice, a card parameter's
-    face dict (None if unseen), a subset's list of faces."""
-    ev = _evaluator(rs)
+ENDS = ("top", "bottom")     # the zone ends a label may show (the checker's Checker.LABEL_ENDS)
 
-    def show(values):
+
+def compile_expr(rule, rs):
+    """fn(values, state=None, chooser=None) -> text; values: parameter name -> number/player/key/choice,
+    a card parameter's face dict (None if unseen), a subset's list of faces. Only a zone end reads the
+    state (and shows '?' without one)."""
+    ev = _evaluator(rs)
+    n = rule.ast
+    if isinstance(n, A.Call) and n.func in ENDS:
+        return _zone_end(n, rs, ev)
+
+    def show(values, state=None, chooser=None):
         try:
             v = ev(rule.ast, values)
         except (_Unknown, ZeroDivisionError, KeyError, TypeError, ValueError, OverflowError):
             return "?"
         text = ("true" if v else "false") if isinstance(v, bool) else "none" if v is None else str(v)
+        return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
+    return show
+
+
+def _zone_end(call, rs, ev):
+    """`{top(pile)}` / `{bottom(row[r])}`: fn(values, state, chooser) -> the card at that end as the
+    chooser sees it (interpreter/labels.end_card_text), "?" without a state or for a key the family
+    does not have. The pile's key comes from the parameters alone, like any label expression."""
+    z = call.args[0]
+    decl = z.ref[1]
+    base = rs.zone_base[decl.name]
+    keymap = {k: base + i for i, k in enumerate(rs.zone_keys[decl.name])}
+    key = z.index if isinstance(z, A.Index) else None
+    top = call.func == "top"
+
+    def show(values, state=None, chooser=None):
+        if state is None or chooser is None:
+            return "?"
+        if key is None:
+            zi = base
+        else:
+            try:
+                k = ev(key, values)
+            except (_Unknown, ZeroDivisionError, KeyError, TypeError, ValueError, OverflowError):
+                return "?"
+            zi = keymap.get(k) if isinstance(k, (int, str)) and not isinstance(k, bool) else None
+            if zi is None:
+                return "?"
+        text = end_card_text(state, chooser, zi, top)
         return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
     return show
 

@@ -647,11 +647,58 @@ class Checker(TypeChecker):
             return
         r = Rule(node, "label", self.filename, pos[0], pos[1] + 1, inner)
         n_errors = len(self.errors)
+        if isinstance(node, A.Call) and node.func in self.LABEL_ENDS and node.args and \
+                isinstance(node.args[0], A.Name) and scope.get(node.args[0].id) is None and \
+                self.globals.get(node.args[0].id) == "zone" and self.zones[node.args[0].id].is_family:
+            z = node.args[0]
+            self.err(f"'{{{inner}}}': {node.func}() in a label: '{z.id}' is a family of zones; name one of them, "
+                     f"as in {node.func}({z.id}[key])", (z.line, z.col), "label")
+            return
         self.check_rule(r, scope)
         if len(self.errors) > n_errors:
             return
+        if isinstance(r.ast, A.Call) and r.ast.func in self.LABEL_ENDS:
+            if self.zone_end(r.ast, scope, inner):
+                exprs.append((inner, r))
+            return
+        inside = next((x for x in A.walk(r.ast) if isinstance(x, A.Call) and x.func in self.LABEL_ENDS), None)
+        if inside is not None:
+            self.err(f"'{{{inner}}}': {inside.func}() shows the card at an end of a pile and stands alone in "
+                     f"its placeholder, as in {{{inside.func}(pile)}}", (inside.line, inside.col), "label")
+            return
         if self.params_only(r, scope, f"'{{{inner}}}': a label"):
             exprs.append((inner, r))
+
+    LABEL_ENDS = ("top", "bottom")
+
+    def zone_end(self, call, scope, inner):
+        """`{top(pile)}` / `{bottom(row[r])}` in an action label: the card at that end of a pile, shown
+        as its chooser sees it (interpreter/labels.py). The one argument names a pile: a single zone,
+        or a family member whose key is built from the parameters alone. True if it is well formed,
+        else False after reporting why."""
+        f = call.func
+        what = f"'{{{inner}}}': {f}() in a label"
+        if len(call.args) != 1 or call.kwargs:
+            self.err(f"{what} takes one argument, the pile ({f}(pile) shows its {f} card; "
+                     f"{f}(pile, n) is a list of cards, which a label does not show)", (call.line, call.col), "label")
+            return False
+        z = call.args[0]
+        ref = getattr(z, "ref", None) or ("",)
+        if not (isinstance(z, (A.Name, A.Index)) and ref[0] in ("zone", "member")):
+            self.err(f"{what} names a pile of the spec: a zone, or a member of a family with a key built from "
+                     f"the parameters (as in {f}(pile[key])), never a zone found from the game's state",
+                     (z.line, z.col), "label")
+            return False
+        decl = ref[1]
+        if decl.kind != "pile":
+            self.err(f"{what}: '{decl.name}' is a {decl.kind}, which has no order; only a pile has a top and a "
+                     f"bottom card", (z.line, z.col), "label")
+            return False
+        if isinstance(z, A.Index):
+            key = Rule(z.index, "label", self.filename, z.index.line, z.index.col, inner)
+            if not self.params_only(key, scope, f"'{{{inner}}}': the key of {decl.name}"):
+                return False
+        return True
 
     def params_only(self, r, scope, what):
         """A checked expression reads only the action's parameters, options, tables and num_players
@@ -683,8 +730,10 @@ class Checker(TypeChecker):
                 ok = x.func in self.LABEL_CALLS and not x.kwargs and not any(
                     isinstance(a, A.Comp) for a in x.args)
             if not ok and not (isinstance(x, A.Name) and id(x) in under_attr and ref is None):
+                hint = ("; the card at an end of a pile shows as {top(pile)} or {bottom(pile)}"
+                        if what.endswith("a label") and (ref or ("",))[0] in ("zone", "member") else "")
                 self.err(f"{what} is built from the action's parameters, options, tables and "
-                         f"num_players only (never the game's state, which the chooser may not know)",
+                         f"num_players only (never the game's state, which the chooser may not know){hint}",
                          (x.line, x.col), "label")
                 return False
         return True
