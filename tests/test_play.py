@@ -21,7 +21,7 @@ from helpers import GAMES, ROOT, load
 
 pexpect = pytest.importorskip("pexpect")
 GAMESPEC = os.path.join(os.path.dirname(sys.executable), "gamespec")
-PROMPT = r"Your move \[1-(\d+), h for help\]: "
+PROMPT = r"Your move \[1-(\d+)(?:, a stage's letter, b back)?, h for help\]: "
 
 
 class First:
@@ -54,7 +54,7 @@ def finish(child):
 def final_scores(text):
     m = re.search(r"Game over\. Scores: (.*)", text)
     assert m, text[-500:]
-    return [int(x) for x in re.findall(r"(?:you|seat \d+) (-?\d+)", m.group(1))]
+    return [int(x) for x in re.findall(r"(?:you|player \d+) (-?\d+)", m.group(1))]
 
 
 def play_to_end(child):
@@ -91,7 +91,7 @@ UNDO_ANSWERS = [r"Nothing to undo: you have not decided yet\.",
                 r"Cannot undo: that decision (?:made something known \(a card shown, or an answer that depends on cards "
                 r"not everyone sees\)|led to a shuffle): it can no longer be taken back\.",
                 r"Cannot undo: only your own last decision can be taken back, before anyone decides after it "
-                r"\((?:seat \d+(?: and )?)+ decided since\)\.",
+                r"\((?:player \d+(?: and )?)+ decided since\)\.",
                 r"Undone: decision (\d+) is taken back\."]
 
 
@@ -103,7 +103,7 @@ def test_undo_save_quit_and_resume(tmp_path):
     path = os.path.join(ROOT, "games", "bali.yaml")
     save = tmp_path / "game.json"
     child = spawn(path, "--players", 3, "--seed", 5, "--seat", 1, "--bot", "2=greedy")
-    child.expect(r"== Bali · you are seat 1 · phase \S+ · decision (\d+) ==")
+    child.expect(r"== Bali · you are player 1 · phase \S+ · decision (\d+) ==")
     at = int(child.match.group(1))
     child.expect(PROMPT)
     child.sendline("?")
@@ -145,7 +145,7 @@ def test_undo_save_quit_and_resume(tmp_path):
     assert finish(child) == 0
     data = json.loads(save.read_text())
     assert data["seat"] == 1 and data["bots"] == ["random", "random", "greedy"]
-    assert [n["text"] for n in data["notes"]] == [f"seat 1 took back decision {taken}"]
+    assert [n["text"] for n in data["notes"]] == [f"player 1 took back decision {taken}"]
     assert len(data["actions"]) == at_save - 1
 
     child = spawn("--resume", save)
@@ -308,7 +308,7 @@ def test_the_screen_is_compact_and_in_the_specs_words(name):
         assert len([x for x in table.splitlines() if x.strip()]) <= 32, f"a wall of text\n{body}"
         assert not re.search(r"\w\[\w+\]", body), f"an internal zone name on the screen:\n{body}"
         assert not re.search(r"True|False|=true|=false", body), body   # no Python values, no key=value
-        others = [x for x in lines if re.match(r"\s+Seat \d \(random\)", x)]
+        others = [x for x in lines if re.match(r"\s+Player \d \(random\)", x)]
         assert len(others) == 2, body                    # the others: one line each
         assert "── You" in body and "── on the table" in body
     words = {"bali": ["Market row 0", "Hand (", "Stock (", "VP 0", "Stones", "Draw pile"],
@@ -333,7 +333,7 @@ def test_the_final_table_and_the_log(tmp_path):
     assert "== Klink · the final table ==" in before
     final = before[before.index("the final table"):]
     for p, score in enumerate(expected.scores):
-        assert re.search(rf"{'You' if p == 0 else f'Seat {p}'}.*score {score}", final), final
+        assert re.search(rf"{'You' if p == 0 else f'Player {p}'}.*score {score}", final), final
     assert log.exists()
     r = subprocess.run([GAMESPEC, "replay", str(log), "--spec", path], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
@@ -401,8 +401,8 @@ def test_each_round_end_says_what_it_scored_how_and_who_did_best():
     assert len(ends) == 3                       # three rounds, each said once
     for block in ends:
         block = block[:block.index("==")]
-        pts = dict(re.findall(r"(you|seat \d) (\d+)", block.splitlines()[1]))
-        assert block.splitlines()[1].startswith("  round_pts: ") and len(pts) == 3
+        pts = dict(re.findall(r"(you|player \d) (\d+)", block.splitlines()[1]))
+        assert block.splitlines()[1].startswith("  Last round (round_pts): ") and len(pts) == 3
         assert "how (the rules):" in block and "round_pts" in block.split("how (the rules):")[1]
         best = re.search(r"best round_pts this round: (.*) \((\d+)\)", block)
         assert int(best.group(2)) == max(map(int, pts.values()))

@@ -133,7 +133,7 @@ def test_a_whole_game_in_the_browser(browser, path):
         text = page.inner_text("#end")
         assert table.state.is_terminal
         for p, score in enumerate(table.state.scores):         # the end screen shows every score
-            who = "you" if p == 0 else f"seat {p}"
+            who = "you" if p == 0 else f"player {p}"
             assert f"{who}: {score}" in text
         assert page.inner_text("#transcript").count("\n") >= clicks
         # the end screen shows the final table: every seat's area with its cards and its score
@@ -283,7 +283,7 @@ def test_undo_in_the_browser(browser):
                 assert "made something known" in notice or "led to a shuffle" in notice, notice
                 refused += 1
             else:
-                assert "you took back decision" in page.inner_text("#transcript") or "seat 0 took back" in page.inner_text("#transcript")
+                assert "you took back decision" in page.inner_text("#transcript")
                 undone += 1
                 if undone == 1:
                     _shot(page, "undo")

@@ -289,7 +289,8 @@ def test_undo_takes_back_ones_own_last_decision_while_nothing_became_known():
                     for q2, old in enumerate(before):
                         new = json.loads(encode(t.message(q2 if q2 < 3 else None)))
                         old = json.loads(old)
-                        assert new["transcript"][-1].startswith("   ↶ seat ")
+                        assert new["transcript"][-1].startswith("   ↶ you took back " if q2 == p else
+                                                                f"   ↶ player {p} took back ")
                         new["transcript"] = [x for x in new["transcript"] if "↶" not in x]
                         old["transcript"] = [x for x in old["transcript"] if "↶" not in x]
                         new["can_undo"] = old["can_undo"]
@@ -406,7 +407,7 @@ def test_a_spectator_sees_the_public_view_only(path):
                         c.portal.call(c.app.state.server.broadcast, t)
                         got = ws.receive_text()
                         # the note last: after the decision before it, after the notes already there
-                        assert json.loads(got)["transcript"][-1] == f"   ↶ seat {t.state.current_player} took back " \
+                        assert json.loads(got)["transcript"][-1] == f"   ↶ player {t.state.current_player} took back " \
                             f"decision {s.decisions}"
                         continue
                 p = s.current_player

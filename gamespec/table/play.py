@@ -13,13 +13,19 @@ import sys
 
 from gamespec.errors import GamespecError, StateFormatError
 
-from .screen import decisions_in
-from .transcript import Labels, printable, render_end, seat_name
+from .round_end import PhaseEnds
+from .screen import decisions_in, seat_name
+from .stages import stages as make_stages
+from .transcript import Labels, printable
 
 SAVE_FORMAT = "gamespec-play/1"
 MAX_SAVE_BYTES = 16 * 1024 * 1024
 HELP = ("type an action's number, or: r the rules (r N: section N), ? N what option N does, "
         "u take back your last decision, s [FILE] save, q quit, ? phase and step, h this help")
+STAGE_HELP = ("many options: choose in stages: type a stage's letter, b to go back a stage; an option's "
+              "number works too")
+# a stage's keys: letters that are not commands (b back, h help, q quit, r rules, s save, u undo)
+KEYS = [c for c in "acdefgijklmnoptvwxyz"]
 
 
 class Quit(Exception):
@@ -86,7 +92,7 @@ class Table:
     def run(self) -> int:
         """Play to the end (or until the person quits); 0 either way."""
         o = self.out
-        o.line(f"{self.game.name}: {self.players} players, you are seat {self.seat}; "
+        o.line(f"{self.game.name}: {self.players} players, you are player {self.seat}; "
                f"{HELP}.", "bold")
         o.line("New to this game? Type r for its rulebook (by section), or ? and an option's number "
                "to hear what that option does.", "bold")
@@ -115,7 +121,8 @@ class Table:
         scores, winners = obs["scores"], obs["winners"]
         for text, style in self.screen.lines(obs, f"== {self.game.name} · the final table ==", scores, winners):
             o.line(text, style)
-        o.line(render_end(scores, winners, self.seat), "bold")
+        o.line("Game over. Scores: " + ", ".join(f"{seat_name(p, self.seat)} {sc}" + (" (winner)" if p in winners
+                                                else "") for p, sc in enumerate(scores)), "bold")
         o.line("You win!" if self.seat in winners else
                f"Winner{'s' if len(winners) > 1 else ''}: "
                + ", ".join(seat_name(p, self.seat) for p in winners))
@@ -148,77 +155,30 @@ class Table:
         a = self.state.legal_actions()[i]
         self.deciders.append(self.state.current_player)
         self.actions.append(a.to_json(label=False))
-        watch = self.phase_ends()
-        before = (self.state.phase_name, self.view().observation.get("variables") or {}) if watch else None
+        ends = self.phase_ends()
+        before = ends.before(self.state, self.seat) if ends.watches(self.state.phase_name) else None
         self.state.apply(a)
-        if watch:
-            self.show_phase_end(*before)
+        if before is not None:
+            self.show_phase_end(before)
 
     # -- the end of a round or phase ---------------------------------------------------------------
-    def phase_ends(self) -> dict:
-        """Phase name → (the variables its `on_end` sets, how: the rulebook's words), for each phase
-        with an `on_end` (the ends the spec defines); made once."""
+    def phase_ends(self) -> PhaseEnds:
+        """The ends the spec defines (the phases with an `on_end`: table/round_end.py); made once."""
         if getattr(self, "_phase_ends", None) is None:
-            from gamespec.authoring.rulebook import Words, _reparse
-            from gamespec.spec import ast as A
-            spec = self.game.spec
-            out = {}
-            for ph in spec.phases.values():
-                if ph.on_end is None:
-                    continue
-                names = []
-                for root in (ph.on_end.ast if isinstance(ph.on_end.ast, list) else [ph.on_end.ast]):
-                    for n in A.walk(root) if isinstance(root, A.Node) else ():
-                        if isinstance(n, A.Assign):
-                            tg = n.target.obj if isinstance(n.target, A.Index) else n.target
-                            if isinstance(tg, A.Name) and tg.id in spec.variables and tg.id not in names:
-                                names.append(tg.id)
-                try:
-                    w = Words(spec)
-                    w.defines = set(spec.checker.defines) if spec.checker else set()
-                    how = w.stmts(_reparse(ph.on_end, "effects"))
-                except Exception:      # noqa: BLE001 - the words are a help; the figures are shown anyway
-                    how = []
-                out[ph.name] = (names, how)
-            self._phase_ends = out
+            from gamespec.spec.presentation import of_game
+            self._phase_ends = PhaseEnds(self.game.spec, of_game(self.game))
         return self._phase_ends
 
-    def show_phase_end(self, phase, before):
-        """After a decision: when a phase with an `on_end` ended (another phase began, or a variable
-        its `on_end` sets changed as this seat sees it), say so: what it set, for each seat, how it
-        is computed (the rulebook's words), who did best; then the game goes on to the next screen."""
-        if phase not in self.phase_ends():
+    def show_phase_end(self, before):
+        """After a decision: when a phase with an `on_end` ended, its block (table/round_end.py: what
+        it set for every player as this seat sees it, how, who did best); then the next screen."""
+        lines = self.phase_ends().block(before, self.state, self.seat, self.screen.value)
+        if not lines:
             return
-        names, how = self.phase_ends()[phase]
-        after = self.view().observation.get("variables") or {}
-        changed = [n for n in names if n in after and after.get(n) != before.get(n)]
-        if not changed and self.state.phase_name == phase:
-            return
-        o = self.out
-        o.line("")
-        o.line(f"── the {phase} phase ends ──", "bold magenta")
-        P = self.players
-        best = None
-        for n in changed or [n for n in names if n in after]:
-            v = after[n]
-            if isinstance(v, list) and len(v) == P:
-                o.line(f"  {n}: " + ", ".join(f"{seat_name(p, self.seat)} {v[p]}" for p in range(P)))
-                nums = [x for x in v if isinstance(x, (int, float)) and not isinstance(x, bool)]
-                if best is None and len(nums) == P:
-                    low = getattr(self.game.spec, "winner", "highest") == "lowest"
-                    top = (min if low else max)(v)
-                    best = (n, [p for p in range(P) if v[p] == top], top)
-            else:
-                o.line(f"  {n}: {v}")
-        if how:
-            o.line("  how (the rules):")
-            from gamespec.authoring.rulebook import _md_items
-            for line in _md_items(how, False, 2):
-                o.line(line)
-        if best is not None:
-            n, who, top = best
-            o.line(f"  best {n} this {phase}: " + " and ".join(seat_name(p, self.seat) for p in who)
-                   + f" ({top})", "bold")
+        self.out.line("")
+        styles = {"title": "bold magenta", "best": "bold"}
+        for text, kind in lines:
+            self.out.line(text, styles.get(kind))
 
     def bot_turn(self):
         from gamespec.bots import decide
@@ -230,11 +190,15 @@ class Table:
 
     def person_turn(self):
         v = self.view()
-        self.show(v)
         legal = v.legal_actions
+        root = make_stages(legal, self.labels)
+        stack = [root] if root is not None else []      # the stages chosen so far (table/stages.py)
+        self.show(v, root)
         while True:
             try:
-                text = self.ask(f"Your move [1-{len(legal)}, h for help]: ")
+                prompt = (f"Your move [1-{len(legal)}, a stage's letter, b back, h for help]: " if stack else
+                          f"Your move [1-{len(legal)}, h for help]: ")
+                text = self.ask(prompt)
             except EOFError:
                 raise Quit() from None
             text = text.strip()
@@ -243,6 +207,21 @@ class Table:
                 return
             cmd, _, arg = text.partition(" ")
             cmd = cmd.lower()
+            if stack and cmd in stage_keys(stack[-1]) and not arg:
+                c = stack[-1]["choices"][stage_keys(stack[-1]).index(cmd)]
+                if "option" in c:
+                    self.apply(legal[c["option"]].index)
+                    return
+                stack.append(c["next"])
+                self.show_stage(stack[-1], len(legal))
+                continue
+            if stack and cmd in ("b", "back"):
+                if len(stack) == 1:
+                    self.out.line("This is the first stage.")
+                else:
+                    stack.pop()
+                self.show_stage(stack[-1], len(legal))
+                continue
             if cmd in ("q", "quit"):
                 raise Quit()
             if cmd in ("u", "undo"):
@@ -266,10 +245,28 @@ class Table:
                 continue
             if cmd in ("h", "help", ""):
                 if cmd == "":
-                    self.show(v)
+                    self.show(v, stack[-1] if stack else None)
                 self.out.line(HELP)
+                if stack:
+                    self.out.line(STAGE_HELP + f" (1 to {len(legal)}).")
                 continue
-            self.out.line(f"Not understood: {text!r}. Type 1 to {len(legal)}, or h for help.")
+            if stack:
+                self.out.line(f"Not understood: {text!r}. Type a letter of this stage, b to go back, "
+                              f"an option's number (1 to {len(legal)}), or h for help.")
+            else:
+                self.out.line(f"Not understood: {text!r}. Type 1 to {len(legal)}, or h for help.")
+
+    def show_stage(self, node, n):
+        """One stage: where the person is (the values chosen so far), then its values, a letter each,
+        with how many options each leads to (an option itself: its number too)."""
+        o = self.out
+        where = " · ".join(node["path"])
+        o.line((f"{where} — " if where else "") + f"choose {node['title']}:", "bold")
+        for key, c in zip(stage_keys(node), node["choices"]):
+            more = f"  (option {c['option'] + 1})" if "option" in c else f"  ({c['count']} options)"
+            o.line(f"   {key}. {c['label']}{more}", "cyan")
+        if node["path"]:
+            o.line("   b. back a stage", "dim")
 
     def take_back(self) -> bool:
         """`u`: take back the person's last decision under the rule of every table (table/undo.py):
@@ -370,15 +367,21 @@ class Table:
                 f"turn {s.turns}")
 
     # -- drawing the view -----------------------------------------------------------------------
-    def show(self, v):
+    def show(self, v, node=None):
         o = self.out
         obs = v.observation
         o.line("")
-        header = (f"== {self.game.name} · you are seat {self.seat} · phase {obs.get('phase') or '-'} "
+        header = (f"== {self.game.name} · you are player {self.seat} · phase {obs.get('phase') or '-'} "
                   f"· decision {self.state.decisions + 1} ==")
         for text, style in self.screen.lines(obs, header):
             o.line(text, style)
         self.show_history()
+        if node is not None:
+            n = len(v.legal_actions)
+            o.line(f"Your options: {n}, chosen in stages (a letter a stage, b goes back a stage; "
+                   f"typing an option's number, 1 to {n}, works too):", "bold")
+            self.show_stage(node, n)
+            return
         o.line("Your options:", "bold")
         for n, a in enumerate(v.legal_actions, 1):
             o.line(f"  {n:>2}. {a.label}", "cyan")
@@ -411,6 +414,13 @@ class Table:
             self.out.line(f"Cannot save to {path}: {e.strerror or e}")
             return
         self.out.line(f"Saved to {path}. Resume with: gamespec play --resume {path}")
+
+
+def stage_keys(node) -> list:
+    """A stage's keys: a letter per choice (no command's letter), then two letters."""
+    n = len(node["choices"])
+    keys = list(KEYS) + [a + b for a in KEYS for b in KEYS]
+    return keys[:n]
 
 
 def read_save(path) -> dict:

@@ -19,7 +19,7 @@ def split_label(label):
 
 
 def seat_name(p, me) -> str:
-    return "you" if p == me else f"seat {p}"
+    return "you" if p == me else f"player {p}"
 
 
 class Screen:

@@ -41,25 +41,37 @@ class Labels:
             args = ", ".join(f"{k}={self._plain(v)}" for k, v in act.items()
                              if k not in ("action", "player", "label", "secret", "event"))
             return f"{name} {args}" if args else str(name)
-        shown = {}
-        for p in rt.params:
-            v = act.get(p.name)
-            if p.kind == "card":
-                shown[p.name] = self.card(v) if v is None or isinstance(v, dict) else f"hidden card {v + 1}" \
-                    if isinstance(v, int) else str(v)
-            elif p.kind == "subset":
-                vs = v if isinstance(v, list) else []
-                shown[p.name] = ", ".join(self.card(x) if x is None or isinstance(x, dict) else "a card"
-                                          for x in vs) or "nothing"
-            elif p.kind == "zone":
-                shown[p.name] = f"{p.family.name} of player {v}" if p.family.per_player else f"{p.family.name} {v}"
-            elif p.kind == "player":
-                shown[p.name] = f"player {v}"
-            else:
-                shown[p.name] = self._plain(v)
+        shown = {p.name: self.param(name, p.name, act.get(p.name)) for p in rt.params}
+        if getattr(rt, "label_exprs", None):       # `{expression}` placeholders, from the parameters
+            values = {p.name: (None if p.kind == "card" and not isinstance(act.get(p.name), dict) else act.get(p.name))
+                      for p in rt.params}
+            for text, fn in rt.label_exprs:
+                try:
+                    shown[text] = fn(values)            # no state: a pile's end card is '?'
+                except Exception:       # noqa: BLE001 - a label is a help: its placeholder shows '?'
+                    shown[text] = "?"
         if rt.template:
             return fill_template(rt.template, shown)
         return f"{name} " + ", ".join(f"{k}={v}" for k, v in shown.items()) if shown else name
+
+    def param(self, action, param, v) -> str:
+        """One parameter's value as an action's label shows it: a card by its label (a card the
+        chooser cannot see as "hidden card N"), a zone by its family and key, a player as "player N"."""
+        rt = self.rs.actions.get(action) if self.rs is not None and isinstance(action, str) else None
+        p = next((x for x in rt.params if x.name == param), None) if rt is not None else None
+        if p is None:
+            return self._plain(v)
+        if p.kind == "card":
+            return self.card(v) if v is None or isinstance(v, dict) else f"hidden card {v + 1}" \
+                if isinstance(v, int) else str(v)
+        if p.kind == "subset":
+            vs = v if isinstance(v, list) else []
+            return ", ".join(self.card(x) if x is None or isinstance(x, dict) else "a card" for x in vs) or "nothing"
+        if p.kind == "zone":
+            return f"{p.family.name} of player {v}" if p.family.per_player else f"{p.family.name} {v}"
+        if p.kind == "player":
+            return f"player {v}"
+        return self._plain(v)
 
     def _plain(self, v):
         if isinstance(v, dict):

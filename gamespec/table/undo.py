@@ -10,7 +10,7 @@
   drawn from what every seat knows (`informative`); `refusal` gives the first reason, and a seat is
   told one of two (`undo-shuffled`, `undo-revealed`: the shown card and the informative answer
   are one reason for them);
-- **logged**: a public note, "seat 1 took back decision 14", placed after decision 13.
+- **logged**: a public note, "player 1 took back decision 14", placed after decision 13.
 
 A table here is any object with `game`, `players`, `seed`, `options`, `state` (played with
 log=True), `actions` (every decision as the engine's JSON), `deciders` (who took each, public) and
@@ -280,7 +280,7 @@ def take_back(table, seat) -> dict:
     table.state = before
     table.actions.pop()
     table.deciders.pop()
-    note = {"at": n - 1, "seat": seat, "decision": n, "text": f"seat {seat} took back decision {n}"}
+    note = {"at": n - 1, "seat": seat, "decision": n, "text": f"player {seat} took back decision {n}"}
     table.notes.append(note)
     return note
 

@@ -7,10 +7,13 @@ import json
 from gamespec.table.transcript import Labels
 
 
-def seat_message(state, seat, table: dict) -> dict:
+def seat_message(state, seat, table: dict, round_end=None) -> dict:
     """Everything the page of `seat` (None: a spectator) is sent about `state`. `table` holds the
     public facts of the table: {"game", "seats": [kind per seat], "undo", "notes", "last"} (no seed,
-    no token, nothing of another seat)."""
+    no token, nothing of another seat); `round_end` the seat's last round end ({"at", "lines"}:
+    gamespec/table/round_end.py, made from the seat's views), if any. `stages`: the decision in
+    stages when it has many options (gamespec/table/stages.py, from the view's legal actions)."""
+    from gamespec.table.stages import stages
     if seat is None:
         from .spectator import public_observation
         view, obs = None, public_observation(state)
@@ -55,6 +58,8 @@ def seat_message(state, seat, table: dict) -> dict:
         "presentation": table.get("presentation") or {},
         "undo": bool(table.get("undo")),
         "can_undo": bool(table.get("undo")) and seat is not None and last == seat and not obs["terminal"],
+        "stages": None if view is None else stages(view.legal_actions, labels),
+        "round_end": round_end,
     }
     if obs["terminal"]:
         msg["scores"] = obs["scores"]
@@ -113,6 +118,7 @@ def _tie_words(rs) -> list:
 def transcript_lines(history, labels, seat, notes=()) -> list:
     """The observation's history → readable lines, as `seat` saw it; the table's public notes
     (undos: {"at": N, "text"}) after the lines of decision N (gamespec/table/undo.py, placed)."""
+    from gamespec.table.round_end import player_name
     from gamespec.table.screen import is_decision
     from gamespec.table.undo import placed
     out = []
@@ -121,11 +127,14 @@ def transcript_lines(history, labels, seat, notes=()) -> list:
 
     def flush(upto):
         while pending and pending[0][0] <= upto:
-            out.append("   ↶ " + pending.pop(0)[1]["text"])
+            x = pending.pop(0)[1]
+            text = x["text"] if type(x.get("seat")) is not int or type(x.get("decision")) is not int else \
+                f"{player_name(x['seat'], seat)} took back decision {x['decision']}"
+            out.append("   ↶ " + text)
 
     for ev in history:
         who = ev.get("player")
-        name = "you" if who == seat else f"seat {who}"
+        name = player_name(who, seat)
         if is_decision(ev):
             flush(n)                            # the notes after decision n, its looks and reveals
             n += 1

@@ -107,9 +107,10 @@ class Table:
         self.game = game
         state = game.new_game(players=self.players, seed=self.seed, options=self.options, log=True)
         deciders = []
+        self.round_ends = {}        # person seat -> the last round end it saw: {"at", "lines"}
         for a in actions:
             deciders.append(state.current_player)
-            state.apply(a)
+            self._apply(state, a)
         self.state = state
         self.actions = [dict(a) for a in actions]
         self.deciders = deciders    # who took each decision (public: everyone sees who decides)
@@ -124,6 +125,28 @@ class Table:
         elif not self.state.is_terminal:
             self.finished_at = None
 
+    def _apply(self, state, action):
+        """Apply a decision; where it ended a phase with an `on_end`, keep each person's block
+        (gamespec/table/round_end.py, from that seat's views: its message's `round_end`)."""
+        ends = self._phase_ends()
+        seats = [p for p, k in enumerate(self.kinds) if k == PERSON]
+        before = {p: ends.before(state, p) for p in seats} if seats and ends.watches(state.phase_name) else None
+        state.apply(action)
+        if before:
+            from gamespec.table.screen import Screen
+            from gamespec.table.transcript import Labels
+            labels = Labels(state.rs)
+            for p in seats:
+                lines = ends.block(before[p], state, p, Screen({}, labels, self.players, p).value)
+                if lines:
+                    self.round_ends[p] = {"at": state.decisions, "lines": [{"text": t, "kind": k} for t, k in lines]}
+
+    def _phase_ends(self):
+        from gamespec.table.round_end import PhaseEnds
+        if getattr(self, "_ends", (None,))[0] is not self.game:
+            self._ends = (self.game, PhaseEnds(self.game.spec, presentation_of(self.game)))
+        return self._ends[1]
+
     def public(self) -> dict:
         return {"game": self.game.name,
                 "seats": ["person" if k == PERSON else f"bot ({k})" for k in self.kinds],
@@ -133,7 +156,8 @@ class Table:
     def message(self, seat, state=None) -> dict:
         """The message of `seat` (None: a spectator) of `state` (default the table's: tests pass a
         determinization)."""
-        msg = seat_message(self.state if state is None else state, seat, self.public())
+        msg = seat_message(self.state if state is None else state, seat, self.public(),
+                           round_end=self.round_ends.get(seat) if seat is not None else None)
         msg["errors"] = list(self.errors)
         return msg
 
@@ -142,7 +166,7 @@ class Table:
         a = s.legal_actions()[pos]
         self.deciders.append(s.current_player)
         self.actions.append(a.to_json(label=False))
-        s.apply(a)
+        self._apply(s, a)
         self.touched = time.monotonic()
         self._ended()
 
@@ -171,7 +195,7 @@ class Table:
             if s.is_terminal:
                 raise WebError("the game is over", status=409, kind="game-over")
             if s.current_player != seat:
-                raise WebError(f"seat {seat} is not to move (seat {s.current_player} is)", status=409,
+                raise WebError(f"it is not your move (player {s.current_player} is to move)", status=409,
                                kind="not-your-turn")
             if at != s.decisions:
                 raise WebError(f"stale move: it answers decision {at}, the game is at decision "
@@ -213,6 +237,7 @@ class Table:
                     raise WebError(f"stale undo: it answers decision {at}, the game is at decision "
                                    f"{self.state.decisions}", status=409, kind="stale")
                 take_back(self, seat)
+                self.round_ends = {p: x for p, x in self.round_ends.items() if x["at"] <= self.state.decisions}
             except UndoRefused as e:
                 raise WebError(str(e), status=409, kind=e.kind) from None
             self.generation += 1

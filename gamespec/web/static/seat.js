@@ -4,6 +4,8 @@
 const token = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
 let ws = null, last = null, retries = 0;
+let stagePath = [], stageAt = null;        // the stages chosen so far in this decision (msg.stages)
+let roundSeen = null;                       // the round end the person closed (its "at")
 
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
@@ -16,7 +18,9 @@ function parseLabel(label) {       // "hand[1]" -> {name: "hand", key: "1"}; "de
   const m = /^([^[]+)\[(.*)\]$/.exec(label);
   return m ? {name: m[1], key: m[2]} : {name: label, key: null};
 }
-function seatName(p, me) { return p === me ? "You" : `Seat ${p}`; }
+// During play another person is "player N", oneself "you" (docs/play.md); "seat" is for the lobby.
+function seatName(p, me) { return p === me ? "You" : `Player ${p}`; }
+function who(p, me) { return p === me ? "you" : `player ${p}`; }
 function namer(msg) {
   const names = new Map();
   for (const c of msg.cards) names.set(faceKey(c.face), c.label);
@@ -179,11 +183,11 @@ function draw(msg) {
   const before = last && last.at !== msg.at ? snapshot() : null;
   last = msg;
   const me = msg.seat, name = namer(msg), watching = me === null;
-  document.title = watching ? `${msg.game}: watching` : `${msg.game}: seat ${me}`;
-  $("title").textContent = watching ? `${msg.game} — watching (the public view)` : `${msg.game} — you are seat ${me} of ${msg.players}`;
+  document.title = watching ? `${msg.game}: watching` : `${msg.game}: player ${me}`;
+  $("title").textContent = watching ? `${msg.game} — watching (the public view)` : `${msg.game} — you are player ${me} of ${msg.players}`;
   $("phase").textContent = msg.phase ? `phase: ${msg.phase.replace(/_/g, " ")}` : "";
   $("status").textContent = msg.terminal ? "game over" : msg.to_move === me ? "your move" :
-    msg.to_move === null || msg.to_move === undefined ? "…" : `seat ${msg.to_move} (${msg.seats[msg.to_move]}) to move`;
+    msg.to_move === null || msg.to_move === undefined ? "…" : `player ${msg.to_move} (${msg.seats[msg.to_move]}) to move`;
   $("errors").hidden = !msg.errors.length;
   $("errors").textContent = msg.errors.length ? "The spec has errors; the game goes on under the old rules:\n" + msg.errors.join("\n") : "";
   $("notice").hidden = true;
@@ -211,15 +215,11 @@ function draw(msg) {
   middle.append(frames);
   const mine = $("me"); mine.textContent = "";
   if (!watching) mine.append(seatArea(msg, me, L.seats[me], name, true));
-  const acts = $("actions"); acts.textContent = "";
+  if (msg.at !== stageAt) { stagePath = []; stageAt = msg.at; }
   $("act").hidden = !msg.actions.length && !msg.can_undo;
   $("act-title").textContent = msg.actions.length ? "Your move" : "Waiting for the others";
-  msg.actions.forEach((a, i) => {
-    const b = el("button", {type: "button", class: "action", "data-index": i}, a.label);
-    b.addEventListener("click", () => play(i));
-    acts.append(b);
-  });
-  pickableCards(msg);
+  drawActions(msg);
+  drawRoundEnd(msg);
   $("undo").hidden = !msg.can_undo;
   $("undo").disabled = false;
   const tr = $("transcript"); tr.textContent = "";
@@ -231,7 +231,7 @@ function draw(msg) {
   $("end").hidden = !msg.terminal;
   if (msg.terminal) {
     drawRanking(msg, me);
-    const w = msg.winners.map((p) => (p === me ? "you" : `seat ${p}`));
+    const w = msg.winners.map((p) => who(p, me));
     $("end-title").textContent = !w.length ? "Game over: no winner" : msg.winners.includes(me) ? "Game over: you win!" :
       `Game over: ${w.join(" and ")} win${w.length === 1 && w[0] !== "you" ? "s" : ""}`;
     // the end is the first thing one sees (on a phone the page may be scrolled down to the actions)
@@ -242,21 +242,94 @@ function draw(msg) {
 // The final ranking in the spec's order (the server's `ranking`: winners first, then by score as the
 // spec's scoring says), ties marked, and the tie-break used when it chose among tied seats.
 function drawRanking(msg, me) {
-  const who = (p) => (p === me ? "you" : `seat ${p}`);
+  const name = (p) => who(p, me);
   const ol = $("scores"); ol.textContent = "";
   const rows = msg.ranking || msg.scores.map((s, p) => ({place: p + 1, seat: p, score: s, winner: msg.winners.includes(p), tied: false}));
   for (const r of rows) {
     ol.append(el("li", Object.assign({value: r.place, "data-seat": r.seat}, r.winner ? {class: "winner"} : {}),
-      `${who(r.seat)}: ${r.score}${r.winner ? " (winner)" : ""}${r.tied ? " (tied)" : ""}`));
+      `${name(r.seat)}: ${r.score}${r.winner ? " (winner)" : ""}${r.tied ? " (tied)" : ""}`));
   }
   const tb = msg.tie_break;
   let how = msg.rule ? `Ranked as the rules score: ${msg.rule}.` : "";
   if (tb) {
-    how += ` ${tb.among.map(who).join(", ")} tied on the best score; ` + (tb.rule.length
-      ? `the tie-break (${tb.rule.join("; then ")}) chose ${tb.chosen.map(who).join(" and ")}.`
-      : `the rules chose ${tb.chosen.map(who).join(" and ")}.`);
+    how += ` ${tb.among.map(name).join(", ")} tied on the best score; ` + (tb.rule.length
+      ? `the tie-break (${tb.rule.join("; then ")}) chose ${tb.chosen.map(name).join(" and ")}.`
+      : `the rules chose ${tb.chosen.map(name).join(" and ")}.`);
   }
   $("end-rule").textContent = how;
+}
+// The decision's buttons: every option, or, when there are many (msg.stages: the server's
+// gamespec/table/stages.py), one stage at a time: its values with how many options each leads to,
+// a back button; a value that is one option plays it.
+function stageNode(msg) {
+  let node = msg.stages;
+  for (const k of stagePath) {
+    const c = node && node.choices[k];
+    if (!c || !c.next) { stagePath = []; return msg.stages; }
+    node = c.next;
+  }
+  return node;
+}
+function choose(msg, k) {
+  const c = stageNode(msg).choices[k];
+  if (c.option !== undefined) { play(c.option); return; }
+  stagePath.push(k);
+  drawActions(msg);
+}
+function drawActions(msg) {
+  const acts = $("actions"); acts.textContent = "";
+  for (const c of document.querySelectorAll(".card.pickable")) {       // the old picks go
+    const fresh = c.cloneNode(true);
+    fresh.classList.remove("pickable");
+    for (const a of ["role", "tabindex", "aria-label", "title"]) fresh.removeAttribute(a);
+    c.replaceWith(fresh);
+  }
+  const where = $("stage");
+  if (!msg.stages || !msg.actions.length) {
+    where.hidden = true;
+    msg.actions.forEach((a, i) => {
+      const b = el("button", {type: "button", class: "action option", "data-index": i}, a.label);
+      b.addEventListener("click", () => play(i));
+      acts.append(b);
+    });
+    pickableCards(msg);
+    return;
+  }
+  const node = stageNode(msg);
+  where.hidden = false;
+  where.textContent = "";
+  const trail = node.path.length ? node.path.join(" · ") + " — " : `${msg.actions.length} options, in stages: `;
+  where.append(el("span", {class: "stage-path"}, trail), el("b", {}, `choose ${node.title}`));
+  node.choices.forEach((c, k) => {
+    const leaf = c.option !== undefined;
+    const b = el("button", Object.assign({type: "button", class: "action " + (leaf ? "option" : "stage"), "data-choice": k},
+      leaf ? {"data-index": c.option, title: c.full} : {}), c.label);
+    if (!leaf) b.append(el("span", {class: "stage-count"}, ` ${c.count}`));
+    b.addEventListener("click", () => choose(msg, k));
+    acts.append(b);
+  });
+  if (stagePath.length) {
+    const back = el("button", {type: "button", class: "secondary stage-back"}, "← back");
+    back.addEventListener("click", () => { stagePath.pop(); drawActions(msg); });
+    acts.append(back);
+  }
+  // a card on the table picks the value of a card stage
+  const by = new Map();
+  node.choices.forEach((c, k) => { if (c.face) { const f = faceKey(c.face); by.set(f, by.has(f) ? -1 : k); } });
+  markPickable(by, (k) => node.choices[k].full || node.choices[k].label, (k) => choose(msg, k));
+}
+// The last round end this seat saw (msg.round_end: gamespec/table/round_end.py, the terminal's
+// block): a panel until the person closes it or decides again.
+function drawRoundEnd(msg) {
+  const r = msg.round_end, box = $("round-end");
+  if (!r || r.at === roundSeen || msg.terminal && r.at < msg.at) { box.hidden = true; return; }
+  box.hidden = false;
+  const lines = $("round-lines"); lines.textContent = "";
+  for (const x of r.lines) {
+    if (x.kind === "title") { $("round-title").textContent = x.text.replace(/^─+ | ─+$/g, ""); continue; }
+    lines.append(el("div", {class: "round-" + x.kind}, x.text.replace(/^ {2}/, "")));
+  }
+  $("round-close").onclick = () => { roundSeen = r.at; box.hidden = true; };
 }
 // A decision that is "pick a card": each card face offered by exactly one action (of one card
 // parameter) can be clicked on the table to play that action; the buttons stay.
@@ -269,21 +342,25 @@ function pickableCards(msg) {
     const k = faceKey(cards[0][1]);
     by.set(k, by.has(k) ? -1 : i);
   });
+  markPickable(by, (i) => msg.actions[i].label, play);
+}
+function markPickable(by, label, pick) {
   for (const c of document.querySelectorAll(".card[data-key]")) {
     const i = by.get(c.dataset.key);
     if (i === undefined || i < 0) continue;
     c.classList.add("pickable");
     c.setAttribute("role", "button");
     c.setAttribute("tabindex", "0");
-    c.setAttribute("aria-label", msg.actions[i].label);
-    c.title = msg.actions[i].label;
-    c.addEventListener("click", () => play(i));
-    c.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); play(i); } });
+    c.setAttribute("aria-label", label(i));
+    c.title = label(i);
+    c.addEventListener("click", () => pick(i));
+    c.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); pick(i); } });
   }
 }
 function busy() { for (const b of document.querySelectorAll("#act button")) b.disabled = true; }
 function play(i) {
   if (!ws || ws.readyState !== WebSocket.OPEN || !last) return;
+  if (last.round_end) { roundSeen = last.round_end.at; $("round-end").hidden = true; }   // decided: seen
   busy();
   ws.send(JSON.stringify({type: "act", at: last.at, index: i}));
 }
