@@ -252,7 +252,8 @@ def errors_of(text):
     ("{top(row[stopped[0]])}", "stopped", "the key of row is built from the action's parameters"),
     ("{top(zone_of(top(bin)))}", "zone_of", "names a pile of the spec"),
     ("{top(row[7])}", "7", "'row' has no member 7"),
-    ("{size(row[r])}", "row", "the card at an end of a pile shows as {top(pile)} or {bottom(pile)}"),
+    ("{size(row[r])}", "row", "a label is built from the action's parameters, options, tables and num_players "
+                              "only (never the game's state"),
 ])
 def test_misuse_is_a_load_error_at_its_place(label, at, message):
     text = SPEC.replace("TAKE_LABEL", f"take {label}")

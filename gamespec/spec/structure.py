@@ -730,10 +730,8 @@ class Checker(TypeChecker):
                 ok = x.func in self.LABEL_CALLS and not x.kwargs and not any(
                     isinstance(a, A.Comp) for a in x.args)
             if not ok and not (isinstance(x, A.Name) and id(x) in under_attr and ref is None):
-                hint = ("; the card at an end of a pile shows as {top(pile)} or {bottom(pile)}"
-                        if what.endswith("a label") and (ref or ("",))[0] in ("zone", "member") else "")
                 self.err(f"{what} is built from the action's parameters, options, tables and "
-                         f"num_players only (never the game's state, which the chooser may not know){hint}",
+                         f"num_players only (never the game's state, which the chooser may not know)",
                          (x.line, x.col), "label")
                 return False
         return True
