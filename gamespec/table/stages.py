@@ -86,7 +86,43 @@ def _node(opts, i, path, labels, threshold):
     node = {"step": step, "title": title, "path": list(path), "choices": choices}
     if len(choices) > threshold and all(st is not None and _is_number(st[1]) for st, _ in items):
         node["choices"] = _ranges(choices, [st[1] for st, _ in items], path, step, title, threshold)
+    elif len(choices) > threshold and all("face" in c for c in choices):
+        node["choices"] = _by_attribute(choices, path, step, title, threshold)
     return node
+
+
+def _by_attribute(choices, path, step, title, threshold, used=()):
+    """A stage of more cards than `threshold` → the cards grouped by one attribute of their faces
+    (the one with the fewest values, at least two: "suit hearts"), each group a stage; a group still
+    too long is grouped by another attribute. Left as it is when no attribute divides it."""
+    keys = {k for c in choices for k in c["face"] if k not in used}
+    best = None
+    for k in sorted(keys):
+        vals = []
+        for c in choices:
+            v = json.dumps(c["face"].get(k), sort_keys=True)
+            if v not in vals:
+                vals.append(v)
+        if 2 <= len(vals) <= threshold and (best is None or len(vals) < len(best[1])):
+            best = (k, vals)
+    if best is None:
+        return choices
+    k, vals = best
+    out = []
+    for v in vals:
+        part = [c for c in choices if json.dumps(c["face"].get(k), sort_keys=True) == v]
+        if len(part) == 1:
+            out.append(part[0])
+            continue
+        x = json.loads(v)
+        shown = "yes" if x is True else "no" if x is False else "?" if x is None else \
+            ", ".join(map(str, x)) if isinstance(x, list) else str(x)
+        label = f"{k.replace('_', ' ')} {shown}"
+        inner = part if len(part) <= threshold else _by_attribute(part, path + [label], step, title, threshold,
+                                                                 tuple(used) + (k,))
+        out.append({"label": label, "count": sum(c["count"] for c in part),
+                    "next": {"step": step, "title": title, "path": path + [label], "choices": inner}})
+    return out
 
 
 def _title(labels, action, param) -> str:

@@ -326,7 +326,11 @@ function drawRoundEnd(msg) {
   box.hidden = false;
   const lines = $("round-lines"); lines.textContent = "";
   for (const x of r.lines) {
-    if (x.kind === "title") { $("round-title").textContent = x.text.replace(/^─+ | ─+$/g, ""); continue; }
+    if (x.kind === "title") {
+      const t = x.text.replace(/^─+ | ─+$/g, "");
+      $("round-title").textContent = t.charAt(0).toUpperCase() + t.slice(1);
+      continue;
+    }
     lines.append(el("div", {class: "round-" + x.kind}, x.text.replace(/^ {2}/, "")));
   }
   $("round-close").onclick = () => { roundSeen = r.at; box.hidden = true; };
