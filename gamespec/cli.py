@@ -44,7 +44,6 @@ from .commands._common import seed_or_new as _seed_or_new
 from .commands._common import spec_options as _options
 from .commands._common import spec_players as _players
 from .commands._common import whole_number as _int
-from .commands._common import write as _write
 from .commands._common import write_jsonl as _write_jsonl
 
 
@@ -117,16 +116,6 @@ class _Version(argparse.Action):
         import gamespec
         print(f"{PROG} {gamespec.__version__}")
         parser.exit()
-
-
-# ------------------------------------------------------------------------------------------------
-# shared helpers
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 # ------------------------------------------------------------------------------------------------
@@ -292,75 +281,6 @@ def cmd_compare(args) -> int:
     else:
         _print_lines(analysis.comparison_lines(r))
     return 0
-
-
-# ------------------------------------------------------------------------------------------------
-# graph
-
-def cmd_graph(args) -> int:
-    from .draw import format_for, render
-
-    fmt = format_for(args.output, args.format)
-    if args.output is None and fmt in ("png", "pdf") and _isatty(sys.stdout):
-        raise Fail(f"a {fmt.upper()} is not written to a terminal: give -o FILE.{fmt} (or redirect the output)", 2)
-    game = _load(args.file)
-    data, note = render(game.spec.graph, game.name, fmt, args.renderer)
-    if note:
-        print(f"{PROG}: note: {note}", file=sys.stderr)
-    if args.output:
-        _write(args.output, data)
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    return 0
-
-
-# ------------------------------------------------------------------------------------------------
-# replay
-
-def cmd_replay(args) -> int:
-    from gamespec.loader import find_spec
-    from gamespec.interpreter.replay import full_log_header, replay_file
-
-    header = full_log_header(args.log)
-    spec_path = args.spec or find_spec(header, args.log)
-    game = _load(spec_path)
-    try:
-        result = replay_file(game, args.log, timeout=args.timeout,
-                             progress=_replay_progress(args.log, args.timeout))
-    except OSError as e:
-        raise Fail(f"cannot read {args.log}: {e.strerror or e}") from None
-    out = {"log": args.log, "spec": spec_path, "game": game.name, **result}
-    if args.json:
-        _print_json(out)
-    elif result["ok"]:
-        print(f"{args.log}: OK, {result['decisions']} decisions replayed; scores {result['scores']}, "
-              f"winners {result['winners']}")
-        print(f"chance: {result['chance']}")
-    if not result["ok"]:
-        if not args.json:
-            print(f"{args.log}: replay failed after {result['decisions']} matching decisions: "
-                  f"{result['error']}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _replay_progress(path, timeout):
-    """A long replay says how far it got on stderr (never stdout: --json stays clean)."""
-    import time
-    from gamespec.analysis.progress import clock
-    try:
-        total = os.path.getsize(path)
-    except OSError:
-        total = 0
-    start = time.monotonic()
-    hint = "" if timeout is not None else " (--timeout S stops it)"
-
-    def line(decisions, read):
-        of = f" of {total / 1e6:.1f}" if total else ""
-        print(f"{PROG}: replay: {decisions:,} decisions matched, {read / 1e6:.1f}{of} MB read, elapsed "
-              f"{clock(time.monotonic() - start)}{hint}", file=sys.stderr, flush=True)
-    return line
 
 
 # ------------------------------------------------------------------------------------------------
@@ -557,54 +477,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cmp_.set_defaults(func=cmd_compare)
 
-    g = sub.add_parser(
-        "graph", formatter_class=_Formatter, help="draw the phase graph (dot, svg, png, pdf)",
-        description="Write the phase graph: phases, turns, steps, both ways out of every condition,\n"
-                    "the triggers and the game's end_if (docs/graph.md). DOT always works; SVG, PNG\n"
-                    "and PDF use Graphviz's 'dot' if it is installed, else matplotlib. The format is\n"
-                    "--format, else the -o file's extension (.dot .gv .svg .png .pdf; any other is an\n"
-                    "error), else DOT on stdout. A picture larger than 200 nodes or 400 edges shows\n"
-                    "each phase as one box; if even that is too large, it is refused (DOT is not).",
-        epilog="examples:\n"
-               "  gamespec graph games/mygame.yaml              # DOT on stdout\n"
-               "  gamespec graph games/mygame.yaml -o mygame.svg\n"
-               "  gamespec graph games/mygame.yaml -o mygame.pdf --renderer matplotlib\n"
-               "  gamespec graph games/mygame.yaml --format png > mygame.png")
-    g.add_argument("file", metavar="FILE", help="spec file")
-    g.add_argument("--format", "-f", choices=("dot", "svg", "png", "pdf"), default=None,
-                   help="output format (default: from -o's extension, else dot)")
-    g.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
-    g.add_argument("--renderer", choices=("auto", "graphviz", "matplotlib"), default="auto",
-                   help="how SVG/PNG/PDF are drawn (default auto: Graphviz if found, else matplotlib)")
-    g.set_defaults(func=cmd_graph)
-
-    rp = sub.add_parser(
-        "replay", formatter_class=_Formatter, help="re-play a full log and check it",
-        description="Re-play a full log written by 'gamespec run --log' and check every line of it\n"
-                    "against the game it re-plays (decisions, looks, chance events, the end). With\n"
-                    "the header's seed every shuffle is verified; without one, shuffles are taken\n"
-                    "on trust, and replay says so. Prints OK and the decision count, or the first\n"
-                    "difference (exit 1). The spec is --spec, else the file at the header's 'spec'\n"
-                    "path (as written, then relative to the log's folder), else a .yaml file beside\n"
-                    "the log: the first regular file whose SHA-256 is the log's (no other is read).\n"
-                    "A long replay prints how far it got on stderr every 10 s.",
-        epilog="examples:\n"
-               "  gamespec replay game.jsonl\n"
-               "  gamespec replay game.jsonl --spec games/mygame.yaml --json")
-    rp.add_argument("log", metavar="LOG", help="a full log (JSON lines)")
-    rp.add_argument("--spec", metavar="FILE", help="the spec file (default: from the log's header)")
-    rp.add_argument("--json", action="store_true", help="print the result as JSON")
-    rp.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
-                    help="stop a replay that runs longer than this with an error (default: none)")
-    rp.set_defaults(func=cmd_replay)
-    _add_module_commands(sub, game_args, ("authoring", "table", "serve"))
+    _add_module_commands(sub, game_args, FIRST)
     _add_module_commands(sub, game_args)
     return p
 
 
 # The modules of gamespec/commands/ whose commands come first in `gamespec --help`, in this order; every
 # other module's follow, by the module's name.
-FIRST = ("authoring", "table", "serve")
+FIRST = ("graph", "replay", "authoring", "table", "serve")
 
 
 def _add_module_commands(sub, game_args, names=None) -> None:
