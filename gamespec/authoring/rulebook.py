@@ -595,7 +595,13 @@ def _action_name(spec, name):
     return f"\"{_label(a.label)}\"" if a is not None and a.label else name
 
 
+_END_CARD = __import__("re").compile(r"\{\s*(top|bottom)\(\s*([^{}()]+?)\s*\)\s*\}")
+
+
 def _label(text):
+    """A label's placeholders in italics; `{top(z)}` says it is a card (the one at that end, shown
+    as the chooser sees it)."""
+    text = _END_CARD.sub(lambda m: f"{{the card at {m.group(1)}({m.group(2)})}}", text)
     return text.replace("{", "*").replace("}", "*")
 
 
