@@ -60,8 +60,8 @@ def web(out_dir, stop_at=None, round_name="web-round-end.png"):
     ready = """() => !document.getElementById('end').hidden ||
                      document.querySelectorAll('button.action:not([disabled])').length > 0"""
     with LiveServer([SPEC], bot_delay=0, watch=0) as srv, sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = b.new_page(viewport={"width": 1000, "height": 900})
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
         page.goto(srv.url + "/")
         page.wait_for_selector("#seat-0")
         page.select_option("#players", "3")
@@ -91,9 +91,13 @@ def web(out_dir, stop_at=None, round_name="web-round-end.png"):
                 print(f"wrote {os.path.join(out_dir, 'web-end.png')}")
                 break
             at = page.evaluate("() => last.at")
-            page.click("button.action:not([disabled])")
+            for _ in range(20):         # the first option (a decision of many options: its first stages)
+                b = page.query_selector("button.action:not([disabled])")
+                b.click()
+                if "option" in (b.get_attribute("class") or "").split():
+                    break
             page.wait_for_function(f"() => last.at !== {at}", timeout=30000)
-        b.close()
+        browser.close()
 
 
 def main(argv=None):

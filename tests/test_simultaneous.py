@@ -408,7 +408,7 @@ def test_a_seats_web_message_holds_no_pending_choice_of_another(sealed):
         s = sealed.new_game(players=3, seed=9)
         bid(s, amount)
         got.append([encode(seat_message(s, q, table)) for q in range(3)])
-        assert json.loads(got[-1][1])["transcript"] == ["1. seat 0: chose in secret"]
+        assert json.loads(got[-1][1])["transcript"] == ["1. player 0: chose in secret"]
         assert json.loads(got[-1][0])["transcript"] == [f"1. you: bid {amount} (in secret)"]
     assert got[0][1:] == got[1][1:] and got[0][0] != got[1][0]
 

@@ -213,7 +213,7 @@ def test_a_message_names_no_card_id_seed_or_token():
         assert "987654321" not in text and not any(t in text for t in tokens)
         assert set(msg) == {"type", "game", "players", "seat", "seats", "at", "phase", "to_move", "terminal",
                             "zones", "variables", "cards", "actions", "transcript", "errors", "presentation", "undo",
-                            "can_undo"}
+                            "can_undo", "stages", "round_end"}
         other = client.get(f"/api/seat/{tokens[1]}").json()
         assert other["seat"] == 1 and msg["seat"] == 0
         # two tables at once: a seat's link reaches its own table only
@@ -366,8 +366,8 @@ def test_bots_play_their_turns_and_the_person_sees_the_end():
                     ws.send_text(json.dumps({"type": "act", "at": msg["at"], "index": rng.randrange(len(msg["actions"]))}))
                 msg = json.loads(ws.receive_text())
         assert msg["terminal"] and msg["scores"] == list(table.state.scores)
-        assert any(re.match(r"\d+\. seat 1: ", line) for line in msg["transcript"])
-        assert any(re.match(r"\d+\. seat 2: ", line) for line in msg["transcript"])
+        assert any(re.match(r"\d+\. player 1: ", line) for line in msg["transcript"])
+        assert any(re.match(r"\d+\. player 2: ", line) for line in msg["transcript"])
         assert msg["seats"][:3] == ["person", "bot (greedy)", "bot (ismcts:10)"]
 
 

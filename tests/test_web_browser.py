@@ -1,7 +1,8 @@
 """gamespec serve in a real browser: headless Chromium (Debian's /usr/bin/chromium, driven by
 Playwright's Python client) starts a game of each spec in the lobby and plays it to the end screen by
 clicking the action buttons; designer mode shows a broken spec's errors in the page and restarts the
-game when it is fixed. Set GAMESPEC_WEB_SHOTS=docs/img to write the screenshots of docs/web.md."""
+game when it is fixed. Set GAMESPEC_WEB_SHOTS=docs/img to write the screenshots of docs/web.md (those
+at a round's end and a game's end: bench/table_shots.py)."""
 from __future__ import annotations
 
 import os
@@ -100,6 +101,18 @@ READY = """() => !document.getElementById('end').hidden ||
                  document.querySelectorAll('button.action:not([disabled])').length > 0"""
 
 
+def _decide(page, rng):
+    """Click a random enabled button until one plays an option (a decision of many options comes in
+    stages: a stage's button only opens the next stage)."""
+    for _ in range(50):
+        b = rng.choice(page.query_selector_all("button.action:not([disabled])"))
+        leaf = "option" in (b.get_attribute("class") or "").split()
+        b.click()
+        if leaf:
+            return
+    pytest.fail("no option played after 50 clicks on stages")
+
+
 def _play_to_the_end(page, rng, shots=False):
     start = time.monotonic()
     clicks = 0
@@ -107,10 +120,9 @@ def _play_to_the_end(page, rng, shots=False):
         page.wait_for_function(READY, timeout=30000)
         if page.is_visible("#end"):
             return clicks, time.monotonic() - start
-        buttons = page.query_selector_all("button.action:not([disabled])")
         if shots and clicks == 6:
             _shot(page, "game")
-        rng.choice(buttons).click()
+        _decide(page, rng)
         clicks += 1
         assert time.monotonic() - start < GAME_SECONDS, f"the game took more than {GAME_SECONDS} s"
     pytest.fail("no end after 5000 clicks")
@@ -146,8 +158,6 @@ def test_a_whole_game_in_the_browser(browser, path):
         assert page.locator(".card-svg").count() >= min(5, shown) > 0
         assert page.locator(".chip.winner").count() == len(table.state.winners)
         _layout_ok(page)                # the final table: every card and badge readable
-        if first:
-            _shot(page, "end")
         assert not errors, errors
         print(f"\n{os.path.basename(path)}: a browser game, {clicks} clicks, {took:.1f} s")
         page.close()
@@ -217,7 +227,7 @@ def test_the_page_is_a_card_table(browser):
             page.wait_for_function(READY, timeout=30000)
             if page.is_visible("#end"):
                 break
-            rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+            _decide(page, rng)
             page.wait_for_function("() => document.querySelectorAll('.card.moved').length > 0", timeout=30000)
             moved += 1
         assert moved >= 3
@@ -270,7 +280,7 @@ def test_undo_in_the_browser(browser):
             if page.is_visible("#end"):
                 break
             at = page.evaluate("() => last.at")
-            rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+            _decide(page, rng)
             page.wait_for_function(f"() => last.at !== {at}", timeout=30000)     # the new view drawn
             if not page.is_visible("#undo"):
                 continue
@@ -306,7 +316,7 @@ def test_spectators_and_a_restart_with_the_same_links(browser, tmp_path):
             page.wait_for_function(READY, timeout=30000)
             if page.is_visible("#end"):
                 break
-            rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+            _decide(page, rng)
         page.wait_for_function(READY, timeout=30000)
         page.wait_for_timeout(300)
         seen = page.inner_text("#transcript")
@@ -341,7 +351,7 @@ def test_the_page_reconnects_by_itself(browser, tmp_path):
 
     def click():
         at = page.evaluate("() => last.at")
-        rng.choice(page.query_selector_all("button.action:not([disabled])")).click()
+        _decide(page, rng)
         page.wait_for_function(f"() => last.at !== {at}", timeout=30000)     # played: a new view came
 
     def reconnected(srv):

@@ -51,7 +51,11 @@ class Labels:
                 except Exception:       # noqa: BLE001 - a label is a help: its placeholder shows '?'
                     shown[text] = "?"
         if rt.template:
-            return fill_template(rt.template, shown)
+            template = rt.template
+            for text, v in shown.items():       # "(?)": a value a past decision's label cannot tell, left out
+                if v == "?":
+                    template = template.replace(f" ({{{text}}})", "").replace(f"({{{text}}})", "")
+            return fill_template(template, shown)
         return f"{name} " + ", ".join(f"{k}={v}" for k, v in shown.items()) if shown else name
 
     def param(self, action, param, v) -> str:

@@ -304,7 +304,7 @@ function drawActions(msg) {
     const leaf = c.option !== undefined;
     const b = el("button", Object.assign({type: "button", class: "action " + (leaf ? "option" : "stage"), "data-choice": k},
       leaf ? {"data-index": c.option, title: c.full} : {}), c.label);
-    if (!leaf) b.append(el("span", {class: "stage-count"}, ` ${c.count}`));
+    if (!leaf) { b.append(el("span", {class: "stage-count"}, ` ${c.count}`)); b.title = `${c.count} options`; }
     b.addEventListener("click", () => choose(msg, k));
     acts.append(b);
   });
