@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 import gamespec
-from gamespec import cli
 from gamespec.cli import main
 from gamespec import simulate as sim
 from gamespec.bots import RandomBot
@@ -135,7 +134,8 @@ def test_no_command_is_a_usage_error(capsys):
 def test_unexpected_exception_is_an_internal_error(capsys, monkeypatch):
     def boom(args):
         raise RuntimeError("kaput")
-    monkeypatch.setattr(cli, "cmd_validate", boom)
+    from gamespec.commands import validate
+    monkeypatch.setattr(validate, "cmd_validate", boom)
     code, _, err = run(capsys, "validate", BACCHUS)
     assert code == 2
     assert "gamespec: internal error: RuntimeError: kaput" in err and "Traceback" in err

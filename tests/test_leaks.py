@@ -83,7 +83,7 @@ def illegal_messages(s, p):
 
 def channels(s, p, tmp_path, tag):
     """Every byte player p receives from state s."""
-    from gamespec.cli import _write_jsonl
+    from gamespec.commands._common import write_jsonl as _write_jsonl
     out = tmp_path / f"{tag}.jsonl"
     _write_jsonl(s.log_for(p), str(out))
     view = s.view(p)

@@ -21,17 +21,6 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def ttl(text):
-    """A timeout of serve: 1 second to 30 days."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 1 <= v <= 30 * 86400:
-        raise argparse.ArgumentTypeError(f"expected 1 to {30 * 86400} seconds, got {text}")
-    return v
-
-
 def add_parser(sub, formatter, game_args) -> None:
     sv = sub.add_parser(
         "serve", formatter_class=formatter, help="play specs in the browser (lobby, bots, live reload)",
@@ -69,12 +58,20 @@ def add_parser(sub, formatter, game_args) -> None:
     sv.set_defaults(func=cmd_serve)
 
 
-def delay(text):
-    """A pause or a polling interval of serve: 0 to 3600 seconds (0: none)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 <= v <= 3600:
-        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {text}")
-    return v
+def seconds_between(lo: int, hi: int):
+    """A number of seconds from lo to hi: serve's pauses and polling interval (0 to 3600; 0: none) and
+    its timeouts (1 second to 30 days)."""
+    def conv(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"expected {lo} to {hi} seconds, got {text}")
+        return v
+    conv.__name__ = "seconds"
+    return conv
+
+
+delay = seconds_between(0, 3600)
+ttl = seconds_between(1, 30 * 86400)
