@@ -49,20 +49,38 @@ class StepKit:
         c.gs_st_clone.argtypes = [_vp, _vp]
         c.gs_st_load.argtypes = [_vp, _P(_i64), _i64]
         c.gs_st_obs.argtypes = [_vp, _i64, _vp]
+        c.gs_st_obs_sparse.argtypes = [_vp, _i64, _vp, _vp, _vp]
+        c.gs_st_obs_sparse.restype = _i64
         c.gs_st_bad.argtypes = [_vp, _P(ctypes.c_double)]
         c.gs_st_bad.restype = _i64
-        c.gs_vec_step.argtypes = [_vp, _i64, _vp, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp,
-                                  _i32, _i32, _i32]
-        c.gs_vec_reset.argtypes = [_vp, _i64, _vp, _u64, _i32, _i32, _i32, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _vp, _i32,
-                                   _i32, _i32]
+        c.gs_vec_call.argtypes = [_vp]      # a VecArgs (gamespec/envs/vector.py)
         self.c = c
         self._new, self._free, self._reset, self._apply = c.gs_st_new, c.gs_st_free, c.gs_st_reset, c.gs_st_apply
         self._obs = c.gs_st_obs
+        self._obs_sparse = c.gs_st_obs_sparse
         self._info = _buf("i", 5)
         self._pinfo = _ptr(self._info, _i32)
         self._cap = 4096
         self._ids = _buf("q", self._cap)
         self._pids = _ptr(self._ids, _i64)
+        self._tbuf = None        # the tensors' scratch row (numpy float32, size + 1) and its address
+        self._sbuf = None        # a tensor's non-zero places (indexes, values) and their addresses
+
+    def tensor_scratch(self):
+        """(array, address): the scratch row C writes tensors into (valid until the next tensor call;
+        its address read once: numpy's `.ctypes.data` costs more than copying the row)."""
+        if self._tbuf is None:
+            import numpy as np
+            t = np.zeros(self.obs_size + 1, np.float32)
+            self._tbuf = (t, t.ctypes.data)
+        return self._tbuf
+
+    def sparse_scratch(self):
+        """(indexes, values, their addresses): where C lists a tensor's non-zero places."""
+        if self._sbuf is None:
+            ia, va = _buf("q", max(1, self.obs_size)), _buf("d", max(1, self.obs_size))
+            self._sbuf = (ia, va, ia.buffer_info()[0], va.buffer_info()[0])
+        return self._sbuf
 
     def _grow(self, n):
         cap = self._cap
@@ -242,23 +260,48 @@ class NativeState:
 
     def observation_tensor(self, player=None):
         """numpy float32 (size,): state.observation_tensor(player) of the Python engine, from C."""
-        import numpy as np
+        t = self._tensor_view(player)
+        return t.copy() if self._py is None else t
+
+    def _tensor_view(self, player, extra=0):
+        """The tensor in the kit's scratch row (extra=1: one more place, for the caller), or the
+        Python engine's tensor once it has the game. Valid until the next tensor call of the kit."""
         if player is None:
             player = self.current_player
         if self._py is not None:
             return self._py.observation_tensor(player)
-        out = np.empty(self.kit.obs_size, np.float32)
-        if type(player) is not int or self.kit._obs(self._p, player, out.ctypes.data) != 0:
-            if type(player) is not int or not 0 <= player < self.kit.P:
+        k = self.kit
+        t, at = k.tensor_scratch()
+        if type(player) is not int or k._obs(self._p, player, at) != 0:
+            if type(player) is not int or not 0 <= player < k.P:
                 from gamespec.errors import UsageError
-                raise UsageError(f"no player {player!r} (players are 0 to {self.kit.P - 1})")
+                raise UsageError(f"no player {player!r} (players are 0 to {k.P - 1})")
             return self.python_state().observation_tensor(player)
+        return t[:k.obs_size + extra]
+
+    def tensor_list(self, player):
+        """observation_tensor(player) as a list of floats (OpenSpiel's form), made from the non-zero
+        places C lists (one shared 0.0 elsewhere), or None where the tensor does not come from C."""
+        k = self.kit
+        if self._py is not None or type(player) is not int or not 0 <= player < k.P:
+            return None
+        t, at = k.tensor_scratch()
+        ia, va, pi, pv = k.sparse_scratch()
+        n = k._obs_sparse(self._p, player, at, pi, pv)
+        if n < 0:
+            return None
+        out = [0.0] * k.obs_size
+        for i, v in zip(ia[:n], va[:n]):
+            out[i] = v
         return out
 
     def information_state_tensor(self, player=None):
         """The observation tensor, then the number of decisions so far (gamespec.envs.openspiel)."""
+        t = self._tensor_view(player, 1)
+        if t.shape[0] == self.kit.obs_size + 1 and self._py is None:
+            t[-1] = self.decisions
+            return t.copy()
         import numpy as np
-        t = self.observation_tensor(player)
         out = np.empty(t.shape[0] + 1, np.float32)
         out[:-1] = t
         out[-1] = self.decisions

@@ -67,12 +67,17 @@ def same_step(n, s):
         assert n.legal_action_ids() == s.legal_action_ids()
         assert n.legal_ids_in_order() == s.rs.action_space().legal_ids(s)
         assert n.legal_action_mask().tolist() == [int(x) for x in s.legal_action_mask()]
+    got = [n.observation_tensor(p) for p in range(s.num_players)]   # each its own array (C's row is a scratch)
     for p in range(s.num_players):
-        a, b = n.observation_tensor(p), s.observation_tensor(p)
+        a, b = got[p], s.observation_tensor(p)
         assert a.dtype == np.float32 and a.tobytes() == b.tobytes(), f"player {p}: {np.flatnonzero(a != b)[:8]}"
+        if n.in_c:      # OpenSpiel's list, made from the non-zero places C lists
+            lst = n.tensor_list(p)
+            assert lst == b.tolist() and {type(x) for x in lst} == {float}
     p = s.current_player if not s.is_terminal else 0
     t = n.information_state_tensor(p)
     assert t[-1] == s.decisions and t[:-1].tobytes() == s.observation_tensor(p).tobytes()
+    assert got[0].tobytes() == s.observation_tensor(0).tobytes()     # not overwritten by later calls
 
 
 @needs_cc

@@ -85,7 +85,7 @@ def test_vector_env_is_the_python_engines_games(path, opponents):
                 _advance(refs[i])
                 ended += 1
             else:
-                assert not term[i] and not info["rewards"][i].any()
+                assert not term[i] and not info["rewards"][i].any() and rew[i] == 0
                 if "final_obs" in info:
                     assert info["final_obs"][i] is None and not info["_final_obs"][i]
                     assert not info["final_observation"][i].any()

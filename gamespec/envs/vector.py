@@ -19,6 +19,15 @@ OBS_DTYPES = {"float32": 0, "int16": 1, "int8": 2, "uint8": 3}
 W_RANGE = 202
 
 
+class _VecArgs(ctypes.Structure):
+    """step.c's VecArgs: every argument of gs_vec_call, made once per buffer set (one pointer a call)."""
+    _fields_ = [(name, ctypes.c_void_p if kind == "p" else ctypes.c_int64) for name, kind in (
+        ("envs", "p"), ("n", "i"), ("actions", "p"), ("seeds", "p"), ("stride", "i"), ("learner", "i"),
+        ("reward_kind", "i"), ("nthreads", "i"), ("set", "i"), ("stream", "i"), ("kind", "i"), ("reset", "i"),
+        ("obs", "p"), ("mask", "p"), ("rewards", "p"), ("done", "p"), ("seat", "p"), ("status", "p"),
+        ("games", "p"), ("fobs", "p"), ("reward", "p"), ("summary", "p"), ("none", "p"))]
+
+
 class VectorEnv(gym.vector.VectorEnv):
     """`num_envs` games of one spec in C. Observations are a dict of two arrays, `observation`
     (num_envs, size) of `obs_dtype` (float32, or int16/int8/uint8: the same whole numbers in fewer
@@ -86,33 +95,36 @@ class VectorEnv(gym.vector.VectorEnv):
         self._games = np.zeros(num_envs, np.int64)
         self._actions = np.full(num_envs, -1, np.int64)
         self._seed = seed
-        self._last_seat = np.full(num_envs, -1, np.int32)
-        self._rows = np.arange(num_envs)
+        self._none = np.full(num_envs, -1, np.int64)     # a reset's actions: none
         self._end_mask = np.zeros(N, np.int8)       # a finished game's mask: nothing is legal
         self._end_mask.flags.writeable = False
         self._trunc = np.zeros(num_envs, np.bool_)   # truncations: always false (the spec's budgets end games)
         self._trunc.flags.writeable = False
+        self._call = kit.c.gs_vec_call
         self._bufs = [self._buffers(S if observations else 1, N, k) for k in range(2)]
 
     def _buffers(self, S, N, k):
-        """One buffer set and the ctypes arguments of gs_vec_step writing into it, made once."""
+        """One buffer set and the arguments of gs_vec_call writing into it (a VecArgs), made once."""
         n, P = self.num_envs, self.players
         b = {"obs": np.zeros((n, S), self.obs_dtype), "mask": np.zeros((n, N), np.int8),
              "rewards": np.zeros((n, P), np.float32), "done": np.zeros(n, np.uint8),
              "seat": np.zeros(n, np.int32), "status": np.zeros(n, np.int32),
-             "final": np.zeros((n, S), self.obs_dtype)}
-        p = self._p
-        b["args"] = (p(b["obs"]) if self.observations else None, p(b["mask"]), p(b["rewards"]), p(b["done"]),
-                     p(b["seat"]), p(b["status"]), p(self._games), p(b["final"]) if self.observations else None, k,
-                     self.stream, self._kind)
-        b["step_args"] = (p(self._ptrs), self.num_envs, p(self._actions), p(self._seeds), self.num_envs,
-                          self.learner, self.reward_kind, self.num_threads) + b["args"]
-        b["out"] = {**b, "done": b["done"].view(np.bool_)}
+             "final": np.zeros((n, S), self.obs_dtype), "reward": np.zeros(n, np.float32)}
+        summary = np.zeros(2, np.int64)
+        d = lambda a: a.ctypes.data       # noqa: E731
+        args = _VecArgs(envs=d(self._ptrs), n=n, actions=d(self._actions), seeds=d(self._seeds), stride=n,
+                        learner=self.learner, reward_kind=self.reward_kind, nthreads=self.num_threads, set=k,
+                        stream=self.stream, kind=self._kind, reset=0,
+                        obs=d(b["obs"]) if self.observations else None, mask=d(b["mask"]),
+                        rewards=d(b["rewards"]), done=d(b["done"]), seat=d(b["seat"]), status=d(b["status"]),
+                        games=d(self._games), fobs=d(b["final"]) if self.observations else None,
+                        reward=d(b["reward"]), summary=d(summary), none=d(self._none))
+        b["cargs"] = args                      # (kept: the struct the pointer below points into)
+        b["ptr"] = ctypes.addressof(args)
+        b["summary"] = memoryview(summary)     # two Python ints to read, no numpy scalar
+        b["done_bool"] = b["done"].view(np.bool_)
+        b["obs_out"] = {"observation": b["obs"], "action_mask": b["mask"]}
         return b
-
-    @staticmethod
-    def _p(a):
-        return a.ctypes.data_as(ctypes.c_void_p)
 
     def reset(self, *, seed=None, options=None):
         if seed is not None:
@@ -121,66 +133,61 @@ class VectorEnv(gym.vector.VectorEnv):
             raise UsageError(f"seed is a whole number >= 0, not {self._seed!r}")
         self._seeds[:] = (np.arange(self.num_envs, dtype=np.uint64) + np.uint64(self._seed))
         self._games[:] = 0
-        b = self._next()
-        p = self._p
-        rc = self.kit.c.gs_vec_reset(p(self._ptrs), self.num_envs, p(self._seeds), self.num_envs, self.learner,
-                                     self.reward_kind, self.num_threads, *b["args"])
-        return self._out(b, rc, reset=True)
-
-    def _next(self):
         self._turn ^= 1
-        return self._bufs[self._turn]
+        b = self._bufs[self._turn]
+        b["cargs"].reset = 1
+        try:
+            rc = self._call(b["ptr"])
+        finally:
+            b["cargs"].reset = 0
+        if rc != 0 or b["summary"][0] >= 0:
+            self._fail(b, rc)
+        return dict(b["obs_out"]), {"seat": b["seat"], "rewards": b["rewards"], "games": self._games}
 
     def step(self, actions):
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+        a = actions if type(actions) is np.ndarray else np.asarray(actions)
+        if a.shape != self._actions.shape or a.dtype.kind not in "iu":
             raise IllegalAction(f"step takes {self.num_envs} whole action ids, not an array of shape {a.shape} "
                                 f"and type {a.dtype}")
         self._actions[:] = a       # an id outside 0..N-1 is in no listing: C reports it not legal
-        b = self._next()
-        rc = self.kit.c.gs_vec_step(*b["step_args"])
-        return self._out(b, rc)
-
-    def _out(self, b, rc, reset=False):
-        if rc != 0:
-            raise UsageError("the native vector step refused its arguments")
-        st = b["status"]
-        if st.any():
-            i = int(np.flatnonzero(st)[0])
-            if st[i] == 1:
-                a = int(self._actions[i])
-                if not 0 <= a < self.kit.num_ids:
-                    raise IllegalAction(f"game {i}: action ids are 0 to {self.kit.num_ids - 1}, not {a}")
-                raise IllegalAction(f"game {i}: action id {a} is not legal now (see its action_mask)")
-            if st[i] == W_RANGE:
-                raise UsageError(self._range_error(i))
-            from gamespec.interpreter.native_engine import WHY
-            raise NativeGameStopped(f"game {i} (seed {int(self._seeds[i])}) was stopped in C "
-                                    f"({WHY.get(int(st[i]), 'code %d' % st[i])}); play it with the per-step "
-                                    f"state to get the Python engine's answer")
-        o = b["out"]
-        obs = {"observation": o["obs"], "action_mask": o["mask"]}
-        infos = {"seat": o["seat"], "rewards": o["rewards"], "games": self._games}
-        if reset:
-            self._last_seat = b["seat"].copy()
-            return obs, infos
-        if self.learner >= 0:
-            r = b["rewards"][:, self.learner]
-        else:
-            r = b["rewards"][self._rows, self._last_seat]
-        self._last_seat = b["seat"].copy()
-        done = o["done"]
-        if self.observations and done.any():
+        self._turn ^= 1
+        b = self._bufs[self._turn]
+        rc = self._call(b["ptr"])
+        sm = b["summary"]
+        if rc != 0 or sm[0] >= 0:
+            self._fail(b, rc)
+        done = b["done_bool"]
+        infos = {"seat": b["seat"], "rewards": b["rewards"], "games": self._games}
+        if sm[1] and self.observations:
             # Gymnasium's SAME_STEP form: per env an ended game's final observation (what the learner,
             # else the seat that just moved, sees at the end; nothing is legal), None elsewhere; and the
             # same rows as one array (zero where no game ended)
-            fin = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(done):
-                fin[i] = {"observation": o["final"][i], "action_mask": self._end_mask}
+            fin = np.empty(self.num_envs, dtype=object)
+            final = b["final"]
+            for i in np.flatnonzero(done).tolist():
+                fin[i] = {"observation": final[i], "action_mask": self._end_mask}
             infos["final_obs"] = fin
             infos["_final_obs"] = done
-            infos["final_observation"] = o["final"]
-        return obs, r, done, self._trunc, infos
+            infos["final_observation"] = final
+        return dict(b["obs_out"]), b["reward"], done, self._trunc, infos
+
+    def _fail(self, b, rc):
+        """The call was refused, or a game's status is not 0: the error for the first such game."""
+        if rc != 0:
+            raise UsageError("the native vector step refused its arguments")
+        st = b["status"]
+        i = int(b["summary"][0])
+        if st[i] == 1:
+            a = int(self._actions[i])
+            if not 0 <= a < self.kit.num_ids:
+                raise IllegalAction(f"game {i}: action ids are 0 to {self.kit.num_ids - 1}, not {a}")
+            raise IllegalAction(f"game {i}: action id {a} is not legal now (see its action_mask)")
+        if st[i] == W_RANGE:
+            raise UsageError(self._range_error(i))
+        from gamespec.interpreter.native_engine import WHY
+        raise NativeGameStopped(f"game {i} (seed {int(self._seeds[i])}) was stopped in C "
+                                f"({WHY.get(int(st[i]), 'code %d' % st[i])}); play it with the per-step "
+                                f"state to get the Python engine's answer")
 
     def _range_error(self, i):
         """Why game i's observation did not fit obs_dtype: the place (C holds it), its name and value."""

@@ -426,35 +426,63 @@ GS_INLINE int write_obs_k(const G *g, int64_t p, void *t, const int kind, BadPla
     if (g->phase >= 0) one(A->o_phase + g->phase);
     uint64_t bit = (uint64_t)1 << p;
     int64_t depth = A->depth;
-    for (int32_t zi = 0; zi < L->nzones; zi++) {
-        const Zone *z = &g->z[zi];
-        int32_t n = z->n;
+    /* the zones' pieces, zone by zone, the tables' pointers in locals (the tensor's stores could alias
+     * them for the compiler: -fno-strict-aliasing), one loop per case: a zone p sees or not, cards turned
+     * or not. A card counts by face where p sees it (its zone's sight, or face up) or knows it. */
+    const int32_t *face_of = L->face_of, *oz = A->oz;
+    const uint64_t *kn = g->kn, *zvis = L->zvis;
+    const uint8_t *fc = g->nface ? g->face : NULL;
+    const Zone *zs = g->z;
+    const int32_t NZ = L->nzones, NC = L->ncards;
+    for (int32_t zi = 0; zi < NZ; zi++) {
+        const Zone *z = &zs[zi];
+        const int32_t n = z->n;
         if (!n) continue;
-        const int32_t *o = A->oz + 4 * zi;
-        put(o[0], n);
-        int64_t hidden = 0;
-        int zseen = (L->zvis[zi] & bit) != 0;               /* State._sight of a card lying here, face as usual */
-        int whole = !g->nface && zseen;                     /* p sees every card here (the fast path) */
-#define SEEN(c) ((g->nface && g->face[c] ? g->face[c] == 1 : zseen) || (g->kn[c] & bit))
+        const int32_t *o = oz + 4 * zi;
         if (o[1] < 0 || o[1] + F > S) return -1;
-        int64_t faces = o[1];
-        if (whole) {
-            for (int32_t i = 0; i < n; i++) add1(faces + L->face_of[z->a[i]]);
-        } else {
+        put(o[0], n);
+        const int64_t faces = o[1];
+        const int32_t *za = z->a;
+        const int zseen = (zvis[zi] & bit) != 0;
+        int32_t h = 0;
+        if (zseen && fc == NULL) {
             for (int32_t i = 0; i < n; i++) {
-                int32_t c = z->a[i];
-                if (c >= 0 && c < L->ncards && SEEN(c)) add1(faces + L->face_of[c]);
-                else hidden++;
+                const int32_t c = za[i];
+                if ((uint32_t)c >= (uint32_t)NC) return -1;
+                add1(faces + face_of[c]);
+            }
+        } else if (zseen) {               /* seen, save a card face down p does not know */
+            for (int32_t i = 0; i < n; i++) {
+                const int32_t c = za[i];
+                if ((uint32_t)c >= (uint32_t)NC) return -1;
+                if (fc[c] == 2 && !(kn[c] & bit)) h++;
+                else add1(faces + face_of[c]);
+            }
+        } else if (fc == NULL) {          /* hidden, save the cards p knows */
+            for (int32_t i = 0; i < n; i++) {
+                const int32_t c = za[i];
+                if ((uint32_t)c >= (uint32_t)NC) return -1;
+                if (kn[c] & bit) add1(faces + face_of[c]);
+                else h++;
+            }
+        } else {                          /* hidden, save the cards face up or known */
+            for (int32_t i = 0; i < n; i++) {
+                const int32_t c = za[i];
+                if ((uint32_t)c >= (uint32_t)NC) return -1;
+                if (fc[c] == 1 || (kn[c] & bit)) add1(faces + face_of[c]);
+                else h++;
             }
         }
-        if (hidden) put(o[2], hidden);
-        if (o[3] >= 0)
+        if (h) put(o[2], h);
+        if (o[3] >= 0) {
+            const int64_t top = o[3];
             for (int64_t d = 0; d < depth && d < n; d++) {
-                int32_t c = z->a[n - 1 - d];
-                int seen = whole || (c >= 0 && c < L->ncards && SEEN(c));
-                one(o[3] + d * F1 + (seen ? L->face_of[c] : F));
+                const int32_t c = za[n - 1 - d];
+                int sn = fc != NULL && fc[c] ? fc[c] == 1 : zseen;
+                sn = sn || (kn[c] & bit);
+                one(top + d * F1 + (sn ? face_of[c] : F));
             }
-#undef SEEN
+        }
     }
     for (int32_t e = 0; e < A->nmk; e++) {
         const int32_t *o = A->omk + 4 * e;
@@ -539,6 +567,18 @@ GS_EXPORT int gs_st_obs(void *p, int64_t player, float *out) {
     return write_obs(&s->c->g, player, out, OT_F32, NULL);
 }
 
+/* the tensor of `player` into t (float32, obs_size places) and its non-zero places into idx and val
+ * (the OpenSpiel adapter's list is made from them: a few hundred of a few thousand places); returns
+ * how many, or -1 (Python asks the Python engine) */
+GS_EXPORT int64_t gs_st_obs_sparse(void *p, int64_t player, float *t, int64_t *idx, double *val) {
+    AState *s = (AState *)p;
+    if (write_obs(&s->c->g, player, t, OT_F32, NULL) != 0) return -1;
+    int64_t k = 0, S = GS_AGENT.obs_size;
+    for (int64_t i = 0; i < S; i++)
+        if (t[i] != 0.0f) { idx[k] = i; val[k] = (double)t[i]; k++; }
+    return k;
+}
+
 /* VectorEnv: the place and value of the last row of this env that did not fit its type (-1: none) */
 GS_EXPORT int64_t gs_st_bad(void *p, double *val) {
     AState *s = (AState *)p;
@@ -561,6 +601,7 @@ typedef struct {
     int32_t kind;                /* the rows' element type (OT_F32 ...) */
     int64_t row;                 /* bytes per tensor row */
     char *scratch;               /* a row written here (in cache) then streamed out; NULL: written in place */
+    float *reward;               /* per env: the learner's reward (with opponents), else the mover's (NULL: none) */
 } VecJob;
 
 static int vec_rewards(G *g, float *r, int kind) {
@@ -611,6 +652,7 @@ static void vec_one(VecJob *j, int64_t i) {
     int64_t R = j->row;
     float *rw = j->rewards + i * L->P;
     for (int32_t q = 0; q < L->P; q++) rw[q] = 0.0f;
+    if (j->reward != NULL) j->reward[i] = 0.0f;
     j->done[i] = 0;
     j->status[i] = 0;
     if (j->fobs != NULL && s->fin_dirty[set]) {     /* the row of a game that ended at this set's last use */
@@ -632,6 +674,10 @@ static void vec_one(VecJob *j, int64_t i) {
     if (g->terminal) {
         if (vec_rewards(g, rw, j->reward_kind)) { j->status[i] = B_TYPE; goto out; }
         j->done[i] = 1;
+        if (j->reward != NULL) {
+            int32_t q = j->learner >= 0 ? j->learner : mover;
+            j->reward[i] = q >= 0 ? rw[q] : 0.0f;
+        }
         if (j->fobs != NULL) {     /* what the learner (else the seat that just moved) sees at the end */
             int32_t q = j->learner >= 0 ? j->learner : mover;
             s->fin_dirty[set] = 1;
@@ -671,7 +717,7 @@ static void *vec_run(void *arg) {
 
 /* one step of n games: action ids in, observations, masks, rewards, ends, seats to move out; games
  * that end are started again on their next seed. Returns 0, or -1 if the arguments are refused. */
-GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64_t *seeds, uint64_t stride,
+static int vec_step(float *reward, void **envs, int64_t n, const int64_t *actions, uint64_t *seeds, uint64_t stride,
                           int32_t learner, int32_t reward_kind, int32_t nthreads, void *obs, int8_t *mask,
                           float *rewards, uint8_t *done, int32_t *seat, int32_t *status, int64_t *games,
                           void *fobs, int32_t set, int32_t stream, int32_t kind) {
@@ -696,6 +742,7 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
         j->envs = (AState **)envs; j->actions = actions; j->seeds = seeds; j->stride = stride;
         j->learner = learner; j->reward_kind = reward_kind; j->obs = (char *)obs; j->mask = mask; j->rewards = rewards;
         j->done = done; j->seat = seat; j->status = status; j->games = games; j->fobs = (char *)fobs; j->set = set;
+        j->reward = reward;
         j->lo = t * per; j->hi = (t + 1) * per < n ? (t + 1) * per : n;
         if (j->lo > j->hi) j->lo = j->hi;
     }
@@ -710,17 +757,33 @@ GS_EXPORT int gs_vec_step(void **envs, int64_t n, const int64_t *actions, uint64
     return 0;
 }
 
-/* the start of n games (reset): each env's game `seeds[i]`, the opponents played to the learner's turn */
-GS_EXPORT int gs_vec_reset(void **envs, int64_t n, uint64_t *seeds, uint64_t stride, int32_t learner, int32_t reward_kind,
-                           int32_t nthreads, void *obs, int8_t *mask, float *rewards, uint8_t *done,
-                           int32_t *seat, int32_t *status, int64_t *games, void *fobs, int32_t set,
-                           int32_t stream, int32_t kind) {
-    for (int64_t i = 0; i < n; i++) st_reset((AState *)envs[i], seeds[i]);   /* a stop: s->why, reported */
-    int64_t *none = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    if (none == NULL) return -1;
-    for (int64_t i = 0; i < n; i++) none[i] = -1;
-    int rc = gs_vec_step(envs, n, none, seeds, stride, learner, reward_kind, nthreads, obs, mask, rewards, done,
-                         seat, status, games, fobs, set, stream, kind);
-    free(none);
+/* VectorEnv's call: every argument in one struct made once per buffer set (a ctypes call of one pointer
+ * instead of 19), `reset` 1: start every env's game `seeds[i]` first (the actions are not read). C also
+ * writes `reward` (per env the learner's reward, else that of the seat that just moved) and `summary`:
+ * [the first env whose status is not 0, or -1; how many games ended], so Python reads two numbers. */
+typedef struct {
+    void **envs; int64_t n; const int64_t *actions; uint64_t *seeds; uint64_t stride;
+    int64_t learner, reward_kind, nthreads, set, stream, kind, reset;
+    void *obs; int8_t *mask; float *rewards; uint8_t *done; int32_t *seat; int32_t *status; int64_t *games;
+    void *fobs; float *reward; int64_t *summary; int64_t *none;
+} VecArgs;
+
+GS_EXPORT int gs_vec_call(const VecArgs *a) {
+    int64_t n = a->n;
+    const int64_t *actions = a->actions;
+    if (a->reset) {
+        for (int64_t i = 0; i < n; i++) st_reset((AState *)a->envs[i], a->seeds[i]);   /* a stop: s->why, reported */
+        actions = a->none;          /* n times -1 */
+    }
+    int rc = vec_step(a->reward, a->envs, n, actions, a->seeds, a->stride, (int32_t)a->learner, (int32_t)a->reward_kind,
+                      (int32_t)a->nthreads, a->obs, a->mask, a->rewards, a->done, a->seat, a->status, a->games, a->fobs,
+                      (int32_t)a->set, (int32_t)a->stream, (int32_t)a->kind);
+    int64_t first = -1, ended = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (a->status[i] && first < 0) first = i;
+        ended += a->done[i];
+    }
+    a->summary[0] = first;
+    a->summary[1] = ended;
     return rc;
 }
