@@ -365,3 +365,70 @@ def test_missing_players_and_bad_reward_are_clear_errors():
         gos.load(path, reward="money")
     with pytest.raises(gamespec.GamespecError):
         pettingzoo_env(path, reward="money")
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_native_and_python_envs_are_the_same_game(path):
+    """The adapters' native paths (legality checked in C, the tensor list from C's non-zero places, the
+    mask from C) give what their Python-engine paths give, step by step; an illegal id is refused with
+    the game unchanged."""
+    pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+    from gamespec.envs import openspiel as gos
+    from gamespec.envs import pettingzoo_env
+    from gamespec.envs.common import native_kit
+    game = load(path)
+    players = game.max_players
+    if native_kit(game, players, game.check_options(None)) is None:
+        pytest.skip("no native per-step state here")
+    envs = [pettingzoo_env(game, players=players, seed=5, engine=e) for e in ("native", "python")]
+    for env in envs:
+        env.reset(seed=9)
+    assert envs[0].engine == "native" and envs[1].engine == "python"
+    rng = np.random.default_rng(1)
+    refused = False
+    for agent in envs[1].agent_iter():
+        got = [env.last() for env in envs]
+        (o1, r1, t1, _, i1), (o2, r2, t2, _, i2) = got
+        assert envs[0].agent_selection == agent and (r1, t1, i1) == (r2, t2, i2)
+        assert o1["observation"].tobytes() == o2["observation"].tobytes()
+        assert o1["action_mask"].tobytes() == o2["action_mask"].tobytes()
+        other = envs[0].possible_agents[(envs[0].possible_agents.index(agent) + 1) % players]
+        assert envs[0].observe(other)["action_mask"].tobytes() == envs[1].observe(other)["action_mask"].tobytes()
+        if t1:
+            a = None
+        else:
+            legal = np.flatnonzero(o1["action_mask"])
+            if not refused:
+                before = envs[0].state.to_json()
+                with pytest.raises(gamespec.GamespecError, match="not legal"):
+                    envs[0].step(int(np.flatnonzero(o1["action_mask"] == 0)[0]))
+                with pytest.raises(gamespec.GamespecError, match="not legal"):
+                    envs[0].step(None)
+                assert envs[0].state.to_json() == before
+                refused = True
+            a = int(rng.choice(legal))
+        for env in envs:
+            env.step(a)
+    assert envs[0].state.to_json() == envs[1].state.to_json()
+    gs = [gos.load(game, players=players, engine=e, max_game_length=500) for e in ("native", "python")]
+    sts = [g.new_initial_state(seed=3) for g in gs]
+    steps = 0
+    while not sts[1].is_terminal():
+        p = sts[1].current_player()
+        assert sts[0].current_player() == p
+        assert sts[0].legal_actions() == sts[1].legal_actions() and sts[0].legal_actions(p) == sts[1].legal_actions(p)
+        assert sts[0].legal_actions((p + 1) % players) == []
+        q = (p + steps) % players
+        assert sts[0].observation_tensor(q) == sts[1].observation_tensor(q)
+        assert sts[0].information_state_tensor(q) == sts[1].information_state_tensor(q)
+        a = sts[1].legal_actions()[int(rng.integers(len(sts[1].legal_actions())))]
+        assert sts[0].action_to_string(p, a) == sts[1].action_to_string(p, a)
+        if steps == 0:
+            bad = next(i for i in range(game.num_distinct_actions(players)) if i not in sts[1].legal_actions())
+            with pytest.raises(gamespec.GamespecError, match="not legal"):
+                sts[0].apply_action(bad)
+        for st in sts:
+            st.apply_action(a)
+        steps += 1
+    assert sts[0].is_terminal() and sts[0].returns() == sts[1].returns()
+    assert sts[0].current_player() == sts[1].current_player()

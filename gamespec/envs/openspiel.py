@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 
-from gamespec.errors import GameTooLong
+from gamespec.errors import GameTooLong, IllegalAction
 from gamespec.interpreter.state import State
 
 from .chance import MAX_ORDERS, ExplicitObserver, ExplicitState
@@ -147,21 +147,25 @@ class GamespecGame(pyspiel.Game):
 
 
 class _Holder:
-    """The gamespec state and its legal actions; deep-copied by clone(), never the rule set."""
-    __slots__ = ("s", "legal")
+    """The gamespec state and its legal actions; deep-copied by clone(), never the rule set.
+    `native`: s is a native per-step state (legality checked in C, no id -> index map needed);
+    `bound`: the game's max_game_length (read here, not through get_game() at every action)."""
+    __slots__ = ("s", "legal", "native", "bound")
 
-    def __init__(self, s):
+    def __init__(self, s, bound):
         self.s = s
         self.legal = None
+        self.native = s.__class__ is not State
+        self.bound = bound
 
     def __deepcopy__(self, memo):
-        return _Holder(self.s.clone())
+        return _Holder(self.s.clone(), self.bound)
 
 
 class GamespecState(pyspiel.State):
     def __init__(self, game, s):
         super().__init__(game)
-        self._h = _Holder(s)
+        self._h = _Holder(s, game.gs_max_length)
 
     @property
     def gamespec_state(self):
@@ -178,31 +182,52 @@ class GamespecState(pyspiel.State):
         return h.legal
 
     def current_player(self):
-        s = self._h.s
+        h = self._h
+        if h.native:        # None at the end
+            p = h.s.current_player
+            return pyspiel.PlayerId.TERMINAL if p is None else p
+        s = h.s
         return pyspiel.PlayerId.TERMINAL if s.is_terminal else s.current_player
 
     def _legal_actions(self, player):
-        s = self._h.s
+        h = self._h
+        s = h.s
+        if h.native:
+            return s.legal_action_ids() if player == s.current_player else []
         if s.is_terminal or player != s.current_player:
             return []
         return sorted(self._legal())
 
     def _apply_action(self, action):
+        h = self._h
+        s = h.s
+        if h.native:    # C checks the id (IllegalAction, state unchanged)
+            if s.decisions >= h.bound:
+                if int(action) not in s.legal_action_ids():
+                    raise IllegalAction(f"action id {action} is not legal now")
+                self._too_long(h.bound)
+            try:
+                s.apply_id(int(action))
+            except IllegalAction:
+                raise IllegalAction(f"action id {action} is not legal now") from None
+            h.legal = None
+            return
         k = self._legal().get(int(action))
         if k is None:
-            from gamespec.errors import IllegalAction
             raise IllegalAction(f"action id {action} is not legal now")
-        bound = self.get_game().gs_max_length
-        if self._h.s.decisions >= bound:       # the declared bound holds: never a longer game
-            raise GameTooLong(f"the game has made {bound} decisions without ending: more than the "
-                              f"max_game_length declared to OpenSpiel ({bound}); load(..., "
-                              "max_game_length=N) declares a larger one")
-        s = self._h.s
+        if s.decisions >= h.bound:       # the declared bound holds: never a longer game
+            self._too_long(h.bound)
         if s.__class__ is State:
             s.apply(k)
         else:
             s.apply_id(int(action))
-        self._h.legal = None
+        h.legal = None
+
+    @staticmethod
+    def _too_long(bound):
+        raise GameTooLong(f"the game has made {bound} decisions without ending: more than the "
+                          f"max_game_length declared to OpenSpiel ({bound}); load(..., "
+                          "max_game_length=N) declares a larger one")
 
     def _action_to_string(self, player, action):
         s = self._h.s
@@ -234,7 +259,7 @@ class GamespecState(pyspiel.State):
         new = self.clone()
         s = self._h.s
         world = _py(s).determinize(player_id, random.Random(seed))
-        new._h = _Holder(world if s.__class__ is State else s.kit.from_state(world))
+        new._h = _Holder(world if s.__class__ is State else s.kit.from_state(world), self._h.bound)
         return new
 
     def observation_tensor(self, player=None):
@@ -243,8 +268,9 @@ class GamespecState(pyspiel.State):
         s = self._h.s
         if player is None:
             player = s.current_player
-        if s.__class__ is not State:        # native: C writes it (no call back into pyspiel for the encoder)
-            return _as_list(s.observation_tensor(player))
+        if s.__class__ is not State:        # native: the list made from the non-zero places C lists
+            got = s.tensor_list(player)
+            return got if got is not None else _as_list(s.observation_tensor(player))
         return _as_list(_tensor(self.get_game().gs_encoder, s, player))
 
     def information_state_tensor(self, player=None):
@@ -275,9 +301,10 @@ def _as_list(t):
     """t.tolist(), faster for a mostly-zero tensor: one shared 0.0, a float made only per non-zero
     place (a 3,318-float tensor holds a few hundred; tolist makes 3,318 floats)."""
     nz = (t != 0).nonzero()[0]          # 5x faster than t.nonzero() on float32 (numpy 2); no -0.0 occurs
-    if 4 * len(nz) > len(t):
+    n = len(t)
+    if 4 * len(nz) > n:
         return t.tolist()
-    out = [0.0] * len(t)
+    out = [0.0] * n
     for i, v in zip(nz.tolist(), t[nz].tolist()):
         out[i] = v
     return out

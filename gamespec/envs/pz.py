@@ -44,6 +44,7 @@ class GamespecAEC(pettingzoo.AECEnv):
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self._seeds = np.random.default_rng(seed)
         self._s = None
+        self._native = False     # the game is a native per-step state (gamespec.interpreter.native_step)
         self._legal = {}
 
     @property
@@ -56,6 +57,7 @@ class GamespecAEC(pettingzoo.AECEnv):
     @state.setter
     def state(self, s):
         self._s = s
+        self._native = hasattr(s, "python_state")
 
     @property
     def engine(self):
@@ -72,7 +74,8 @@ class GamespecAEC(pettingzoo.AECEnv):
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
         game_seed = int(self._seeds.integers(0, 2 ** 63))
-        if self._kit is not None:
+        self._native = self._kit is not None
+        if self._native:
             self._s = self._kit.new_game(game_seed)
         else:
             self._s = self.game.new_game(players=self.players, seed=game_seed, options=self.options_)
@@ -94,34 +97,50 @@ class GamespecAEC(pettingzoo.AECEnv):
             for a in self.agents:
                 self.infos[a] = {"scores": list(s.scores), "winners": list(s.winners)}
             # agent_selection stays where it is; each agent is removed by its dead step
+        elif self._native:      # C checks an id when it is played: no id -> index map
+            self.agent_selection = self.possible_agents[s.current_player]
         else:
-            ids = s.legal_ids_in_order() if hasattr(s, "legal_ids_in_order") else self._space.legal_ids(s)
-            self._legal = {i: k for k, i in enumerate(ids)}   # id -> index
+            self._legal = {i: k for k, i in enumerate(self._space.legal_ids(s))}   # id -> index
             self.agent_selection = self.possible_agents[s.current_player]
 
     def observe(self, agent):
         p = self._index[agent]
         s = self._s
+        if self._native:
+            to_move = s.current_player == p       # (None at the end)
+            mask = s.legal_action_mask() if to_move else np.zeros(self._space.size, np.int8)
+            return {"observation": s.observation_tensor(p), "action_mask": mask}
         mask = np.zeros(self._space.size, np.int8)
         if not s.is_terminal and s.current_player == p:
             mask[list(self._legal)] = 1
         return {"observation": s.observation_tensor(p), "action_mask": mask}
 
+    def _illegal(self, agent, action):
+        from gamespec.errors import IllegalAction
+        return IllegalAction(f"action id {action!r} is not legal for {agent} now "
+                             f"(see observe(agent)['action_mask'])")
+
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        k = self._legal.get(int(action)) if action is not None else None
-        if k is None:
-            from gamespec.errors import IllegalAction
-            raise IllegalAction(f"action id {action!r} is not legal for {agent} now "
-                                f"(see observe(agent)['action_mask'])")
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
         s = self._s
-        if hasattr(s, "python_state"):
-            s.apply_id(int(action))
+        if self._native:
+            if action is None:
+                raise self._illegal(agent, action)
+            from gamespec.errors import IllegalAction
+            try:
+                s.apply_id(int(action))       # C checks it (IllegalAction, the game unchanged)
+            except IllegalAction:
+                raise self._illegal(agent, action) from None
+            self._cumulative_rewards[agent] = 0.0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
         else:
+            k = self._legal.get(int(action)) if action is not None else None
+            if k is None:
+                raise self._illegal(agent, action)
+            self._cumulative_rewards[agent] = 0.0
+            self.rewards = dict.fromkeys(self.agents, 0.0)
             s.apply(k)
         self._after_move()
         self._accumulate_rewards()
