@@ -21,7 +21,7 @@ from helpers import GAMES, ROOT, load
 
 pexpect = pytest.importorskip("pexpect")
 GAMESPEC = os.path.join(os.path.dirname(sys.executable), "gamespec")
-PROMPT = r"Your move \[1-(\d+)(?:, a stage's letter, b back)?, h for help\]: "
+PROMPT = r"Your move \[1-(\d+)(?:, a stage's key, b back)?, h for help\]: "
 
 
 class First:

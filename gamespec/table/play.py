@@ -22,9 +22,9 @@ SAVE_FORMAT = "gamespec-play/1"
 MAX_SAVE_BYTES = 16 * 1024 * 1024
 HELP = ("type an action's number, or: r the rules (r N: section N), ? N what option N does, "
         "u take back your last decision, s [FILE] save, q quit, ? phase and step, h this help")
-STAGE_HELP = ("many options: choose in stages: type a stage's letter, b to go back a stage; an option's "
+STAGE_HELP = ("many options: choose in stages: type a value's key, b to go back a stage; an option's "
               "number works too")
-# a stage's keys: letters that are not commands (b back, h help, q quit, r rules, s save, u undo)
+# a stage's keys: the alphabet's, but the commands' (b back, h help, q quit, r rules, s save, u undo)
 KEYS = [c for c in "acdefgijklmnoptvwxyz"]
 
 
@@ -196,7 +196,7 @@ class Table:
         self.show(v, root)
         while True:
             try:
-                prompt = (f"Your move [1-{len(legal)}, a stage's letter, b back, h for help]: " if stack else
+                prompt = (f"Your move [1-{len(legal)}, a stage's key, b back, h for help]: " if stack else
                           f"Your move [1-{len(legal)}, h for help]: ")
                 text = self.ask(prompt)
             except EOFError:
@@ -251,13 +251,13 @@ class Table:
                     self.out.line(STAGE_HELP + f" (1 to {len(legal)}).")
                 continue
             if stack:
-                self.out.line(f"Not understood: {text!r}. Type a letter of this stage, b to go back, "
+                self.out.line(f"Not understood: {text!r}. Type a key of this stage, b to go back, "
                               f"an option's number (1 to {len(legal)}), or h for help.")
             else:
                 self.out.line(f"Not understood: {text!r}. Type 1 to {len(legal)}, or h for help.")
 
     def show_stage(self, node, n):
-        """One stage: where the person is (the values chosen so far), then its values, a letter each,
+        """One stage: where the person is (the values chosen so far), then its values, a key each,
         with how many options each leads to (an option itself: its number too)."""
         o = self.out
         where = " · ".join(node["path"])
@@ -378,7 +378,7 @@ class Table:
         self.show_history()
         if node is not None:
             n = len(v.legal_actions)
-            o.line(f"Your options: {n}, chosen in stages (a letter a stage, b goes back a stage; "
+            o.line(f"Your options: {n}, chosen in stages (type a value's key, b goes back a stage; "
                    f"typing an option's number, 1 to {n}, works too):", "bold")
             self.show_stage(node, n)
             return
@@ -417,7 +417,7 @@ class Table:
 
 
 def stage_keys(node) -> list:
-    """A stage's keys: a letter per choice (no command's letter), then two letters."""
+    """A stage's keys: one character per choice (no command's), then two."""
     n = len(node["choices"])
     keys = list(KEYS) + [a + b for a in KEYS for b in KEYS]
     return keys[:n]

@@ -93,7 +93,7 @@ def _node(opts, i, path, labels, threshold):
 
 def _by_attribute(choices, path, step, title, threshold, used=()):
     """A stage of more cards than `threshold` → the cards grouped by one attribute of their faces
-    (the one with the fewest values, at least two: "suit hearts"), each group a stage; a group still
+    (the one with the fewest values, at least two: "suit" and one of its values), each group a stage; a group still
     too long is grouped by another attribute. Left as it is when no attribute divides it."""
     keys = {k for c in choices for k in c["face"] if k not in used}
     best = None
