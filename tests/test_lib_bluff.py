@@ -13,34 +13,20 @@ from pathlib import Path
 
 import pytest
 
-import gamespec
 from gamespec.cli import main
+
+from helpers import face, load, names, var
+from helpers import zone as live_zone
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
 
-def load(gid):
-    return gamespec.load(str(ROOT / "games" / f"{gid}.yaml"))
-
-
 # ----------------------------------------------------------------------------- helpers
 
-def face(s, c):
-    return s.rs.faces[s.rs.face_of[c]]
-
-
-def zone(s, name, key=0):
-    """Card ids of a zone (a family member by its index), bottom to top."""
-    return list(s.z[s.rs.zone_base[name] + key])
-
-
-def var(s, name, p=0):
-    return s.v[s.rs.var_base[name] + p]
-
-
-def names(s):
-    return sorted({a.name for a in s.legal_actions()})
+def zone(s, name, key=None):
+    """A copy of a zone's card ids (a family member by its key), bottom to top."""
+    return list(live_zone(s, name, key))
 
 
 def replay(capsys, log, gid):

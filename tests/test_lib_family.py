@@ -12,34 +12,20 @@ from pathlib import Path
 
 import pytest
 
-import gamespec
 from gamespec.cli import main
+
+from helpers import face, load, names, var
+from helpers import zone as live_zone
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
 
-def load(gid):
-    return gamespec.load(str(ROOT / "games" / f"{gid}.yaml"))
-
-
 # ----------------------------------------------------------------------------- helpers
 
-def face(s, c):
-    return s.rs.faces[s.rs.face_of[c]]
-
-
-def zone(s, name, key=0):
-    """Card ids of a zone (a family member by its index), bottom to top."""
-    return list(s.z[s.rs.zone_base[name] + key])
-
-
-def var(s, name, p=0):
-    return s.v[s.rs.var_base[name] + p]
-
-
-def names(s):
-    return sorted({a.name for a in s.legal_actions()})
+def zone(s, name, key=None):
+    """A copy of a zone's card ids (a family member by its key), bottom to top."""
+    return list(live_zone(s, name, key))
 
 
 def play_random(s, rng, before=None):
@@ -234,7 +220,7 @@ def sg_state(players=3, seed=0, hands=None, belts=None, puddings=None, round_no=
     return SG.arranged_state(d)
 
 
-def names_in(s, zname, p=0):
+def names_in(s, zname, p=None):
     return sorted(face(s, c)["name"] for c in zone(s, zname, p))
 
 
@@ -501,12 +487,12 @@ def hb_state(players=2, seed=0, hands=None, fireworks=None, deck_top=(), deck_si
     return HB.arranged_state(d)
 
 
-def hb_faces(s, zname, p=0):
+def hb_faces(s, zname, p=None):
     return [f"{face(s, c)['colour']}{face(s, c)['number']}" for c in zone(s, zname, p)]
 
 
 def heights(s):
-    return [len(zone(s, "firework", i)) for i in range(5)]
+    return [len(zone(s, "firework", c)) for c in COLOURS]
 
 
 def hb_card(s, name, position):
@@ -685,7 +671,7 @@ def hb_policy(s, rng):
     legal = s.legal_actions()
     me = s.current_player
     fits = [a for a in legal if a.name == "play" and face(s, a.bind["card"])["number"]
-            == len(zone(s, "firework", COLOURS.index(face(s, a.bind["card"])["colour"]))) + 1]
+            == len(zone(s, "firework", face(s, a.bind["card"])["colour"])) + 1]
     if fits and rng.random() < 0.8:
         return rng.choice(fits)
     safe = [a for a in legal if a.name != "play"]

@@ -12,6 +12,9 @@ import pytest
 import gamespec
 from gamespec.cli import main
 
+from helpers import cards_where, names, var, zone
+from helpers import face as card_face
+
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "games" / "holdem.yaml"
 GAME = gamespec.load(str(SPEC))
@@ -21,16 +24,9 @@ RANKS = {"A": 14, "K": 13, "Q": 12, "J": 11, "T": 10, **{str(n): n for n in rang
 # ----------------------------------------------------------------------------- helpers
 
 def face(s, c):
-    f = s.rs.faces[s.rs.face_of[c]]
+    """A card's (rank, suit)."""
+    f = card_face(s, c)
     return f["rank"], f["suit"]
-
-
-def zone(s, name, key=0):
-    return s.z[s.rs.zone_base[name] + key]
-
-
-def var(s, name, p=None):
-    return s.v[s.rs.var_base[name] + (p or 0)]
 
 
 def vals(s, name):
@@ -39,8 +35,7 @@ def vals(s, name):
 
 def card_id(s, text):
     """The card id of 'Ah', 'Tc', '2d'."""
-    want = (RANKS[text[0]], text[1])
-    [c] = [c for c in range(s.rs.ncards) if face(s, c) == want]
+    [c] = cards_where(s, rank=RANKS[text[0]], suit=text[1])
     return c
 
 
@@ -76,10 +71,6 @@ def arrange(players, holes, board, chips=None, seed=0, **options):
         for p, n in enumerate(chips):
             d["vars"][rs.var_base["chips"] + p] = n - var(s, "put_in", p)
     return GAME.arranged_state(d)
-
-
-def names(s):
-    return sorted({a.name for a in s.legal_actions()})
 
 
 def sizes(s, name):

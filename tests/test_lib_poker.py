@@ -9,18 +9,16 @@ import pytest
 import gamespec
 from gamespec.cli import main
 
+from helpers import face, var, zone
+
 ROOT = Path(__file__).resolve().parent.parent
 KUHN = gamespec.load(str(ROOT / "games" / "kuhn_poker.yaml"))
 LEDUC = gamespec.load(str(ROOT / "games" / "leduc_holdem.yaml"))
 RANK = {"jack": 1, "queen": 2, "king": 3}
 
 
-def ranks(s, zone, key=0):
-    return [s.rs.faces[s.rs.face_of[c]]["rank"] for c in s.z[s.rs.zone_base[zone] + key]]
-
-
-def var(s, name, p=None):
-    return s.v[s.rs.var_base[name] + (p or 0)]
+def ranks(s, name, key=None):
+    return [face(s, c)["rank"] for c in zone(s, name, key)]
 
 
 def deal(game, mine, theirs, board=None):
@@ -35,6 +33,7 @@ def deal(game, mine, theirs, board=None):
 
 
 def names(s):
+    """The legal actions' names, a repeated name as often as it is legal (helpers.names counts it once)."""
     return sorted(a.name for a in s.legal_actions())
 
 
@@ -52,7 +51,7 @@ def test_kuhn_deal_ante_and_first_player():
     s = deal(KUHN, 3, 1)
     assert [var(s, "staked", p) for p in (0, 1)] == [1, 1]             # ante 1 each
     assert s.current_player == 0 and names(s) == ["bet", "check"]   # player 0 acts first; no fold
-    assert len(s.z[s.rs.zone_base["deck"]]) == 1                    # the third card stays out
+    assert len(zone(s, "deck")) == 1                    # the third card stays out
 
 
 @pytest.mark.parametrize("mine,theirs,moves,scores", [

@@ -17,6 +17,9 @@ import pytest
 import gamespec
 from gamespec.cli import main
 
+from helpers import cards_where, face, var
+from helpers import zone as live_zone
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 EIGHTS = gamespec.load(str(ROOT / "games" / "crazy_eights.yaml"))
@@ -27,32 +30,25 @@ SUITS = ["♣", "♦", "♥", "♠"]
 
 # ----------------------------------------------------------------------------- helpers
 
-def face(s, c):
-    return s.rs.faces[s.rs.face_of[c]]
-
-
 def card(s, text):
     """The card id of a face written like 'Q♠', '10♥', 'A♣'."""
-    name, suit = text[:-1], text[-1]
-    ids = [c for c in range(s.rs.ncards) if face(s, c)["name"] == name and face(s, c)["suit"] == suit]
+    ids = cards_where(s, name=text[:-1], suit=text[-1])
     assert len(ids) == 1, text
     return ids[0]
 
 
 def zid(s, name, key=0):
+    """A zone's index in the state's JSON: a family member by its index (0 for a single zone)."""
     return s.rs.zone_base[name] + key
 
 
-def zone(s, name, key=0):
-    return list(s.z[zid(s, name, key)])
+def zone(s, name, key=None):
+    """A copy of a zone's card ids (a family member by its key), bottom to top."""
+    return list(live_zone(s, name, key))
 
 
-def faces_of(s, name, key=0):
+def faces_of(s, name, key=None):
     return sorted(face(s, c)["name"] + face(s, c)["suit"] for c in zone(s, name, key))
-
-
-def var(s, name, p=0):
-    return s.v[s.rs.var_base[name] + p]
 
 
 def arrange(game, players, zones, variables=None, seed=0, options=None, rest="stock"):

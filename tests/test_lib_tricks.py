@@ -13,19 +13,17 @@ from pathlib import Path
 
 import pytest
 
-import gamespec
 from gamespec.cli import main
 
-from helpers import arrange
+from helpers import arrange, cards_where, load, var
+from helpers import face as card_face
+from helpers import set_var as set_var_only
+from helpers import zone as live_zone
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 RANKS = {"J": 11, "Q": 12, "K": 13, "A": 14}
-
-
-def load(gid):
-    return gamespec.load(str(ROOT / "games" / f"{gid}.yaml"))
 
 
 HEARTS, SPADES, OH_HELL = load("hearts"), load("spades"), load("oh_hell")
@@ -34,7 +32,8 @@ HEARTS, SPADES, OH_HELL = load("hearts"), load("spades"), load("oh_hell")
 # ----------------------------------------------------------------------------- helpers
 
 def face(s, c):
-    f = s.rs.faces[s.rs.face_of[c]]
+    """A card's (rank, suit)."""
+    f = card_face(s, c)
     return f["rank"], f["suit"]
 
 
@@ -45,20 +44,18 @@ def parse(text):
 
 
 def card_id(s, text):
-    want = parse(text)
-    return next(c for c in range(s.rs.ncards) if face(s, c) == want)
+    rank, suit = parse(text)
+    return cards_where(s, rank=rank, suit=suit)[0]
 
 
-def zone(s, name, key=0):
-    return list(s.z[s.rs.zone_base[name] + key])
-
-
-def var(s, name, p=0):
-    return s.v[s.rs.var_base[name] + p]
+def zone(s, name, key=None):
+    """A copy of a zone's card ids (a family member by its key), bottom to top."""
+    return list(live_zone(s, name, key))
 
 
 def set_var(s, name, value, p=0):
-    s.v[s.rs.var_base[name] + p] = value
+    """Set a variable and forget the legal actions worked out before (helpers.set_var keeps them)."""
+    set_var_only(s, name, value, p)
     s._legal = None
     s._index = None
 
@@ -79,7 +76,7 @@ def before_last_trick(game, seed0, players=4, **options):
     raise AssertionError("no seed reaches the last trick with seat 0 to lead")
 
 
-def faces_of(s, name, key=0):
+def faces_of(s, name, key=None):
     return sorted(face(s, c) for c in zone(s, name, key))
 
 
