@@ -1,6 +1,7 @@
 """A round's end as a seat sees it (gamespec/table/round_end.py, issue 41): the block the terminal
 prints and the browser's message carries (`round_end`) is one computation, from the seat's views
-only: the same text in every world the seat cannot tell apart, at every phase end of whole games."""
+only: the same text in every world the seat cannot tell apart, at every phase end of whole games; a
+spectator's from the public observation, the same in every world any seat cannot tell apart."""
 from __future__ import annotations
 
 import os
@@ -75,8 +76,9 @@ def test_the_block_says_what_was_scored_how_and_who_did_best_in_the_players_word
 
 
 def test_the_browser_message_carries_the_terminal_block_until_the_next_round_end():
-    """The web table keeps each person's last block (from that seat's views) in its message."""
-    from gamespec.web.tables import SpecFile, Table
+    """The web table keeps each person's last block (from that seat's views) in its message, and the
+    spectators' (from the public observation); a bot's seat has none."""
+    from gamespec.web.tables import SpecFile, Table, _look
     path = _path("sushi_go")
     t = Table("1", SpecFile(path), 3, {}, 4, ["person", "person", "random"], bot_factory=lambda k, p, seed: None)
     ends = PhaseEnds(t.game.spec, t.public()["presentation"])
@@ -87,6 +89,7 @@ def test_the_browser_message_carries_the_terminal_block_until_the_next_round_end
         s = t.state
         p = s.current_player
         before = [ends.before(s, q) for q in range(2)]
+        public = ends.before(s, None, _look)
         watched = ends.watches(s.phase_name)
         t.act(p, {"at": s.decisions, "index": rng.randrange(len(s.view(p).legal_actions))}) if p < 2 else \
             t._play(rng.randrange(len(s.legal_actions())))
@@ -98,5 +101,37 @@ def test_the_browser_message_carries_the_terminal_block_until_the_next_round_end
                 assert msg == {"at": t.state.decisions, "lines": [{"text": x, "kind": k} for x, k in got]}
             else:
                 assert msg is None or msg["at"] < t.state.decisions
-        assert t.message(None)["round_end"] is None and t.message(2)["round_end"] is None   # a bot's seat
-    assert seen == 6                    # three rounds, two people
+        got = ends.block(public, t.state, None, Screen({}, labels, 3, None).value, _look) if watched else None
+        if got is not None:
+            seen += 1
+            assert t.message(None)["round_end"] == {"at": t.state.decisions,
+                                                    "lines": [{"text": x, "kind": k} for x, k in got]}
+        assert t.message(2)["round_end"] is None            # a bot's seat
+    assert seen == 9                    # three rounds, two people and the spectators
+
+
+@pytest.mark.parametrize("name", ["klink", "sushi_go"])
+def test_the_spectators_block_is_the_same_in_every_world_any_seat_cannot_tell_apart(name):
+    from gamespec.web.tables import _look
+    g = load(_path(name))
+    ends = PhaseEnds(g.spec)
+    players = g.min_players + 1
+    rng = random.Random(3)
+    s = g.new_game(players=players, seed=12, log=True)
+    value = Screen({}, Labels(s.rs), players, None).value
+    blocks = 0
+    while not s.is_terminal:
+        acts = s.legal_actions()
+        watched = ends.watches(s.phase_name)
+        prev, before = (s.clone(), ends.before(s, None, _look)) if watched else (None, None)
+        s.apply(acts[rng.randrange(len(acts))])
+        got = ends.block(before, s, None, value, _look) if watched else None
+        if got is None:
+            continue
+        blocks += 1
+        assert not any("you" in x.split() for x, _ in got)
+        for q in range(players):
+            d_before = prev.determinize(q, random.Random(rng.getrandbits(32)))
+            d_after = s.determinize(q, random.Random(rng.getrandbits(32)))
+            assert ends.block(ends.before(d_before, None, _look), d_after, None, value, _look) == got
+    assert blocks >= 1

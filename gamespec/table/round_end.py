@@ -5,9 +5,16 @@ the rulebook's words, and who did best. The terminal (`gamespec play`) prints it
 (`gamespec serve`) sends it in the seat's message (`round_end`) and shows it as a panel.
 
 Made from two views of the seat (before and after the decision) and the spec: the same text in
-every world the seat cannot tell apart.
+every world the seat cannot tell apart. A spectator's (seat None) is made from the public
+observation: the same in every world any seat cannot tell apart.
 """
 from __future__ import annotations
+
+
+def observe(state, seat) -> dict:
+    """What `seat` sees: its view's observation. (A spectator's page gives the block the public
+    observation instead: gamespec/web/tables.py.)"""
+    return state.view(seat).observation
 
 
 def player_name(p, me) -> str:
@@ -48,12 +55,13 @@ class PhaseEnds:
         return phase in self.ends
 
     @staticmethod
-    def before(state, seat):
-        """What the block compares with: (the phase, the variables) as `seat` sees them now."""
-        obs = state.view(seat).observation
+    def before(state, seat, look=observe):
+        """What the block compares with: (the phase, the variables) as `seat` sees them now (`look`:
+        state, seat → the observation the block is made from)."""
+        obs = look(state, seat)
         return obs.get("phase"), obs.get("variables") or {}
 
-    def block(self, before, state, seat, value=str) -> list | None:
+    def block(self, before, state, seat, value=str, look=observe) -> list | None:
         """After a decision: the block's lines [(text, kind)] (kind: "title", "value", "how-title",
         "how", "best") when a phase with an `on_end` ended, else None. `before` is `before(state,
         seat)` taken before the decision; `value` shows one value (the terminal's screen: a card
@@ -62,7 +70,7 @@ class PhaseEnds:
         if phase not in self.ends:
             return None
         names, how = self.ends[phase]
-        obs = state.view(seat).observation
+        obs = look(state, seat)
         after = obs.get("variables") or {}
         changed = [n for n in names if n in after and after.get(n) != vars_before.get(n)]
         if not changed and obs.get("phase") == phase:

@@ -107,7 +107,7 @@ class Table:
         self.game = game
         state = game.new_game(players=self.players, seed=self.seed, options=self.options, log=True)
         deciders = []
-        self.round_ends = {}        # person seat -> the last round end it saw: {"at", "lines"}
+        self.round_ends = {}        # person seat (None: spectators) -> its last round end: {"at", "lines"}
         for a in actions:
             deciders.append(state.current_player)
             self._apply(state, a)
@@ -129,15 +129,15 @@ class Table:
         """Apply a decision; where it ended a phase with an `on_end`, keep each person's block
         (gamespec/table/round_end.py, from that seat's views: its message's `round_end`)."""
         ends = self._phase_ends()
-        seats = [p for p, k in enumerate(self.kinds) if k == PERSON]
-        before = {p: ends.before(state, p) for p in seats} if seats and ends.watches(state.phase_name) else None
+        seats = [p for p, k in enumerate(self.kinds) if k == PERSON] + [None]     # None: the spectators
+        before = {p: ends.before(state, p, _look) for p in seats} if ends.watches(state.phase_name) else None
         state.apply(action)
         if before:
             from gamespec.table.screen import Screen
             from gamespec.table.transcript import Labels
             labels = Labels(state.rs)
             for p in seats:
-                lines = ends.block(before[p], state, p, Screen({}, labels, self.players, p).value)
+                lines = ends.block(before[p], state, p, Screen({}, labels, self.players, p).value, _look)
                 if lines:
                     self.round_ends[p] = {"at": state.decisions, "lines": [{"text": t, "kind": k} for t, k in lines]}
 
@@ -157,7 +157,7 @@ class Table:
         """The message of `seat` (None: a spectator) of `state` (default the table's: tests pass a
         determinization)."""
         msg = seat_message(self.state if state is None else state, seat, self.public(),
-                           round_end=self.round_ends.get(seat) if seat is not None else None)
+                           round_end=self.round_ends.get(seat))
         msg["errors"] = list(self.errors)
         return msg
 
@@ -269,6 +269,14 @@ class Table:
             if gen == self.generation and self.state.decisions == view._at:
                 self._play(pos)
         return True
+
+
+def _look(state, seat) -> dict:
+    """What a round end's block is made from: the seat's view, or the public one (a spectator)."""
+    if seat is None:
+        from .spectator import public_observation
+        return public_observation(state)
+    return state.view(seat).observation
 
 
 def presentation_of(game) -> dict:
