@@ -187,6 +187,84 @@ static inline void zremove(G *g, Zone *z, int32_t c) {
     rt_stop(g, B_STATE);     /* a card not where loc says: never (the state is ours) */
 }
 
+/* ---- counts kept by zone (docs/native.md, "Counts kept by zone") ----------------------------- */
+/* card c leaves zone s for zone d: under each count key, one less of its class in s, one more in d
+ * (the generated Layout.cnt_move: the keys unrolled, nothing for a zone no count reads) */
+static inline void cnt_move(G *g, int32_t c, int32_t s, int32_t d) {
+    const Layout *L = g->L;
+    if (!L->ncnt) return;
+    int64_t rs = L->cnt_row[s], rd = L->cnt_row[d];
+    if ((rs & rd) < 0) return;      /* (both -1: neither zone is counted) */
+    L->cnt_move(g, c, rs, rd);
+}
+
+/* in zone zi, card c replaced by card x (a determinization's draw) */
+static inline void cnt_swap(G *g, int32_t zi, int32_t c, int32_t x) {
+    const Layout *L = g->L;
+    int64_t r = L->cnt_row[zi];
+    if (r < 0) return;
+    const int32_t *cc = L->cnt_col + (int64_t)c * L->ncnt, *cx = L->cnt_col + (int64_t)x * L->ncnt;
+    int32_t *a = g->cnt + r * L->cnt_stride;
+    for (int32_t k = 0; k < L->ncnt; k++) {
+        a[cc[k]]--;
+        a[cx[k]]++;
+    }
+}
+
+/* the counts of the zones as they are, into out (cnt_size ints) */
+static void cnt_count(const G *g, int32_t *out) {
+    const Layout *L = g->L;
+    memset(out, 0, (size_t)L->cnt_size * sizeof(int32_t));
+    for (int32_t c = 0; c < L->ncards; c++) {
+        int64_t r = L->cnt_row[g->loc[c]];
+        if (r < 0) continue;
+        const int32_t *col = L->cnt_col + (int64_t)c * L->ncnt;
+        int32_t *a = out + r * L->cnt_stride;
+        for (int32_t k = 0; k < L->ncnt; k++) a[col[k]]++;
+    }
+}
+
+/* every count from the zones: a loaded state, or a new game's cards where the rule set puts them
+ * (the same every game: counted once, then copied) */
+static void cnt_recount(G *g, int fresh) {
+    const Layout *L = g->L;
+    if (!L->ncnt) return;
+    if (fresh && g->cnt0_made) {
+        memcpy(g->cnt, g->cnt0, (size_t)L->cnt_size * sizeof(int32_t));
+        return;
+    }
+    cnt_count(g, g->cnt);
+    if (fresh) {
+        memcpy(g->cnt0, g->cnt, (size_t)L->cnt_size * sizeof(int32_t));
+        g->cnt0_made = 1;
+    }
+}
+
+/* how many counts differ from a recount of the zones (tests: 0 after every change) */
+static int64_t cnt_errors(const G *g) {
+    const Layout *L = g->L;
+    if (!L->ncnt) return 0;
+    int32_t *t = (int32_t *)malloc((size_t)L->cnt_size * sizeof(int32_t));
+    if (t == NULL) return 1;
+    cnt_count(g, t);
+    int64_t bad = 0;
+    for (int64_t k = 0; k < L->cnt_size; k++) bad += t[k] != g->cnt[k];
+    free(t);
+    return bad;
+}
+
+#ifdef GS_CHECK_COUNTS
+/* a test build (cc -DGS_CHECK_COUNTS): the counts recounted after every change, mismatches summed */
+static int64_t cnt_bad_total = 0;
+#define CNT_CHECK(g) (cnt_bad_total += cnt_errors(g))
+GS_EXPORT int64_t gs_cnt_bad(void) { return cnt_bad_total; }
+/* a count made wrong on purpose (tests: the check finds it) */
+GS_EXPORT void gs_cnt_poke(void *ctx) { G *g = (G *)ctx; if (g->L->ncnt) g->cnt[0] += 1; }
+#else
+#define CNT_CHECK(g) ((void)0)
+GS_EXPORT int64_t gs_cnt_bad(void) { return -1; }
+#endif
+
 List *zlist(G *g, int64_t zi) {
     Zone *z = &g->z[zone_ok(g, zi)];
     List *l = list_new(g, z->n);
@@ -296,6 +374,8 @@ void rt_move(G *g, int64_t c64, int64_t dst, int face, int bottom) {
     zremove(g, zs, c);
     if (bottom) zinsert0(g, &g->z[d], c); else zpush(g, &g->z[d], c);
     g->loc[c] = d;
+    cnt_move(g, c, src, d);
+    CNT_CHECK(g);
     uint64_t old, nw, blind;
     if (g->nface || face) {
         int f = g->face[c];
@@ -349,12 +429,16 @@ void rt_deal(G *g, int64_t src64, int64_t dst64, int64_t n, int face) {
         g->budget -= n;
         Zone *zd = &g->z[dst];
         if (zd->n + n > zd->cap) zgrow(g, zd, (int32_t)(zd->n + n));
+        int counted = L->ncnt && (L->cnt_row[src] & L->cnt_row[dst]) >= 0;
         for (int64_t k = 0; k < n; k++) {
             int32_t c = zs->a[zs->n - 1 - k];
             zd->a[zd->n++] = c;
             g->loc[c] = dst;
         }
         zs->n -= (int32_t)n;
+        if (counted)
+            for (int64_t k = 0; k < n; k++) L->cnt_move(g, zd->a[zd->n - n + k], L->cnt_row[src], L->cnt_row[dst]);
+        CNT_CHECK(g);
         uint64_t nw = L->zvis[dst];
         uint64_t blind = L->set_blind[src] & ~nw;
         int32_t *moved = zd->a + zd->n - n;
@@ -1703,8 +1787,10 @@ GS_EXPORT void *gs_new(void) {
     g->scores = (V *)xcalloc((size_t)L->P, sizeof(V));
     g->stamp = (int32_t *)xcalloc((size_t)L->nlevels * (size_t)L->nfaces + 1, sizeof(int32_t));
     g->stamp_gen = (int32_t *)xcalloc((size_t)L->nlevels + 1, sizeof(int32_t));
+    g->cnt = (int32_t *)xcalloc((size_t)L->cnt_size + 1, sizeof(int32_t));
+    g->cnt0 = (int32_t *)xcalloc((size_t)L->cnt_size + 1, sizeof(int32_t));
     if (!g->z || !g->loc || !g->kn || !g->face || !g->mk || !g->v || !g->ff || !g->scores || !g->stamp ||
-        !g->stamp_gen) return NULL;
+        !g->stamp_gen || !g->cnt || !g->cnt0) return NULL;
     return c;
 }
 
@@ -1714,7 +1800,7 @@ GS_EXPORT void gs_free(void *ctx) {
     G *g = &c->g;
     for (int32_t k = 0; k < g->L->nzones; k++) free(g->z[k].a);
     free(g->z); free(g->loc); free(g->kn); free(g->face); free(g->mk); free(g->v); free(g->ff);
-    free(g->scores); free(g->stamp); free(g->stamp_gen); free(g->stored);
+    free(g->scores); free(g->stamp); free(g->stamp_gen); free(g->stored); free(g->cnt); free(g->cnt0);
     free(g->lst.act); free(g->lst.off); free(g->lst.vals); arena_free(&g->lst.ar);
     free(g->lst2.act); free(g->lst2.off); free(g->lst2.vals); arena_free(&g->lst2.ar);
     arena_free(&g->ar[0]); arena_free(&g->ar[1]);
@@ -1753,6 +1839,8 @@ static void g_new_game_gen(G *g, uint64_t seed, int32_t gen) {     /* State.new(
         z->a[z->n++] = c;
         g->loc[c] = zi;
     }
+    cnt_recount(g, 1);
+    CNT_CHECK(g);
     L->setup(g);
     g->rng = rng_seed_state(seed);
     g->gen = gen;
@@ -2128,6 +2216,7 @@ static int load_state(G *g, const int64_t *buf, int64_t len) {
         }
     }
     for (int32_t c = 0; c < L->ncards; c++) if (g->loc[c] < 0) return -1;
+    cnt_recount(g, 0);
     for (int32_t c = 0; c < L->ncards; c++) g->kn[c] = (uint64_t)rd(&r) & L->ALL;
     for (int32_t c = 0; c < L->ncards; c++) {
         int64_t f = rd(&r);
@@ -2365,6 +2454,8 @@ static void g_copy(G *w, const G *b) {      /* a world starts as a copy of the b
         zw->n = zb->n;
     }
     memcpy(w->loc, b->loc, (size_t)L->ncards * sizeof(int32_t));
+    if (L->ncnt) memcpy(w->cnt, b->cnt, (size_t)L->cnt_size * sizeof(int32_t));
+    CNT_CHECK(w);
     memcpy(w->kn, b->kn, (size_t)L->ncards * sizeof(uint64_t));
     memcpy(w->face, b->face, (size_t)L->ncards);
     w->nface = b->nface;
@@ -2581,7 +2672,9 @@ static void make_world(G *w, const G *b, const Plan *pl, MT *m) {
         w->z[pl->pz[k]].a[pl->pi[k]] = x;
         w->loc[x] = pl->pz[k];
         w->kn[x] = b->kn[c];            /* knowledge belongs to the place */
+        if (L->ncnt && x != c) cnt_swap(w, pl->pz[k], c, x);     /* the place's zone: c out, x in */
     }
+    CNT_CHECK(w);
     if (b->nface) {                      /* so do turned faces */
         memset(w->face, 0, (size_t)L->ncards);
         for (int32_t c = 0; c < L->ncards; c++) if (b->face[c]) w->face[map[c]] = b->face[c];

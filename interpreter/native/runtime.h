@@ -108,6 +108,9 @@ typedef struct G {
     int32_t *stamp; int32_t *stamp_gen;   /* face de-duplication per parameter level */
     int64_t phases_seen; int32_t last_phase;
     int64_t *trace; int64_t ntrace, tcap;   /* tests: each decision's listing size */
+    int32_t *cnt;            /* per zone and count column: the zone's cards of that class (Layout.cnt_col) */
+    int32_t *cnt0;           /* the counts of a new game before its setup (made once) */
+    int32_t cnt0_made;
 } G;
 
 typedef struct Layout {
@@ -136,6 +139,17 @@ typedef struct Layout {
     int32_t nactions;
     V (*score)(G *, int64_t p);    /* the spec's score expression for seat p (traces), or NULL */
     const char *key;
+    /* counts by fixed attributes (docs/native.md, "Counts kept by zone"): count key k classes every
+     * card; for a zone some count reads (its row r = cnt_row[zone], -1 for the others),
+     * g->cnt[r * cnt_stride + cnt_col[c * ncnt + k]] counts its cards of c's class under key k (the
+     * column: the key's first column plus the class); kept by every move, deal, load, copy and
+     * determinization */
+    int32_t ncnt;                  /* count keys (0: none kept) */
+    int64_t cnt_size;              /* ints in g->cnt: rows * cnt_stride */
+    int64_t cnt_stride;            /* columns per row: every key's classes */
+    const int32_t *cnt_col;        /* ncards x ncnt */
+    const int32_t *cnt_row;        /* nzones */
+    void (*cnt_move)(G *, int32_t c, int64_t rs, int64_t rd);  /* card c from row rs to row rd (-1: none; generated) */
 } Layout;
 
 #ifndef GS_KEY

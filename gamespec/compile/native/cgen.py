@@ -20,6 +20,7 @@ from ...spec import ast as A
 from ...spec.builtins import BUILTINS, WALKS_LIST, check, registry   # WALKS_LIST: a step per item, as both Python backends charge
 from ..costs import comp_weight, loop_weight
 from .errors import NativeUnsupported
+from .values import count_norm as _count_norm
 
 END_GAME, END_PHASE, END_TURN = 1, 2, 3
 
@@ -982,6 +983,9 @@ class RuleGen(_FunctionsMixin):
 
     @aggregates("count")
     def agg_count(self, n, sc):
+        got = self.count_kept(n, sc)
+        if got is not None:
+            return got
         c, itv, w, bind = self.agg_loop(n, sc)
         k = self.tmp("int64_t", "0")
 
@@ -990,6 +994,92 @@ class RuleGen(_FunctionsMixin):
             self.emit(f"{k}++;")
         self.loop_it(itv, body, w)
         return E(k, "i")
+
+    def count_kept(self, n, sc):
+        """`count(c for c in <zone> if c.a == x and c.b == y ...)` (fixed attributes compared with values
+        that do not read c) read from the counts the run time keeps per zone (Program.count_key,
+        docs/native.md "Counts kept by zone"): the zone's size charged as the loop charges it, the
+        values evaluated once (only when the zone holds a card: Python evaluates them for some card,
+        or, when an earlier test fails for every card, for none; a fault there sends the game to the
+        Python engine), their class looked up, its count read. None: not of that form (the loop)."""
+        c = n.args[0] if len(n.args) == 1 and not n.kwargs else None
+        if not isinstance(c, A.Comp) or not c.gen or c.cond is None or getattr(c.iter, "t", "") != "zone":
+            return None
+        terms = _attr_tests(c.cond, c.var)
+        if not terms:
+            return None
+        key = self.p.count_key([a for a, _ in terms], self._zones_of(c.iter))
+        if key is None:
+            return None
+        w = comp_weight(c)
+        # the values, evaluated aside: none may charge a step (Python would charge it per card) or be a
+        # card parameter of an order
+        with self.capture() as pre:
+            vals = {}
+            for a, x in terms:
+                if isinstance(x, A.Const):
+                    if isinstance(x.value, float):      # (1.0 == 1: not a key's value)
+                        return None
+                    norm = _count_norm(x.value)
+                    e = ("const", norm)
+                else:
+                    ex = self.hold(self.ex(x, sc))
+                    if ex.k in ("F", "FL"):
+                        return None
+                    e = ("V", self.V(ex))
+                vals.setdefault(a, []).append(e)
+        if any("charge(" in ln or "arelease(" in ln for ln in pre):
+            return None
+        zi = self.hold(E(self.zone(self.ex(c.iter, sc)), "z")).c
+        n_ = self.tmp("int32_t", f"g->z[{zi}].n")
+        if w:
+            self.emit(f"charge(g, (int64_t){n_} * {w});")
+        k = self.tmp("int64_t", "0")
+        self.emit(f"if ({n_} > 0) {{")
+        with self.indent():
+            self.put(_reindent(pre, 1))
+            # per attribute of the key: its value's index (-1: no card holds it); a name tested twice
+            # (c.a == x and c.a == y) needs both to agree
+            idx = []
+            for j, a in enumerate(key.names):
+                parts = []
+                for kind, v in vals[a]:
+                    if kind == "const":
+                        parts.append(str(key.locals[j].get(v, -1)) if v is not None else "-1")
+                    else:
+                        parts.append(f"{self.p.count_value_fn(key, j)}({v})")
+                i = self.tmp("int32_t", parts[0])
+                for other in parts[1:]:
+                    self.emit(f"if ({other} != {i}) {i} = -1;")
+                idx.append((i, len(key.locals[j])))
+            if key.combo is None:
+                cls = idx[0][0]
+            else:
+                ok = " && ".join(f"{i} >= 0" for i, _ in idx)
+                flat = idx[0][0]
+                for i, size in idx[1:]:
+                    flat = f"({flat}) * {size} + {i}"
+                cls = self.tmp("int32_t", f"({ok}) ? {key.combo}[{flat}] : -1")
+            row = self.tmp("int64_t", f"CNT_ROW[{zi}]")
+            self.emit(f"if ({row} < 0) BAIL(B_STATE);")      # (never: the zones read are counted)
+            self.emit(f"if ({cls} >= 0) {k} = g->cnt[{row} * CNT_S + {key.off} + {cls}];")
+        self.emit("}")
+        return E(k, "i")
+
+    def _zones_of(self, n):
+        """The zone indices a zone expression may give: a zone, every zone of an indexed family, or
+        None (any zone)."""
+        ref = getattr(n, "ref", None) or ()
+        if isinstance(n, A.Index) and ref and ref[0] == "member":
+            name = ref[1].name
+        elif isinstance(n, A.Name) and ref and ref[0] == "zone":
+            name = n.id
+        else:
+            return None
+        if name not in self.rs.zone_base:
+            return None
+        base = self.rs.zone_base[name]
+        return range(base, base + len(self.rs.zone_keys[name]))
 
     @aggregates("sum")
     def agg_sum(self, n, sc):
@@ -1345,6 +1435,22 @@ class RuleGen(_FunctionsMixin):
 
 
 # -- helpers --------------------------------------------------------------------------------------
+def _attr_tests(node, var):
+    """[(attribute, value node)] when `node` is `var.a == x` or a conjunction (`and`) of such tests (either
+    side), no value reading `var`; else None."""
+    if isinstance(node, A.BoolOp) and node.op == "and":
+        a = _attr_tests(node.left, var)
+        b = _attr_tests(node.right, var) if a else None
+        return a + b if a and b else None
+    if not isinstance(node, A.Compare) or node.op != "==":
+        return None
+    for at, x in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(at, A.Attr) and isinstance(at.obj, A.Name) and at.obj.id == var \
+                and at.obj.ref[0] == "local" and var not in _names_of(x):
+            return [(at.name, x)]
+    return None
+
+
 def _simple(c):
     return c.isidentifier() or c.lstrip("-").rstrip("L").isdigit() or (
         c.startswith("g->") and c.replace("g->", "").replace("_", "").isalnum())

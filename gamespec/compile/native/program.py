@@ -8,12 +8,30 @@ from gamespec.mirrors import MAX_CALL_DEPTH, MAX_CARDS, MAX_NATIVE_PLAYERS, MAX_
 from ..costs import function_weight
 from .cgen import E, RuleGen, END_GAME, END_PHASE, _const_kind as _kind, _escapes, _names_of, allocates
 from .errors import NativeUnsupported, SourceTooLarge
-from .values import Pool, Texts, collect_texts
+from .values import Pool, Texts, collect_texts, count_norm as _count_norm
 
 SUSPEND, TERMINAL, NO_PC = -1, -2, -3      # an end_*() in a trigger: -10 - END_*
 # MAX_SOURCE_BYTES (gamespec/mirrors.py): bytes of generated C beyond which the game stays in Python
 # (the largest shipped spec makes 66 kB; 2.3 MB, 510 actions of four cards, held a compiler 23 s
 # of CPU and 350 MB)
+
+
+#: count keys (Program.count_key): at most this many value combinations per key, and this many
+#: counts (ints per game state) over all keys; beyond them a count walks its zone
+MAX_COUNT_COMBOS = 4096
+MAX_COUNT_INTS = 1 << 18
+MAX_COUNT_CLASSED = 1 << 14      # cards x keys in the class table (its source text stays small)
+
+
+class CountKey:
+    """One count key: its attributes, per attribute the values' indices, each card's class, the
+    classes' number, its first column in a zone's counts, the combination table (several
+    attributes) or None."""
+
+    def __init__(self, index, names, locals_, cls, m, off, combo):
+        self.index, self.names, self.locals, self.cls = index, names, locals_, cls
+        self.m, self.off, self.combo = m, off, combo
+        self.fns = set()
 
 
 class Program:
@@ -33,6 +51,10 @@ class Program:
         self._attrs = {}
         self._has = {}
         self._attr_ids = {}
+        self._cnt_keys = {}      # count keys (count_key): attribute names -> CountKey or None
+        self._cnt_order = []
+        self._cnt_size = 0
+        self._cnt_zones = set()  # the zones some kept count reads
         self._tables = {}
         self._arrays = {}
         self._afters = {}
@@ -98,6 +120,109 @@ class Program:
                 self.decls.append(f"static const int64_t {got}[{max(1, len(vals))}] = {{{', '.join(ids) or '0'}}};")
             self._attr_ids[name] = got
         return got or None
+
+    def count_key(self, names, zones=None):
+        """The count key of these fixed card attributes (docs/native.md, "Counts kept by zone"): every
+        card classed by the tuple of its values (Python's equality: a bool as its int), the run time
+        keeping, per zone, how many of its cards are in each class. None when an attribute holds a
+        value that is not none, a bool, an int or a text, or when the counts would be too many.
+        `zones`: the zone indices the count reads (None: any): their counts are kept."""
+        names = tuple(sorted(set(names)))
+        zs = set(range(self.rs.nzones)) if zones is None else set(zones)
+        if names in self._cnt_keys:
+            if self._cnt_keys[names] is not None:
+                self._cnt_zones |= zs
+            return self._cnt_keys[names]
+        got = None
+        cols = []
+        for name in names:
+            vals = self.rs.attr.get(name)
+            col = [_count_norm(v) for v in vals] if vals is not None else None
+            if col is None or any(x is None for x in col):
+                break
+            cols.append(col)
+        else:
+            locals_ = []            # per attribute: normalized value -> its index
+            for col in cols:
+                ix = {}
+                for x in col:
+                    ix.setdefault(x, len(ix))
+                locals_.append(ix)
+            classes = {}
+            cls = []
+            for c in range(self.rs.ncards):
+                t = tuple(ix[col[c]] for ix, col in zip(locals_, cols))
+                cls.append(classes.setdefault(t, len(classes)))
+            m = max(1, len(classes))
+            radix = 1
+            for ix in locals_:
+                radix *= len(ix)
+            if cols and radix <= MAX_COUNT_COMBOS and \
+                    (self._cnt_size + m) * self.rs.nzones <= MAX_COUNT_INTS and \
+                    (len(self._cnt_order) + 1) * self.rs.ncards <= MAX_COUNT_CLASSED:
+                combo = None
+                if len(names) > 1:      # mixed-radix index of the values' indices -> class, -1: no card
+                    flat = [-1] * radix
+                    for t, k in classes.items():
+                        i = 0
+                        for ix, x in zip(locals_, t):
+                            i = i * len(ix) + x
+                        flat[i] = k
+                    combo = self.const_array("int32_t", [str(x) for x in flat])
+                got = CountKey(len(self._cnt_order), names, locals_, cls, m, self._cnt_size, combo)
+                self._cnt_size += m          # (columns: the ints are as many times as rows)
+                self._cnt_order.append(got)
+                self._cnt_zones |= zs
+        self._cnt_keys[names] = got
+        return got
+
+    def count_value_fn(self, key, j):
+        """C function: a V's index among the values of the key's attribute j (Python's equality), -1
+        when no card holds it."""
+        name = f"ckv{key.index}_{j}"
+        if name in key.fns:
+            return name
+        ix = key.locals[j]
+        ints = [(x[1], i) for x, i in ix.items() if x[0] == "i"]
+        strs = [(self.texts(x[1]), i) for x, i in ix.items() if x[0] == "s"]
+        none = next((i for x, i in ix.items() if x[0] == "n"), -1)
+        lines = [f"static inline int32_t {name}(V x) {{", "    switch (x.t) {",
+                 f"    case T_NONE: return {none};"]
+        if ints:
+            lines.append("    case T_BOOL: case T_INT: switch (x.i) {")
+            lines += [f"        case {v}LL: return {i};" for v, i in ints]
+            lines.append("        default: return -1; }")
+        if strs:
+            lines.append("    case T_STR: switch (x.i) {")
+            lines += [f"        case {v}LL: return {i};" for v, i in strs]
+            lines.append("        default: return -1; }")
+        lines += ["    default: return -1;", "    }", "}"]
+        self.decls.extend(lines)
+        key.fns.add(name)
+        return name
+
+    def count_tables(self):
+        """The Layout's count fields (ncnt, cnt_size, cnt_stride, cnt_col: C initializers) and the
+        generated code's CNT_S (the columns per zone)."""
+        keys = self._cnt_order
+        S = self._cnt_size
+        if not keys:
+            return ["0", "0", "1", "NULL", "NULL", "NULL"], ["#define CNT_S 1LL", "#define CNT_ROW ((const int32_t *)NULL)"]
+        n = len(keys)
+        rows = sorted(self._cnt_zones)
+        row = {z: r for r, z in enumerate(rows)}
+        rowt = self.const_array("int32_t", [str(row.get(z, -1)) for z in range(self.rs.nzones)])
+        cols = self.const_array("int32_t", [str(k.off + k.cls[c]) for c in range(self.rs.ncards) for k in keys])
+        body = [f"    const int32_t *k = {cols} + (int64_t)c * {n};"]
+        body += [f"    int32_t k{j} = k[{j}];" for j in range(n)]
+        body += ["    if (rs >= 0) {", f"        int32_t *a = g->cnt + rs * {S}LL;"]
+        body += [f"        a[k{j}]--;" for j in range(n)]
+        body += ["    }", "    if (rd >= 0) {", f"        int32_t *b = g->cnt + rd * {S}LL;"]
+        body += [f"        b[k{j}]++;" for j in range(n)]
+        body += ["    }"]
+        self.function("static void gen_cnt_move(G *g, int32_t c, int64_t rs, int64_t rd)", body)
+        return ([str(n), f"{S * len(rows)}LL", f"{S}LL", cols, rowt, "gen_cnt_move"],
+                [f"#define CNT_S {S}LL", f"#define CNT_ROW {rowt}"])
 
     def has_attr_table(self, name):
         got = self._has.get(name)
@@ -1449,6 +1574,8 @@ def assemble(prog, rs):
     ch_opt = prog.const_array("int32_t", ["1" if ch.step.optional is not None else "0" for ch in rs.chooses])
     from .agent import agent_tables      # (its constants join the pool and decls below)
     agent = agent_tables(prog, rs)
+    cnt, cnt_define = prog.count_tables()
+    out += cnt_define
     out += prog.pool.decls
     out += prog.decls
     out += prog.protos
@@ -1464,7 +1591,8 @@ def assemble(prog, rs):
     out.append("    gen_setup, gen_run, gen_apply, gen_enumerate,")
     out.append(f"    {ch_opt}, {len(rs.chooses)}, {act_np}, {len(prog.action_names)},")
     out.append(f"    {prog.score_fn or 'NULL'},")
-    out.append("    GS_KEY")
+    out.append("    GS_KEY,")
+    out.append("    " + ", ".join(cnt))
     out.append("};")
     out += agent
     meta = {"texts": prog.texts.items, "actions": prog.action_names, "for_slot": dict(prog.for_slot)}

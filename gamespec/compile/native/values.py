@@ -163,3 +163,16 @@ def _key(v):
     if isinstance(v, (list, tuple)):
         return ("L",) + tuple(_key(x) for x in v)
     return (type(v).__name__, v)
+
+
+def count_norm(v):
+    """A card attribute's value as a count key sees it (Python's equality), None if it cannot."""
+    if v is None:
+        return ("n",)
+    if isinstance(v, bool):
+        return ("i", int(v))
+    if isinstance(v, int):
+        return ("i", v) if -(1 << 62) < v < (1 << 62) else None
+    if isinstance(v, str):
+        return ("s", v)
+    return None
