@@ -256,8 +256,6 @@ def test_run_json_of_a_game_nobody_won(capsys):
     assert code == 0 and json.loads(out)["winners"] == [0]
 
 
-@pytest.mark.xfail(strict=True, reason="needs gamespec/table/run.py's outcome_lines to say 'no winner' "
-                                        "(it prints 'winner: ;'); remove this mark with that change")
 def test_run_says_no_winner_in_words(capsys):
     code, out, _ = run(capsys, "run", STALEMATE, "--seed", 1)
     assert code == 0

@@ -67,9 +67,12 @@ def outcome_lines(result, log_for=()):
     for p, sc in enumerate(scores):
         mark = "  winner" if p in winners else ""
         yield f"  seat {p}: {sc:>{width}}{mark}"
-    kind = "winners (shared)" if len(winners) > 1 else "winner"
-    yield (f"{kind}: {', '.join(f'seat {p}' for p in winners)}; "
-           f"{result['decisions']} decisions, {result['turns']} turns")
+    if winners:
+        kind = "winners (shared)" if len(winners) > 1 else "winner"
+        who = f"{kind}: {', '.join(f'seat {p}' for p in winners)}"
+    else:
+        who = "no winner"
+    yield f"{who}; {result['decisions']} decisions, {result['turns']} turns"
     if result.get("log"):
         yield f"log: {result['log']}"
     for seat, path in log_for:
