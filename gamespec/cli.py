@@ -39,7 +39,6 @@ import sys
 from .commands._common import PROG, Fail
 from .commands._common import Formatter as _Formatter
 from .commands._common import game_args
-from .commands._common import int_at_least as _int_at_least     # noqa: F401 - gamespec/commands/tune.py's
 
 
 def _err(msg: str) -> None:

@@ -6,7 +6,7 @@ import sys
 
 
 def add_parser(sub, formatter, game_args) -> None:
-    from gamespec.cli import _int_at_least    # the command line's whole-number converter
+    from ._common import int_at_least as _int_at_least
     p = sub.add_parser(
         "tune", formatter_class=formatter, help="find the option values that make a game fair, tense or the right length",
         description="Search the values a spec declares for its whole-number options (NAME: {default: 3,\n"
