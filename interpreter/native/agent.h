@@ -18,6 +18,9 @@ typedef struct {
     int32_t cards;              /* AD_CARDS, AD_SUBSET: index of its card domain */
     int64_t hi;                 /* AD_SUBSET: the largest size */
     const int64_t *size_off;    /* AD_SUBSET: per size lo..hi, the rank of its first multiset */
+    /* AD_VALUES whose values are all of one tag (int, bool or text) in a short span: a direct index
+     * (vidx[x.i - vlo]: the first place of that value, -1: none) instead of a scan; NULL: scan */
+    int32_t vtag; int64_t vlo, vspan; const int32_t *vidx;
 } ADom;
 
 typedef struct {

@@ -132,7 +132,12 @@ static int64_t entry_id(G *g, int32_t k) {
         int64_t x = -1;
         switch (d->kind) {
         case AD_VALUES:
-            for (int32_t t = 0; t < d->nvals; t++) if (v_same(a, d->vals[t])) { x = t; break; }
+            if (d->vidx != NULL) {          /* every value has the tag vtag: another tag is in no place */
+                int64_t k = a.i - d->vlo;
+                if (a.t == d->vtag && k >= 0 && k < d->vspan) x = d->vidx[k];
+            } else {
+                for (int32_t t = 0; t < d->nvals; t++) if (v_same(a, d->vals[t])) { x = t; break; }
+            }
             break;
         case AD_RANGE:
             if (a.t == T_INT && a.i - d->lo >= 0 && a.i - d->lo < d->size) x = a.i - d->lo;

@@ -69,7 +69,13 @@ def _actions(prog, rs):
                 vals = ", ".join(prog.pool.v(v) for v in d.values) or "{0, T_NONE, 0}"
                 name_v = f"AV{len(doms)}"
                 lines.append(f"static const V {name_v}[{max(1, d.size)}] = {{{vals}}};")
-                doms.append(f"{{AD_VALUES, {d.size}LL, 0, {d.size}, {name_v}, 0, 0, NULL}}")
+                direct = _value_index(prog, d.values)
+                if direct is None:
+                    doms.append(f"{{AD_VALUES, {d.size}LL, 0, {d.size}, {name_v}, 0, 0, NULL}}")
+                else:
+                    tag, lo, idx = direct
+                    doms.append(f"{{AD_VALUES, {d.size}LL, 0, {d.size}, {name_v}, 0, 0, NULL, {tag}, {lo}LL, "
+                                f"{len(idx)}LL, {arr('int32_t', [str(x) for x in idx])}}}")
             elif d.__class__ is _Cards:
                 doms.append(f"{{AD_CARDS, {d.size}LL, 0, 0, NULL, {card_dom(d)}, 0, NULL}}")
             elif d.__class__ is _Subsets:
@@ -84,6 +90,33 @@ def _actions(prog, rs):
     lines.append(f"static const ADom ADOMS[{max(1, len(doms))}] = {{{', '.join(doms) or '{0}'}}};")
     lines.append(f"static const ACards ACARDS[{max(1, len(cards))}] = {{{', '.join(cards) or '{0}'}}};")
     return 1, sp.size, arr("int64_t", base), arr("int32_t", first), "ADOMS", "ACARDS", lines
+
+
+VALUE_SPAN = 4096      # the longest direct index of a value domain (else the values are scanned)
+
+
+def _value_index(prog, values):
+    """(C tag, lowest key, index) when every value is an int, every one a bool or every one a text (a
+    text by its interned id), the keys spanning at most VALUE_SPAN: index[key - lowest] is the value's
+    first place (-1: no value); else None (C compares value by value)."""
+    if not values:
+        return None
+    if all(type(v) is bool for v in values):
+        tag, keys = "T_BOOL", [int(v) for v in values]
+    elif all(type(v) is int for v in values):
+        tag, keys = "T_INT", list(values)
+    elif all(type(v) is str for v in values):
+        tag, keys = "T_STR", [prog.pool.texts(v) for v in values]
+    else:
+        return None
+    lo, hi = min(keys), max(keys)
+    if hi - lo + 1 > VALUE_SPAN:
+        return None
+    idx = [-1] * (hi - lo + 1)
+    for place, k in enumerate(keys):
+        if idx[k - lo] < 0:
+            idx[k - lo] = place
+    return tag, lo, idx
 
 
 _VKIND = {"int": 0, "bool": 0, "str": 1, "player": 2, "card": 3, "cards": 4}
