@@ -1789,8 +1789,12 @@ GS_EXPORT void *gs_new(void) {
     g->stamp_gen = (int32_t *)xcalloc((size_t)L->nlevels + 1, sizeof(int32_t));
     g->cnt = (int32_t *)xcalloc((size_t)L->cnt_size + 1, sizeof(int32_t));
     g->cnt0 = (int32_t *)xcalloc((size_t)L->cnt_size + 1, sizeof(int32_t));
+    g->init_a = (int32_t *)xcalloc((size_t)L->ncards + 1, sizeof(int32_t));
+    g->init_off = (int32_t *)xcalloc((size_t)L->nzones + 1, sizeof(int32_t));
+    g->loc0 = (int32_t *)xcalloc((size_t)L->ncards + 1, sizeof(int32_t));
     if (!g->z || !g->loc || !g->kn || !g->face || !g->mk || !g->v || !g->ff || !g->scores || !g->stamp ||
-        !g->stamp_gen || !g->cnt || !g->cnt0) return NULL;
+        !g->stamp_gen || !g->cnt || !g->cnt0 || !g->init_a ||
+        !g->init_off || !g->loc0) return NULL;
     return c;
 }
 
@@ -1801,6 +1805,7 @@ GS_EXPORT void gs_free(void *ctx) {
     for (int32_t k = 0; k < g->L->nzones; k++) free(g->z[k].a);
     free(g->z); free(g->loc); free(g->kn); free(g->face); free(g->mk); free(g->v); free(g->ff);
     free(g->scores); free(g->stamp); free(g->stamp_gen); free(g->stored); free(g->cnt); free(g->cnt0);
+    free(g->init_a); free(g->init_off); free(g->loc0);
     free(g->lst.act); free(g->lst.off); free(g->lst.vals); arena_free(&g->lst.ar);
     free(g->lst2.act); free(g->lst2.off); free(g->lst2.vals); arena_free(&g->lst2.ar);
     arena_free(&g->ar[0]); arena_free(&g->ar[1]);
@@ -1831,13 +1836,33 @@ static void g_clear(G *g) {      /* everything but the zones' contents and the v
 static void g_new_game_gen(G *g, uint64_t seed, int32_t gen) {     /* State.new(seed, generator=gen) */
     const Layout *L = g->L;
     g_clear(g);
-    for (int32_t k = 0; k < L->nzones; k++) g->z[k].n = 0;
-    for (int32_t c = 0; c < L->ncards; c++) {
-        int32_t zi = L->init_zone[c];
-        Zone *z = &g->z[zi];
-        if (z->n >= z->cap) zgrow(g, z, z->n + 1);
-        z->a[z->n++] = c;
-        g->loc[c] = zi;
+    if (g->init_made) {     /* the same every game: copied from the first one's */
+        for (int32_t k = 0; k < L->nzones; k++) {
+            Zone *z = &g->z[k];
+            int32_t n = g->init_off[k + 1] - g->init_off[k];
+            if (n > z->cap) zgrow(g, z, n);
+            if (n) memcpy(z->a, g->init_a + g->init_off[k], (size_t)n * sizeof(int32_t));
+            z->n = n;
+        }
+        memcpy(g->loc, g->loc0, (size_t)L->ncards * sizeof(int32_t));
+    } else {
+        for (int32_t k = 0; k < L->nzones; k++) g->z[k].n = 0;
+        for (int32_t c = 0; c < L->ncards; c++) {
+            int32_t zi = L->init_zone[c];
+            Zone *z = &g->z[zi];
+            if (z->n >= z->cap) zgrow(g, z, z->n + 1);
+            z->a[z->n++] = c;
+            g->loc[c] = zi;
+        }
+        int32_t off = 0;
+        for (int32_t k = 0; k < L->nzones; k++) {
+            g->init_off[k] = off;
+            memcpy(g->init_a + off, g->z[k].a, (size_t)g->z[k].n * sizeof(int32_t));
+            off += g->z[k].n;
+        }
+        g->init_off[L->nzones] = off;
+        memcpy(g->loc0, g->loc, (size_t)L->ncards * sizeof(int32_t));
+        g->init_made = 1;
     }
     cnt_recount(g, 1);
     CNT_CHECK(g);

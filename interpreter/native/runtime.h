@@ -111,6 +111,8 @@ typedef struct G {
     int32_t *cnt;            /* per zone and count column: the zone's cards of that class (Layout.cnt_col) */
     int32_t *cnt0;           /* the counts of a new game before its setup (made once) */
     int32_t cnt0_made;
+    int32_t *init_a, *init_off, *loc0;   /* a new game's zones before its setup: cards by zone, offsets, loc */
+    int32_t init_made;
 } G;
 
 typedef struct Layout {
