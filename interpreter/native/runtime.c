@@ -1160,14 +1160,8 @@ void rt_ff_init(G *g, int slot, V items) {
 }
 
 
-void rt_ff_clear_all(G *g) {
-    for (int32_t k = 0; k < g->L->nfor; k++) {
-        g->ff[k].active = 0;
-        g->ff[k].has_var = 0;
-        g->ff[k].idx = 0;
-        g->ff[k].items = vnone();
-        g->ff[k].var = vnone();
-    }
+void rt_ff_clear_all(G *g) {      /* (all zero: inactive, no variable, index 0, none and none) */
+    memset(g->ff, 0, (size_t)g->L->nfor * sizeof(Flow));
 }
 
 void rt_store_choice(G *g, int32_t k) {    /* State._store: recorded, not applied */

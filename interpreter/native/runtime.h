@@ -350,6 +350,12 @@ static inline V ztop(G *g, int64_t zi) {
     Zone *z = &g->z[zone_ok(g, zi)];
     return z->n ? vint(z->a[z->n - 1]) : vnone();
 }
+/* a zone index the generated code has checked already (its kind z: made by a checked index or a
+ * constant), as g->z[zi].n is read */
+static inline V ztop_z(G *g, int64_t zi) {
+    Zone *z = &g->z[zi];
+    return z->n ? vint(z->a[z->n - 1]) : vnone();
+}
 static inline V zbottom(G *g, int64_t zi) {
     Zone *z = &g->z[zone_ok(g, zi)];
     return z->n ? vint(z->a[0]) : vnone();

@@ -1332,8 +1332,11 @@ class RuleGen(_FunctionsMixin):
     @emits("top", "bottom")
     def bi_top(self, n, sc):
         f, args = n.func, n.args
-        zi = self.zone(self.ex(args[0], sc))
+        ze = self.ex(args[0], sc)
+        zi = self.zone(ze)
         if len(args) == 1:
+            if f == "top" and ze.k == "z":      # checked already (as size() reads g->z[zi].n)
+                return E(self.tmp("V", f"ztop_z(g, {zi})"), "V")
             return E(self.tmp("V", f"{'ztop' if f == 'top' else 'zbottom'}(g, {zi})"), "V")
         zi = self.tmp("int64_t", zi)
         m = self.num(self.ex(args[1], sc))
