@@ -49,7 +49,7 @@ def determinizer(s, p):
     places = [(zi, i) for zi, z in enumerate(s.z) for i, c in enumerate(z) if not s._vis(c) & bit]
     hidden = [s.z[zi][i] for zi, i in places]
     draw = _drawer(s, hidden)
-    hist = _map_history(s.hist, p, bit, _unseen(rs.ncards))
+    hist = _map_history(s.hist, p, bit, _unseen(rs.ncards), rs)
     log = None if s.log is None else [_map_line(rs, line, p, bit, _unseen(rs.ncards)) for line in s.log]
     card_vars = [i for i, decl in enumerate(rs.var_decl) if decl.type in ("card", "cards")]
     secret = _secret_vars(rs, p)
@@ -311,18 +311,36 @@ def _flow_cards(s):
     return out
 
 
-def _map_history(h, p, bit, unseen):
+_HIST_CACHE = 256       # mapped history heads kept per ruleset (each keeps its history alive)
+
+
+def _map_history(h, p, bit, unseen, rs=None):
+    """The history (a linked list of events, newest first) as player p saw it. Each event's mapping
+    depends on the event and p only, and histories share their past: the mapped head of an earlier
+    call is kept (per ruleset, by node identity), so the next decision maps only its new events
+    instead of the whole game (a search or a lint determinizing at every decision was quadratic)."""
+    cache = None if rs is None else rs.__dict__.setdefault("_mapped_history", {})
     evs = []
-    while h is not None:
-        evs.append(h[0])
-        h = h[1]
     out = None
+    node = h
+    while node is not None:
+        if cache is not None:
+            hit = cache.get((id(node), p))
+            if hit is not None and hit[0] is node:
+                out = hit[1]
+                break
+        evs.append(node[0])
+        node = node[1]
     for ev in reversed(evs):
         if ev[0] in ("d", "s", "v"):
             ev = ev[:4] + (_map_info(ev[4], bit, unseen),)
         elif ev[0] == "r" and ev[1] != p:
             ev = ("r", ev[1], unseen(ev[2], [False] * len(ev[2])))
         out = (ev, out)
+    if cache is not None and h is not None and evs:
+        if len(cache) >= _HIST_CACHE:
+            cache.clear()
+        cache[(id(h), p)] = (h, out)
     return out
 
 

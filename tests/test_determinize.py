@@ -283,3 +283,33 @@ def test_determinizations_do_not_depend_on_variables_the_player_cannot_see():
         u.v[u.rs.var_base["luck"] + p] += 1
         assert u.observation(p) != s.observation(p)
         assert json.dumps(u.determinize(p, random.Random(9)).to_json(), sort_keys=True) != one
+
+
+@pytest.mark.parametrize("name", ["bali", "klink"])
+def test_the_mapped_history_kept_between_decisions_is_the_history_mapped_anew(name):
+    """determinize maps only the events since its last call (the mapped head is kept per ruleset):
+    at every decision of a game, for every player, the history it gives is the one mapped from
+    scratch; a branch (a clone played otherwise) gets its own."""
+    from gamespec.interpreter.determinize import _map_history, _unseen
+    game = load(name)
+    s = _played(game, 3, 5, 0)
+    rs = s.rs
+    rnd = random.Random(5)
+    branch = None
+    while not s.is_terminal:
+        for p in range(3):
+            cached = _map_history(s.hist, p, 1 << p, _unseen(rs.ncards), rs)
+            assert cached == _map_history(s.hist, p, 1 << p, _unseen(rs.ncards))
+            d = s.determinize(p, rnd)
+            assert d.hist == cached
+        if s.decisions == 20:
+            branch = s.clone()
+        acts = s.legal_actions()
+        s.apply(acts[rnd.randrange(len(acts))])
+    assert rs.__dict__.get("_mapped_history"), "nothing was kept: the test would hold trivially"
+    while branch is not None and not branch.is_terminal:
+        acts = branch.legal_actions()
+        branch.apply(acts[-1])
+        p = branch.current_player if branch.current_player is not None else 0
+        assert _map_history(branch.hist, p, 1 << p, _unseen(rs.ncards), rs) == \
+            _map_history(branch.hist, p, 1 << p, _unseen(rs.ncards))
