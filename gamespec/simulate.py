@@ -369,28 +369,37 @@ PROBE_TOTAL = 50_000
 PROBE_CPU = 5.0
 
 
-def finish_probe(game, players, options, games=PROBE_GAMES, max_decisions=None, stop_at_first=True):
+def finish_probe(game, players, options, games=PROBE_GAMES, max_decisions=None, stop_at_first=True,
+                 cpu=PROBE_CPU):
     """Play sample games with uniformly random moves (seeds 0, 1, ...), each stopped after
     `max_decisions` decisions (default: PROBE_DECISIONS, or the spec's own limit if lower), until one
-    ends (`stop_at_first`), `games` were tried, or PROBE_TOTAL decisions or PROBE_CPU CPU seconds were
-    spent. Returns {'tried', 'ended', 'max_decisions', 'decisions', 'errors'}. A rule that fails is
-    counted in 'errors' (it is `simulate`'s business to report it)."""
+    ends (`stop_at_first`), `games` were tried, or PROBE_TOTAL decisions or `cpu` CPU seconds were
+    spent (checked between decisions: a game cut by it is not counted as tried, so a probe that ran
+    out of time says nothing). Returns {'tried', 'ended', 'max_decisions', 'decisions', 'errors'}.
+    A rule that fails is counted in 'errors' (it is `simulate`'s business to report it)."""
     import random
     limit = min(max_decisions or PROBE_DECISIONS, game.spec.decisions_per_game)
     t0 = time.process_time()
     tried = ended = spent = errors = 0
     for seed in range(games):
-        if spent >= PROBE_TOTAL or time.process_time() - t0 > PROBE_CPU:
+        if spent >= PROBE_TOTAL or time.process_time() - t0 > cpu:
             break
         tried += 1
         rnd = random.Random(seed)
+        cut = False
         try:
             s = game.new_game(players=players, seed=seed, options=options)
             while not s.is_terminal and s.decisions < limit:
+                if time.process_time() - t0 > cpu:
+                    cut = True
+                    break
                 s.apply_index(rnd.randrange(s.legal_action_count()))
         except GamespecError:
             errors += 1
             continue
+        if cut:
+            tried -= 1
+            break
         spent += s.decisions
         if s.is_terminal:
             ended += 1
@@ -399,11 +408,12 @@ def finish_probe(game, players, options, games=PROBE_GAMES, max_decisions=None, 
     return {"tried": tried, "ended": ended, "max_decisions": limit, "decisions": spent, "errors": errors}
 
 
-def check_finishes(game, players, options, bots=None):
-    """With random bots only (the default): Unfinished when no sample game of random moves ends."""
+def check_finishes(game, players, options, bots=None, timeout=None):
+    """With random bots only (the default): Unfinished when no sample game of random moves ends. The
+    probe spends no more CPU time than a game's `timeout` (seconds) would allow."""
     if not all(b == "random" for b in (bots or ["random"])):
         return
-    found = finish_probe(game, players, options)
+    found = finish_probe(game, players, options, cpu=PROBE_CPU if timeout is None else min(PROBE_CPU, timeout))
     if found["ended"] == 0 and found["tried"] > found["errors"]:
         raise Unfinished(unfinished_message(found, players, options))
 
@@ -791,7 +801,7 @@ def simulate(path, games=100, players=None, seed=0, options=None, workers=None, 
     if not isinstance(workers, int) or workers < 1:
         raise UsageError(f"the number of workers is a whole number >= 1, not {workers!r}")
     if probe and games:
-        check_finishes(game, players, opts, bots)
+        check_finishes(game, players, opts, bots, timeout)
     size = _block_size(games, workers)
     blocks = [(first, min(size, seed + games - first)) for first in range(seed, seed + games, size)]
     used = max(1, min(workers, len(blocks)))

@@ -63,6 +63,21 @@ def test_the_probe_is_bounded_by_decisions_and_says_how_many_games_it_tried(race
     assert bounded == {"tried": 1, "ended": 1, "max_decisions": sim.PROBE_DECISIONS, "decisions": 10, "errors": 0}
 
 
+def test_the_probe_stops_mid_game_at_its_cpu_budget_and_then_says_nothing(race):
+    """The probe checks its CPU budget between decisions (it once did so only between games: with
+    slow decisions `simulate --timeout 0.5` spent 13 s probing); a game it cut is not counted as
+    tried, so no 'random bots cannot finish' verdict comes from a probe out of time."""
+    g = gamespec.load(race)
+    opts = g.check_options({})
+    whole = sim.finish_probe(g, 2, opts, games=1)
+    assert whole["tried"] == 1 and whole["decisions"] == sim.PROBE_DECISIONS     # a game runs to the bound
+    found = sim.finish_probe(g, 2, opts, cpu=0.002)
+    assert found["ended"] == 0 and found["tried"] == 0 and found["decisions"] == 0
+    sim.check_finishes(g, 2, opts, timeout=0.002)      # no verdict: nothing raised
+    with pytest.raises(sim.Unfinished):
+        sim.check_finishes(g, 2, opts)
+
+
 def test_simulate_stops_at_once_with_a_plain_message(race, capsys):
     with pytest.raises(sim.Unfinished, match="random bots cannot finish this game"):
         sim.simulate(race, games=50, workers=1)

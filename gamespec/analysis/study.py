@@ -118,7 +118,7 @@ def run_study(path, games=100, players=None, seed=0, options=None, workers=None,
                 out = _sim.simulate(path, probe=probe and not runs, **common)
             else:
                 if probe and not runs and left:
-                    _sim.check_finishes(game, players, opts, seating)
+                    _sim.check_finishes(game, players, opts, seating, timeout)
                 from . import ray_backend
                 out = ray_backend.simulate(path, address=address, **common)
             runs.append(out)
