@@ -119,7 +119,7 @@ class VectorEnv(gym.vector.VectorEnv):
                         rewards=d(b["rewards"]), done=d(b["done"]), seat=d(b["seat"]), status=d(b["status"]),
                         games=d(self._games), fobs=d(b["final"]) if self.observations else None,
                         reward=d(b["reward"]), summary=d(summary), none=d(self._none))
-        b["cargs"] = args                      # (kept: the struct the pointer below points into)
+        b["cargs"] = args                      # (held: the struct the pointer below points into)
         b["ptr"] = ctypes.addressof(args)
         b["summary"] = memoryview(summary)     # two Python ints to read, no numpy scalar
         b["done_bool"] = b["done"].view(np.bool_)
