@@ -1,4 +1,4 @@
-"""Counts kept by zone (docs/native.md, "Counts kept by zone"; issue 37 part 3): the native engine
+"""Zone counts by attribute (docs/native.md, "Zone counts by attribute"; issue 37 part 3): the native engine
 keeps, per zone a count reads, how many of its cards have each combination of fixed attributes, so
 that `count(c for c in <zone> if c.a == x and ...)` is one read. These tests hold the kept counts to
 a recount after every change (a test build, `cc -DGS_CHECK_COUNTS`: every move, deal, new game,

@@ -187,7 +187,7 @@ static inline void zremove(G *g, Zone *z, int32_t c) {
     rt_stop(g, B_STATE);     /* a card not where loc says: never (the state is ours) */
 }
 
-/* ---- counts kept by zone (docs/native.md, "Counts kept by zone") ----------------------------- */
+/* ---- counts kept by zone (docs/native.md, "Zone counts by attribute") ----------------------------- */
 /* card c leaves zone s for zone d: under each count key, one less of its class in s, one more in d
  * (the generated Layout.cnt_move: the keys unrolled, nothing for a zone no count reads) */
 static inline void cnt_move(G *g, int32_t c, int32_t s, int32_t d) {

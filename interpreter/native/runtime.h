@@ -141,7 +141,7 @@ typedef struct Layout {
     int32_t nactions;
     V (*score)(G *, int64_t p);    /* the spec's score expression for seat p (traces), or NULL */
     const char *key;
-    /* counts by fixed attributes (docs/native.md, "Counts kept by zone"): count key k classes every
+    /* counts by fixed attributes (docs/native.md, "Zone counts by attribute"): count key k classes every
      * card; for a zone some count reads (its row r = cnt_row[zone], -1 for the others),
      * g->cnt[r * cnt_stride + cnt_col[c * ncnt + k]] counts its cards of c's class under key k (the
      * column: the key's first column plus the class); kept by every move, deal, load, copy and

@@ -998,7 +998,7 @@ class RuleGen(_FunctionsMixin):
     def count_kept(self, n, sc):
         """`count(c for c in <zone> if c.a == x and c.b == y ...)` (fixed attributes compared with values
         that do not read c) read from the counts the run time keeps per zone (Program.count_key,
-        docs/native.md "Counts kept by zone"): the zone's size charged as the loop charges it, the
+        docs/native.md "Zone counts by attribute"): the zone's size charged as the loop charges it, the
         values evaluated once (only when the zone holds a card: Python evaluates them for some card,
         or, when an earlier test fails for every card, for none; a fault there sends the game to the
         Python engine), their class looked up, its count read. None: not of that form (the loop)."""

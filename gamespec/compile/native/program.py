@@ -54,7 +54,7 @@ class Program:
         self._cnt_keys = {}      # count keys (count_key): attribute names -> CountKey or None
         self._cnt_order = []
         self._cnt_size = 0
-        self._cnt_zones = set()  # the zones some kept count reads
+        self._cnt_zones = set()  # the zones some maintained count reads
         self._tables = {}
         self._arrays = {}
         self._afters = {}
@@ -122,11 +122,11 @@ class Program:
         return got or None
 
     def count_key(self, names, zones=None):
-        """The count key of these fixed card attributes (docs/native.md, "Counts kept by zone"): every
+        """The count key of these fixed card attributes (docs/native.md, "Zone counts by attribute"): every
         card classed by the tuple of its values (Python's equality: a bool as its int), the run time
         keeping, per zone, how many of its cards are in each class. None when an attribute holds a
         value that is not none, a bool, an int or a text, or when the counts would be too many.
-        `zones`: the zone indices the count reads (None: any): their counts are kept."""
+        `zones`: the zone indices the count reads (None: any): their counts are maintained."""
         names = tuple(sorted(set(names)))
         zs = set(range(self.rs.nzones)) if zones is None else set(zones)
         if names in self._cnt_keys:
