@@ -32,6 +32,19 @@ def _advance(ref):
         s.apply(r.randrange(len(s.legal_actions())))
 
 
+def _start(game, players, seed, learner, n):
+    """The env's next game from `seed` on, played to the learner's turn; a game that ends before the
+    learner's first decision is skipped (VectorEnv counts it and starts the next one): (ref, skipped)."""
+    ref = _reference(game, players, seed, learner)
+    _advance(ref)
+    skipped = 0
+    while ref[0].is_terminal:
+        skipped += 1
+        ref = _reference(game, players, ref[2] + n, learner)
+        _advance(ref)
+    return ref, skipped
+
+
 @needs_cc
 @pytest.mark.parametrize("path", library_slow(GAMES, ids=lambda p: p.rsplit("/", 1)[-1][:-5]))   # library: slow run
 @pytest.mark.parametrize("opponents", [None, "random"])
@@ -48,11 +61,13 @@ def test_vector_env_is_the_python_engines_games(path, opponents):
     env = VectorEnv(game, players=P, num_envs=n, seed=seed, opponents=opponents, learner=1)
     obs, info = env.reset()
     assert env.observation_space.contains(obs)
-    refs = [_reference(game, P, seed + i, learner) for i in range(n)]
-    for ref in refs:
-        _advance(ref)
     rng = np.random.default_rng(0)
     ended = 0
+    refs = []
+    for i in range(n):
+        ref, skipped = _start(game, P, seed + i, learner, n)
+        refs.append(ref)
+        ended += skipped
     step = 0
     while step < 250 or (ended == 0 and step < 1500):     # a long game (hundreds of decisions) ends once
         step += 1
@@ -81,15 +96,33 @@ def test_vector_env_is_the_python_engines_games(path, opponents):
                 assert info["final_obs"][i]["observation"].tobytes() == seen.tobytes()
                 assert info["final_observation"][i].tobytes() == seen.tobytes()
                 assert not info["final_obs"][i]["action_mask"].any()
-                refs[i] = _reference(game, P, ref[2] + n, learner)
-                _advance(refs[i])
-                ended += 1
+                refs[i], skipped = _start(game, P, ref[2] + n, learner, n)
+                ended += 1 + skipped
             else:
                 assert not term[i] and not info["rewards"][i].any() and rew[i] == 0
                 if "final_obs" in info:
                     assert info["final_obs"][i] is None and not info["_final_obs"][i]
                     assert not info["final_observation"][i].any()
     assert ended > 0 and int(info["games"].sum()) == ended
+    env.close()
+
+
+@needs_cc
+@pytest.mark.slow           # a library game's build (about 6 s of CPU)
+def test_a_game_that_ends_before_the_learners_first_decision_is_skipped():
+    """Gin rummy's game 708 ends after two decisions of the opponent (random.Random(708)) before seat 0
+    ever decides: the env counts it and shows game 709's first decision for seat 0 (before, its row
+    showed no seat and an empty mask)."""
+    import os
+    from gamespec.envs import VectorEnv
+    game = gamespec.load(os.path.join(os.path.dirname(GAMES[0]), "gin_rummy.yaml"))
+    ref, skipped = _start(game, 2, 708, 0, 1)
+    assert skipped == 1 and ref[2] == 709
+    env = VectorEnv(game, players=2, num_envs=1, seed=708, opponents="random", learner=0)
+    obs, info = env.reset()
+    assert info["seat"][0] == 0 and info["games"][0] == 1
+    assert obs["observation"][0].tobytes() == ref[0].observation_tensor(0).tobytes()
+    assert np.flatnonzero(obs["action_mask"][0]).tolist() == sorted(set(ref[0].legal_action_ids()))
     env.close()
 
 

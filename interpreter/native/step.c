@@ -690,10 +690,15 @@ static void vec_one(VecJob *j, int64_t i) {
             int w = q < 0 ? -1 : write_obs(g, q, j->fobs + i * R, j->kind, &s->bad);
             if (w != 0) { j->status[i] = w == W_RANGE ? W_RANGE : W_OBS; goto out; }
         }
-        j->games[i]++;
-        j->seeds[i] += j->stride;
-        rc = st_reset(s, j->seeds[i]);
-        if (!rc) rc = vec_opponents(s, j->learner);
+        /* the next game; one that ends before the learner's first decision (opponents in C) holds
+         * nothing for it: counted, and the one after it started, so the row always shows a decision */
+        for (int32_t k = 0; !rc && g->terminal && k < 4096; k++) {
+            j->games[i]++;
+            j->seeds[i] += j->stride;
+            rc = st_reset(s, j->seeds[i]);
+            if (!rc) rc = vec_opponents(s, j->learner);
+        }
+        if (!rc && g->terminal) rc = -B_STATE;
         if (rc) { j->status[i] = -rc; goto out; }
     }
     if (st_ids(s)) j->status[i] = s->why;
