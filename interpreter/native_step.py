@@ -63,8 +63,17 @@ class StepKit:
         self._cap = 4096
         self._ids = _buf("q", self._cap)
         self._pids = _ptr(self._ids, _i64)
+        self._np = None
         self._tbuf = None        # the tensors' scratch row (numpy float32, size + 1) and its address
         self._sbuf = None        # a tensor's non-zero places (indexes, values) and their addresses
+
+    def numpy(self):
+        """numpy, imported at the first call that needs it (this module imports none)."""
+        np = self._np
+        if np is None:
+            import numpy as np
+            self._np = np
+        return np
 
     def tensor_scratch(self):
         """(array, address): the scratch row C writes tensors into (valid until the next tensor call;
@@ -219,7 +228,7 @@ class NativeState:
 
     def legal_action_mask(self):
         """numpy int8 (N,): 1 where the id is legal."""
-        import numpy as np
+        np = self.kit.numpy()
         m = np.zeros(self.kit.num_ids, np.int8)
         ids = self._legal if self._py is None else self._py.legal_action_ids()
         if len(ids):

@@ -2,6 +2,8 @@
 the observation tensor, rewards at the end (docs/agents.md)."""
 from __future__ import annotations
 
+from gamespec.errors import IllegalAction
+
 from .common import native_kit, require, rewards
 
 np = require("numpy")
@@ -116,7 +118,6 @@ class GamespecAEC(pettingzoo.AECEnv):
         return {"observation": s.observation_tensor(p), "action_mask": mask}
 
     def _illegal(self, agent, action):
-        from gamespec.errors import IllegalAction
         return IllegalAction(f"action id {action!r} is not legal for {agent} now "
                              f"(see observe(agent)['action_mask'])")
 
@@ -128,7 +129,6 @@ class GamespecAEC(pettingzoo.AECEnv):
         if self._native:
             if action is None:
                 raise self._illegal(agent, action)
-            from gamespec.errors import IllegalAction
             try:
                 s.apply_id(int(action))       # C checks it (IllegalAction, the game unchanged)
             except IllegalAction:
