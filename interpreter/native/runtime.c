@@ -815,7 +815,7 @@ int rt_all(G *g, V xs) {
     return 1;
 }
 
-int rt_majority(G *g, V xs, V i, V mn, int sole) {    /* codegen._majority */
+int rt_majority_slow(G *g, V xs, V i, V mn, int sole) {    /* codegen._majority */
     V v = rt_index(g, xs, i);
     if (xs.t == T_LIST && isnum(v) && isnum(mn)) {     /* numbers only: one pass */
         if (v.i < mn.i) return 0;

@@ -439,7 +439,27 @@ V rt_first(G *g, V xs);
 V rt_last(G *g, V xs);
 int rt_any(G *g, V xs);
 int rt_all(G *g, V xs);
-int rt_majority(G *g, V xs, V i, V mn, int sole);
+int rt_majority_slow(G *g, V xs, V i, V mn, int sole);
+/* is_max / is_sole_max (codegen._majority): a list of numbers inline, in one pass (max and count
+ * together); anything else, or an index out of range, in runtime.c */
+static inline int rt_majority(G *g, V xs, V i, V mn, int sole) {
+    if (GS_LIKELY(xs.t == T_LIST && isnum(i) && isnum(mn))) {
+        const List *l = LST(xs);
+        int64_t k = i.i < 0 ? i.i + l->n : i.i;
+        if (GS_LIKELY(k >= 0 && k < l->n && isnum(l->a[k]))) {
+            int64_t v = l->a[k].i;
+            if (v < mn.i) return 0;
+            int64_t mx = INT64_MIN, c = 0;
+            int32_t j = 0;
+            for (; j < l->n && isnum(l->a[j]); j++) {
+                if (l->a[j].i > mx) mx = l->a[j].i;
+                c += l->a[j].i == v;
+            }
+            if (j == l->n) return v < mx ? 0 : (!sole || c == 1);
+        }
+    }
+    return rt_majority_slow(g, xs, i, mn, sole);
+}
 V rt_dense_rank(G *g, V xs, V i);
 V rt_run_length(G *g, V xs, V v);
 V rt_longest_run(G *g, V xs);
