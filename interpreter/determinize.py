@@ -311,13 +311,13 @@ def _flow_cards(s):
     return out
 
 
-_HIST_CACHE = 256       # mapped history heads kept per ruleset (each keeps its history alive)
+_HIST_CACHE = 256       # mapped history heads held per ruleset (each keeps its history alive)
 
 
 def _map_history(h, p, bit, unseen, rs=None):
     """The history (a linked list of events, newest first) as player p saw it. Each event's mapping
     depends on the event and p only, and histories share their past: the mapped head of an earlier
-    call is kept (per ruleset, by node identity), so the next decision maps only its new events
+    call is held (per ruleset, by node identity), so the next decision maps only its new events
     instead of the whole game (a search or a lint determinizing at every decision was quadratic)."""
     cache = None if rs is None else rs.__dict__.setdefault("_mapped_history", {})
     evs = []
