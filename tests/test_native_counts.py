@@ -239,3 +239,17 @@ def test_kept_counts_hold_in_every_spec(path, monkeypatch, tmp_path):
             continue
         lib = _exercise(game, players, gamespec.load(path), seeds=range(4), searches=False)
         assert lib.lib.gs_cnt_bad() == 0, players
+
+
+@needs_cc
+def test_the_inline_paths_of_is_max_and_dense_rank_play_as_python():
+    """is_max / is_sole_max and dense_rank over a few numbers take an inline path in C (runtime.h,
+    runtime.c); with bools among the ints, duplicates, negative indices, texts and empty hands they
+    give the Python engine's games."""
+    from test_native_inline import same_games, spec
+    score = ('score: "dense_rank([c.value for c in hand[p]] + [true, 0, 1], -1 - p) * 100'
+             ' + (10 if is_sole_max([size(hand[q]) for q in players], p, min=1) else 0)'
+             ' + (20 if is_max([sum(c.value for c in hand[q]) for q in players] + [true], -1 - p, min=2) else 0)'
+             ' + dense_rank([\'x\', \'y\', \'x\'], p % 3) * 1000'
+             ' + (3 if is_max([\'b\', \'a\', \'b\'], p % 3) else 0)"')
+    same_games(spec(score=score), [2, 3])

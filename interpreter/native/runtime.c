@@ -974,6 +974,22 @@ V rt_unique(G *g, V xs) {      /* list(dict.fromkeys(xs)): keys must be hashable
 }
 
 V rt_dense_rank(G *g, V xs, V i) {     /* sorted(set(vals), reverse=True).index(vals[i]) */
+    if (xs.t == T_LIST && isnum(i) && LST(xs)->n <= 64) {     /* a few numbers: the distinct greater ones */
+        const List *l = LST(xs);
+        int64_t k = i.i < 0 ? i.i + l->n : i.i;
+        int all = k >= 0 && k < l->n;
+        for (int32_t j = 0; j < l->n && all; j++) all = isnum(l->a[j]);
+        if (all) {
+            int64_t v = l->a[k].i, r = 0;
+            for (int32_t j = 0; j < l->n; j++) {
+                if (l->a[j].i <= v) continue;
+                int seen = 0;
+                for (int32_t m = 0; m < j && !seen; m++) seen = l->a[m].i == l->a[j].i;
+                r += !seen;
+            }
+            return vint(r);
+        }
+    }
     List *l = as_list(g, xs);
     int nums = 0, strs = 0;
     for (int32_t k = 0; k < l->n; k++) {
