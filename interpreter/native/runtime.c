@@ -399,11 +399,6 @@ void rt_move(G *g, int64_t c64, int64_t dst, int face, int bottom) {
     if (lost) g->kn[c] |= lost;
 }
 
-void rt_move_v(G *g, V c, int64_t dst, int face, int bottom) {
-    if (c.t == T_NONE) FAULT(F_NO_CARD);
-    if (c.t != T_INT) BAIL(B_CARD);
-    rt_move(g, c.i, dst, face, bottom);
-}
 
 void rt_move_list(G *g, V xs, int64_t dst, int face, int bottom) {
     List *l = need_list(g, xs);      /* lists are never changed in place: no copy needed */

@@ -367,7 +367,10 @@ int zcontains(G *g, int64_t zi, V x);
 
 /* ---- effects (interpreter/runtime.py) ---------------------------------------------------- */
 void rt_move(G *g, int64_t c, int64_t dst, int face, int bottom);
-void rt_move_v(G *g, V c, int64_t dst, int face, int bottom);    /* a value that must be a card */
+static inline void rt_move_v(G *g, V c, int64_t dst, int face, int bottom) {    /* a value that must be a card */
+    if (GS_UNLIKELY(c.t != T_INT)) rt_stop(g, c.t == T_NONE ? F_NO_CARD : B_CARD);
+    rt_move(g, c.i, dst, face, bottom);
+}
 void rt_move_list(G *g, V xs, int64_t dst, int face, int bottom);
 void rt_move_zone(G *g, int64_t src, int64_t dst, int face, int bottom);
 void rt_deal(G *g, int64_t src, int64_t dst, int64_t n, int face);
