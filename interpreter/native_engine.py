@@ -198,7 +198,11 @@ class NativeLib:
         if buf is None:
             return False
         b = array("q", buf)
-        return self.lib.gs_load(self.ctx(), _ptr(b, ctypes.c_int64), len(b)) == 0
+        if self.lib.gs_load(self.ctx(), _ptr(b, ctypes.c_int64), len(b)) != 0:
+            return False
+        from .native_plan import set_poss       # the struct keeps State.poss too (plan.c)
+        set_poss(self, self.ctx(), state.poss)
+        return True
 
     def rollout(self, mt_state):
         """Random decisions from the loaded state to the end with the MT19937 state (625 words):
@@ -320,6 +324,7 @@ def flatten_plan(lib, s, p, parts):
         if slot is None:
             return None
         slots.append(slot)
+    slots.sort()        # by slot (the order of s.fenv's keys is the order they were made: plan.c lists by slot)
     out += [len(slots)] + slots
     vis = {"zone": 0, "public": 1, "hidden": 2}
     out += [vis.get(d.visibility, 2) for d in rs.mark_decl]

@@ -1,0 +1,221 @@
+"""The determinization plan built in C (interpreter/native/plan.c, interpreter/native_plan.py;
+docs/native.md, "The plan in C"): the C struct keeps State.poss as the Python engine keeps it (every
+move, deal, set-up; a loaded state's own sets), and builds from the struct alone the very array
+`native_engine.flatten_plan` makes from `determinize.determinizer(s, p).parts` — at every decision of
+random games of every spec, for every player; the search it drives chooses as the Python-planned one,
+and a world the player cannot tell apart gives the same search."""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import random
+
+import pytest
+
+import gamespec
+from helpers import GAMES, ROOT, skip_without_cc
+
+SPECS = GAMES + sorted(glob.glob(os.path.join(ROOT, "tests", "specs", "*.yaml")))
+needs_cc = skip_without_cc()
+
+# a turn inside loops around the decision: over the cards of a hand (a card loop: its items follow the
+# cards' places) and over the players (not one); a second deck whose cards mix into the hands (the
+# draw by origin), an owner variable, a card variable, a mark seen with the card
+LOOPS = """
+name: Loops
+players: [2, 3]
+cards:
+  number:
+    zone: deck
+    faces:
+      - {each: {value: [1, 2, 3, 4, 5]}, count: 2}
+  gem:
+    zone: vault
+    faces:
+      - {each: {value: [6, 7, 8]}}
+zones:
+  deck: {kind: pile, visibility: hidden, on_empty: stop}
+  vault: {kind: pile, visibility: hidden}
+  hand: {kind: set, per_player: true, visibility: owner}
+  table: {kind: pile, visibility: public}
+marks:
+  tag: {initial: 0}
+variables:
+  stopped: {per_player: true, initial: 0}
+  luck: {per_player: true, initial: 4, visibility: owner}
+  seen: {type: cards, initial: []}
+  picked: {type: card}
+on_begin: |
+  shuffle(deck)
+  shuffle(vault)
+  for p in players {
+    deal(deck, hand[p], 2)
+    deal(vault, hand[p], 1)
+  }
+start: play
+phases:
+  play:
+    turn:
+      steps:
+        - for: c
+          in: "hand[current]"
+          steps:
+            - for: d
+              in: "players"
+              steps:
+                - choose: [keep, drop]
+    end_if: "all(stopped[p] == 1 for p in players) or size(deck) == 0"
+    next: end
+actions:
+  keep:
+    effect: "set_mark(top(hand[actor]), 'tag', 1); move(top(hand[actor]), table); picked = top(table); seen = [top(table)]"
+  drop:
+    effect: "stopped[actor] = 1; luck[actor] = 3; deal(deck, hand[actor], 1)"
+scoring:
+  score: "sum(c.value for c in hand[p])"
+"""
+
+_games = {}
+
+
+def native(path):
+    g = _games.get(path)
+    if g is None:
+        g = _games[path] = (gamespec.load_text(LOOPS, "loops.yaml", backend="native") if path == "loops"
+                            else gamespec.load(path, backend="native"))
+    return g
+
+
+def configs():
+    out = []
+    for path in SPECS + ["loops"]:
+        g = native(path)
+        for p in sorted({g.min_players, g.max_players}):
+            out.append((path, p))
+    return out
+
+
+def cid(c):
+    return f"{os.path.basename(c[0]).replace('.yaml', '')}-{c[1]}p"
+
+
+class CGame:
+    """A game played in C by listing entries (gs_dump's new game, gs_apply), in a context of its own."""
+
+    def __init__(self, lib):
+        c = self.c = lib.lib
+        c.gs_dump.restype = ctypes.c_int64
+        c.gs_dump.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64]
+        c.gs_apply.argtypes = [ctypes.c_void_p, ctypes.c_int32]
+        c.gs_new.restype = ctypes.c_void_p
+        c.gs_free.argtypes = [ctypes.c_void_p]
+        self.ctx = c.gs_new()
+        self.lib = lib
+
+    def new_game(self, seed):
+        from gamespec.interpreter.native_engine import _buf, _ptr
+        out = _buf("q", 1 << 20)
+        assert self.c.gs_dump(self.ctx, _ptr(out, ctypes.c_int64), 1 << 20, seed) > 0
+
+    def apply(self, k):
+        assert self.c.gs_apply(self.ctx, k) == 0
+
+    def __del__(self):
+        self.c.gs_free(self.ctx)
+
+
+def lib_of(path, players):
+    from gamespec.compile.cbuild import library
+    g = native(path)
+    lib = library(g.ruleset(players, g.check_options(None)))
+    if isinstance(lib, str):
+        pytest.skip(lib)
+    return lib
+
+
+def python_plan(lib, s, p):
+    from gamespec.interpreter.determinize import determinizer
+    from gamespec.interpreter.native_engine import flatten_plan
+    return flatten_plan(lib, s, p, determinizer(s, p).parts)
+
+
+@needs_cc
+@pytest.mark.parametrize("config", configs(), ids=cid)
+def test_poss_and_plan_built_in_c_are_pythons(config):
+    """At every decision of random games: the C game's possibility sets are State.poss, and C's plan
+    for every player is flatten_plan's array, the same ints; a Python state loaded into C (every
+    fifth decision) keeps its own sets and gives the same plans."""
+    from gamespec.interpreter import native_plan as NP
+    path, players = config
+    g = native(path)
+    lib = lib_of(path, players)
+    assert NP.ready(lib)
+    cg = CGame(lib)
+    decisions = 0
+    for seed in (1, 2):
+        s = g.new_game(players=players, seed=seed)
+        cg.new_game(seed)
+        r = random.Random(seed)
+        while not s.is_terminal:
+            assert NP.poss_of(lib, cg.ctx) == s.poss
+            for p in range(players):
+                assert NP.plan(lib, cg.ctx, p) == python_plan(lib, s, p), (seed, s.decisions, p)
+            if s.decisions % 5 == 2 and lib.load(s):
+                assert NP.poss_of(lib, lib.ctx()) == s.poss
+                p = s.current_player
+                assert NP.plan(lib, lib.ctx(), p) == python_plan(lib, s, p)
+            k = r.randrange(s.legal_action_count())
+            s.apply_index(k)
+            cg.apply(k)
+            decisions += 1
+    assert decisions > 0
+
+
+@needs_cc
+def test_plan_exercises_every_part():
+    """The specs above reach every part of the plan: a shuffle and a draw by origin, secret
+    variables, card loops around the decision, a simultaneous step, cards blind to marks."""
+    from gamespec.interpreter.determinize import determinizer
+    seen = set()
+    for path, players in [(os.path.join(ROOT, "tests", "specs", "sealed.yaml"), 2), ("loops", 3)]:
+        g = native(path)
+        s = g.new_game(players=players, seed=3)
+        r = random.Random(3)
+        while not s.is_terminal:
+            places, hidden, draw, card_vars, secret, flow = determinizer(s, s.current_player).parts
+            seen.add(draw.plan[0])
+            seen |= {"secret"} if secret else set()
+            seen |= {"flow"} if flow else set()
+            seen |= {"simultaneous"} if s.pending >= 0 and getattr(s.rs.chooses[s.pending], "secret", False) else set()
+            seen |= {"card_vars"} if card_vars else set()
+            s.apply_index(r.randrange(s.legal_action_count()))
+    assert seen >= {"shuffle", "constrained", "secret", "flow", "simultaneous", "card_vars"}, seen
+
+
+@needs_cc
+def test_plan_refuses_what_it_cannot_be():
+    """No tables, no such player, a short buffer: an error code, never a write past the buffer."""
+    from gamespec.interpreter import native_plan as NP
+    from gamespec.interpreter.native_engine import _buf, _ptr
+    path = os.path.join(ROOT, "games", "hearts.yaml")
+    lib = lib_of(path, 4)
+    assert NP.ready(lib)
+    cg = CGame(lib)
+    cg.new_game(7)
+    f = lib.lib.gs_plan
+    b = _buf("q", 64)
+    b[10] = 12345
+    assert f(cg.ctx, 4, _ptr(b, ctypes.c_int64), 64) == -4
+    assert f(cg.ctx, -1, _ptr(b, ctypes.c_int64), 64) == -4
+    assert f(cg.ctx, 0, _ptr(b, ctypes.c_int64), 10) == -1 and b[10] == 12345
+    assert f(cg.ctx, 0, _ptr(b, ctypes.c_int64), 0) == -1
+    full = NP.plan(lib, cg.ctx, 0)
+    assert full is not None and len(full) > 64
+    bad = lib.lib.gs_plan_tables
+    t = _buf("q", 5)
+    assert bad(_ptr(t, ctypes.c_int64), 5) == 0        # taken once: later calls change nothing
+    assert NP.plan(lib, cg.ctx, 0) == full
+    words = _buf("Q", 3)
+    assert lib.lib.gs_set_poss(cg.ctx, _ptr(words, ctypes.c_uint64), 3) == -1      # not nzones x pw words
+    assert NP.poss_of(lib, cg.ctx) == native(path).new_game(players=4, seed=7).poss
