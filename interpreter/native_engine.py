@@ -523,6 +523,10 @@ def search(lib, view, rng, iterations, c, deadline=None):
     the bot's rng advanced exactly as the Python search advances it; None if the C search cannot
     take it (the caller runs the Python search from the rng as it was)."""
     state = view._state()
+    from .native_plan import ready, search_state
+    if ready(lib):      # the plan built in C from the loaded struct (plan.c): no determinizer in Python
+        return search_state(lib, lib.ctx(), view.player, view.num_legal_actions, rng, iterations, c, deadline) \
+            if lib.load(state) else None
     world_of = view.determinizer()
     parts = getattr(world_of, "parts", None)
     if parts is None:

@@ -134,3 +134,61 @@ def plan(lib, ctx, player, native_state=False):
         if n != -1:
             return None
         cap *= 4
+
+
+def search_state(lib, ctx, player, n_root, rng, iterations, c, deadline=None, native_state=False, wctx=None):
+    """An ISMCTS search in C of the game in `ctx` (a NativeLib context holding a loaded state, or
+    with native_state a NativeState's pointer) for `player`, its plan built in C: (root statistics
+    {position: (visits, reward)}, iterations), `rng` (a random.Random) advanced exactly as the
+    Python search advances it; None if C cannot (no plan, a stop: the caller searches in Python
+    from the rng as it was)."""
+    if not ready(lib):
+        return None
+    c_ = lib.lib
+    version, words, gauss = rng.getstate()
+    mt = array("I", words)
+    visits, reward = _buf("q", n_root), _buf("d", n_root)
+    done, why = _buf("q", 1), _buf("i", 1)
+    P = _P
+    if native_state:
+        f = c_.gs_st_ismcts
+        f.restype = ctypes.c_int
+        f.argtypes = [_vp, _vp, _i64, _i64, ctypes.c_double, ctypes.c_double, _i64, P(ctypes.c_uint32), P(_i64),
+                      P(ctypes.c_double), P(_i64), P(_i32)]
+        rc = f(ctx, wctx or lib.world_ctx(), player, iterations, float(c), float(deadline or 0), n_root,
+               _ptr(mt, ctypes.c_uint32), _ptr(visits, _i64), _ptr(reward, ctypes.c_double), _ptr(done, _i64),
+               _ptr(why, _i32))
+    else:
+        b = plan(lib, ctx, player)
+        if b is None:
+            return None
+        pb = array("q", b)
+        rc = c_.gs_ismcts(ctx, wctx or lib.world_ctx(), _ptr(pb, _i64), len(pb), iterations, float(c),
+                          float(deadline or 0), n_root, _ptr(mt, ctypes.c_uint32), _ptr(visits, _i64),
+                          _ptr(reward, ctypes.c_double), _ptr(done, _i64), _ptr(why, _i32))
+    if rc != 0:
+        return None
+    rng.setstate((version, tuple(mt), gauss))
+    return {i: (v, r) for i, (v, r) in enumerate(zip(visits[:n_root], reward[:n_root])) if v}, done[0]
+
+
+def ismcts_choose(bot, ns):
+    """ISMCTSBot.choose on a NativeState (interpreter/native_step.py) without its Python State: the
+    position in the state's listing (legal_ids_in_order) the bot would choose at the view of the
+    seat to move, bot.rng advanced as that choice advances it; the search and its plan in C. A state
+    C does not hold, or a search C stops, is chosen by bot.choose on the Python State's view."""
+    legal = ns.legal_ids_in_order()
+    n = len(legal)
+    if n == 1:
+        return 0
+    lib = ns.kit.lib
+    if ns.in_c:
+        import time
+        deadline = None if bot.seconds is None else time.perf_counter() + bot.seconds
+        got = search_state(lib, ns._p, ns.current_player, n, bot.rng, bot.iterations, bot.c, deadline,
+                           native_state=True)
+        if got is not None:
+            children, bot.last_iterations = got
+            return bot._best(children, range(n))
+    s = ns.python_state()
+    return bot.choose(s.view(s.current_player))

@@ -69,6 +69,7 @@ phases:
     next: end
 actions:
   keep:
+    if: "size(hand[actor]) > 0"
     effect: "set_mark(top(hand[actor]), 'tag', 1); move(top(hand[actor]), table); picked = top(table); seen = [top(table)]"
   drop:
     effect: "stopped[actor] = 1; luck[actor] = 3; deal(deck, hand[actor], 1)"
@@ -219,3 +220,111 @@ def test_plan_refuses_what_it_cannot_be():
     words = _buf("Q", 3)
     assert lib.lib.gs_set_poss(cg.ctx, _ptr(words, ctypes.c_uint64), 3) == -1      # not nzones x pw words
     assert NP.poss_of(lib, cg.ctx) == native(path).new_game(players=4, seed=7).poss
+
+
+# -- the search it drives ------------------------------------------------------------------------
+def _ismcts_positions(path, players, seeds, every=5, at_most=6):
+    """(game, state, decision) for some decisions of random games with more than one legal action."""
+    g = native(path)
+    out = []
+    for seed in seeds:
+        s = g.new_game(players=players, seed=seed)
+        r = random.Random(seed)
+        k = 0
+        while not s.is_terminal and len(out) < at_most:
+            n = s.legal_action_count()
+            if n > 1 and k % every == seed % every:
+                out.append(s.clone())
+            k += 1
+            s.apply_index(r.randrange(n))
+    return out
+
+
+@needs_cc
+@pytest.mark.parametrize("path", [os.path.join(ROOT, "games", "bali.yaml"),
+                                  os.path.join(ROOT, "tests", "specs", "sealed.yaml"), "loops"],
+                         ids=lambda p: os.path.basename(p).replace(".yaml", ""))
+def test_search_on_the_c_plan_chooses_as_the_python_planned_one(path):
+    """The native search on the plan C builds (ISMCTSBot engine="native"), the search of a NativeState
+    (native_plan.ismcts_choose: no Python State) and the search on flatten_plan's plan: the same
+    choice, iterations and rng state afterwards as the Python search."""
+    from gamespec.bots.ismcts import ISMCTSBot
+    from gamespec.envs.common import native_kit
+    from gamespec.interpreter import native_plan as NP
+    g = native(path)
+    players = g.max_players if path == "loops" else max(g.min_players, min(4, g.max_players))
+    kit = native_kit(g, players, g.check_options(None), engine="auto")
+    seen = 0
+    for s in _ismcts_positions(path, players, range(4)):
+        v = s.view(s.current_player)
+        a = ISMCTSBot(seed=seen, seat=v.player, iterations=30, engine="native")
+        b = ISMCTSBot(seed=seen, seat=v.player, iterations=30, engine="python")
+        want = b.choose(v)
+        assert a.choose(v) == want
+        assert a.last_iterations == b.last_iterations == 30
+        assert a.rng.getstate() == b.rng.getstate()
+        if not isinstance(kit, str):      # a NativeState of this very game, searched in C
+            ns = kit.from_state(s)
+            assert ns.in_c
+            c = ISMCTSBot(seed=seen, seat=v.player, iterations=30)
+            assert NP.ismcts_choose(c, ns) == want
+            assert c.rng.getstate() == b.rng.getstate() and c.last_iterations == 30
+        seen += 1
+    assert seen >= 4
+
+
+@needs_cc
+@pytest.mark.parametrize("path", [os.path.join(ROOT, "tests", "specs", "sealed.yaml"), "loops",
+                                  os.path.join(ROOT, "tests", "specs", "bluff.yaml")],
+                         ids=lambda p: os.path.basename(p).replace(".yaml", ""))
+def test_vector_env_ismcts_opponents_are_the_python_planned_search(path):
+    """VectorEnv(opponents="ismcts:N"): every seat but the learner's chooses in C as ISMCTSBot(N
+    iterations, exploration 0.7) whose rng is the game's random.Random(seed) (the generator random
+    opponents draw from), searching on the Python engine's plan: the same games, observations, masks,
+    seats and rewards at every step, games reset on their own seeds."""
+    pytest.importorskip("numpy", reason="the rl extra is not installed: pip install '.[rl]'")
+    pytest.importorskip("gymnasium", reason="the rl extra is not installed: pip install '.[rl]'")
+    import numpy as np
+    from gamespec.bots.ismcts import ISMCTSBot
+    from gamespec.envs import VectorEnv, rewards
+    g = native(path)
+    P, n, seed, N, learner = g.min_players, 3, 21, 6, 1
+    env = VectorEnv(g, players=P, num_envs=n, seed=seed, opponents=f"ismcts:{N}", learner=learner)
+
+    def reference(sd):
+        bot = ISMCTSBot(iterations=N, engine="python")
+        bot.rng = random.Random(sd)
+        return [g.new_game(players=P, seed=sd), bot, sd]
+
+    def advance(ref):
+        s, bot, _ = ref
+        while not s.is_terminal and s.current_player != learner:
+            s.apply_index(bot.choose(s.view(s.current_player)))
+
+    refs = [reference(seed + i) for i in range(n)]
+    for ref in refs:
+        advance(ref)
+    obs, info = env.reset()
+    pick = random.Random(0)
+    ended = 0
+    for _ in range(40):
+        for i, ref in enumerate(refs):
+            s = ref[0]
+            assert info["seat"][i] == learner == s.current_player
+            assert obs["observation"][i].tobytes() == s.observation_tensor(learner).tobytes()
+            assert np.flatnonzero(obs["action_mask"][i]).tolist() == sorted(set(s.legal_action_ids()))
+        acts = np.array([pick.choice(sorted(set(ref[0].legal_action_ids()))) for ref in refs])
+        obs, rew, term, trunc, info = env.step(acts)
+        for i, ref in enumerate(refs):
+            s = ref[0]
+            s.apply_id(int(acts[i]))
+            advance(ref)
+            if s.is_terminal:
+                assert term[i] and info["rewards"][i].tolist() == rewards(s) and rew[i] == rewards(s)[learner]
+                refs[i] = reference(ref[2] + n)
+                advance(refs[i])
+                ended += 1
+            else:
+                assert not term[i]
+    assert ended > 0
+    env.close()

@@ -267,3 +267,86 @@ GS_EXPORT int64_t gs_plan(void *ctx, int64_t player, int64_t *out, int64_t cap) 
 GS_EXPORT int64_t gs_st_plan(void *st, int64_t player, int64_t *out, int64_t cap) {
     return plan_build(&((AState *)st)->c->g, player, out, cap);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* ISMCTS from a per-step state (NativeState, VectorEnv's opponent seats): the plan built above */
+/* for the player, then gs_ismcts's search of the struct, no Python State anywhere            */
+/* ------------------------------------------------------------------------------------------ */
+
+/* the plan for player p of g, malloc'd (*len its length), or NULL with *len the reason (< 0) */
+static int64_t *plan_alloc(G *g, int64_t p, int64_t *len) {
+    int64_t cap = 256 + 16 * (int64_t)g->L->ncards;
+    for (int tries = 0; tries < 12; tries++) {
+        int64_t *b = (int64_t *)malloc((size_t)cap * sizeof(int64_t));
+        if (b == NULL) { *len = -5; return NULL; }
+        int64_t n = plan_build(g, p, b, cap);
+        if (n >= 0) { *len = n; return b; }
+        free(b);
+        if (n != -1) { *len = n; return NULL; }
+        cap *= 4;
+    }
+    *len = -1;
+    return NULL;
+}
+
+/* gs_ismcts on the per-step state st for `player` (its plan made here), the worlds played in wctx's G:
+ * 0 done; 1 the search stopped (why); 2 refused; 3 no plan (why: the plan_build code) */
+GS_EXPORT int gs_st_ismcts(void *st, void *wctx, int64_t player, int64_t iterations, double c, double deadline,
+                           int64_t n_root, uint32_t *mt, int64_t *visits, double *reward, int64_t *done_it,
+                           int32_t *why) {
+    AState *s = (AState *)st;
+    G *g = &s->c->g;
+    if (s->why || g->terminal || n_root < 1 || iterations < 1) { *why = B_STATE; return 2; }
+    int64_t len;
+    int64_t *plan = plan_alloc(g, player, &len);
+    if (plan == NULL) { *why = (int32_t)len; return 3; }
+    int rc = gs_ismcts(s->c, wctx, plan, len, iterations, c, deadline, n_root, mt, visits, reward, done_it, why);
+    free(plan);
+    return rc;
+}
+
+/* VectorEnv's ISMCTS opponent seats (gs_st_set_ismcts): the position ISMCTSBot.choose takes at the
+ * pending decision (one legal entry: it, no search; else the search, then the most visited, the
+ * higher mean reward, the lower position), drawing from the game's generator `pick`; < 0: -why */
+static int64_t st_ismcts_pick(AState *s) {
+    G *g = &s->c->g;
+    int64_t n = g->lst.n;
+    if (n == 1) return 0;
+    if (!s->pick_ready) { mt_seed_u64(&s->c->pick, s->pick_seed); s->pick_ready = 1; }
+    if (s->ism_world == NULL) return -B_MEMORY;
+    uint32_t words[625];
+    int64_t *visits = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+    double *reward = (double *)malloc((size_t)n * sizeof(double));
+    if (visits == NULL || reward == NULL) { free(visits); free(reward); return -B_MEMORY; }
+    mt_to(&s->c->pick, words);
+    int64_t done = 0;
+    int32_t why = 0;
+    int rc = gs_st_ismcts(s, ((AState *)s->ism_world)->c, g->actor, s->ism_iters, s->ism_c, 0.0, n, words, visits,
+                          reward, &done, &why);
+    int64_t best = -1;
+    if (rc == 0) {
+        mt_from(&s->c->pick, words);
+        int64_t bv = -1;
+        double bm = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            double m = reward[i] / (double)(visits[i] > 1 ? visits[i] : 1);
+            if (visits[i] > bv || (visits[i] == bv && m > bm)) { best = i; bv = visits[i]; bm = m; }
+        }
+    }
+    free(visits); free(reward);
+    if (rc != 0) return -(why > 0 ? why : B_STATE);
+    return best;
+}
+
+/* ISMCTS opponents for a VectorEnv state: `iterations` a decision (0: random ones), exploration c */
+GS_EXPORT int gs_st_set_ismcts(void *st, int64_t iterations, double c) {
+    AState *s = (AState *)st;
+    if (iterations < 0) return -1;
+    if (iterations > 0 && s->ism_world == NULL) {
+        s->ism_world = gs_st_new();
+        if (s->ism_world == NULL) return -1;
+    }
+    s->ism_iters = iterations;
+    s->ism_c = c;
+    return 0;
+}
