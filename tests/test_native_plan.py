@@ -328,3 +328,43 @@ def test_vector_env_ismcts_opponents_are_the_python_planned_search(path):
                 assert not term[i]
     assert ended > 0
     env.close()
+
+
+@needs_cc
+@pytest.mark.parametrize("path", [os.path.join(ROOT, "games", "bali.yaml"), "loops",
+                                  os.path.join(ROOT, "tests", "specs", "bags.yaml")],
+                         ids=lambda p: os.path.basename(p).replace(".yaml", ""))
+def test_c_plan_leaks_nothing_the_player_cannot_see(path):
+    """The leak property of the new channel: a world the player to move cannot tell apart (a
+    determinization of their view, loaded into C) gives the same search in C (visits, rewards,
+    iterations, rng state) as the real game; a world where a card they see is exchanged with one
+    they do not gives another plan."""
+    from gamespec.interpreter import native_plan as NP
+    from gamespec.interpreter.determinize import determinize, relabel
+    g = native(path)
+    players = g.max_players if path == "loops" else max(g.min_players, min(4, g.max_players))
+    lib = lib_of(path, players)
+    seen = 0
+    for k, s in enumerate(_ismcts_positions(path, players, range(3))):
+        p = s.current_player
+        d = determinize(s, p, random.Random(k))
+        assert d.observation_tensor(p).tobytes() == s.observation_tensor(p).tobytes()
+        got = []
+        for x in (s, d):
+            assert lib.load(x)
+            r = random.Random(100 + k)
+            got.append((NP.search_state(lib, lib.ctx(), p, x.legal_action_count(), r, 25, 0.7), r.getstate()))
+        assert got[0][0] is not None and got[0] == got[1]
+        bit = 1 << p
+        mine = [c for c in range(s.rs.ncards) if s._vis(c) & bit]
+        other = [c for c in range(s.rs.ncards) if not s._vis(c) & bit]
+        if mine and other:
+            m = list(range(s.rs.ncards))
+            m[mine[0]], m[other[0]] = other[0], mine[0]
+            e = relabel(s, m, p, random.Random(k))
+            assert lib.load(s)
+            real = NP.plan(lib, lib.ctx(), p)
+            assert lib.load(e)
+            assert NP.plan(lib, lib.ctx(), p) != real
+        seen += 1
+    assert seen >= 3
