@@ -368,3 +368,39 @@ def test_c_plan_leaks_nothing_the_player_cannot_see(path):
             assert NP.plan(lib, lib.ctx(), p) != real
         seen += 1
     assert seen >= 3
+
+
+@needs_cc
+def test_vector_env_ismcts_opponents_on_threads_and_clones():
+    """Two threads play the same ISMCTS opponents' games as one; a NativeState's clone keeps the
+    possibility sets and chooses as the original."""
+    pytest.importorskip("numpy", reason="the rl extra is not installed: pip install '.[rl]'")
+    pytest.importorskip("gymnasium", reason="the rl extra is not installed: pip install '.[rl]'")
+    import numpy as np
+    from gamespec.bots.ismcts import ISMCTSBot
+    from gamespec.envs import VectorEnv
+    from gamespec.envs.common import native_kit
+    from gamespec.interpreter import native_plan as NP
+    g = native(os.path.join(ROOT, "tests", "specs", "bluff.yaml"))
+    envs = [VectorEnv(g, players=3, num_envs=8, seed=4, opponents="ismcts:5", learner=0, num_threads=t) for t in (1, 2)]
+    outs = [e.reset()[0] for e in envs]
+    for _ in range(30):
+        a = outs[0]["action_mask"].argmax(axis=1)
+        got = [e.step(a) for e in envs]
+        outs = [x[0] for x in got]
+        assert np.array_equal(outs[0]["observation"], outs[1]["observation"])
+        assert np.array_equal(got[0][1], got[1][1]) and np.array_equal(got[0][2], got[1][2])
+    for e in envs:
+        e.close()
+    kit = native_kit(g, 3, g.check_options(None), engine="auto")
+    ns = kit.new_game(5)
+    r = random.Random(5)
+    while not ns.is_terminal and len(ns.legal_action_ids()) < 2:
+        ns.apply_id(r.choice(ns.legal_action_ids()))
+    twin = ns.clone()
+    s = ns.python_state()
+    lib = kit.lib
+    assert NP.poss_of(lib, twin._p, native_state=True) == NP.poss_of(lib, ns._p, native_state=True) == s.poss
+    a, b = ISMCTSBot(seed=1, iterations=20), ISMCTSBot(seed=1, iterations=20)
+    assert NP.ismcts_choose(a, ns) == NP.ismcts_choose(b, twin)
+    assert a.rng.getstate() == b.rng.getstate()
