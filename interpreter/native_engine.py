@@ -198,7 +198,11 @@ class NativeLib:
         if buf is None:
             return False
         b = array("q", buf)
-        return self.lib.gs_load(self.ctx(), _ptr(b, ctypes.c_int64), len(b)) == 0
+        if self.lib.gs_load(self.ctx(), _ptr(b, ctypes.c_int64), len(b)) != 0:
+            return False
+        from .native_plan import set_poss       # the struct keeps State.poss too (plan.c)
+        set_poss(self, self.ctx(), state.poss)
+        return True
 
     def rollout(self, mt_state):
         """Random decisions from the loaded state to the end with the MT19937 state (625 words):
@@ -320,6 +324,7 @@ def flatten_plan(lib, s, p, parts):
         if slot is None:
             return None
         slots.append(slot)
+    slots.sort()        # by slot (the order of s.fenv's keys is the order they were made: plan.c lists by slot)
     out += [len(slots)] + slots
     vis = {"zone": 0, "public": 1, "hidden": 2}
     out += [vis.get(d.visibility, 2) for d in rs.mark_decl]
@@ -518,6 +523,10 @@ def search(lib, view, rng, iterations, c, deadline=None):
     the bot's rng advanced exactly as the Python search advances it; None if the C search cannot
     take it (the caller runs the Python search from the rng as it was)."""
     state = view._state()
+    from .native_plan import ready, search_state
+    if ready(lib):      # the plan built in C from the loaded struct (plan.c): no determinizer in Python
+        return search_state(lib, lib.ctx(), view.player, view.num_legal_actions, rng, iterations, c, deadline) \
+            if lib.load(state) else None
     world_of = view.determinizer()
     parts = getattr(world_of, "parts", None)
     if parts is None:

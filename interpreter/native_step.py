@@ -116,6 +116,8 @@ class StepKit:
         if self.c.gs_st_load(new._p, _ptr(b, _i64), len(b)) != 0:
             new._py = state.clone()
             return new
+        from .native_plan import set_poss       # the struct keeps State.poss too (plan.c)
+        set_poss(self.lib, new._p, state.poss, native_state=True)
         new._sync()
         return new
 

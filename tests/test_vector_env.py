@@ -262,8 +262,9 @@ def test_gymnasium_spaces_and_conventions():
                {"opponents": "random", "learner": 9}):
         with pytest.raises(UsageError):
             VectorEnv(game, players=game.min_players, **{"num_envs": 2, **kw})
-    with pytest.raises(UsageError, match="determinization plan the Python engine makes"):
-        VectorEnv(game, players=game.min_players, num_envs=2, opponents="ismcts:50")
+    for bad in ("ismcts:0", "ismcts:x", "ismcts:-3", "ismcts:"):
+        with pytest.raises(UsageError, match="ismcts:N"):
+            VectorEnv(game, players=game.min_players, num_envs=2, opponents=bad)
     env.close()
     assert issubclass(UsageError, GamespecError)
 

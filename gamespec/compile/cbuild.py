@@ -100,7 +100,7 @@ def compiler():
 def runtime_sources():
     d = runtime_dir()
     out = []
-    for name in ("runtime.h", "runtime.c", "agent.h", "step.c", "combi.c"):   # (step.c, combi.c: included by runtime.c)
+    for name in ("runtime.h", "runtime.c", "agent.h", "step.c", "combi.c", "plan.c"):   # (step.c, combi.c: included by runtime.c)
         with open(os.path.join(d, name), "rb") as f:
             out.append(f.read())
     return out

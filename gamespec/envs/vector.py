@@ -19,6 +19,14 @@ OBS_DTYPES = {"float32": 0, "int16": 1, "int8": 2, "uint8": 3}
 W_RANGE = 202
 
 
+def _ismcts_iterations(opponents):
+    """N of 'ismcts:N' (a whole number >= 1), else None."""
+    if not isinstance(opponents, str) or not opponents.startswith("ismcts:"):
+        return None
+    n = opponents[len("ismcts:"):]
+    return int(n) if n.isdigit() and n.isascii() and 1 <= int(n) <= 10 ** 7 else None
+
+
 class _VecArgs(ctypes.Structure):
     """step.c's VecArgs: every argument of gs_vec_call, made once per buffer set (one pointer a call)."""
     _fields_ = [(name, ctypes.c_void_p if kind == "p" else ctypes.c_int64) for name, kind in (
@@ -46,11 +54,9 @@ class VectorEnv(gym.vector.VectorEnv):
                  num_threads=1, observations=True, stream=None, obs_dtype="float32"):
         if type(num_envs) is not int or num_envs < 1:
             raise UsageError(f"num_envs is a whole number >= 1, not {num_envs!r}")
-        if opponents not in OPPONENTS:
-            raise UsageError(f"opponents is None or 'random', not {opponents!r}" + (
-                ": an ISMCTS seat is not offered in C (the native ISMCTS searches from a determinization "
-                "plan the Python engine makes for each decision, so every opponent decision would leave C; "
-                "docs/agents.md)" if isinstance(opponents, str) and opponents.startswith("ismcts") else ""))
+        ismcts = _ismcts_iterations(opponents)
+        if opponents not in OPPONENTS and ismcts is None:
+            raise UsageError(f"opponents is None, 'random' or 'ismcts:N' (N iterations >= 1), not {opponents!r}")
         if reward not in ("win", "score"):
             raise UsageError(f"reward is 'win' or 'score', not {reward!r}")
         if type(num_threads) is not int or not 1 <= num_threads <= 64:
@@ -90,6 +96,16 @@ class VectorEnv(gym.vector.VectorEnv):
                 self.close()
                 raise MemoryError("the native engine could not allocate a game")
             self._ptrs[i] = p
+        if ismcts:      # the search and its determinization plan in C (interpreter/native/plan.c)
+            from gamespec.interpreter.native_plan import ready
+            if not ready(kit.lib):
+                self.close()
+                raise UsageError("this spec's determinization plan is not available in C: no ISMCTS opponents")
+            kit.c.gs_st_set_ismcts.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_double]
+            for p in self._ptrs:
+                if kit.c.gs_st_set_ismcts(int(p), ismcts, 0.7) != 0:
+                    self.close()
+                    raise MemoryError("the native engine could not allocate a game")
         self._turn = 0
         self._seeds = np.zeros(num_envs, np.uint64)
         self._games = np.zeros(num_envs, np.int64)

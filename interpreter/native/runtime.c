@@ -299,8 +299,8 @@ int zcontains(G *g, int64_t zi, V x) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* moves and knowledge (interpreter/runtime.py; the determinization's possibility sets are not*/
-/* kept: nothing in a playout reads them)                                                     */
+/* moves and knowledge (interpreter/runtime.py; every move widens the determinization's       */
+/* possibility sets, g->poss, as State.poss: plan.c)                                          */
 /* ------------------------------------------------------------------------------------------ */
 static void lose_track(G *g, int32_t c, int32_t src, uint64_t blind) {
     uint64_t keep = ~blind;
@@ -375,6 +375,7 @@ void rt_move(G *g, int64_t c64, int64_t dst, int face, int bottom) {
     if (bottom) zinsert0(g, &g->z[d], c); else zpush(g, &g->z[d], c);
     g->loc[c] = d;
     cnt_move(g, c, src, d);
+    rt_poss_widen(g, src, d);
     CNT_CHECK(g);
     uint64_t old, nw, blind;
     if (g->nface || face) {
@@ -431,6 +432,7 @@ void rt_deal(G *g, int64_t src64, int64_t dst64, int64_t n, int face) {
             g->loc[c] = dst;
         }
         zs->n -= (int32_t)n;
+        rt_poss_widen(g, src, dst);
         if (counted)
             for (int64_t k = 0; k < n; k++) L->cnt_move(g, zd->a[zd->n - n + k], L->cnt_row[src], L->cnt_row[dst]);
         CNT_CHECK(g);
@@ -1797,6 +1799,9 @@ GS_EXPORT void *gs_new(void) {
     g->init_a = (int32_t *)xcalloc((size_t)L->ncards + 1, sizeof(int32_t));
     g->init_off = (int32_t *)xcalloc((size_t)L->nzones + 1, sizeof(int32_t));
     g->loc0 = (int32_t *)xcalloc((size_t)L->ncards + 1, sizeof(int32_t));
+    g->pw = (L->nzones + 63) / 64;
+    g->poss = (uint64_t *)xcalloc((size_t)L->nzones * (size_t)g->pw + 1, sizeof(uint64_t));
+    if (!g->poss) return NULL;
     if (!g->z || !g->loc || !g->kn || !g->face || !g->mk || !g->v || !g->ff || !g->scores || !g->stamp ||
         !g->stamp_gen || !g->cnt || !g->cnt0 || !g->init_a ||
         !g->init_off || !g->loc0) return NULL;
@@ -1810,7 +1815,7 @@ GS_EXPORT void gs_free(void *ctx) {
     for (int32_t k = 0; k < g->L->nzones; k++) free(g->z[k].a);
     free(g->z); free(g->loc); free(g->kn); free(g->face); free(g->mk); free(g->v); free(g->ff);
     free(g->scores); free(g->stamp); free(g->stamp_gen); free(g->stored); free(g->cnt); free(g->cnt0);
-    free(g->init_a); free(g->init_off); free(g->loc0);
+    free(g->init_a); free(g->init_off); free(g->loc0); free(g->poss);
     free(g->lst.act); free(g->lst.off); free(g->lst.vals); arena_free(&g->lst.ar);
     free(g->lst2.act); free(g->lst2.off); free(g->lst2.vals); arena_free(&g->lst2.ar);
     arena_free(&g->ar[0]); arena_free(&g->ar[1]);
@@ -1871,6 +1876,7 @@ static void g_new_game_gen(G *g, uint64_t seed, int32_t gen) {     /* State.new(
     }
     cnt_recount(g, 1);
     CNT_CHECK(g);
+    rt_poss_reset(g, 0);
     L->setup(g);
     g->rng = rng_seed_state(seed);
     g->gen = gen;
@@ -2247,6 +2253,7 @@ static int load_state(G *g, const int64_t *buf, int64_t len) {
     }
     for (int32_t c = 0; c < L->ncards; c++) if (g->loc[c] < 0) return -1;
     cnt_recount(g, 0);
+    rt_poss_reset(g, 1);
     for (int32_t c = 0; c < L->ncards; c++) g->kn[c] = (uint64_t)rd(&r) & L->ALL;
     for (int32_t c = 0; c < L->ncards; c++) {
         int64_t f = rd(&r);
@@ -2484,6 +2491,7 @@ static void g_copy(G *w, const G *b) {      /* a world starts as a copy of the b
         zw->n = zb->n;
     }
     memcpy(w->loc, b->loc, (size_t)L->ncards * sizeof(int32_t));
+    memcpy(w->poss, b->poss, (size_t)L->nzones * (size_t)b->pw * sizeof(uint64_t));
     if (L->ncnt) memcpy(w->cnt, b->cnt, (size_t)L->cnt_size * sizeof(int32_t));
     CNT_CHECK(w);
     memcpy(w->kn, b->kn, (size_t)L->ncards * sizeof(uint64_t));
@@ -3119,3 +3127,8 @@ void rt_win_done(G *g, int oslot) {                 /* window_done: the outcome 
 /* combinatorics: subsets, combinations, permutations, product, runs (combi.c; docs/native.md) */
 /* ------------------------------------------------------------------------------------------ */
 #include "combi.c"
+
+/* ------------------------------------------------------------------------------------------ */
+/* the determinization plan built in C (plan.c; interpreter/determinize.py's)                 */
+/* ------------------------------------------------------------------------------------------ */
+#include "plan.c"

@@ -113,6 +113,7 @@ typedef struct G {
     int32_t cnt0_made;
     int32_t *init_a, *init_off, *loc0;   /* a new game's zones before its setup: cards by zone, offsets, loc */
     int32_t init_made;
+    uint64_t *poss; int32_t pw;   /* per zone, pw words: the set-up zones its cards may come from (plan.c) */
 } G;
 
 typedef struct Layout {
@@ -374,6 +375,12 @@ static inline void rt_move_v(G *g, V c, int64_t dst, int face, int bottom) {    
 void rt_move_list(G *g, V xs, int64_t dst, int face, int bottom);
 void rt_move_zone(G *g, int64_t src, int64_t dst, int face, int bottom);
 void rt_deal(G *g, int64_t src, int64_t dst, int64_t n, int face);
+static inline void rt_poss_widen(G *g, int32_t src, int32_t dst) {   /* State.poss[dst] |= poss[src] */
+    uint64_t *d = g->poss + (size_t)dst * (size_t)g->pw;
+    const uint64_t *s = g->poss + (size_t)src * (size_t)g->pw;
+    for (int32_t k = 0; k < g->pw; k++) d[k] |= s[k];
+}
+void rt_poss_reset(G *g, int any);    /* plan.c: a new game's (0) or a loaded state's (1, rs.any_poss) */
 void rt_shuffle(G *g, int64_t zi);
 void rt_reveal_card(G *g, V c, int64_t p);
 void rt_reveal_list(G *g, V xs, int64_t p);

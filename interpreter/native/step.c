@@ -29,6 +29,7 @@ typedef struct AState {
     BadPlace bad;            /* VectorEnv: where a row's value did not fit its type (at -1: none) */
     uint64_t pick_seed;      /* the game's seed: `pick` is seeded from it at the first opponent's choice (a */
     int32_t pick_ready;      /* Mersenne Twister's seeding is ~3,000 instructions; without opponents, never) */
+    int64_t ism_iters; double ism_c; void *ism_world;   /* ISMCTS opponents (plan.c, gs_st_set_ismcts) */
 } AState;
 
 static inline uint64_t st_vis(const G *g, int64_t c) {   /* State._sight: who sees card c where it lies */
@@ -221,6 +222,7 @@ GS_EXPORT void gs_st_free(void *p) {
     AState *s = (AState *)p;
     gs_free(s->c);
     free(s->ids);
+    if (s->ism_world != NULL) gs_st_free(s->ism_world);
     free(s);
 }
 
@@ -621,12 +623,16 @@ static int vec_rewards(G *g, float *r, int kind) {
     return 0;
 }
 
-/* opponents (random, with the game's own generator) until the learner is to move or the game ends */
+static int64_t st_ismcts_pick(AState *s);      /* plan.c */
+
+/* opponents (random, or ISMCTS: plan.c; with the game's own generator) until the learner is to move
+ * or the game ends */
 static int vec_opponents(AState *s, int32_t learner) {
     G *g = &s->c->g;
     while (learner >= 0 && !g->terminal && g->actor != learner) {
         if (!s->pick_ready) { mt_seed_u64(&s->c->pick, s->pick_seed); s->pick_ready = 1; }
-        int64_t k = mt_randbelow(&s->c->pick, g->lst.n);
+        int64_t k = s->ism_iters > 0 ? st_ismcts_pick(s) : mt_randbelow(&s->c->pick, g->lst.n);
+        if (k < 0) return (int)k;
         int rc = st_apply_entry(s, (int32_t)k);
         if (rc) return rc;
     }
