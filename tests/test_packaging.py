@@ -93,3 +93,20 @@ def test_installed_web_assets(installed):
     static = installed / "gamespec" / "web" / "static"
     for f in ("lobby.html", "seat.html", "style.css", "lobby.js", "seat.js"):
         assert (static / f).is_file(), f
+
+
+def test_installed_library_of_games(installed, tmp_path):
+    """The library's games ship as package data and are found from anywhere: `gamespec list` names
+    every game of games/, `new --from` copies one (a namespace's MultiplexedPath once hid them)."""
+    import glob
+    import json
+    script = str(installed / "bin" / "gamespec")
+    r = subprocess.run([sys.executable, script, "list", "--json"], capture_output=True, text=True, cwd=tmp_path,
+                       env=_env(installed), timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    listed = json.loads(r.stdout)
+    ids = {g["id"] for g in (listed["games"] if isinstance(listed, dict) else listed)}
+    assert ids == {os.path.basename(p)[:-5] for p in glob.glob(os.path.join(ROOT, "games", "*.yaml"))}
+    r = subprocess.run([sys.executable, script, "new", "mine", "--from", "hearts"], capture_output=True, text=True,
+                       cwd=tmp_path, env=_env(installed), timeout=120)
+    assert r.returncode == 0 and (tmp_path / "mine.yaml").is_file(), r.stdout + r.stderr

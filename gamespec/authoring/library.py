@@ -26,14 +26,12 @@ class Entry:
 
 
 def games_dir() -> Path:
-    """The library's folder: installed, the package data gamespec.games; in a checkout, games/."""
-    try:
-        from importlib.resources import files
-        here = Path(str(files("gamespec.games")))
-        if here.is_dir():
-            return here
-    except (ModuleNotFoundError, TypeError):
-        pass
+    """The library's folder: installed, the package data gamespec/games; in a checkout, games/.
+    (Not importlib.resources: gamespec.games is a namespace of data files, whose `files()` is a
+    MultiplexedPath, not a folder.)"""
+    here = Path(__file__).resolve().parents[1] / "games"
+    if here.is_dir():
+        return here
     return Path(__file__).resolve().parents[2] / "games"
 
 
