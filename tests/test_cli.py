@@ -568,3 +568,13 @@ def test_python_m_gamespec_simulate_with_two_workers():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["games_finished"] == 4 and out["workers"] == 2 and r.stderr == ""
+
+
+def test_check_strict_with_a_warning_does_not_say_ok(capsys):
+    """Under --strict a warning fails the check (exit 1): the summary line says so, never 'ok'."""
+    step4 = os.path.join(ROOT, "docs", "tutorial", "step4.yaml")
+    code, out, err = run(capsys, "check", "--strict", step4)
+    assert code == 1 and "warning" in err
+    assert out.strip() == f"{step4}: fails --strict, 1 warning", out
+    code, out, _ = run(capsys, "check", step4)
+    assert code == 0 and out.strip() == f"{step4}: ok"

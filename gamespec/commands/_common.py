@@ -76,8 +76,8 @@ def game_args(sp) -> None:
     sp.add_argument("--players", "-p", type=whole_number, metavar="P",
                     help="number of players (default: the spec's smallest)")
     sp.add_argument("--seed", "-s", type=seed_number, default=None, metavar="S",
-                    help="random seed, 0 to 2**64 - 1 (default: 64 bits of OS entropy, printed so the "
-                         "run can be repeated)")
+                    help="random seed, 0 to 2**64 - 1 (default: 64 bits of OS entropy; run and simulate "
+                         "print it so the run can be repeated, play keeps it secret: it tells every card)")
     sp.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS",
                     help="end a game that runs longer than this with an error (default: none; the "
                          "spec's step budgets still bound every game)")

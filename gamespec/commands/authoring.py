@@ -57,7 +57,9 @@ def cmd_check(args) -> int:
                 print(x["text"], file=sys.stderr)
             if entry["ok"]:
                 n, a = len(entry["warnings"]), len(entry["allowed"])
-                print(f"{path}: ok" + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else "")
+                # under --strict a warning fails the check: say so, not "ok" beside exit code 1
+                head = f"{path}: fails --strict" if args.strict and n else f"{path}: ok"
+                print(head + (f", {n} warning{'s' if n != 1 else ''}" if args.strict else "")
                       + (f", {a} allowed by the spec" if a else ""))
     ok = all(e["ok"] for e in report) and not (args.strict and any(e["warnings"] for e in report))
     if args.json:

@@ -143,7 +143,7 @@ def _line_text(line, labels, reader):
         who = f" (as seat {reader} saw it)" if reader is not None else ""
         seed = f", seed {line['seed']}" if line.get("seed") is not None else ""
         opts = line.get("options") or {}
-        o = ", options: " + ", ".join(f"{k}={v}" for k, v in opts.items()) if opts else ""
+        o = ", options: " + ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in opts.items()) if opts else ""
         return f"{line.get('game', '?')}: {line.get('players', '?')} players{seed}{o}{who}"
     if t == "chance":
         zone = line.get("zone")
