@@ -23,7 +23,7 @@ def test_defaults_without_hints():
     assert p["zones"]["number_deck"] == {"name": "number deck", "show": True, "area": "shared", "group": None,
                                         "per_player": False, "family": False, "kind": "pile"}
     assert p["zones"]["faceup"]["area"] == "player" and p["zones"]["faceup"]["per_player"]
-    assert p["variables"]["round_pts"] == {"name": "round pts", "show": True, "per_player": True}
+    assert p["variables"]["round_pts"] == {"name": "round pts", "show": True, "per_player": True, "player": False}
 
 
 def test_colour_defaults_to_a_colour_attribute_with_named_colours():
@@ -69,3 +69,20 @@ def test_the_schema_checks_the_shape(extra):
     with pytest.raises(gamespec.SpecErrors) as e:
         _load(extra)
     assert "k.yaml:" in str(e.value)
+
+
+def test_a_player_typed_variable_names_a_person_on_the_screen():
+    """A variable of type player shows as 'you' / 'player N' (the words of play), not a bare number:
+    its hints say so ("player": True) for the terminal and the browser."""
+    from gamespec.spec.presentation import of_game
+    from gamespec.table.screen import Screen
+    from gamespec.table.transcript import Labels
+    g = gamespec.load(os.path.join(ROOT, "games", "klink.yaml"))
+    hints = of_game(g)
+    assert hints["variables"]["holder"]["player"] is True and hints["variables"]["rounds"]["player"] is False
+    s = g.new_game(players=3, seed=3)
+    screen = Screen(hints, Labels(s.rs), 3, 1)
+    text = "\n".join(t for t, _ in screen.lines(s.view(1).observation, "head"))
+    holder = s.view(1).observation["variables"]["holder"]
+    want = "you" if holder == 1 else f"player {holder}"
+    assert f"Holds the pair {want}" in text, text

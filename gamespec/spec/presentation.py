@@ -95,7 +95,7 @@ def resolve(spec, data, filename="<spec>") -> dict:
     for name, decl in spec.variables.items():
         h = vhints.get(name) or {}
         variables[name] = {"name": h.get("name") or _title(name), "show": h.get("show", True),
-                           "per_player": decl.per_player}
+                           "per_player": decl.per_player, "player": decl.type == "player"}
     if errors:
         raise SpecErrors(errors)
     return {"colour": colour, "value": value, "colours": colours, "zones": zones, "variables": variables,

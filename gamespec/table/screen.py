@@ -37,7 +37,13 @@ class Screen:
         return (self.hints.get("zones") or {}).get(name) or {"name": name.replace("_", " "), "show": True,
                                                             "area": "shared", "group": None, "per_player": False}
 
-    def value(self, x) -> str:
+    def value(self, x, player=False) -> str:
+        """A variable's value in words; a player-typed one ("player": True in its hints) as a person
+        ("you", "player N")."""
+        if player and type(x) is int and 0 <= x < self.P:
+            return seat_name(x, self.me)
+        if player and isinstance(x, list):
+            return ", ".join(self.value(y, True) for y in x) if x else "none"
         if x is None:
             return "?"
         if isinstance(x, bool):
@@ -110,9 +116,9 @@ class Screen:
                 continue
             if h.get("per_player") and isinstance(v, list) and len(v) == self.P:
                 for p, x in enumerate(v):
-                    svars[p].append((h["name"], self.value(x)))
+                    svars[p].append((h["name"], self.value(x, h.get("player"))))
             else:
-                glob.append((h["name"], self.value(v)))
+                glob.append((h["name"], self.value(v, h.get("player"))))
         return seats, svars, [(g, groups[g]) for g in order], glob
 
     # -- the screen -----------------------------------------------------------------------------

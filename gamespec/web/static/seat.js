@@ -77,7 +77,10 @@ function drawZone(msg, label, z, name, title) {
   return box;
 }
 
-function displayValue(v, name) {
+function displayValue(v, name, player, me) {
+  // a player-typed variable (its hint's "player") names a person: "You", "Player N"
+  if (player && Number.isInteger(v) && v >= 0) return seatName(v, me);
+  if (player && Array.isArray(v)) return v.length ? v.map((x) => displayValue(x, name, player, me)).join(", ") : "none";
   if (v === null || v === undefined) return "?";
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (Array.isArray(v)) return v.length ? v.map((x) => displayValue(x, name)).join(", ") : "none";
@@ -111,8 +114,8 @@ function layout(msg, name) {
   for (const [vn, v] of Object.entries(msg.variables)) {
     const h = varHint(msg, vn);
     if (h.show === false) continue;
-    if (h.per_player && Array.isArray(v) && v.length === P) v.forEach((x, p) => seats[p].vars.push([h.name, displayValue(x, name)]));
-    else globals.push([h.name, displayValue(v, name)]);
+    if (h.per_player && Array.isArray(v) && v.length === P) v.forEach((x, p) => seats[p].vars.push([h.name, displayValue(x, name, h.player, me)]));
+    else globals.push([h.name, displayValue(v, name, h.player, me)]);
   }
   return {seats, groups: order.map((g) => groups.get(g)), globals};
 }
