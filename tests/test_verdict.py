@@ -148,3 +148,13 @@ def test_the_bot_strength_chart_cuts_no_label():
         for t in fig.axes[0].get_yticklabels():
             b = t.get_window_extent(r)
             assert b.x0 >= -1 and b.x1 <= W + 1 and b.y0 >= -1 and b.y1 <= H + 1, (t.get_text(), b, W, H)
+
+
+def test_a_few_games_do_not_make_a_game_fair():
+    """No evidence that seats differ from 20 games is no evidence at all: the verdict says fairness is
+    not settled and how wide a win rate's interval is; from enough games it says fair."""
+    few = study_verdict([_summary([11, 9], 20, rotated=False)])
+    assert "fairness not settled: no evidence that seats differ" in few and "±20 points" in few, few
+    assert not re.search(r"(^|: )fair:", few), few
+    many = study_verdict([_summary([510, 490], 1000, rotated=False)])
+    assert "fair: no evidence that seats differ" in many and "not settled" not in many, many

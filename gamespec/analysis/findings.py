@@ -22,6 +22,7 @@ MAX_NAMED = 12          # restrictions, kinds, actions named in one sentence; th
 MAX_SEATS_LISTED = 4    # seat win rates listed one by one; above, the best and the worst seat
 RARE_SHARE = 0.01       # "rarely played": under 1% of the decisions of the traced games
 ALPHA = 0.05
+WIDE = 0.10      # a verdict of "fair" needs every win rate known to within this (half its 95% interval)
 
 HOW_TO_RECORD = "simulate records them unless told --no-trace (every engine, every kind of seat)"
 
@@ -729,6 +730,12 @@ def _fairness(summaries):
         units = "teams" if all(t[4] == "teams" for t in tests) else "seats"     # a team game: its teams
         text = (f"fair: no evidence that {units} differ ({pvalue(p)}"
                 f"{f', the lowest of {len(tests)} tests' if several else ''})")
+        half = max(((ci[1] - ci[0]) / 2 for t in tests for _, _, ci in t[1]
+                    if ci and None not in ci), default=0.0)
+        if half > WIDE:     # a few games show no difference because they could show none
+            text = (f"fairness not settled: no evidence that {units} differ ({pvalue(p)}), but a win "
+                    f"rate is known only to within ±{round(100 * half)} points: play more games "
+                    "(--games) to tell")
         for s in summaries:         # the first seat's own test (from 3 seats) may see what the test of all misses
             fs = (s.get("metrics") or {}).get("first_seat")
             if (s.get("restriction") is None and _clean_seats(s) and not seat_test_blind(s) and fs
