@@ -225,3 +225,18 @@ def test_compare_config_accepts_bots_and_game(tmp_path, capsys):
                          "bots=greedy,random", "--config", "game=G", "--json")
     assert code == 0, err
     assert json.loads(out)["pairs"] == [["G: 2 players", "G: 2 players, bots=greedy,random"]]
+
+
+def test_a_game_log_given_as_records_is_named_for_what_it_is(tmp_path, capsys):
+    """report/compare given a game log (run --log) or a saved state say what the file is and what
+    writes records, instead of a field error ('scores' is not a list...)."""
+    import os
+    log = tmp_path / "k.jsonl"
+    spec = os.path.join(os.path.dirname(os.path.dirname(__file__)), "games", "klink.yaml")
+    assert main(["run", spec, "--players", "3", "--seed", "1", "--log", str(log)]) == 0
+    capsys.readouterr()
+    with pytest.raises(RecordsError, match=r"k\.jsonl:1: this is a game log \(gamespec run --log\), not a records"):
+        read_records(str(log))
+    assert main(["report", str(log), "-o", str(tmp_path / "r.html")]) == 1
+    err = capsys.readouterr().err
+    assert "simulate --records" in err and "Traceback" not in err

@@ -185,6 +185,11 @@ def _check(rec, where):
     """A record row as read from a file (anyone's): every field the analysis uses, checked."""
     if not isinstance(rec, dict):
         raise RecordsError(f"{where}: a record is a JSON object")
+    fmt = rec.get("format")
+    if isinstance(fmt, str) and fmt.startswith(("gamespec-log/", "gamespec-state/")):
+        kind = "a game log (gamespec run --log)" if fmt.startswith("gamespec-log/") else "a saved game state"
+        raise RecordsError(f"{where}: this is {kind}, not a records file: records are written by "
+                           "gamespec simulate --records FILE (gamespec show or replay read a game log)")
     if not (type(rec.get("seed")) is int and 0 <= rec["seed"] < SEED_LIMIT):
         raise RecordsError(f"{where}: the record has no whole-number 'seed' (0 to 2**64 - 1)")
     if type(rec.get("players")) is not int:
