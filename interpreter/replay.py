@@ -289,6 +289,15 @@ def replay_file(game, path, timeout=None, progress=None) -> dict:
 PROGRESS_SECONDS = 10.0     # how often a long replay calls its `progress`
 
 
+def other_spec(header, game) -> str:
+    """Why a log's header does not fit the spec given: another game, or another version of it."""
+    name = header.get("game")
+    if isinstance(name, str) and name != game.name:
+        shown = name if len(name) <= 80 else name[:77] + "..."
+        return f"the log is of the game {shown!r}, not of {game.name!r} (the spec given)"
+    return "the log was written by another version of the spec"
+
+
 def replay(game, lines, timeout=None, progress=None) -> dict:
     """Re-play a full log and check EVERY line against the game it re-plays.
 
@@ -323,7 +332,7 @@ def replay(game, lines, timeout=None, progress=None) -> dict:
         if "for_player" in h:
             return fail("this is a log as one player saw it; replay needs the full log")
         if h.get("spec_sha256") != game.spec.sha256:
-            return fail("the log was written by another version of the spec" if "spec_sha256" in h
+            return fail(other_spec(h, game) if "spec_sha256" in h
                         else "malformed log: the header has no spec_sha256")
         P, opts, seed = _header(h, game)
         gen = generator_of(h)

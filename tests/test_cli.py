@@ -578,3 +578,15 @@ def test_check_strict_with_a_warning_does_not_say_ok(capsys):
     assert out.strip() == f"{step4}: fails --strict, 1 warning", out
     code, out, _ = run(capsys, "check", step4)
     assert code == 0 and out.strip() == f"{step4}: ok"
+
+
+def test_replay_of_another_games_log_names_both_games(capsys, tmp_path):
+    """A log replayed against another game's spec says so (it once blamed 'another version of the
+    spec'); the same in show."""
+    log = tmp_path / "k.jsonl"
+    klink, bali = os.path.join(ROOT, "games", "klink.yaml"), os.path.join(ROOT, "games", "bali.yaml")
+    assert run(capsys, "run", klink, "--players", 3, "--seed", 1, "--log", log)[0] == 0
+    code, out, err = run(capsys, "replay", log, "--spec", bali)
+    assert code == 1 and "the log is of the game 'Klink', not of 'Bali' (the spec given)" in out + err, out + err
+    code, out, err = run(capsys, "show", log, "--spec", bali)
+    assert code != 0 and "the log is of the game 'Klink', not of 'Bali'" in err, err

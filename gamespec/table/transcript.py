@@ -294,9 +294,9 @@ def show_log(path, spec=None, reader=None) -> list:
 
 def _checked_header(header, game):
     from gamespec.errors import StateFormatError
-    from gamespec.interpreter.replay import _header, _Malformed
+    from gamespec.interpreter.replay import _header, _Malformed, other_spec
     if header.get("spec_sha256") not in (None, game.spec.sha256):
-        raise StateFormatError("the log was written by another version of the spec")
+        raise StateFormatError(other_spec(header, game))
     try:
         return _header(header, game)
     except _Malformed as e:
