@@ -169,6 +169,20 @@ def test_plain_output_when_not_a_terminal():
     assert "Your options:" in p.stdout and "   1. " in p.stdout
 
 
+@pytest.mark.parametrize("how", ["--no-color", "NO_COLOR"])
+def test_no_escape_codes_on_a_terminal_when_told(how):
+    """On a terminal, --no-color or NO_COLOR=1 give plain text: no colour and no bold or dim either
+    (docs/play.md: the game can be scripted)."""
+    path = os.path.join(ROOT, "games", "klink.yaml")
+    args = ["play", path, "--players", "3", "--seed", "2"] + (["--no-color"] if how == "--no-color" else [])
+    env = dict(os.environ, COLUMNS="200", **({"NO_COLOR": "1"} if how == "NO_COLOR" else {}))
+    child = pexpect.spawn(GAMESPEC, args, encoding="utf-8", timeout=300, dimensions=(60, 200), cwd=ROOT, env=env)
+    child.expect(r"Your move \[")
+    seen = child.before
+    child.close(force=True)
+    assert "Your options:" in seen and "\x1b[" not in seen, repr(seen[:300])
+
+
 def test_input_ending_leaves_the_table(capsys, monkeypatch):
     from gamespec.cli import main
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))

@@ -38,13 +38,13 @@ class Output:
     def __init__(self, stream=None, color=None):
         self.stream = stream or sys.stdout
         self.console = None
+        if color is False or os.environ.get("NO_COLOR"):      # plain text: no escape codes at all
+            return
         try:
             from rich.console import Console
         except ImportError:
             return
         kw = {"file": self.stream, "highlight": False, "soft_wrap": True}
-        if color is False:
-            kw["no_color"] = True
         self.console = Console(**kw)
 
     def line(self, text="", style=None):
