@@ -60,7 +60,6 @@ def search_ms(game, players, states, iterations, mode):
 
 
 def vector_rate(game, players, envs, steps, opponents):
-    import numpy as np
     from gamespec.envs import VectorEnv
     env = VectorEnv(game, players=players, num_envs=envs, seed=1, opponents=opponents, learner=0)
     obs, _ = env.reset()

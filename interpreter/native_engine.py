@@ -15,6 +15,8 @@ from hashlib import sha512 as _sha512
 
 from gamespec import mirrors as _mirrors
 
+from .native_values import T_BOOL, T_INT, T_LIST, T_NONE, T_STR, _buf, _ptr, _Unflattenable, _value  # noqa: F401
+
 if sys.byteorder != "little":       # the words of a seed are read as little-endian (and so is the C side)
     raise ImportError("the native engine needs a little-endian machine")
 
@@ -22,7 +24,6 @@ if sys.byteorder != "little":       # the words of a seed are read as little-end
 # reports and tests; the game's status after C ran it
 WHY = _mirrors.WHY
 ST_OK, ST_FAULT, ST_BAIL, ST_TIMEOUT = (_mirrors.STATUS[k] for k in ("ST_OK", "ST_FAULT", "ST_BAIL", "ST_TIMEOUT"))
-T_NONE, T_BOOL, T_INT, T_STR, T_LIST = 0, 1, 2, 3, 4
 GEN = {"shake128": 0, "xorshift64*": 1, "splitmix64": 2}   # interpreter/rng.py's generators: runtime.c's g->gen
 ABI = 4
 
@@ -337,15 +338,6 @@ def flatten_plan(lib, s, p, parts):
     return out
 
 
-def _buf(code, n):
-    return array(code, bytes(array(code).itemsize * max(1, n)))
-
-
-def _ptr(arr, ctype):
-    addr, _ = arr.buffer_info()
-    return ctypes.cast(addr, ctypes.POINTER(ctype))
-
-
 def _score(x, tag):
     return bool(x) if tag == T_BOOL else x
 
@@ -407,34 +399,8 @@ def flatten(lib, s):
     return out
 
 
-class _Unflattenable(Exception):
-    pass
-
-
 def _i64(u):
     return u - (1 << 64) if u >= 1 << 63 else u
-
-
-def _value(lib, x, out):
-    if x is None:
-        out.append(T_NONE)
-    elif x is True or x is False:
-        out += [T_BOOL, int(x)]
-    elif isinstance(x, int):
-        if not -(1 << 63) < x < (1 << 63):
-            raise _Unflattenable
-        out += [T_INT, x]
-    elif isinstance(x, str):
-        i = lib.texts.get(x)
-        if i is None:
-            raise _Unflattenable
-        out += [T_STR, i]
-    elif isinstance(x, (list, tuple)):
-        out += [T_LIST, len(x)]
-        for y in x:
-            _value(lib, y, out)
-    else:
-        raise _Unflattenable
 
 
 def _pending(s):

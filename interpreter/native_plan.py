@@ -13,7 +13,7 @@ import ctypes
 import threading
 from array import array
 
-from .native_engine import _Unflattenable, _buf, _ptr, _value
+from .native_values import _Unflattenable, _buf, _ptr, _value
 
 _P = ctypes.POINTER
 _vp, _i32, _i64, _u64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64
