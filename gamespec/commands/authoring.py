@@ -24,7 +24,7 @@ def cmd_new(args) -> int:
     if args.json:
         print_json({"file": path, "template": args.template, "schema": schema, "schema_status": status})
     else:
-        print(f"wrote {path} (template {args.template}); next: gamespec validate {path} && "
+        print(f"wrote {path} (from {args.template}); next: gamespec validate {path} && "
               f"gamespec run {path}")
         if status == "left alone":
             print(f"{PROG}: note: {schema} is not a gamespec schema and was left alone: the modeline of "

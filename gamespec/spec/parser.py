@@ -241,9 +241,19 @@ def _friendly(e: UnexpectedInput, kind: str) -> str:
     return f"{label} (found '{tok.value}')"
 
 
+# characters other languages use where this one has a word or another sign: what the author meant
+CHAR_HINTS = {
+    "/": "division is '//' (whole numbers, rounded down)",
+    "&": "write 'and'",
+    "|": "write 'or'",
+    "!": "write 'not' (and '!=' for not equal)",
+}
+
+
 def _syntax_message(e: UnexpectedInput) -> str:
     if isinstance(e, UnexpectedCharacters):
-        return f"unexpected character {e.char!r}"
+        hint = CHAR_HINTS.get(e.char)
+        return f"unexpected character {e.char!r}" + (f"; {hint}" if hint else "")
     if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
         exp = sorted({_TOKEN_NAMES.get(t, t) for t in getattr(e, "expected", ())})
         return "the rule ends too early" + (f"; expected {', '.join(exp[:6])}" if exp else "")
