@@ -538,13 +538,7 @@ class Program:
 
         def finish(inner):
             # _ok: the precondition (if it reads parameters), then the costs
-            if decl.cond is not None and not cond_first:
-                c = rg.test(decl.cond.ast, inner)
-                rg.emit(f"if (!({c})) {'continue' if np_ else 'goto done'};")
-            for var, r in decl.cost:
-                base = rs.var_base[var]
-                amount = rg.V(rg.ex(r.ast, inner))
-                rg.emit(f"if (py_lt(g, g->v[{base} + g->actor], {amount})) {'continue' if np_ else 'goto done'};")
+            _emit_ok(rg, rs, decl, inner, cond_first, "continue" if np_ else "goto done")
             if not binds:
                 rg.emit(f"(void)lc_entry(g, &lc, {idx}, 0);")
                 return
@@ -610,13 +604,7 @@ class Program:
             rg.emit(f"if (!({c})) break;")
 
         def leaf(inner):
-            if decl.cond is not None and not cond_first:
-                c = rg.test(decl.cond.ast, inner)
-                rg.emit(f"if (!({c})) continue;")
-            for var, r in decl.cost:
-                base = rs.var_base[var]
-                amount = rg.V(rg.ex(r.ast, inner))
-                rg.emit(f"if (py_lt(g, g->v[{base} + g->actor], {amount})) continue;")
+            _emit_ok(rg, rs, decl, inner, cond_first, "continue")
             rg.emit("ok = 1; goto out;")
 
         def level(i, inner):
@@ -1597,3 +1585,15 @@ def assemble(prog, rs):
     out += agent
     meta = {"texts": prog.texts.items, "actions": prog.action_names, "for_slot": dict(prog.for_slot)}
     return "\n".join(out) + "\n", meta
+
+
+def _emit_ok(rg, rs, decl, inner, cond_first, skip):
+    """An action's entry test at the innermost level of its parameters: the precondition (when it
+    reads them), then each cost the actor must afford; `skip` is the C statement leaving the entry."""
+    if decl.cond is not None and not cond_first:
+        c = rg.test(decl.cond.ast, inner)
+        rg.emit(f"if (!({c})) {skip};")
+    for var, r in decl.cost:
+        base = rs.var_base[var]
+        amount = rg.V(rg.ex(r.ast, inner))
+        rg.emit(f"if (py_lt(g, g->v[{base} + g->actor], {amount})) {skip};")
