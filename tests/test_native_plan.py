@@ -222,6 +222,35 @@ def test_plan_refuses_what_it_cannot_be():
     assert NP.poss_of(lib, cg.ctx) == native(path).new_game(players=4, seed=7).poss
 
 
+@needs_cc
+def test_poss_kept_after_playouts_in_the_same_context():
+    """Playouts skip the possibility sets (nothing plans from them); a context that played them and
+    then starts a game keeps the sets again, move by move, as State.poss."""
+    from gamespec.interpreter import native_plan as NP
+    from gamespec.interpreter.native_engine import _buf, _ptr
+    path = "loops"                  # (two decks dealt into the hands: their sets widen)
+    lib = lib_of(path, 3)
+    assert NP.ready(lib)
+    cg = CGame(lib)
+    assert len(lib.playouts(0, 3)) == 3             # in the library's own context
+    cg.ctx, own = lib.ctx(), cg.ctx                 # (the test's CGame plays in that context now)
+    try:
+        cg.new_game(7)
+        s = native(path).new_game(players=3, seed=7)
+        r = random.Random(7)
+        for _ in range(12):
+            if s.is_terminal:
+                break
+            assert NP.poss_of(lib, cg.ctx) == s.poss
+            k = r.randrange(s.legal_action_count())
+            s.apply_index(k)
+            cg.apply(k)
+        assert NP.poss_of(lib, cg.ctx) == s.poss
+        assert any(bin(x).count("1") > 1 for x in s.poss)       # the sets did widen
+    finally:
+        cg.ctx = own
+
+
 # -- the search it drives ------------------------------------------------------------------------
 def _ismcts_positions(path, players, seeds, every=5, at_most=6):
     """(game, state, decision) for some decisions of random games with more than one legal action."""

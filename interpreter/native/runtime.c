@@ -1800,6 +1800,7 @@ GS_EXPORT void *gs_new(void) {
     g->init_off = (int32_t *)xcalloc((size_t)L->nzones + 1, sizeof(int32_t));
     g->loc0 = (int32_t *)xcalloc((size_t)L->ncards + 1, sizeof(int32_t));
     g->pw = (L->nzones + 63) / 64;
+    g->track_poss = 1;
     g->poss = (uint64_t *)xcalloc((size_t)L->nzones * (size_t)g->pw + 1, sizeof(uint64_t));
     if (!g->poss) return NULL;
     if (!g->z || !g->loc || !g->kn || !g->face || !g->mk || !g->v || !g->ff || !g->scores || !g->stamp ||
@@ -1876,7 +1877,7 @@ static void g_new_game_gen(G *g, uint64_t seed, int32_t gen) {     /* State.new(
     }
     cnt_recount(g, 1);
     CNT_CHECK(g);
-    rt_poss_reset(g, 0);
+    if (g->track_poss) rt_poss_reset(g, 0);
     L->setup(g);
     g->rng = rng_seed_state(seed);
     g->gen = gen;
@@ -2065,9 +2066,11 @@ GS_EXPORT int64_t gs_playouts(void *ctx, uint64_t seed, int64_t n, int32_t *stat
     Ctx *c = (Ctx *)ctx;
     int32_t P = c->g.L->P;
     if (gen < 0 || gen > 2) return -1;
+    c->g.track_poss = 0;        /* (nothing plans from a playout: the sets are reset by the next game or load) */
     for (int64_t i = 0; i < n; i++)
         status[i] = one_playout(c, seed + (uint64_t)i, scores + i * P, tags + i * P, winners + i, decisions + i, why + i,
                                 gen);
+    c->g.track_poss = 1;
     c->g.jb = NULL;
     return n;
 }
@@ -2179,6 +2182,7 @@ GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const
         gt.unit_of = unit_of;
         t = &gt;
     }
+    c->g.track_poss = 0;        /* (as gs_playouts) */
     for (int64_t i = 0; i < n; i++) {
         double t0 = now_s();
         status[i] = one_simulated(c, seeds[i], gen == 2 ? NULL : keys + i * P * stride, gen == 2 ? NULL : keylen + i * P,
@@ -2186,6 +2190,7 @@ GS_EXPORT int64_t gs_simulate(void *ctx, const uint64_t *seeds, int64_t n, const
                                   phases + i, why + i, t, t != NULL ? tr + i * tstride : NULL, gen);
         seconds[i] = now_s() - t0;
     }
+    c->g.track_poss = 1;
     c->g.jb = NULL;
     return n;
 }
@@ -2253,6 +2258,7 @@ static int load_state(G *g, const int64_t *buf, int64_t len) {
     }
     for (int32_t c = 0; c < L->ncards; c++) if (g->loc[c] < 0) return -1;
     cnt_recount(g, 0);
+    g->track_poss = 1;
     rt_poss_reset(g, 1);
     for (int32_t c = 0; c < L->ncards; c++) g->kn[c] = (uint64_t)rd(&r) & L->ALL;
     for (int32_t c = 0; c < L->ncards; c++) {
@@ -2491,7 +2497,8 @@ static void g_copy(G *w, const G *b) {      /* a world starts as a copy of the b
         zw->n = zb->n;
     }
     memcpy(w->loc, b->loc, (size_t)L->ncards * sizeof(int32_t));
-    memcpy(w->poss, b->poss, (size_t)L->nzones * (size_t)b->pw * sizeof(uint64_t));
+    w->track_poss = b->track_poss;
+    if (b->track_poss) memcpy(w->poss, b->poss, (size_t)L->nzones * (size_t)b->pw * sizeof(uint64_t));
     if (L->ncnt) memcpy(w->cnt, b->cnt, (size_t)L->cnt_size * sizeof(int32_t));
     CNT_CHECK(w);
     memcpy(w->kn, b->kn, (size_t)L->ncards * sizeof(uint64_t));
@@ -2699,6 +2706,7 @@ static void draw_cards(G *w, const Plan *pl, MT *m, int32_t *drawn) {
 static void make_world(G *w, const G *b, const Plan *pl, MT *m) {
     const Layout *L = b->L;
     g_copy(w, b);
+    w->track_poss = 0;          /* (a world context is only ever a world: nothing plans from it) */
     int32_t n = pl->nplaces;
     int32_t *drawn = (int32_t *)aalloc(w, (size_t)(n + 1) * sizeof(int32_t));
     draw_cards(w, pl, m, drawn);

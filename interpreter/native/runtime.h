@@ -114,6 +114,8 @@ typedef struct G {
     int32_t *init_a, *init_off, *loc0;   /* a new game's zones before its setup: cards by zone, offsets, loc */
     int32_t init_made;
     uint64_t *poss; int32_t pw;   /* per zone, pw words: the set-up zones its cards may come from (plan.c) */
+    int32_t track_poss;      /* poss kept (1, a new context's); 0 in playouts and search worlds, which
+                              * nothing plans from: a move's widening and a game's reset skipped */
 } G;
 
 typedef struct Layout {
@@ -376,6 +378,7 @@ void rt_move_list(G *g, V xs, int64_t dst, int face, int bottom);
 void rt_move_zone(G *g, int64_t src, int64_t dst, int face, int bottom);
 void rt_deal(G *g, int64_t src, int64_t dst, int64_t n, int face);
 static inline void rt_poss_widen(G *g, int32_t src, int32_t dst) {   /* State.poss[dst] |= poss[src] */
+    if (!g->track_poss) return;
     uint64_t *d = g->poss + (size_t)dst * (size_t)g->pw;
     const uint64_t *s = g->poss + (size_t)src * (size_t)g->pw;
     for (int32_t k = 0; k < g->pw; k++) d[k] |= s[k];
