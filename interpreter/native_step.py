@@ -49,15 +49,15 @@ class StepKit:
         c.gs_st_clone.argtypes = [_vp, _vp]
         c.gs_st_load.argtypes = [_vp, _P(_i64), _i64]
         c.gs_st_obs.argtypes = [_vp, _i64, _vp]
-        c.gs_st_obs_sparse.argtypes = [_vp, _i64, _vp, _vp, _vp]
-        c.gs_st_obs_sparse.restype = _i64
+        c.gs_st_obs_delta.argtypes = [_vp, _i64, _vp, _vp, _vp, _vp]
+        c.gs_st_obs_delta.restype = _i64
         c.gs_st_bad.argtypes = [_vp, _P(ctypes.c_double)]
         c.gs_st_bad.restype = _i64
         c.gs_vec_call.argtypes = [_vp]      # a VecArgs (gamespec/envs/vector.py)
         self.c = c
         self._new, self._free, self._reset, self._apply = c.gs_st_new, c.gs_st_free, c.gs_st_reset, c.gs_st_apply
         self._obs = c.gs_st_obs
-        self._obs_sparse = c.gs_st_obs_sparse
+        self._obs_delta = c.gs_st_obs_delta
         self._info = _buf("i", 5)
         self._pinfo = _ptr(self._info, _i32)
         self._cap = 4096
@@ -65,7 +65,7 @@ class StepKit:
         self._pids = _ptr(self._ids, _i64)
         self._np = None
         self._tbuf = None        # the tensors' scratch row (numpy float32, size + 1) and its address
-        self._sbuf = None        # a tensor's non-zero places (indexes, values) and their addresses
+        self._sbuf = None        # a tensor's changed places (indexes, values) and their addresses
 
     def numpy(self):
         """numpy, imported at the first call that needs it (this module imports none)."""
@@ -85,7 +85,7 @@ class StepKit:
         return self._tbuf
 
     def sparse_scratch(self):
-        """(indexes, values, their addresses): where C lists a tensor's non-zero places."""
+        """(indexes, values, their addresses): where C lists the places a tensor changed."""
         if self._sbuf is None:
             ia, va = _buf("q", max(1, self.obs_size)), _buf("d", max(1, self.obs_size))
             self._sbuf = (ia, va, ia.buffer_info()[0], va.buffer_info()[0])
@@ -144,7 +144,7 @@ class NativeState:
     plus `information_state_tensor`, `python_state()` (the Python engine's State of this very game)
     and `ids` (the decisions so far)."""
 
-    __slots__ = ("kit", "seed", "base", "ids", "_p", "_py", "_legal", "_term", "_actor", "_decisions")
+    __slots__ = ("kit", "seed", "base", "ids", "_p", "_py", "_legal", "_term", "_actor", "_decisions", "_lists")
 
     def __init__(self, kit, seed, _blank=False):
         self.kit = kit
@@ -152,6 +152,7 @@ class NativeState:
         self.base = None         # the Python State this game started from (from_state), else a new game
         self.ids = []
         self._py = None
+        self._lists = None       # per player: the last tensor_list and its row in C's form (its own, never a clone's)
         self._p = kit._new()
         if not self._p:
             raise MemoryError("the native engine could not allocate a game")
@@ -291,20 +292,29 @@ class NativeState:
         return t[:k.obs_size + extra]
 
     def tensor_list(self, player):
-        """observation_tensor(player) as a list of floats (OpenSpiel's form), made from the non-zero
-        places C lists (one shared 0.0 elsewhere), or None where the tensor does not come from C."""
+        """observation_tensor(player) as a new list of floats (OpenSpiel's form): this state's last
+        list for that player with the places C says changed since set anew (at first from zeros:
+        the non-zero places; one shared 0.0 elsewhere), then copied; None where the tensor does not
+        come from C."""
         k = self.kit
         if self._py is not None or type(player) is not int or not 0 <= player < k.P:
             return None
+        lists = self._lists
+        if lists is None:
+            lists = self._lists = {}
+        got = lists.get(player)
+        if got is None:
+            got = lists[player] = ([0.0] * k.obs_size, (ctypes.c_float * max(1, k.obs_size))())
+        out, prev = got
         t, at = k.tensor_scratch()
         ia, va, pi, pv = k.sparse_scratch()
-        n = k._obs_sparse(self._p, player, at, pi, pv)
+        n = k._obs_delta(self._p, player, at, prev, pi, pv)
         if n < 0:
+            del lists[player]
             return None
-        out = [0.0] * k.obs_size
         for i, v in zip(ia[:n], va[:n]):
             out[i] = v
-        return out
+        return out.copy()
 
     def information_state_tensor(self, player=None):
         """The observation tensor, then the number of decisions so far (gamespec.envs.openspiel)."""

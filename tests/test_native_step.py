@@ -71,9 +71,11 @@ def same_step(n, s):
     for p in range(s.num_players):
         a, b = got[p], s.observation_tensor(p)
         assert a.dtype == np.float32 and a.tobytes() == b.tobytes(), f"player {p}: {np.flatnonzero(a != b)[:8]}"
-        if n.in_c:      # OpenSpiel's list, made from the non-zero places C lists
-            lst = n.tensor_list(p)
+        if n.in_c:      # OpenSpiel's list, made from the places C lists as changed
+            lst = n.tensor_list(p)      # (this state's last list for p with the places C says changed)
             assert lst == b.tolist() and {type(x) for x in lst} == {float}
+            lst[:] = [7.0] * len(lst)   # the caller's own list: the next one does not see it
+            assert n.tensor_list(p) == b.tolist()
     p = s.current_player if not s.is_terminal else 0
     t = n.information_state_tensor(p)
     assert t[-1] == s.decisions and t[:-1].tobytes() == s.observation_tensor(p).tobytes()

@@ -574,15 +574,17 @@ GS_EXPORT int gs_st_obs(void *p, int64_t player, float *out) {
     return write_obs(&s->c->g, player, out, OT_F32, NULL);
 }
 
-/* the tensor of `player` into t (float32, obs_size places) and its non-zero places into idx and val
- * (the OpenSpiel adapter's list is made from them: a few hundred of a few thousand places); returns
- * how many, or -1 (Python asks the Python engine) */
-GS_EXPORT int64_t gs_st_obs_sparse(void *p, int64_t player, float *t, int64_t *idx, double *val) {
+/* the tensor of `player` into t (float32, obs_size places), compared with prev (the row this state
+ * last gave that player as a list, kept by Python; zeros at first): the places that differ into idx
+ * and val, and prev updated (the OpenSpiel adapter's list is its last one with these places changed:
+ * a few of a few thousand between two decisions); returns how many, or -1 (Python asks the Python
+ * engine) */
+GS_EXPORT int64_t gs_st_obs_delta(void *p, int64_t player, float *t, float *prev, int64_t *idx, double *val) {
     AState *s = (AState *)p;
     if (write_obs(&s->c->g, player, t, OT_F32, NULL) != 0) return -1;
     int64_t k = 0, S = GS_AGENT.obs_size;
     for (int64_t i = 0; i < S; i++)
-        if (t[i] != 0.0f) { idx[k] = i; val[k] = (double)t[i]; k++; }
+        if (t[i] != prev[i]) { idx[k] = i; val[k] = (double)t[i]; prev[i] = t[i]; k++; }
     return k;
 }
 
