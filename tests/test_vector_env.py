@@ -144,6 +144,57 @@ def test_threads_and_seeds_give_the_same_arrays():
     assert all(all(np.array_equal(a, b) for a, b in zip(runs[0], other)) for other in runs[1:])
 
 
+def _steps(env, calls):
+    """Every array a caller reads over `calls` steps (first legal id each), copied."""
+    obs, _ = env.reset()
+    out = [obs["observation"].copy()]
+    for _ in range(calls):
+        obs, r, term, _, info = env.step(obs["action_mask"].argmax(axis=1))
+        out += [obs["observation"].copy(), obs["action_mask"].copy(), r.copy(), term.copy()]
+    return out
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@needs_cc
+def test_threads_kept_between_calls_shared_by_concurrent_envs_and_after_fork():
+    """The worker threads kept between calls: two envs stepped at once from two Python threads (one
+    has the pool, the other makes its own threads) and a forked child's env (the workers stayed in
+    the parent) give the arrays one thread gives; nothing hangs (the child is stopped by an alarm)."""
+    import os
+    import signal
+    import threading
+    from gamespec.envs import VectorEnv
+    game = gamespec.load(GAMES[0])
+
+    def make(threads, n=24):
+        return VectorEnv(game, players=4, num_envs=n, seed=5, opponents="random", num_threads=threads)
+    want = _steps(make(1), 40)
+    got = {}
+
+    def run(k):
+        got[k] = _steps(make(2), 40)
+    ts = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(120)
+    assert sorted(got) == [0, 1] and _same(got[0], want) and _same(got[1], want)
+    pid = os.fork()
+    if pid == 0:        # the child: its own pool
+        code = 3
+        try:
+            signal.alarm(60)
+            code = 0 if _same(_steps(make(2), 40), want) else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert _same(_steps(make(2), 40), want)       # and the parent's pool still answers
+
+
 @needs_cc
 @pytest.mark.parametrize("dtype", ["int16", "uint8"])
 def test_whole_number_observation_rows_hold_the_float_rows(dtype):

@@ -10,6 +10,7 @@
  * which then plays the game on the Python engine from its recorded ids (same game, its own errors). */
 #include "agent.h"
 #include <pthread.h>
+#include <unistd.h>
 #include <stddef.h>
 
 extern const AgentTables GS_AGENT;
@@ -611,6 +612,7 @@ typedef struct {
     int64_t row;                 /* bytes per tensor row */
     char *scratch;               /* a row written here (in cache) then streamed out; NULL: written in place */
     float *reward;               /* per env: the learner's reward (with opponents), else the mover's (NULL: none) */
+    int64_t *next;               /* the first env no thread has taken (shared by the call's threads), NULL: lo..hi */
 } VecJob;
 
 static int vec_rewards(G *g, float *r, int kind) {
@@ -726,11 +728,143 @@ out:
     if (j->mask != NULL) gs_st_mask(s, j->mask + i * GS_AGENT.nids);
 }
 
+/* the envs of one thread: lo..hi, or with `next` a few at a time, taken as threads come free (games
+ * differ in cost: a reset, opponents); an env's results do not depend on the thread that steps it */
+enum { VEC_CHUNK = 4 };
 static void *vec_run(void *arg) {
     VecJob *j = (VecJob *)arg;
-    for (int64_t i = j->lo; i < j->hi; i++) vec_one(j, i);
+    if (j->next == NULL) {
+        for (int64_t i = j->lo; i < j->hi; i++) vec_one(j, i);
+    } else {
+        for (;;) {
+            int64_t i0 = __atomic_fetch_add(j->next, VEC_CHUNK, __ATOMIC_RELAXED);
+            if (i0 >= j->hi) break;
+            int64_t i1 = i0 + VEC_CHUNK < j->hi ? i0 + VEC_CHUNK : j->hi;
+            for (int64_t i = i0; i < i1; i++) vec_one(j, i);
+        }
+    }
     STREAM_FENCE();
     return NULL;
+}
+
+/* The vector env's worker threads, kept between calls: a thread made and joined per call cost about
+ * 60 µs here, and a sleeping thread's wake-up 20-50 µs (a virtual machine's futex), a seventh of a
+ * 256-game call. Made at the first call that asks for more threads than there are; between jobs a
+ * worker spins for a while (POOL_SPIN_NS: the Python side's gap between two steps), then sleeps on
+ * the condition variable; the caller spins the same way for the workers to finish. Worker t runs
+ * jobs[t] of a job that uses more than t threads. One call at a time has the pool (another, at the
+ * same moment, makes its own threads as before); a child process (fork) has no workers: it starts
+ * its own pool. */
+#define POOL_SPIN_NS 200000
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    int32_t n;               /* workers made: ids 1..n */
+    uint64_t gen;            /* the current job's number (atomic; written under mu) */
+    int32_t want;            /* threads the current job uses (the caller is thread 0) */
+    int32_t busy;            /* workers still on it (atomic) */
+    VecJob *jobs;
+    pid_t pid;               /* the process the workers belong to */
+} VecPool;
+static VecPool POOL = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                       0, 0, 0, 0, NULL, 0};
+static pthread_mutex_t POOL_USE = PTHREAD_MUTEX_INITIALIZER;
+typedef struct { int32_t id; uint64_t gen; } PoolStart;
+static PoolStart POOL_START[64];
+
+static inline void pool_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* spin until *x != v (gen) or == 0 (busy, v ignored) for at most POOL_SPIN_NS; 1 if it happened */
+static int pool_spin_gen(uint64_t seen) {
+    double until = now_s() + POOL_SPIN_NS * 1e-9;
+    for (int k = 1;; k++) {
+        if (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) != seen) return 1;
+        pool_relax();
+        if ((k & 255) == 0 && now_s() > until) return 0;
+    }
+}
+static int pool_spin_busy(void) {
+    double until = now_s() + POOL_SPIN_NS * 1e-9;
+    for (int k = 1;; k++) {
+        if (__atomic_load_n(&POOL.busy, __ATOMIC_ACQUIRE) == 0) return 1;
+        pool_relax();
+        if ((k & 255) == 0 && now_s() > until) return 0;
+    }
+}
+
+static void *pool_worker(void *arg) {
+    const PoolStart *st = (const PoolStart *)arg;
+    int32_t id = st->id;
+    uint64_t seen = st->gen;         /* the number before its first job */
+    for (;;) {
+        if (!pool_spin_gen(seen)) {
+            pthread_mutex_lock(&POOL.mu);
+            while (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) == seen) pthread_cond_wait(&POOL.go, &POOL.mu);
+            pthread_mutex_unlock(&POOL.mu);
+        }
+        seen = __atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE);
+        if (id >= POOL.want) continue;      /* (want and jobs are written before gen, read after it) */
+        vec_run(&POOL.jobs[id]);
+        if (__atomic_sub_fetch(&POOL.busy, 1, __ATOMIC_ACQ_REL) == 0) {
+            pthread_mutex_lock(&POOL.mu);
+            pthread_cond_signal(&POOL.done);
+            pthread_mutex_unlock(&POOL.mu);
+        }
+    }
+    return NULL;
+}
+
+/* jobs[0..nthreads-1] run on the pool's workers and this thread; 0, or -1 if the pool is taken or
+ * cannot have that many workers (the caller makes its own threads) */
+static int pool_run(VecJob *jobs, int32_t nthreads) {
+    if (pthread_mutex_trylock(&POOL_USE) != 0) return -1;
+    if (POOL.pid != 0 && POOL.pid != getpid()) {
+        /* forked: the workers stayed in the parent, and the condition variables still count them as
+         * waiters (a broadcast would wait for them): made anew (this thread is the child's only one) */
+        pthread_mutex_init(&POOL.mu, NULL);
+        pthread_cond_init(&POOL.go, NULL);
+        pthread_cond_init(&POOL.done, NULL);
+        POOL.n = 0;
+        __atomic_store_n(&POOL.gen, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_lock(&POOL.mu);
+    POOL.pid = getpid();
+    while (POOL.n < nthreads - 1) {
+        int32_t id = POOL.n + 1;
+        POOL_START[id].id = id;
+        POOL_START[id].gen = __atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE);
+        pthread_t th;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&th, &at, pool_worker, &POOL_START[id]);
+        pthread_attr_destroy(&at);
+        if (rc != 0) break;
+        POOL.n = id;
+    }
+    if (POOL.n < nthreads - 1) {
+        pthread_mutex_unlock(&POOL.mu);
+        pthread_mutex_unlock(&POOL_USE);
+        return -1;
+    }
+    POOL.jobs = jobs;
+    POOL.want = nthreads;
+    __atomic_store_n(&POOL.busy, nthreads - 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&POOL.gen, 1, __ATOMIC_ACQ_REL);
+    pthread_cond_broadcast(&POOL.go);
+    pthread_mutex_unlock(&POOL.mu);
+    vec_run(&jobs[0]);
+    if (!pool_spin_busy()) {
+        pthread_mutex_lock(&POOL.mu);
+        while (__atomic_load_n(&POOL.busy, __ATOMIC_ACQUIRE) > 0) pthread_cond_wait(&POOL.done, &POOL.mu);
+        pthread_mutex_unlock(&POOL.mu);
+    }
+    pthread_mutex_unlock(&POOL_USE);
+    return 0;
 }
 
 /* one step of n games: action ids in, observations, masks, rewards, ends, seats to move out; games
@@ -748,6 +882,7 @@ static int vec_step(float *reward, void **envs, int64_t n, const int64_t *action
     pthread_t th[64];
     int started[64] = {0};
     int64_t per = nthreads ? (n + nthreads - 1) / nthreads : n;
+    int64_t next = 0;            /* the pool's threads take envs a few at a time (vec_run) */
     /* stream 1, or -1 and a set of tensors larger than the caches (16 MB): each row written in a scratch
      * row (in cache) and streamed out (measured, 4,096 games: Bacchus 0.22 -> 0.25 M steps per CPU s) */
     int64_t R = GS_AGENT.obs_size * OT_SIZE[kind];
@@ -764,12 +899,18 @@ static int vec_step(float *reward, void **envs, int64_t n, const int64_t *action
         j->lo = t * per; j->hi = (t + 1) * per < n ? (t + 1) * per : n;
         if (j->lo > j->hi) j->lo = j->hi;
     }
-    for (int32_t t = 1; t < nthreads; t++)
-        started[t] = pthread_create(&th[t], NULL, vec_run, &jobs[t]) == 0;
-    vec_run(&jobs[0]);
-    for (int32_t t = 1; t < nthreads; t++) {
-        if (started[t]) pthread_join(th[t], NULL);
-        else vec_run(&jobs[t]);
+    for (int32_t t = 0; t < nthreads; t++) jobs[t].next = NULL;
+    if (nthreads == 1) {
+        vec_run(&jobs[0]);
+    } else {
+        for (int32_t t = 0; t < nthreads; t++) { jobs[t].next = &next; jobs[t].hi = n; }
+        if (pool_run(jobs, nthreads) != 0) {
+            for (int32_t t = 1; t < nthreads; t++)
+                started[t] = pthread_create(&th[t], NULL, vec_run, &jobs[t]) == 0;
+            vec_run(&jobs[0]);
+            for (int32_t t = 1; t < nthreads; t++)
+                if (started[t]) pthread_join(th[t], NULL);
+        }
     }
     free(scratch);
     return 0;
