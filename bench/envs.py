@@ -13,6 +13,7 @@ Modes, each playing the same seeds, interleaved game by game (so a busy machine 
   openspiel+obs  the same plus observation_tensor(current player) each decision
 Ratios are mode / plain in decisions per second. Needs the rl extra.
 
+    python bench/envs.py --threads --spec games/bacchus.yaml --json out.json     # VectorEnv, 2 threads / 1
     python bench/envs.py --agents --games 200 --json bench/results/agents.json   # issue 38: µs per step of
         each API on both engines beside pyspiel's C++ games (CPU time, interleaved, warmed up), and
         VectorEnv steps/s per game, opponents and threads
@@ -270,6 +271,51 @@ def vector(paths, players, num_envs=256, calls=None, threads=(1, 2), dtypes=("fl
     return out
 
 
+def threads_ab(paths, players, sizes=(64, 256, 1024), rounds=9, block=65536):
+    """VectorEnv on 1 and 2 threads, the same games, alternated block by block (a busy machine slows
+    both alike): per round the steps per wall second of each; the median over rounds of the ratio
+    (2 threads / 1), and the medians of M steps per wall and per CPU second. float32 rows, first
+    legal id, warmed up."""
+    import statistics
+    from gamespec.envs import VectorEnv
+    out = []
+    for path in paths:
+        game = gamespec.load(path)
+        P = min(max(players, game.min_players), game.max_players)
+        for n in sizes:
+            for opp in (None, "random"):
+                envs = {}
+                for th in (1, 2):
+                    e = VectorEnv(game, players=P, num_envs=n, seed=0, opponents=opp, num_threads=th)
+                    obs = e.reset()[0]
+                    for _ in range(20):
+                        obs = e.step(obs["action_mask"].argmax(axis=1))[0]
+                    envs[th] = [e, obs]
+                calls = max(8, block // n)
+                per = {1: [], 2: []}
+                for _ in range(rounds):
+                    for th in (1, 2):
+                        e, obs = envs[th]
+                        c, w = time.process_time(), time.perf_counter()
+                        for _ in range(calls):
+                            obs = e.step(obs["action_mask"].argmax(axis=1))[0]
+                        per[th].append((calls * n / (time.perf_counter() - w), calls * n / (time.process_time() - c)))
+                        envs[th][1] = obs
+                for e, _ in envs.values():
+                    e.close()
+                ratio = statistics.median(b[0] / a[0] for a, b in zip(per[1], per[2]))
+                row = {"spec": os.path.basename(path)[:-5], "players": P, "num_envs": n, "opponents": opp or "none",
+                       "rounds": rounds, "steps_per_round": calls * n, "wall_ratio_2_to_1": ratio}
+                for th in (1, 2):
+                    row[f"wall_{th}"] = statistics.median(x[0] for x in per[th])
+                    row[f"cpu_{th}"] = statistics.median(x[1] for x in per[th])
+                out.append(row)
+                print(f"{row['spec'] + ' ' + str(P) + 'p':14} {n:6} {row['opponents']:>7}   1 thread {row['wall_1'] / 1e6:6.3f} "
+                      f"(CPU {row['cpu_1'] / 1e6:6.3f})   2 threads {row['wall_2'] / 1e6:6.3f} (CPU {row['cpu_2'] / 1e6:6.3f})"
+                      f"   M steps/s   wall x{ratio:.2f}", flush=True)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--spec", action="append", help="spec file (repeatable; default: games/*.yaml)")
@@ -283,11 +329,20 @@ def main(argv=None):
     ap.add_argument("--num-envs", type=int, default=256, help="VectorEnv games per call (default 256)")
     ap.add_argument("--obs-dtype", action="append", help="VectorEnv observation row types (repeatable; default "
                                                           "float32 and int16)")
+    ap.add_argument("--threads", action="store_true",
+                    help="instead: VectorEnv on 1 and 2 threads alternated block by block (64, 256, 1,024 games a "
+                         "call; median wall ratio over 9 rounds of 65,536 steps)")
     ap.add_argument("--agents", action="store_true",
                     help="instead: CPU µs per step of every API (Python and native engines, pyspiel's C++ "
                          "games beside them) and VectorEnv steps/s (issue 38); --games per figure (200)")
     a = ap.parse_args(argv)
     paths = a.spec or sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
+    if a.threads:
+        rows = threads_ab(paths, a.players or 4)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(rows, f, indent=1)
+        return
     if a.agents:
         players = a.players or 4
         per = {} if a.vector else agents(paths, players, a.games)

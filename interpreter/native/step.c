@@ -750,8 +750,10 @@ static void *vec_run(void *arg) {
 /* The vector env's worker threads, kept between calls: a thread made and joined per call cost about
  * 60 µs here, and a sleeping thread's wake-up 20-50 µs (a virtual machine's futex), a seventh of a
  * 256-game call. Made at the first call that asks for more threads than there are; between jobs a
- * worker spins for a while (POOL_SPIN_NS: the Python side's gap between two steps), then sleeps on
- * the condition variable; the caller spins the same way for the workers to finish. Worker t runs
+ * worker spins for twice the last gap between two jobs (5 µs after a gap longer than half of
+ * POOL_SPIN_NS: a caller that does other work between its steps is not charged a spinning core),
+ * then sleeps on the condition variable; the caller spins up to POOL_SPIN_NS for the workers
+ * to finish. Worker t runs
  * jobs[t] of a job that uses more than t threads. One call at a time has the pool (another, at the
  * same moment, makes its own threads as before); a child process (fork) has no workers: it starts
  * its own pool. */
@@ -765,9 +767,14 @@ typedef struct {
     int32_t busy;            /* workers still on it (atomic) */
     VecJob *jobs;
     pid_t pid;               /* the process the workers belong to */
+    uint64_t claim[64];      /* per worker: the job's number while it waits for that worker, | POOL_RUN once
+                              * the worker took it, | POOL_CANCEL once the caller, done with every game
+                              * first, took it back (a worker still asleep is not waited for) */
 } VecPool;
+#define POOL_RUN ((uint64_t)1 << 63)
+#define POOL_CANCEL ((uint64_t)1 << 62)
 static VecPool POOL = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                       0, 0, 0, 0, NULL, 0};
+                       0, 0, 0, 0, NULL, 0, {0}};
 static pthread_mutex_t POOL_USE = PTHREAD_MUTEX_INITIALIZER;
 typedef struct { int32_t id; uint64_t gen; } PoolStart;
 static PoolStart POOL_START[64];
@@ -778,13 +785,13 @@ static inline void pool_relax(void) {
 #endif
 }
 
-/* spin until *x != v (gen) or == 0 (busy, v ignored) for at most POOL_SPIN_NS; 1 if it happened */
-static int pool_spin_gen(uint64_t seen) {
-    double until = now_s() + POOL_SPIN_NS * 1e-9;
+/* spin until the job number is not `seen`, for at most `budget` seconds; the seconds it took, or -1 */
+static double pool_spin_gen(uint64_t seen, double budget) {
+    double t0 = now_s();
     for (int k = 1;; k++) {
-        if (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) != seen) return 1;
+        if (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) != seen) return now_s() - t0;
         pool_relax();
-        if ((k & 255) == 0 && now_s() > until) return 0;
+        if ((k & 63) == 0 && now_s() - t0 > budget) return -1;
     }
 }
 static int pool_spin_busy(void) {
@@ -800,15 +807,23 @@ static void *pool_worker(void *arg) {
     const PoolStart *st = (const PoolStart *)arg;
     int32_t id = st->id;
     uint64_t seen = st->gen;         /* the number before its first job */
+    const double most = POOL_SPIN_NS * 1e-9, least = 5e-6;
+    double budget = most;
     for (;;) {
-        if (!pool_spin_gen(seen)) {
+        double t0 = now_s();
+        if (pool_spin_gen(seen, budget) < 0) {
             pthread_mutex_lock(&POOL.mu);
             while (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) == seen) pthread_cond_wait(&POOL.go, &POOL.mu);
             pthread_mutex_unlock(&POOL.mu);
         }
+        double gap = now_s() - t0;        /* until this job came: spin twice that next time, within bounds */
+        budget = 2 * gap > most ? least : (2 * gap > least ? 2 * gap : least);
         seen = __atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE);
-        if (id >= POOL.want) continue;      /* (want and jobs are written before gen, read after it) */
-        vec_run(&POOL.jobs[id]);
+        uint64_t want = seen;              /* this job, unless the caller took it back (or it is not ours) */
+        if (!__atomic_compare_exchange_n(&POOL.claim[id], &want, seen | POOL_RUN, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            continue;
+        vec_run(&POOL.jobs[id]);            /* (jobs is written before the claim, read after it) */
         if (__atomic_sub_fetch(&POOL.busy, 1, __ATOMIC_ACQ_REL) == 0) {
             pthread_mutex_lock(&POOL.mu);
             pthread_cond_signal(&POOL.done);
@@ -830,6 +845,7 @@ static int pool_run(VecJob *jobs, int32_t nthreads) {
         pthread_cond_init(&POOL.done, NULL);
         POOL.n = 0;
         __atomic_store_n(&POOL.gen, 0, __ATOMIC_RELEASE);
+        for (int32_t t = 0; t < 64; t++) POOL.claim[t] = 0;
     }
     pthread_mutex_lock(&POOL.mu);
     POOL.pid = getpid();
@@ -853,11 +869,19 @@ static int pool_run(VecJob *jobs, int32_t nthreads) {
     }
     POOL.jobs = jobs;
     POOL.want = nthreads;
+    uint64_t job = (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) + 1) & ~(POOL_RUN | POOL_CANCEL);
+    for (int32_t t = 1; t < 64; t++) __atomic_store_n(&POOL.claim[t], t < nthreads ? job : 0, __ATOMIC_RELEASE);
     __atomic_store_n(&POOL.busy, nthreads - 1, __ATOMIC_RELEASE);
-    __atomic_add_fetch(&POOL.gen, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&POOL.gen, job, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&POOL.go);
     pthread_mutex_unlock(&POOL.mu);
     vec_run(&jobs[0]);
+    for (int32_t t = 1; t < nthreads; t++) {     /* every game taken: the workers not started yet, taken back */
+        uint64_t want = job;
+        if (__atomic_compare_exchange_n(&POOL.claim[t], &want, job | POOL_CANCEL, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            __atomic_sub_fetch(&POOL.busy, 1, __ATOMIC_ACQ_REL);
+    }
     if (!pool_spin_busy()) {
         pthread_mutex_lock(&POOL.mu);
         while (__atomic_load_n(&POOL.busy, __ATOMIC_ACQUIRE) > 0) pthread_cond_wait(&POOL.done, &POOL.mu);
