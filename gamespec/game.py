@@ -254,6 +254,21 @@ class Game:
             return None
         return lib
 
+    def step_kit(self, players: int, options: dict | None = None):
+        """The native per-step kit of this configuration (interpreter/native_step.StepKit: games kept
+        in C and stepped by fixed action id, NativeState), or the reason (a str) there is none; made
+        once per rule set. Says nothing on stderr: the caller decides whether the reason is news."""
+        from gamespec.compile.cbuild import library
+        rs = self.ruleset(players, self.check_options(options))
+        kit = rs.__dict__.get("_step_kit")
+        if kit is None:
+            lib = library(rs)
+            if not isinstance(lib, str):
+                from gamespec.interpreter.native_step import agent_kit
+                lib = agent_kit(lib, self, players, rs.options)
+            kit = rs._step_kit = lib
+        return kit
+
     def native_status(self, players: int | None = None, options: dict | None = None):
         """None when this configuration plays on the native engine, else the reason it does not."""
         from gamespec.compile.cbuild import library

@@ -113,6 +113,10 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
     from gamespec.bots import make_bots
     t0 = time.perf_counter()
     kinds = list(bots) if bots is not None else ["random"] * players
+    if engine == "native" and generator is None:
+        got = _on_native_state(game, players, seed, options, kinds, timeout, ticks, t0, trace)
+        if got is not None:
+            return got
     state = game.new_game(players=players, seed=seed, options=options, generator=generator)
     seen = {"phases": 0, "last": None}
 
@@ -140,6 +144,63 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
         out.update(tr.result(state))
     teams = final_teams(state)
     if teams is not None:           # last, as play_many adds them to the games played in C
+        out["teams"] = teams
+    return out
+
+
+def _on_native_state(game, players, seed, options, kinds, timeout, ticks, t0, trace=False):
+    """play_one's game kept in C (interpreter/native_step.NativeState) when every seat is a random or an
+    ISMCTS bot: a random seat draws as play_out draws, an ISMCTS seat searches from the struct with its
+    plan built in C (native_plan.ismcts_choose: its seat's information only, no Python State, no
+    view); traced, each action counted by its id's name and the scores after each decision
+    evaluated in C (NativeState.trace_scores). The same game, decisions and result as on the Python
+    State. None where it cannot (another kind of bot, no native per-step kit): the caller plays on
+    the Python State."""
+    from gamespec.bots import ISMCTSBot, make_bots
+    seats = make_bots(kinds, seed, engine="native")
+    if not all(type(b) is RandomBot or (type(b) is ISMCTSBot and b.engine != "python") for b in seats):
+        return None
+    kit = game.step_kit(players, options)
+    if isinstance(kit, str):
+        return None
+    from gamespec.interpreter.native_plan import ismcts_choose
+    deadline = None if check_timeout(timeout) is None else time.monotonic() + timeout
+    tick = ticks.decision if ticks is not None else None
+    ns = kit.new_game(seed)
+    rs = kit.rs
+    tr = GameTrace(ns) if trace else None
+    if tr is not None:
+        import bisect
+        blocks = rs.action_space().blocks
+        bases = [b[2] for b in blocks]
+    phases, last = (0, None) if ns.is_terminal else (1, ns.phase)
+    while not ns.is_terminal:
+        if deadline is not None and time.monotonic() > deadline:
+            raise timed_out(timeout, ns.decisions)
+        bot = seats[ns.current_player]
+        legal = ns.legal_ids_in_order()
+        i = legal[bot.pick(len(legal)) if type(bot) is RandomBot else ismcts_choose(bot, ns)]
+        ns.apply_id(i)
+        if tick is not None:
+            tick()
+        if not ns.is_terminal and ns.phase != last:
+            phases += 1
+            last = ns.phase
+        if tr is not None:
+            name = blocks[bisect.bisect_right(bases, i) - 1][0]
+            tr.actions[name] = tr.actions.get(name, 0) + 1
+            if tr.scored and not ns.is_terminal:
+                sc = ns.trace_scores(tr.units)
+                if sc is None:          # C cannot say: the Python State's (re-played) scores
+                    tr.after(ns.python_state())
+                else:
+                    tr._note([tr.sign * v for v in sc])
+    out = {"seed": seed, "bots": kinds, "scores": list(ns.scores), "winners": list(ns.winners),
+           "decisions": ns.decisions, "turns": ns.turns, "phases": phases, "seconds": time.perf_counter() - t0}
+    if tr is not None:
+        out.update(tr.result(ns))
+    teams = final_teams(ns.python_state()) if teams_in_play(rs) else setup_teams(rs)
+    if teams is not None:
         out["teams"] = teams
     return out
 

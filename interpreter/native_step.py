@@ -51,6 +51,10 @@ class StepKit:
         c.gs_st_obs.argtypes = [_vp, _i64, _vp]
         c.gs_st_obs_delta.argtypes = [_vp, _i64, _vp, _vp, _vp, _vp]
         c.gs_st_obs_delta.restype = _i64
+        c.gs_st_trace_scores.argtypes = [_vp, _i64, _P(_i64)]
+        c.gs_st_trace_scores.restype = ctypes.c_int
+        c.gs_st_progress.argtypes = [_vp, _P(_i64)]
+        c.gs_st_progress.restype = None
         c.gs_st_bad.argtypes = [_vp, _P(ctypes.c_double)]
         c.gs_st_bad.restype = _i64
         c.gs_vec_call.argtypes = [_vp]      # a VecArgs (gamespec/envs/vector.py)
@@ -58,6 +62,8 @@ class StepKit:
         self._new, self._free, self._reset, self._apply = c.gs_st_new, c.gs_st_free, c.gs_st_reset, c.gs_st_apply
         self._obs = c.gs_st_obs
         self._obs_delta = c.gs_st_obs_delta
+        self._progress = _buf("q", 2)
+        self._pprogress = _ptr(self._progress, _i64)
         self._info = _buf("i", 5)
         self._pinfo = _ptr(self._info, _i32)
         self._cap = 4096
@@ -212,6 +218,34 @@ class NativeState:
     @property
     def decisions(self):
         return self._py.decisions if self._py is not None else self._decisions
+
+    @property
+    def turns(self):
+        if self._py is not None:
+            return self._py.turns
+        k = self.kit
+        k.c.gs_st_progress(self._p, k._pprogress)
+        return k._progress[0]
+
+    @property
+    def phase(self):
+        """The phase's index in rs.phases (-1 before the first), as State.phase."""
+        if self._py is not None:
+            return self._py.phase
+        k = self.kit
+        k.c.gs_st_progress(self._p, k._pprogress)
+        return k._progress[1]
+
+    def trace_scores(self, units):
+        """A traced game's scores now (simulate.GameTrace.after: the score expression of each of
+        `units` seats or teams, a fault or a value that is no number counting 0), from C; None where
+        C cannot say (the caller asks the Python State)."""
+        if self._py is not None or not 0 < units <= 64:
+            return None
+        out = _buf("q", units)
+        if self.kit.c.gs_st_trace_scores(self._p, units, _ptr(out, _i64)) != 0:
+            return None
+        return list(out)
 
     @property
     def in_c(self):

@@ -265,6 +265,38 @@ def test_simulate_engines_give_the_same_report():
 
 
 @needs_cc
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: os.path.basename(p)[:-5])
+def test_simulate_plays_thinking_seats_on_the_native_state(path, monkeypatch):
+    """simulate's games with ISMCTS and random seats on the native engine are kept in C
+    (interpreter/native_step.NativeState: no Python State is made, the searches planned in C from
+    the struct): the same result, turns, phases and trace (actions by name, lead changes from the
+    scores C evaluates after each decision) as the Python engine's game; and the same again where C
+    cannot evaluate those scores (the Python State's then)."""
+    from gamespec.game import Game
+    from gamespec.interpreter.native_step import NativeState
+    from gamespec.simulate import play_one
+    g = gamespec.load(path)
+    P = max(g.min_players, min(3, g.max_players))
+    kinds = ["ismcts:6"] + ["random"] * (P - 2) + ["ismcts:4"]
+    want = play_one(g, P, 5, None, kinds, engine="python", trace=True)
+    made = []
+    real_new_game = Game.new_game
+    monkeypatch.setattr(Game, "new_game", lambda self, *a, **kw: made.append(1) or real_new_game(self, *a, **kw))
+    got = play_one(g, P, 5, None, kinds, engine="native", trace=True)
+    for r in (want, got):
+        r.pop("seconds")
+    assert got == want
+    if isinstance(g.step_kit(P), str):      # (no per-step kit: the Python State plays, as before)
+        return
+    assert made == []                        # kept in C: no Python State made
+    monkeypatch.setattr(NativeState, "trace_scores", lambda self, units: None)
+    again = play_one(g, P, 5, None, kinds, engine="native", trace=True)
+    again.pop("seconds")
+    assert again == want
+    assert bool(made) == (want["lead_changes"] is not None)    # (a scored game asked the Python State)
+
+
+@needs_cc
 def test_cli_simulate_engine_flag(capsys):
     from gamespec.cli import main
     outs = []

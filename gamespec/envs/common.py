@@ -55,15 +55,9 @@ def native_kit(game, players, opts, engine=None):
         raise UsageError(f"engine is 'auto', 'native' or 'python', not {engine!r}")
     if engine == "python":
         return None
-    from gamespec.compile.cbuild import library, tell
+    from gamespec.compile.cbuild import tell
     rs = game.ruleset(players, opts)
-    kit = rs.__dict__.get("_step_kit")
-    if kit is None:
-        lib = library(rs)
-        if not isinstance(lib, str):
-            from gamespec.interpreter.native_step import agent_kit
-            lib = agent_kit(lib, game, players, opts)
-        kit = rs._step_kit = lib
+    kit = game.step_kit(players, opts)
     if isinstance(kit, str):
         if engine == "native":
             raise UsageError(f"the native engine is not available for {game.name} ({players} players): {kit}")

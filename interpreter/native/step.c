@@ -289,6 +289,35 @@ GS_EXPORT void gs_st_info(void *p, int32_t *info) {     /* [terminal, actor, leg
     info[4] = g->decisions > INT32_MAX ? INT32_MAX : (int32_t)g->decisions;
 }
 
+/* a traced game's scores after a decision (simulate.GameTrace.after): the score expression of each
+ * of `units` seats (or teams, where the spec scores teams), each with a rule's allowance of steps and
+ * the game's budget and steps put back; a fault or a value that is no number counts 0. 0, or -1 if
+ * C cannot say (a bail: the Python engine evaluates them) */
+GS_EXPORT int gs_st_trace_scores(void *p, int64_t units, int64_t *out) {
+    AState *s = (AState *)p;
+    G *g = &s->c->g;
+    if (s->why || g->L->score == NULL || units < 1 || units > 64) return -1;
+    int64_t budget = g->budget, spent = g->spent;
+    int32_t why0 = g->why;
+    int rc = 0;
+    for (int64_t u = 0; u < units; u++) {
+        V v;
+        int why = trace_score(g, u, &v);
+        g->budget = budget;
+        g->spent = spent;
+        if (why >= 64) { rc = -1; break; }
+        out[u] = why != 0 ? 0 : isnum(v) ? v.i : 0;
+    }
+    g->why = why0;
+    return rc;
+}
+
+GS_EXPORT void gs_st_progress(void *p, int64_t *out) {      /* [turns, phase] (State.turns, State.phase) */
+    const G *g = &((AState *)p)->c->g;
+    out[0] = g->turns;
+    out[1] = g->phase;
+}
+
 /* the decision with fixed id `id`: 1 if it is not legal now (nothing changes), 0 done, -why stopped;
  * afterwards info as gs_st_info and the legal ids in listing order (all of them if cap allows) */
 GS_EXPORT int gs_st_apply(void *p, int64_t id, int32_t *info, int64_t *ids, int64_t cap) {
