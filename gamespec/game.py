@@ -255,7 +255,7 @@ class Game:
         return lib
 
     def step_kit(self, players: int, options: dict | None = None):
-        """The native per-step kit of this configuration (interpreter/native_step.StepKit: games kept
+        """The native per-step kit of this configuration (interpreter/native_step.StepKit: games held
         in C and stepped by fixed action id, NativeState), or the reason (a str) there is none; made
         once per rule set. Says nothing on stderr: the caller decides whether the reason is news."""
         from gamespec.compile.cbuild import library

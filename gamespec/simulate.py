@@ -149,7 +149,7 @@ def play_one(game, players, seed, options=None, bots=None, timeout=None, ticks=N
 
 
 def _on_native_state(game, players, seed, options, kinds, timeout, ticks, t0, trace=False):
-    """play_one's game kept in C (interpreter/native_step.NativeState) when every seat is a random or an
+    """play_one's game held in C (interpreter/native_step.NativeState) when every seat is a random or an
     ISMCTS bot: a random seat draws as play_out draws, an ISMCTS seat searches from the struct with its
     plan built in C (native_plan.ismcts_choose: its seat's information only, no Python State, no
     view); traced, each action counted by its id's name and the scores after each decision

@@ -227,7 +227,6 @@ def test_poss_kept_after_playouts_in_the_same_context():
     """Playouts skip the possibility sets (nothing plans from them); a context that played them and
     then starts a game keeps the sets again, move by move, as State.poss."""
     from gamespec.interpreter import native_plan as NP
-    from gamespec.interpreter.native_engine import _buf, _ptr
     path = "loops"                  # (two decks dealt into the hands: their sets widen)
     lib = lib_of(path, 3)
     assert NP.ready(lib)

@@ -15,7 +15,7 @@ import threading
 
 FLAGS = ("-O2", "-fPIC", "-fno-strict-aliasing", "-fvisibility=hidden", "-std=gnu11")    # the run time's
 # the generated rules': -O3 unrolls and unswitches their short fixed loops (a parameter over a zone
-# family's keys, a count over its zones): 7% fewer instructions per decision in Bacchus playouts
+# family's keys, a count over its zones): 4-7% fewer instructions per decision in the seed games' playouts
 # (bench/callgrind.py), for about a fifth more compile time; the source is bounded before (MAX_SOURCE_BYTES)
 GAME_FLAGS = ("-O3",) + FLAGS[1:]
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
