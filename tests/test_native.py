@@ -270,15 +270,20 @@ def test_simulate_plays_thinking_seats_on_the_native_state(path, monkeypatch):
     """simulate's games with ISMCTS and random seats on the native engine are kept in C
     (interpreter/native_step.NativeState: no Python State is made, the searches planned in C from
     the struct): the same result, turns, phases and trace (actions by name, lead changes from the
-    scores C evaluates after each decision) as the Python engine's game; and the same again where C
-    cannot evaluate those scores (the Python State's then)."""
+    scores C evaluates after each decision) as the game on the Python State with the searches in C
+    (itself the Python engine's game: test_native_ismcts_chooses_as_the_python_search,
+    test_simulate_engines_give_the_same_report); and the same again where C cannot evaluate those
+    scores (the Python State's then)."""
+    import gamespec.simulate as S
     from gamespec.game import Game
     from gamespec.interpreter.native_step import NativeState
     from gamespec.simulate import play_one
     g = gamespec.load(path)
     P = max(g.min_players, min(3, g.max_players))
     kinds = ["ismcts:6"] + ["random"] * (P - 2) + ["ismcts:4"]
-    want = play_one(g, P, 5, None, kinds, engine="python", trace=True)
+    with monkeypatch.context() as m:
+        m.setattr(S, "_on_native_state", lambda *a, **kw: None)
+        want = play_one(g, P, 5, None, kinds, engine="native", trace=True)
     made = []
     real_new_game = Game.new_game
     monkeypatch.setattr(Game, "new_game", lambda self, *a, **kw: made.append(1) or real_new_game(self, *a, **kw))
