@@ -157,6 +157,9 @@ def _on_native_state(game, players, seed, options, kinds, timeout, ticks, t0, tr
     State. None where it cannot (another kind of bot, no native per-step kit): the caller plays on
     the Python State."""
     from gamespec.bots import ISMCTSBot, make_bots
+    from gamespec.bots.registry import parse_kind
+    if not all(parse_kind(k)[0] in ("random", "ismcts") for k in kinds):    # (a user's class is made once, later)
+        return None
     seats = make_bots(kinds, seed, engine="native")
     if not all(type(b) is RandomBot or (type(b) is ISMCTSBot and b.engine != "python") for b in seats):
         return None

@@ -463,3 +463,28 @@ def test_cli_bot_option(capsys):
         assert msg in err and "Traceback" not in err
         assert main(["simulate", path, "-n", "1", "--bot", bad]) == 2
         assert msg in capsys.readouterr().err
+
+
+def test_a_users_bot_is_made_once_per_seat_on_the_native_engine(tmp_path, monkeypatch):
+    """simulate on the native engine keeps a game in C only when every seat is random or ISMCTS, and
+    tells by the kinds' names: a user's bot class is made once per seat and game, as on the Python
+    engine (its constructor may load a model or open a file)."""
+    (tmp_path / "countbots.py").write_text(textwrap.dedent("""
+        made = []
+        class Counted:
+            def __init__(self, seat, seed):
+                made.append(seat)
+            def choose(self, view):
+                return 0
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        import countbots
+        from gamespec.simulate import play_one
+        game = gamespec.load(next(p for p in GAMES if p.endswith("klink.yaml")))
+        for engine in ("native", "python"):
+            countbots.made.clear()
+            r = play_one(game, 3, 4, None, ["countbots:Counted", "random", "ismcts:3"], engine=engine)
+            assert countbots.made == [0] and r["decisions"] > 0, engine
+    finally:
+        sys.modules.pop("countbots", None)
