@@ -325,6 +325,13 @@ class NativeState:
             return self.python_state().observation_tensor(player)
         return t[:k.obs_size + extra]
 
+    def tensor_into(self, player, at) -> bool:
+        """Write observation_tensor(player) into the float32 buffer at address `at` (obs_size places,
+        the caller's: an OpenSpiel observer's array); False where the tensor does not come from C."""
+        k = self.kit
+        return (self._py is None and type(player) is int and 0 <= player < k.P
+                and k._obs(self._p, player, at) == 0)
+
     def tensor_list(self, player):
         """observation_tensor(player) as a new list of floats (OpenSpiel's form): this state's last
         list for that player with the places C says changed since set anew (at first from zeros:

@@ -412,15 +412,25 @@ def test_native_and_python_envs_are_the_same_game(path):
     assert envs[0].state.to_json() == envs[1].state.to_json()
     gs = [gos.load(game, players=players, engine=e, max_game_length=500) for e in ("native", "python")]
     sts = [g.new_initial_state(seed=3) for g in gs]
+    import pyspiel
+    observers = [[g.make_py_observer(pyspiel.IIGObservationType(perfect_recall=r)) for g in gs] for r in (False, True)]
     steps = 0
     while not sts[1].is_terminal():
         p = sts[1].current_player()
         assert sts[0].current_player() == p
         assert sts[0].legal_actions() == sts[1].legal_actions() and sts[0].legal_actions(p) == sts[1].legal_actions(p)
         assert sts[0].legal_actions((p + 1) % players) == []
+        # the Python-side legal_actions and pyspiel's C++ one (through _legal_actions) agree
+        assert pyspiel.State.legal_actions(sts[0]) == sts[0].legal_actions()
+        assert pyspiel.State.legal_actions(sts[0], (p + 1) % players) == []
         q = (p + steps) % players
         assert sts[0].observation_tensor(q) == sts[1].observation_tensor(q)
         assert sts[0].information_state_tensor(q) == sts[1].information_state_tensor(q)
+        for pair in observers:      # the native observer's array is written by C: the same values
+            for o, st in zip(pair, sts):
+                o.set_from(st, q)
+            assert pair[0].tensor.tobytes() == pair[1].tensor.tobytes()
+        assert observers[1][0].tensor[:-1].tolist() == sts[1].observation_tensor(q)
         a = sts[1].legal_actions()[int(rng.integers(len(sts[1].legal_actions())))]
         assert sts[0].action_to_string(p, a) == sts[1].action_to_string(p, a)
         if steps == 0:
@@ -431,4 +441,5 @@ def test_native_and_python_envs_are_the_same_game(path):
             st.apply_action(a)
         steps += 1
     assert sts[0].is_terminal() and sts[0].returns() == sts[1].returns()
+    assert sts[0].legal_actions() == [] == pyspiel.State.legal_actions(sts[0]) == sts[1].legal_actions()
     assert sts[0].current_player() == sts[1].current_player()

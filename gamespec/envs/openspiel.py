@@ -189,6 +189,19 @@ class GamespecState(pyspiel.State):
         s = h.s
         return pyspiel.PlayerId.TERMINAL if s.is_terminal else s.current_player
 
+    def legal_actions(self, player=None):
+        """pyspiel's State.legal_actions, answered here for Python callers: the C++ method would
+        call back into Python three times (is_terminal, current_player, _legal_actions) and convert
+        the list twice. C++ callers still reach _legal_actions; both give the same list (tested)."""
+        h = self._h
+        if h.native:
+            s = h.s
+            p = s.current_player
+            if p is None or (player is not None and player != p):
+                return []
+            return s.legal_action_ids()
+        return pyspiel.State.legal_actions(self) if player is None else pyspiel.State.legal_actions(self, player)
+
     def _legal_actions(self, player):
         h = self._h
         s = h.s
@@ -333,11 +346,21 @@ class GamespecObserver:
         self.enc = enc
         self.perfect_recall = perfect_recall
         self.tensor = np.zeros(enc.size + (1 if perfect_recall else 0), np.float32)
+        self._at = None         # the tensor's address (read once: .ctypes.data costs more than a row)
         self.dict = {"observation": self.tensor[:enc.size]}
         if perfect_recall:
             self.dict["decisions"] = self.tensor[enc.size:]
 
     def set_from(self, state, player):
+        s = state._h.s
+        if s.__class__ is not State:      # native: C writes into this observer's own array
+            at = self._at
+            if at is None:
+                at = self._at = self.tensor.ctypes.data
+            if s.tensor_into(player, at):
+                if self.perfect_recall:
+                    self.tensor[-1] = s.decisions
+                return
         if self.perfect_recall:
             self.tensor[:] = _info_tensor(self.enc, state._h.s, player)
         else:
