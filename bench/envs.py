@@ -72,12 +72,16 @@ def pettingzoo(env, seed):
     return n
 
 
-def openspiel(g, seed, observe=False):
+def openspiel(g, seed, observe=False, observer=None):
+    """observe: the list state.observation_tensor(p); observer: an OpenSpiel observation
+    (make_observation: its numpy array set by set_from), the form OpenSpiel's Python algorithms use."""
     rnd = random.Random(seed)
     st = g.new_initial_state(seed=seed)
     n = 0
     while not st.is_terminal():
-        if observe:
+        if observer is not None:
+            observer.set_from(st, st.current_player())
+        elif observe:
             st.observation_tensor(st.current_player())
         legal = st.legal_actions()
         st.apply_action(legal[rnd.randrange(len(legal))])
@@ -164,15 +168,29 @@ def _gs_steps(kind, game, players, kit, genv, pzenv, observe):
     def os_(seed):
         return openspiel(genv, seed, observe)
 
+    observer = None
+    if observe:
+        import pyspiel
+        from open_spiel.python.observation import make_observation
+        observer = make_observation(genv, pyspiel.IIGObservationType(perfect_recall=False))
+
+    def os_observer(seed):
+        return openspiel(genv, seed, True, observer)
+
     def pz(seed):
         return pettingzoo(pzenv, seed)
-    return {"ids": python_ids, "openspiel": os_, "pettingzoo": pz}
+    return {"ids": python_ids, "openspiel": os_, "observer": os_observer, "pettingzoo": pz}
 
 
 def _pyspiel_steps(name, observe):
+    """observe: False, True (the list), or "observer" (make_observation's numpy array)."""
     import pyspiel
     g = pyspiel.load_game(name)
     obs = g.get_type().provides_observation_tensor
+    observer = None
+    if observe == "observer":
+        from open_spiel.python.observation import make_observation
+        observer = make_observation(g, pyspiel.IIGObservationType(perfect_recall=not obs))
 
     def run(seed):
         rnd = random.Random(seed)
@@ -184,7 +202,9 @@ def _pyspiel_steps(name, observe):
                 st.apply_action(outs[rnd.randrange(len(outs))][0])
                 continue
             legal = st.legal_actions()
-            if observe:
+            if observer is not None:
+                observer.set_from(st, st.current_player())
+            elif observe:
                 p = st.current_player()
                 st.observation_tensor(p) if obs else st.information_state_tensor(p)
             st.apply_action(legal[rnd.randrange(len(legal))])
@@ -214,11 +234,13 @@ def agents(paths, players, games, rounds=1):
                 tag = "+obs" if observe else ""
                 modes[f"{name} {engine} ids{tag}"] = fns["ids"]
                 modes[f"{name} {engine} openspiel{tag}"] = fns["openspiel"]
+                if observe:
+                    modes[f"{name} {engine} openspiel+observer"] = fns["observer"]
             modes[f"{name} {engine} pettingzoo(+obs)"] = fns["pettingzoo"]
     try:
         for g in PYSPIEL_GAMES:
-            for observe in (False, True):
-                modes[f"pyspiel {g}{' +obs' if observe else ''}"] = _pyspiel_steps(g, observe)
+            for observe, tag in ((False, ""), (True, " +obs"), ("observer", " +observer")):
+                modes[f"pyspiel {g}{tag}"] = _pyspiel_steps(g, observe)
     except ImportError:
         pass
     for fn in modes.values():
