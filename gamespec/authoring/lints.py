@@ -1,7 +1,7 @@
 """Spec file → lint findings beyond errors (`gamespec check --strict`).
 
-Static: unused variables, defines and zones; actions never offered; options with no effect; a spec's
-define, function or named effect that shadows a built-in.
+Static: unused variables, defines and zones; actions never offered; options with no effect; whole-number
+options with no declared values or range; a spec's define, function or named effect that shadows a built-in.
 Sampled: hidden contents deducible from public counts; a decision near its step budget. See
 docs/authoring.md#lints.
 """
@@ -24,7 +24,9 @@ SAMPLE_TOTAL = 10_000     # ... and all sample games together for at most this m
 
 
 # Every lint, by the name a finding carries and `lints: {allow: [{rule: ...}]}` names (the schema's
-# enum of `allow.rule` is this table: tests/test_authoring.py holds them equal)
+# enum of `allow.rule` is this table: tests/test_authoring.py holds them equal). Two findings are not
+# in it, so no spec acknowledges them: allow-unused (a stale acknowledgement) and option-no-range (a
+# whole-number option with neither `values` nor `range`: declaring the range is always the fix)
 CHECKS = ("action-never-offered", "choice-reveals-hidden", "deducible-hidden", "near-budget", "never-ends",
           "option-no-effect", "shadows-builtin", "unused-define", "unused-variable", "unused-zone",
           "window-reads-hidden")
@@ -174,9 +176,11 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
             if name in BUILTINS:    # allowed (a later built-in never breaks a spec), but worth knowing
                 add("shadows-builtin", f"'{name}' shadows the built-in of that name: every call of '{name}' in "
                                        f"this spec is the {what}'s", section, key)
-    for name in spec.options:
+    for name, default in spec.options.items():
         if name not in used_options:
             add("option-no-effect", f"option '{name}' has no effect: no rule reads it", "options", name)
+        if not isinstance(default, bool) and not spec.option_values.get(name) and name not in spec.option_ranges:
+            add("option-no-range", _no_range_message(name, default), "options", name)
 
     offered = offered_actions(spec)
     for name in spec.actions:
@@ -215,6 +219,15 @@ def lint(path, games: int = SAMPLE_GAMES, progress=None) -> list[Finding]:
         add(check, msg, "zones" if check == "deducible-hidden" else "actions", name)
     out.sort(key=lambda x: (x.line, x.col, x.check))
     return _acknowledge(out, data, f)
+
+
+def _no_range_message(name, default):
+    """option-no-range: a whole-number option that declares neither `values` nor `range` takes any
+    whole number from the command line or the API (a negative count, a stack beyond a parameter's
+    bound), and the game then fails deep inside; the message says what to declare."""
+    lo, hi = min(default, 1), max(default, 10)
+    return (f"option '{name}' accepts any whole number: declare the values the game works at, as "
+            f"range: [LOW, HIGH] (both ends included, such as range: [{lo}, {hi}]) or values: [...]")
 
 
 def _acknowledge(found, data, f):
