@@ -812,7 +812,13 @@ def _native_library(game, rs):
 
 
 def _tell_bail(game, rs, why):
-    """Once per configuration (and process): the C code stopped a game, the Python engine played it."""
+    """Once per configuration (and process): the C code stopped a game, the Python engine played it.
+    Not for a fault (a rule's run-time error): the Python engine meets it too, and the game's failure,
+    reported with its seed and FILE:LINE:COL, says all (a line saying it is played again would promise
+    a game that does not come)."""
+    from gamespec.mirrors import FAULTS
+    if any(why == f.check for f in FAULTS):
+        return
     from gamespec.compile.cbuild import tell
     tell(game, rs, why, bail=True)
 

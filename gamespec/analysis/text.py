@@ -2,6 +2,8 @@
 (the same figures as their --json output, rounded for reading)."""
 from __future__ import annotations
 
+import re
+
 
 def _num(x, spec=""):
     return "-" if x is None else format(x, spec)
@@ -37,6 +39,12 @@ def study_lines(r):
     if r.get("resumed"):
         yield (f"  resumed: {r['resumed']} games read back from {r.get('records', 'the records file')}, "
                f"{r.get('games_played', 0)} played now")
+    if not sm["games_finished"] and r["errors"]:     # no figures to show: say so, and no empty table
+        n, total = len(r["errors"]), sm.get("games", len(r["errors"]))
+        which = "the game" if total == 1 else f"all {n} games" if n == total else f"{n} of {total} games"
+        yield f"  no game finished: {which} failed (why, and how to play one again: below)"
+        yield f"  errors: {n}"
+        return
     if sm["cooperative"]:
         sc, su = sm["team_score"], sm["success"]
         q = sc["quantiles"]
@@ -116,7 +124,7 @@ def _more_lines(sm):
             parts.append(f"draws {pct(dr['rate'], dr['ci95'])}")
         un = m.get("unfinished") or {}
         if un.get("count"):
-            reasons = ", ".join(f"{k} {v}" for k, v in (un.get("reasons") or {}).items())
+            reasons = reason_words(un.get("reasons"))
             parts.append(f"unfinished {un['count']} ({pct(un['rate'], un['ci95'])}{': ' + reasons if reasons else ''})")
         if m.get("recorded"):
             lc, da, wd, cb = (m.get(k) or {} for k in ("lead_changes", "decided_at", "winner_deficit", "comeback"))
@@ -135,9 +143,11 @@ def _more_lines(sm):
                 never = m.get("never_played") or []
                 nv = f"; never played: {', '.join(never[:8])}{' ...' if len(never) > 8 else ''}" if never else ""
                 yield f"  actions (share of decisions): {shown}{more}{nv}"
-        else:
+        elif sm["games_finished"]:      # (no game finished: nothing to record, whatever --trace said)
             yield "  metrics: " + "; ".join(parts + [f"lead changes, decisiveness, drama, actions not recorded "
                                                      f"({HOW_TO_RECORD})"])
+        elif parts:
+            yield "  metrics: " + "; ".join(parts)
     said = ("length", "not_recorded", "draws", "unfinished", "lead_changes", "decided_at", "drama", "actions",
             "never_played")             # in the lines above
     items = [it for it in config_findings(sm) if it["kind"] not in said]
@@ -178,19 +188,57 @@ def ranking_lines(outs):
 MAX_FAILURE_KINDS = 10     # kinds of failure listed; the rest are counted
 MAX_SEEDS_SHOWN = 8        # seeds listed per kind
 
+#: why a game did not end (records' `reason`, gamespec.simulate.reason_of) in words, with its count
+REASON_WORDS = {"rule": "a rule failed in {n}", "budget": "a budget of the spec ran out in {n}",
+                "timeout": "{n} ran past the time limit", "internal": "an internal error in {n}"}
 
-def failure_lines(errors):
-    """Failed games ({"seed", "error"} each), grouped by message: 'N games (seeds ...) failed: error'."""
-    groups = {}
+
+def reason_words(reasons) -> str:
+    """{"rule": 20, ...} → 'a rule failed in 20, ...' (an unknown reason as 'NAME in N')."""
+    return ", ".join(REASON_WORDS.get(k, k + " in {n}").format(n=v) for k, v in (reasons or {}).items())
+
+
+def failure_message(e) -> str:
+    """A failed game's message as a user reads it: a spec's error as the spec's checker prints it
+    (FILE:LINE:COL ...: error: ...), without the Python class name the 'error' field starts with; an
+    internal error keeps it (it names the bug)."""
+    msg = e["error"]
+    if not e.get("internal"):
+        msg = re.sub(r"^[A-Z][A-Za-z]*Error: ", "", msg, count=1)
+    return msg
+
+
+def _seeds(seeds) -> str:
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if len(seeds) > 3 and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]} to {seeds[-1]}"
+    shown = ", ".join(map(str, seeds[:MAX_SEEDS_SHOWN])) + (", ..." if len(seeds) > MAX_SEEDS_SHOWN else "")
+    return f"seeds {shown}"
+
+
+def failure_lines(errors, total=None):
+    """Failed games ({"seed", "error"} each; "rerun": the command line that plays that game again),
+    grouped by message: 'N of TOTAL games failed (seeds ...):' with the message on the next line
+    (indented; a spec's error starts with its FILE:LINE:COL), then the command that plays the first
+    failed game again, when the errors carry one."""
+    groups = {}         # message -> [games, {seed: None}] (a rotated study plays a seed's deal in several seatings)
     for e in errors:
-        groups.setdefault(e["error"], []).append(e["seed"])
-    for i, (msg, seeds) in enumerate(groups.items()):
+        g = groups.setdefault(failure_message(e), [0, {}])
+        g[0] += 1
+        g[1][e["seed"]] = None
+    for i, (msg, (n, seeds)) in enumerate(groups.items()):
         if i == MAX_FAILURE_KINDS:
             yield f"... and {len(groups) - MAX_FAILURE_KINDS} more kinds of failure"
             break
-        shown = ", ".join(map(str, seeds[:MAX_SEEDS_SHOWN])) + (", ..." if len(seeds) > MAX_SEEDS_SHOWN else "")
-        what = f"game with seed {shown}" if len(seeds) == 1 else f"{len(seeds)} games (seeds {shown})"
-        yield f"{what} failed: {msg}"
+        count = (f"{n} of {total} games" if total is not None and total > 1
+                 else f"{n} game" if n == 1 else f"{n} games")
+        yield f"{count} failed ({_seeds(sorted(seeds))}):"
+        yield f"  {msg}"
+    first = next((e for e in errors if e.get("rerun")), None)
+    if first is not None:
+        yield f"to play the first failed game again (seed {first['seed']}):"
+        yield f"  {first['rerun']}"
 
 
 def comparison_lines(r):

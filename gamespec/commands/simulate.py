@@ -119,9 +119,11 @@ def cmd_simulate(args) -> int:
     def text(outs):
         # the answer first (fair? decided early? does skill matter?), then each configuration's
         # figures, then restricted play ranked in one table
-        print_lines(analysis.verdict_lines(outs))
-        for r in outs:
-            print()
+        verdict = list(analysis.verdict_lines(outs))
+        print_lines(verdict)
+        for i, r in enumerate(outs):
+            if i or verdict:
+                print()
             print_lines(analysis.study_lines(r))
         ranking = list(analysis.ranking_lines(outs))
         if ranking:
@@ -163,11 +165,42 @@ def cmd_simulate(args) -> int:
         print_json({"sweep": {n: v for n, v in sweep}, "configs": outs} if sweep else outs[0])
     else:
         text(outs)
-    for line in analysis.failure_lines(errors):
-        print(f"{PROG}: {line}", file=sys.stderr)
+    shown = [dict(e, rerun=_rerun(args, game, r, e["seed"])) for r in outs for e in r["errors"]]
+    total = sum(r["summary"]["games"] for r in outs)
+    for line in analysis.failure_lines(shown, total):
+        print(line if line.startswith("  ") else f"{PROG}: {line}", file=sys.stderr)
     if internal:
         print(f"{PROG}: internal error in {len(internal)} game(s); first (seed {internal[0]['seed']}):",
               file=sys.stderr)
         print(internal[0].get("traceback", internal[0]["error"]).rstrip(), file=sys.stderr)
         return 2
     return 1 if errors else 0
+
+
+def _rerun(args, game, r, seed) -> str:
+    """The command line that plays the game of `seed` in configuration `r` (a run_study result) again:
+    `gamespec run ... --verbose`, its moves shown; `gamespec simulate -n 1` where run cannot seat it as
+    the study did (rotated seats: every rotation of that deal; the fast generator)."""
+    import shlex
+
+    from gamespec.config import format_value
+    words = [args.file, "--players", str(r["players"]), "--seed", str(seed)]
+    for name, value in r["options"].items():
+        if name not in game.options or value != game.options[name]:       # the defaults go without saying
+            words += ["--option", f"{name}={format_value(value)}"]
+    kinds = list(r.get("bots") or [])
+    if kinds and len(set(kinds)) == 1:
+        words += [] if kinds[0] == "random" else ["--bot", f"all={kinds[0]}"]
+    else:
+        for seat, kind in enumerate(kinds):
+            if kind != "random":
+                words += ["--bot", f"{seat}={kind}"]
+    if args.timeout is not None:
+        words += ["--timeout", format(args.timeout, "g")]
+    rotated, fast = r.get("rotations", 1) > 1, r.get("generator") is not None
+    if rotated or fast:
+        words = ["simulate"] + words + ["--games", "1", "--workers", "1"] + (["--rotate"] if rotated else []) \
+            + (["--generator", "fast"] if fast else [])
+    else:
+        words = ["run"] + words + ["--verbose"]
+    return " ".join(shlex.quote(w) for w in [PROG] + words)
