@@ -42,7 +42,7 @@ def test_show_full_log_is_the_live_transcript(logs, capsys):
     lines = out.splitlines()
     # run --verbose printed the same transcript before its summary (which names the seed: so does the header)
     assert logs["verbose"].splitlines()[:len(lines)] == lines
-    numbers = [int(m.group(1)) for m in (re.match(r"^\s*(\d+)\. seat \d+: ", x) for x in lines) if m]
+    numbers = [int(m.group(1)) for m in (re.match(r"^\s*(\d+)\. player \d+: ", x) for x in lines) if m]
     assert numbers == list(range(1, len(numbers) + 1)) and numbers
     assert lines[-1].startswith("Game over. Scores: ") and "(winner)" in lines[-1]
 
@@ -52,7 +52,7 @@ def test_show_for_a_seat_replays_the_full_log(logs, capsys):
     assert code == 0
     code, b, _ = run(capsys, "show", logs["seat1"])
     assert code == 0 and a == b
-    assert "(as seat 1 saw it)" in a and " you: " in a
+    assert "(as player 1 saw it)" in a and " you: " in a
     code, c, _ = run(capsys, "show", logs["full"], "--for", 0)
     assert code == 0 and c != a
 
@@ -69,7 +69,7 @@ def test_transcript_labels_are_the_actions_labels():
         labels.append(a.label if not (a[4] and a[4].card_params) else None)
         s.apply(a)
     text = transcript(omniscient(s), Labels(s.rs))
-    said = [re.sub(r"^\s*\d+\. seat \d+: ", "", x) for x in text if re.match(r"^\s*\d+\. seat", x)]
+    said = [re.sub(r"^\s*\d+\. player \d+: ", "", x) for x in text if re.match(r"^\s*\d+\. player", x)]
     assert len(said) == len(labels)
     assert all(want is None or want == got for want, got in zip(labels, said))
     assert sum(w is not None for w in labels) > 10
@@ -128,4 +128,4 @@ def test_verbose_with_json_keeps_stdout_json(tmp_path, capsys):
     import json
     code, out, err = run(capsys, "run", GAMES[0], "--seed", 2, "--verbose", "--json", "--bot", "1=greedy")
     assert code == 0 and json.loads(out)["bots"] == ["random", "greedy", "random"]
-    assert "Game over. Scores:" in err and "   1. seat " in err
+    assert "Game over. Scores:" in err and "   1. player " in err

@@ -424,10 +424,10 @@ def test_the_transcript_shows_a_choice_in_secret_then_its_reveal(sealed):
     from gamespec.table.transcript import Labels, transcript
     s = sealed.new_game(players=2, seed=9, log=True)
     bid(s, 4)
-    assert transcript(s.log_for(1), Labels(s.rs), 1)[-1] == "   1. seat 0: chooses in secret"
+    assert transcript(s.log_for(1), Labels(s.rs), 1)[-1] == "   1. player 0: chooses in secret"
     bid(s, 6)
     lines = transcript(s.log_for(1), Labels(s.rs), 1)
-    assert lines[-2:] == ["      revealed: you: bid 6", "      revealed: seat 0: bid 4"]
+    assert lines[-2:] == ["      revealed: you: bid 6", "      revealed: player 0: bid 4"]
 
 
 @pytest.mark.parametrize("path", [SEALED, SIXES], ids=["sealed", "sixes"])

@@ -17,6 +17,9 @@ class Bot:
 
     #: the kind name used by `--bot SEAT=KIND` (set by each shipped bot)
     kind = "bot"
+    #: whether a decision may take noticeable time (a search bot): the terminal table says
+    #: "player N is thinking…" before asking it. False for the instant kinds (random, first, greedy)
+    thinks = False
 
     def __init__(self, seed: int = 0, seat: int = 0):
         self.seed = seed
@@ -37,6 +40,19 @@ class Bot:
 
     def __repr__(self):
         return f"{type(self).__name__}(seed={self.seed}, seat={self.seat})"
+
+
+def may_take_time(bot) -> bool:
+    """Whether a decision of `bot` may take noticeable time: its class says so (`thinks`); a bot
+    that wraps another (a restricted kind: its `base`) when that one does. Any object may be a bot:
+    one without the attribute is taken to answer at once."""
+    for _ in range(8):          # (a wrapper of a wrapper ...: bounded)
+        if getattr(bot, "thinks", False) is True:
+            return True
+        bot = getattr(bot, "__dict__", {}).get("base")
+        if bot is None:
+            return False
+    return False
 
 
 def default_choose_among(bot, view, allowed):

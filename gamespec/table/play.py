@@ -182,7 +182,12 @@ class Table:
 
     def bot_turn(self):
         from gamespec.bots import decide
-        i, _ = decide(self.state, self.bots[self.state.current_player])
+        from gamespec.bots.base import may_take_time
+        p = self.state.current_player
+        bot = self.bots[p]
+        if may_take_time(bot) and len(self.state.legal_actions()) > 1:     # (one option: no search)
+            self.out.line(f"{seat_name(p, self.seat)} is thinking…", "dim")
+        i, _ = decide(self.state, bot)
         self.apply(i)
 
     def view(self):

@@ -122,7 +122,9 @@ def omniscient(state, start=0) -> list:
 
 
 def seat_name(p, reader=None):
-    return "you" if reader is not None and p == reader else f"seat {p}"
+    """A player in a transcript: "you" for the reader, else "player N" (the table's word, and the
+    spec's labels': docs/play.md, "Player" and "seat")."""
+    return "you" if reader is not None and p == reader else f"player {p}"
 
 
 def printable(text: str) -> str:
@@ -140,7 +142,7 @@ def render_line(line, labels: Labels, reader=None):
 def _line_text(line, labels, reader):
     t = line.get("type")
     if t == "header":
-        who = f" (as seat {reader} saw it)" if reader is not None else ""
+        who = f" (as player {reader} saw it)" if reader is not None else ""
         seed = f", seed {line['seed']}" if line.get("seed") is not None else ""
         opts = line.get("options") or {}
         o = ", options: " + ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in opts.items()) if opts else ""
