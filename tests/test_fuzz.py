@@ -292,12 +292,14 @@ def _spec_texts():
     return {os.path.basename(p): open(p, encoding="utf-8").read() for p in GAMES}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if os.path.join(ROOT, "games", n) in LIBRARY_GAMES
-                                  else n for n in sorted(_spec_texts())])     # the library's games: slow run
-def test_mutated_specs(name):
+# the seed games 50 mutants each in the default run; every game 150 in the slow run
+@pytest.mark.parametrize("name,examples",
+                         [(n, 50) for n in sorted(_spec_texts()) if os.path.join(ROOT, "games", n) not in LIBRARY_GAMES]
+                         + [pytest.param(n, 150, marks=pytest.mark.slow) for n in sorted(_spec_texts())])
+def test_mutated_specs(name, examples):
     text = _spec_texts()[name]
 
-    @fuzz_settings(150)
+    @fuzz_settings(examples)
     @given(mutant=mutated(text), seed=st.integers(0, 1000))
     def check(mutant, seed):
         with time_limit():

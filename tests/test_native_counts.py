@@ -101,11 +101,18 @@ scoring:
 """
 
 
-def _check_build(monkeypatch, tmp_path):
+@pytest.fixture(scope="module")
+def check_cache(tmp_path_factory):
+    """The check build's cache, shared by this module's tests (Bali's 4-player check library is
+    compiled once, not once per test)."""
+    return tmp_path_factory.mktemp("check-build") / "cache"
+
+
+def _check_build(monkeypatch, cache):
     """Later libraries are built with -DGS_CHECK_COUNTS, in a cache of their own."""
     cc = os.environ.get("CC") or "cc"
     monkeypatch.setenv("CC", cc + " -DGS_CHECK_COUNTS")
-    monkeypatch.setenv("GAMESPEC_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GAMESPEC_CACHE", str(cache))
 
 
 def _lib(game, players):
@@ -192,11 +199,11 @@ def test_an_inline_spec_of_every_attribute_kind_and_move_plays_as_python():
 
 @needs_cc
 @pytest.mark.parametrize("stem", ["bali", "bacchus", "inline"])
-def test_kept_counts_equal_a_recount_after_every_change(stem, monkeypatch, tmp_path):
+def test_kept_counts_equal_a_recount_after_every_change(stem, monkeypatch, check_cache):
     """In the check build the kept counts are recounted after every move, deal, new game, copy and
     determinization: no difference over random games, loaded and determinized mid-game states and
     searches (and the games are the Python engine's)."""
-    _check_build(monkeypatch, tmp_path)
+    _check_build(monkeypatch, check_cache)
     if stem == "inline":
         game = gamespec.load_text(INLINE, "counted.yaml", backend="native")
         py = gamespec.load_text(INLINE, "counted.yaml")
@@ -208,9 +215,9 @@ def test_kept_counts_equal_a_recount_after_every_change(stem, monkeypatch, tmp_p
 
 
 @needs_cc
-def test_the_check_build_finds_a_wrong_count(monkeypatch, tmp_path):
+def test_the_check_build_finds_a_wrong_count(monkeypatch, check_cache):
     """The check is not vacuous: a count made wrong on purpose is found at the next move."""
-    _check_build(monkeypatch, tmp_path)
+    _check_build(monkeypatch, check_cache)
     game = gamespec.load(os.path.join(ROOT, "games", "bali.yaml"), backend="native")
     lib = _lib(game, 4)
     lib.lib.gs_cnt_poke.argtypes = [ctypes.c_void_p]
@@ -230,9 +237,9 @@ def test_the_check_build_finds_a_wrong_count(monkeypatch, tmp_path):
 @needs_cc
 @pytest.mark.slow
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: os.path.basename(p)[:-5])
-def test_kept_counts_hold_in_every_spec(path, monkeypatch, tmp_path):
+def test_kept_counts_hold_in_every_spec(path, monkeypatch, check_cache):
     """Every spec of games/ and tests/specs/, at its fewest and most players, in the check build."""
-    _check_build(monkeypatch, tmp_path)
+    _check_build(monkeypatch, check_cache)
     game = gamespec.load(path, backend="native")
     for players in sorted({game.min_players, game.max_players}):
         if game.native_status(players) is not None:

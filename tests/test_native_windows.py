@@ -318,15 +318,17 @@ def test_faults_in_windows_stop_in_c_with_the_python_error(name):
 
 
 @needs_cc
-@pytest.mark.parametrize("name", ["at_once_all",     # the default run: one variant; the others with -m slow
-                                  pytest.param("nested", marks=pytest.mark.slow),
-                                  pytest.param("ends_turn_and_game", marks=pytest.mark.slow)])
-def test_step_budget_at_the_limit(name):
+@pytest.mark.parametrize("name,budgets", [("at_once_all", range(8, 56, 8)),   # the default run: one variant, every
+                                          # other budget (each budget is a C build); the rest with -m slow
+                                          pytest.param("at_once_all", range(12, 56, 8), marks=pytest.mark.slow),
+                                          pytest.param("nested", range(8, 56, 4), marks=pytest.mark.slow),
+                                          pytest.param("ends_turn_and_game", range(8, 56, 4), marks=pytest.mark.slow)])
+def test_step_budget_at_the_limit(name, budgets):
     """limits.steps_per_decision swept over the values where it starts to bite (the Python engine stops
     games inside the windows: at window_open, the asking, the reveal, window_close, window_done): each
     game Python stops on the budget was stopped by C on the budget; the games are the same."""
     seen, where = set(), set()
-    for steps in range(8, 56, 4):
+    for steps in budgets:
         got = same_games(text_of(WINDOWS[name], f"limits: {{steps_per_decision: {steps}}}\n"),
                          seeds=range(6), counts=(2, 4), early=True)
         seen |= {o[0] if o[0] == "ok" else o[1] for out in got.values() for o, _ in out}
@@ -336,9 +338,11 @@ def test_step_budget_at_the_limit(name):
 
 
 @needs_cc
-def test_decision_budget_inside_a_window():
+@pytest.mark.parametrize("budgets", [range(3, 30, 4),          # every other budget (each a C build); the rest slow
+                                     pytest.param(range(5, 30, 4), marks=pytest.mark.slow)])
+def test_decision_budget_inside_a_window(budgets):
     seen = set()
-    for n in range(3, 30, 2):
+    for n in budgets:
         got = same_games(text_of(WINDOWS["at_once_first"], f"limits: {{decisions_per_game: {n}}}\n"),
                          seeds=range(4), counts=(3,))
         seen |= {o[0] if o[0] == "ok" else o[1] for out in got.values() for o, _ in out}

@@ -1,9 +1,10 @@
 """The generic random-simulation test (OpenSpiel's random_sim_test) over every spec in games/ and tests/specs/.
 
-For every seed game, player count and option set: 60 seeded games (GAMESPEC_SIM_GAMES; a library game's ends 4, a test spec's 6) with uniformly
-random actions. A clone and a JSON round trip equal the state at every step of a quarter of the games
-(every 8th step of the others); in that quarter both are played to the end from one step with the same
-actions and give the same log and scores; cards are conserved per type; legal actions are empty only
+For every seed game, player count and option set: 60 seeded games (GAMESPEC_SIM_GAMES; the second half in the
+slow run; a library game's ends 4, a test spec's 6) with uniformly
+random actions. A clone and a JSON round trip equal the state at every step of a sixth of the games
+(up to their 200th; every 16th step of the others, every 64th past the 256th); in that sixth both are
+played to the end from one step with the same actions and give the same log and scores; cards are conserved per type; legal actions are empty only
 at the end; the same seed gives the same log.
 """
 from __future__ import annotations
@@ -27,6 +28,22 @@ SPEC_CONFIGS = [c for c in configs(NEW_SPECS)
                 or (c[2] == load(c[0]).option_sets()[-1] and c[1] == load(c[0]).max_players)]
 SPEC_GAMES = max(4, GAMES_PER_CONFIG // 10)
 LIBRARY_SIM_GAMES = max(4, GAMES_PER_CONFIG // 15)    # 4 games for each of a library game's ends
+# a seed game's 60 games per configuration: the first 30 in the default run, the other 30 in the slow one
+SEED_DEFAULT_GAMES = GAMES_PER_CONFIG // 2
+
+
+def _sim_params():
+    out = []
+    for c in CONFIGS + SPEC_CONFIGS:
+        path = c[0]
+        if path in SEED_GAMES:
+            out.append(pytest.param(c, range(SEED_DEFAULT_GAMES), id=config_id(c)))
+            out.append(pytest.param(c, range(SEED_DEFAULT_GAMES, GAMES_PER_CONFIG), id=config_id(c) + "-more",
+                                    marks=pytest.mark.slow))
+        else:
+            out.append(pytest.param(c, range(LIBRARY_SIM_GAMES if path in LIBRARY_GAMES else SPEC_GAMES),
+                                    id=config_id(c)))
+    return out
 
 
 def expected_type_counts(game, options):
@@ -81,13 +98,14 @@ def roundtrip(game, state):
     return game.state_from_json(json.loads(json.dumps(state.to_json())))
 
 
-@pytest.mark.parametrize("cfg", CONFIGS + SPEC_CONFIGS, ids=[config_id(c) for c in CONFIGS + SPEC_CONFIGS])
-def test_random_simulation(cfg):
+@pytest.mark.parametrize("cfg,games", _sim_params())
+def test_random_simulation(cfg, games):
     path, players, options = cfg
     game = load(path)
     want = expected_type_counts(game, options)
-    # the seed games' every configuration 60 games; a library game's ends and a test spec's fewer
-    for g in range(GAMES_PER_CONFIG if path in SEED_GAMES else LIBRARY_SIM_GAMES if path in LIBRARY_GAMES else SPEC_GAMES):
+    # the seed games' every configuration 60 games (30 of them in the slow run); a library game's
+    # ends and a test spec's fewer
+    for g in games:
         seed = 1000 + g
         rnd = random.Random(seed)
         fork = g % 6 == 0          # these games also play copies to the end and compare logs
@@ -102,11 +120,12 @@ def test_random_simulation(cfg):
             legal = state.legal_actions()
             assert legal, f"no legal action before the end (seed {seed}, step {step})"
             assert state.current_player is not None
-            # every step of the forked games (a sixth) up to their 200th, every 16th otherwise: the
-            # clone and the JSON round trip equal the state. state_from_json re-plays the whole
-            # history (linear), so it runs every 16th step (every 128th past the 256th: a
-            # 700-decision game would cost its square); the others check the fields (arranged_state).
-            if (fork and step < 200) or step % 16 == 0:
+            # every step of the forked games (a sixth) up to their 200th, every 16th otherwise (every
+            # 64th past the 256th): the clone and the JSON round trip equal the state. A state's JSON
+            # holds its whole history (linear), so a long game's checks cost its square (a Hearts game
+            # to 100 points: 7,000 decisions); state_from_json re-plays that history, so it runs every
+            # 16th step (every 128th past the 256th); the others check the fields (arranged_state).
+            if (fork and step < 200) or step % (16 if step < 256 else 64) == 0:
                 now = state.to_json()
                 twin = state.clone()
                 assert twin.to_json() == now

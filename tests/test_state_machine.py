@@ -153,20 +153,24 @@ class GameMachine(RuleBasedStateMachine):
         assert bool(s.legal_actions()) != s.is_terminal
 
 
-def _machine(name):
+def _machine(name, examples):
     cls = type(f"{name.title()}Machine", (GameMachine,), {"game": GAMES[name]})
-    cls.TestCase.settings = settings(max_examples=max(1, int(30 * SCALE)), stateful_step_count=50,
+    cls.TestCase.settings = settings(max_examples=max(1, int(examples * SCALE)), stateful_step_count=50,
                                      deadline=None, database=None, derandomize=True,
                                      suppress_health_check=list(HealthCheck))
     return cls
 
 
 SEEDS = ("bacchus", "bali", "klink")   # the library's other games run in the slow run
+# the default run: 12 machines of 50 steps for each seed game; the slow run: 30 for every game
+DEFAULT_EXAMPLES, SLOW_EXAMPLES = 12, 30
 
 
-@pytest.mark.parametrize("name", [n if n in SEEDS else pytest.param(n, marks=pytest.mark.slow) for n in sorted(GAMES)])
-def test_game_state_machine(name):
-    _machine(name).TestCase().runTest()
+@pytest.mark.parametrize("name,examples",
+                         [(n, DEFAULT_EXAMPLES) for n in sorted(GAMES) if n in SEEDS]
+                         + [pytest.param(n, SLOW_EXAMPLES, marks=pytest.mark.slow) for n in sorted(GAMES)])
+def test_game_state_machine(name, examples):
+    _machine(name, examples).TestCase().runTest()
 
 
 def test_the_games_load():
