@@ -189,16 +189,26 @@ def _check_rule_in(text, seed):
         return True
 
 
-@fuzz_settings(300)
-@given(rule=rule_strategy("start_expr"), seed=st.integers(0, 1000))
-def test_grammar_expressions_as_the_score(rule, seed):
-    _check_rule_in(TINY.replace('score: "sum(c.value for c in hand[p])"', "score: " + json.dumps(rule)), seed)
+# 120 rules from the grammar in the default run, 300 in the slow run
+GRAMMAR_EXAMPLES = [pytest.param(120, id="120"), pytest.param(300, id="300", marks=pytest.mark.slow)]
 
 
-@fuzz_settings(300)
-@given(rule=rule_strategy("start_effects"), seed=st.integers(0, 1000))
-def test_grammar_effects_as_an_action(rule, seed):
-    _check_rule_in(TINY.replace('effect: "stopped[actor] = 1"', "effect: " + json.dumps(rule)), seed)
+@pytest.mark.parametrize("examples", GRAMMAR_EXAMPLES)
+def test_grammar_expressions_as_the_score(examples):
+    @fuzz_settings(examples)
+    @given(rule=rule_strategy("start_expr"), seed=st.integers(0, 1000))
+    def check(rule, seed):
+        _check_rule_in(TINY.replace('score: "sum(c.value for c in hand[p])"', "score: " + json.dumps(rule)), seed)
+    check()
+
+
+@pytest.mark.parametrize("examples", GRAMMAR_EXAMPLES)
+def test_grammar_effects_as_an_action(examples):
+    @fuzz_settings(examples)
+    @given(rule=rule_strategy("start_effects"), seed=st.integers(0, 1000))
+    def check(rule, seed):
+        _check_rule_in(TINY.replace('effect: "stopped[actor] = 1"', "effect: " + json.dumps(rule)), seed)
+    check()
 
 
 # Well-typed rules reach the compiler and the interpreter far more often than grammar strings do.
