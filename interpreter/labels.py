@@ -41,7 +41,20 @@ def end_card_text(s, p, zi, top):
     rs = s.rs
     if s._vis(c) >> p & 1:
         return rs.face_label[rs.face_of[c]]
-    return pile_handle(pos, rs.zone_label[zi])
+    return pile_handle(pos, zone_words(rs, zi))
+
+
+def zone_words(rs, zi):
+    """Zone zi in a label's words, as a zone parameter reads: "deck", "hand of player 2" (a
+    player's zone), "bank of team 1", "row 3" (another family's key); never the JSON key "hand[2]"."""
+    d, k = rs.zone_decl[zi], rs.zone_key[zi]
+    if k is None:
+        return d.name
+    if d.per_player:
+        return f"{d.name} of player {k}"
+    if d.per_team:
+        return f"{d.name} of team {k}"
+    return f"{d.name} {k}"
 
 
 def pile_handle(pos, zone):

@@ -13,7 +13,7 @@ from gamespec.errors import IllegalAction
 from gamespec.errors import UsageError
 
 from .actions import fill_template
-from .labels import fill_expressions, pile_handle
+from .labels import fill_expressions, pile_handle, zone_words
 from .observe import face_dict
 
 __all__ = ["PlayerView", "PlayerAction"]   # the public face (docs/api.md)
@@ -175,7 +175,7 @@ def _card(s, p, c, face):
     cs = s.z[zi]
     if rs.zone_decl[zi].kind == "pile":
         pos = cs.index(c)
-        return {"zone": zone, "position": pos}, pile_handle(pos, zone)
+        return {"zone": zone, "position": pos}, pile_handle(pos, zone_words(rs, zi))
     bit = 1 << p
     k = 0
     for x in cs:              # the k-th card of the set that p cannot tell apart
@@ -183,7 +183,7 @@ def _card(s, p, c, face):
             break
         if not s._vis(x) & bit:
             k += 1
-    return {"zone": zone, "hidden": k}, f"hidden card {k + 1} in {zone}"
+    return {"zone": zone, "hidden": k}, f"hidden card {k + 1} in {zone_words(rs, zi)}"
 
 
 def find_view_action(s, p, d):

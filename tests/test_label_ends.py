@@ -115,7 +115,7 @@ def test_a_card_the_chooser_cannot_see_shows_as_the_views_handle(backend):
     got = labels(s, p)
     for q in range(3):        # another's stash: its owner sees it, the chooser does not
         if q != p:
-            assert got["peek", q] == f"compare with player {q}: hidden card 2 of stash[{q}]"
+            assert got["peek", q] == f"compare with player {q}: hidden card 2 of stash of player {q}"
     deck = zone(s, "deck")
     assert got["look"] == f"look at the deck's top card (hidden card {len(deck)} of deck)"
     # the words of a view's handle for a hidden card of a pile
