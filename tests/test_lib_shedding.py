@@ -718,7 +718,7 @@ def test_gin_game_to_100_with_bonuses():
 
 def test_gin_next_hand_dealt_by_the_winner():
     s = gin_table(["4♣", "7♥", "9♣", "K♣", "Q♦", "J♠", "10♦", "8♠", "6♦", "5♠"], H_RUNS, "J♦",
-                  stock_top=["2♦"], options={"game_to": 500})
+                  stock_top=["2♦"], options={"game_to": 100})
     act(s, "refuse")
     act(s, "refuse")
     act(s, "draw")

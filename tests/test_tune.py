@@ -104,7 +104,8 @@ def test_command_line_json(capsys):
 def test_the_range_form_is_a_tunable_number(tmp_path):
     import gamespec
     game = gamespec.load(HEAD)
-    assert tune.tunable(game) == {"bonus": [0, 1, 2, 3], "rounds": [2, 3, 4]}   # bonus: range [0, 3]
+    space = {k: list(v) for k, v in tune.tunable(game).items()}
+    assert space == {"bonus": [0, 1, 2, 3], "rounds": [2, 3, 4]}   # bonus: range [0, 3]
     assert game.check_options({"bonus": 3})["bonus"] == 3
     with pytest.raises(Exception, match="from 0 to 3, not 4"):
         game.check_options({"bonus": 4})
@@ -115,3 +116,20 @@ def test_the_range_form_is_a_tunable_number(tmp_path):
         path.write_text(text.replace("range: [0, 3]", bad), encoding="utf-8")
         with pytest.raises(gamespec.SpecErrors, match=words.replace("[", r"\[").replace(".", r"\.")):
             gamespec.load(str(path))
+
+
+def test_a_wide_range_is_refused_by_its_count_before_anything_is_built(tmp_path):
+    """A stranger's spec may declare range: [0, 1000000000]: tune counts the combinations first and
+    refuses them in words, never building a billion candidates."""
+    import gamespec
+    from gamespec.errors import UsageError
+    text = open(HEAD, encoding="utf-8").read().replace("range: [0, 3]", "range: [0, 1000000000]")
+    path = tmp_path / "wide.yaml"
+    path.write_text(text, encoding="utf-8")
+    game = gamespec.load(str(path))
+    with pytest.raises(UsageError, match=r"1000000001 combinations of bonus: at most \d+ are searched"):
+        tune.candidates(game, ["bonus"], {})
+    with pytest.raises(UsageError, match=r"3000000003 combinations of bonus, rounds"):
+        tune.candidates(game, [], {})
+    names, combos = tune.candidates(gamespec.load(HEAD), ["rounds"], {})
+    assert names == ["rounds"] and combos == [{"rounds": 2}, {"rounds": 3}, {"rounds": 4}]

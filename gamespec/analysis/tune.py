@@ -142,7 +142,7 @@ def tunable(game) -> dict:
         if vals:
             out[name] = list(vals)
         elif span:
-            out[name] = list(range(span[0], span[1] + 1))
+            out[name] = range(span[0], span[1] + 1)       # lazy: a wide range is refused by its length
     return out
 
 
@@ -150,6 +150,7 @@ def candidates(game, params, fixed) -> tuple:
     """The tuned options' names and every combination of their values: (names, [{name: value}])."""
     import difflib
     import itertools
+    import math
 
     from gamespec.errors import UsageError
     space = tunable(game)
@@ -168,11 +169,12 @@ def candidates(game, params, fixed) -> tuple:
                              + f" (tunable: {', '.join(space)})")
         if n in fixed:
             raise UsageError(f"option '{n}' is both tuned (--param) and fixed (--option)")
-    combos = [dict(zip(names, vs)) for vs in itertools.product(*(space[n] for n in names))]
-    if len(combos) > MAX_CANDIDATES:
-        raise UsageError(f"{len(combos)} combinations of {', '.join(names)}: at most {MAX_CANDIDATES} are searched "
+    # counted before the cross product is built: ranges of several options multiply fast
+    count = math.prod(len(space[n]) for n in names)
+    if count > MAX_CANDIDATES:
+        raise UsageError(f"{count} combinations of {', '.join(names)}: at most {MAX_CANDIDATES} are searched "
                          "(tune fewer options at once, or fix some with --option)")
-    return names, combos
+    return names, [dict(zip(names, vs)) for vs in itertools.product(*(space[n] for n in names))]
 
 
 # -- the search ---------------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ class ISMCTSBot(Bot):
     same choices (a time budget makes the number of iterations, and so the choice, depend on speed)."""
 
     kind = "ismcts"
+    thinks = True                # a decision can take seconds: the terminal says so first
     DEFAULT_ITERATIONS = 1000
 
     def __init__(self, seed: int = 0, seat: int = 0, iterations: int = DEFAULT_ITERATIONS,
