@@ -525,6 +525,9 @@ def test_the_terminal_and_the_web_page_show_the_seat_its_marks(signals):
     t.show(s.view(1))
     screen = out.getvalue()
     assert "? [told_colour=1], ?, ? [told_colour=1], ?" in screen      # hand[1]: marks, no faces
+    # the face-down deck carries no set mark: drawn as any pile, not one '?' per card
+    size = len(s.z[zi(s, "deck")])
+    assert size > 4 and f"deck ({size}): face down" in screen and "?, ?, ?, ?, ?" not in screen
     msg = seat_message(s, 1, {"game": "Signals", "seats": ["human", "random"]})
     assert msg["zones"]["hand[1]"]["marks"][0] == {"told_colour": 1, "told_rank": 0}
     assert msg["zones"]["hand[1]"]["cards"] == [None] * 4

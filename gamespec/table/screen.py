@@ -58,7 +58,9 @@ class Screen:
         """A zone's cards as the seat sees them: a set by face with counts, a pile bottom to top."""
         cards = z.get("cards") or []
         name = lambda c: self.labels.card(c, "?")
-        if "marks" in z:
+        if "marks" in z and any(_tag(m) for m in [*z["marks"], *z.get("hidden_marks", ())]):
+            # card by card, in order (a mark tells one card from another); a zone whose cards carry
+            # no set mark is drawn as any other (a face-down deck is not forty '?')
             return ", ".join([name(c) + _tag(m) for c, m in zip(cards, z["marks"])] +
                              ["?" + _tag(m) for m in z.get("hidden_marks", ())])
         if "hidden" in z:           # a set: one entry per face, then how many it cannot see

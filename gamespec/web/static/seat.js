@@ -38,7 +38,9 @@ function varHint(msg, name) {
 function zoneSlots(z, name) {
   // [{face, count, marks, label}] in the order they are drawn
   const slots = [];
-  if (z.marks) {
+  // card by card where a card carries a set mark (marks tell cards apart); else as any other zone
+  const marked = (m) => Object.values(m || {}).some((v) => v);
+  if (z.marks && (z.marks.some(marked) || (z.hidden_marks || []).some(marked))) {
     z.cards.forEach((c, i) => slots.push({face: c, count: 1, marks: z.marks[i], label: c === null ? null : name(c)}));
     (z.hidden_marks || []).forEach((m) => slots.push({face: null, count: 1, marks: m}));
     return slots;
