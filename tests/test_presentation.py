@@ -23,7 +23,9 @@ def test_defaults_without_hints():
     assert p["zones"]["number_deck"] == {"name": "number deck", "show": True, "area": "shared", "group": None,
                                         "per_player": False, "family": False, "kind": "pile"}
     assert p["zones"]["faceup"]["area"] == "player" and p["zones"]["faceup"]["per_player"]
-    assert p["variables"]["round_pts"] == {"name": "round pts", "show": True, "per_player": True, "player": False}
+    assert p["variables"]["round_pts"] == {"name": "round pts", "show": True, "per_player": True, "player": False,
+                                          "words": {}}
+    assert p["marks"] == {}
 
 
 def test_colour_defaults_to_a_colour_attribute_with_named_colours():
@@ -86,3 +88,62 @@ def test_a_player_typed_variable_names_a_person_on_the_screen():
     holder = s.view(1).observation["variables"]["holder"]
     want = "you" if holder == 1 else f"player {holder}"
     assert f"Holds the pair {want}" in text, text
+
+
+# -- words: a value shown in the spec's words (variables and marks) -------------------------------
+MARKED = """
+marks:
+  hint: {initial: 0, visibility: public}
+  lit: {type: bool, initial: false, visibility: public}
+"""
+
+
+def test_words_name_values_for_the_tables_and_keep_them_for_the_rules():
+    """`words:` of a variable hint and of a mark hint: resolved keyed by value as JSON ("-1",
+    "true"), shown by the terminal instead of the value; the observation keeps the value."""
+    from gamespec.spec.presentation import of_game, word_key
+    from gamespec.table.screen import Screen, _tag
+    from gamespec.table.transcript import Labels
+    g = _load(MARKED + "presentation:\n  variables: {rounds: {name: Rounds, words: {1: 'the first', -1: 'over'}}}\n"
+              "  marks: {hint: {name: clue, words: {2: 'clued twice'}}, lit: {words: {true: 'burning'}}}\n")
+    hints = of_game(g)
+    assert hints["variables"]["rounds"]["words"] == {"1": "the first", "-1": "over"}
+    assert hints["marks"] == {"hint": {"name": "clue", "words": {"2": "clued twice"}},
+                              "lit": {"name": "lit", "words": {"true": "burning"}}}
+    assert [word_key(v) for v in (-1, True, "x", None)] == ["-1", "true", "x", "null"]
+    s = g.new_game(players=3, seed=3)
+    obs = s.view(0).observation
+    assert obs["variables"]["rounds"] == 1                  # the rules' value, untouched
+    screen = Screen(hints, Labels(s.rs), 3, 0)
+    text = "\n".join(t for t, _ in screen.lines(obs, "head"))
+    assert "Rounds the first" in text and "Rounds 1" not in text, text
+    assert screen.value(-1, words=hints["variables"]["rounds"]["words"]) == "over"
+    assert screen.value(5, words=hints["variables"]["rounds"]["words"]) == "5"          # no word: the value
+    m = hints["marks"]
+    assert _tag({"hint": 2, "lit": True}, m) == " [clued twice, burning]"
+    assert _tag({"hint": 1, "lit": False}, m) == " [clue=1]"                             # no word: name=value
+    assert _tag({"hint": 0, "lit": False}, m) == ""                                      # unset: not shown
+    assert _tag({"hint": 2}) == " [hint=2]"                                              # no hints at all
+
+
+def test_the_web_page_gets_the_words():
+    from gamespec.spec.presentation import of_game
+    from gamespec.web.messages import seat_message
+    g = _load(MARKED + "presentation:\n  variables: {rounds: {words: {0: 'none yet'}}}\n"
+              "  marks: {hint: {words: {1: 'clued'}}}\n")
+    s = g.new_game(players=3, seed=3)
+    msg = seat_message(s, 0, {"game": "k", "seats": ["human"] * 3, "presentation": of_game(g)})
+    assert msg["presentation"]["variables"]["rounds"]["words"] == {"0": "none yet"}
+    assert msg["presentation"]["marks"]["hint"]["words"] == {"1": "clued"}
+
+
+@pytest.mark.parametrize("extra,words", [
+    ("presentation:\n  marks: {hnit: {name: x}}\n", "presentation.marks: no mark 'hnit' (marks: hint, lit)"),
+    ("presentation:\n  variables: {rounds: {words: {[1, 2]: x}}}\n", "a mapping key must be a string, an integer or a boolean"),
+    ("presentation:\n  variables: {rounds: {words: {1: ''}}}\n", "k.yaml:"),
+    ("presentation:\n  marks: {hint: {show: false}}\n", "k.yaml:"),
+])
+def test_words_and_mark_hints_are_checked(extra, words):
+    with pytest.raises(gamespec.SpecErrors) as e:
+        _load(MARKED + extra)
+    assert words in str(e.value) and str(e.value).startswith("k.yaml:"), str(e.value)

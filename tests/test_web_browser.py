@@ -237,6 +237,35 @@ def test_the_page_is_a_card_table(browser):
         page.close()
 
 
+def test_marks_and_values_in_the_specs_words_in_the_browser(browser):
+    """Hanabi: a hint on a card reads as the spec's word for it ('hinted red', presentation.marks),
+    the turns-left variable's -1 as its word ('–'), and the face-down deck, whose cards carry no set
+    mark, as one stack with its count (not forty card backs)."""
+    with LiveServer([os.path.join(ROOT, "games", "hanabi.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        link = _new_table(page, srv, seed=5, seats=["person", "random"])
+        page.goto(srv.url + link)
+        page.wait_for_function(READY, timeout=30000)
+        assert page.locator('.zone[data-zone="deck"] .card').count() == 1
+        assert page.locator('.zone[data-zone="deck"] .card.stack .count').count() == 1
+        chips = page.locator(".chip").all_inner_texts()
+        assert any(re.fullmatch(r"Turns left after the deck ran out\s+–", c.strip()) for c in chips), chips
+        rng = random.Random(3)
+        marks = []
+        for _ in range(12):                        # hints come soon: most options are hints
+            page.wait_for_function(READY, timeout=30000)
+            marks = page.locator("text.mark").all_text_contents()
+            if marks or page.is_visible("#end"):
+                break
+            _decide(page, rng)
+        assert marks and all(m.startswith("hinted ") for m in marks), marks
+        assert not any("told_" in m for m in marks)
+        assert not errors, errors
+        page.close()
+
+
 def _api(srv, path, body=None):
     import json
     import urllib.request

@@ -50,6 +50,7 @@ SECTIONS = [
     ("action", "actions.NAME"), ("param", "actions.NAME.params.NAME"),
     ("trigger", "triggers.NAME"), ("scoring", "scoring"), ("presentation", "presentation"),
     ("zone_hint", "presentation.zones.NAME"), ("variable_hint", "presentation.variables.NAME"),
+    ("mark_hint", "presentation.marks.NAME"),
 ]
 
 

@@ -6,6 +6,8 @@ zones out, which card attribute colours a card and which is its corner number (d
 """
 from __future__ import annotations
 
+import json
+
 from ..errors import SpecError, SpecErrors
 from .yamlsafe import mark_of
 
@@ -23,6 +25,18 @@ PALETTE = ("#4a7fd1", "#d9534f", "#3f9c57", "#f2cf3a", "#8e63c7", "#f08c2e", "#4
 
 def _title(name) -> str:
     return str(name).replace("_", " ")
+
+
+def word_key(value) -> str:
+    """The key a value's word is found by (`words:` of a variable or mark hint): a text as it is,
+    any other value as JSON (-1 → "-1", true → "true"); the web page keys them the same way."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _words(h) -> dict:
+    """A hint's words keyed by word_key (the loader allows only texts, whole numbers and true/false
+    as mapping keys)."""
+    return {word_key(k): text for k, text in (h.get("words") or {}).items()}
 
 
 def _faces(spec):
@@ -95,11 +109,23 @@ def resolve(spec, data, filename="<spec>") -> dict:
     for name, decl in spec.variables.items():
         h = vhints.get(name) or {}
         variables[name] = {"name": h.get("name") or _title(name), "show": h.get("show", True),
-                           "per_player": decl.per_player, "player": decl.type == "player"}
+                           "per_player": decl.per_player, "player": decl.type == "player",
+                           "words": _words(h)}
+
+    marks = {}
+    mhints = raw.get("marks") or {}
+    declared = getattr(spec, "marks", None) or {}
+    for name in mhints:
+        if name not in declared:
+            err(mhints, name, f"presentation.marks: no mark {name!r}"
+                              f" (marks: {', '.join(declared) or 'none declared'})")
+    for name in declared:
+        h = mhints.get(name) or {}
+        marks[name] = {"name": h.get("name") or name, "words": _words(h)}
     if errors:
         raise SpecErrors(errors)
     return {"colour": colour, "value": value, "colours": colours, "zones": zones, "variables": variables,
-            "undo": bool(raw.get("undo", False))}
+            "marks": marks, "undo": bool(raw.get("undo", False))}
 
 
 def of_game(game) -> dict:

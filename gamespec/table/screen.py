@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from ..spec.presentation import word_key
+
 MAX_PILE = 8            # a longer pile shows its count and its top cards only
 LAST_MOVES = 8          # moves shown since the last look (older ones are counted)
 _LABEL = re.compile(r"^([^\[]+)\[(.*)\]$")
@@ -37,9 +39,13 @@ class Screen:
         return (self.hints.get("zones") or {}).get(name) or {"name": name.replace("_", " "), "show": True,
                                                             "area": "shared", "group": None, "per_player": False}
 
-    def value(self, x, player=False) -> str:
-        """A variable's value in words; a player-typed one ("player": True in its hints) as a person
-        ("you", "player N")."""
+    def value(self, x, player=False, words=None) -> str:
+        """A variable's value in words: the spec's word for it (`words` of its hints), a player-typed
+        one ("player": True in its hints) as a person ("you", "player N")."""
+        if words and not isinstance(x, (list, dict)) and word_key(x) in words:
+            return words[word_key(x)]
+        if words and isinstance(x, list):
+            return ", ".join(self.value(y, player, words) for y in x) if x else "none"
         if player and type(x) is int and 0 <= x < self.P:
             return seat_name(x, self.me)
         if player and isinstance(x, list):
@@ -58,11 +64,12 @@ class Screen:
         """A zone's cards as the seat sees them: a set by face with counts, a pile bottom to top."""
         cards = z.get("cards") or []
         name = lambda c: self.labels.card(c, "?")
-        if "marks" in z and any(_tag(m) for m in [*z["marks"], *z.get("hidden_marks", ())]):
+        tag = lambda m: _tag(m, self.hints.get("marks") or {})
+        if "marks" in z and any(tag(m) for m in [*z["marks"], *z.get("hidden_marks", ())]):
             # card by card, in order (a mark tells one card from another); a zone whose cards carry
             # no set mark is drawn as any other (a face-down deck is not forty '?')
-            return ", ".join([name(c) + _tag(m) for c, m in zip(cards, z["marks"])] +
-                             ["?" + _tag(m) for m in z.get("hidden_marks", ())])
+            return ", ".join([name(c) + tag(m) for c, m in zip(cards, z["marks"])] +
+                             ["?" + tag(m) for m in z.get("hidden_marks", ())])
         if "hidden" in z:           # a set: one entry per face, then how many it cannot see
             counts = {}
             for c in sorted((c for c in cards if c is not None), key=_face_order):
@@ -118,9 +125,9 @@ class Screen:
                 continue
             if h.get("per_player") and isinstance(v, list) and len(v) == self.P:
                 for p, x in enumerate(v):
-                    svars[p].append((h["name"], self.value(x, h.get("player"))))
+                    svars[p].append((h["name"], self.value(x, h.get("player"), h.get("words"))))
             else:
-                glob.append((h["name"], self.value(v, h.get("player"))))
+                glob.append((h["name"], self.value(v, h.get("player"), h.get("words"))))
         return seats, svars, [(g, groups[g]) for g in order], glob
 
     # -- the screen -----------------------------------------------------------------------------
@@ -225,7 +232,17 @@ def _face_order(face):
             for k, v in sorted(face.items())] if isinstance(face, dict) else []
 
 
-def _tag(marks):
-    """' [hint=2, primed]': the marks of a card that are set (not 0 or false)."""
-    shown = [k if v is True else f"{k}={v}" for k, v in marks.items() if v]
+def _tag(marks, hints=None):
+    """' [hint=2, primed]': the marks of a card that are set (not 0 or false), each by the spec's
+    word for its value where it gives one (presentation.marks: ' [hinted red]'), else by its name."""
+    hints = hints or {}
+
+    def one(k, v):
+        h = hints.get(k) or {}
+        word = (h.get("words") or {}).get(word_key(v))
+        if word:
+            return word
+        name = h.get("name") or k
+        return name if v is True else f"{name}={v}"
+    shown = [one(k, v) for k, v in marks.items() if v]
     return f" [{', '.join(shown)}]" if shown else ""

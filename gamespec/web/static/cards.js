@@ -28,6 +28,10 @@ function wrapLabel(text, max) {      // a label on at most 4 short lines
   return lines.map((l) => (l.length > max + 2 ? l.slice(0, max + 1) + "…" : l));
 }
 
+// The key a value's word is found by in a hint's "words": a text as it is, any other value as JSON
+// (gamespec/spec/presentation.py word_key: -1 -> "-1", true -> "true")
+function wordKey(v) { return typeof v === "string" ? v : JSON.stringify(v); }
+
 // One card: face (a dict) or null (its back). opts: {label, count, marks}
 function cardSVG(face, hints, opts) {
   opts = opts || {};
@@ -65,7 +69,14 @@ function cardSVG(face, hints, opts) {
     });
   }
   if (opts.marks) {
-    const shown = Object.entries(opts.marks).filter(([, v]) => v).map(([k, v]) => (v === true ? k : `${k} ${v}`));
+    const mh = hints.marks || {};      // the spec's word for a mark's value, else its name (and value)
+    const tag = (k, v) => {
+      const h = mh[k] || {};
+      const w = (h.words || {})[wordKey(v)];
+      if (w && Object.hasOwn(h.words, wordKey(v))) return w;
+      return v === true ? (h.name || k) : `${h.name || k} ${v}`;
+    };
+    const shown = Object.entries(opts.marks).filter(([, v]) => v).map(([k, v]) => tag(k, v));
     if (shown.length) {
       svg.append(svgEl("rect", {x: 3, y: CARD_H - 22, width: CARD_W - 6, height: 14, rx: 3, class: "mark-band"}));
       svg.append(svgEl("text", {x: CARD_W / 2, y: CARD_H - 12, class: "mark"}, shown.join(", ").slice(0, 14)));
