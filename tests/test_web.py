@@ -211,7 +211,7 @@ def test_a_message_names_no_card_id_seed_or_token():
         msg = client.get(f"/api/seat/{tokens[0]}").json()
         text = json.dumps(msg)
         assert "987654321" not in text and not any(t in text for t in tokens)
-        assert set(msg) == {"type", "game", "players", "seat", "seats", "at", "phase", "to_move", "terminal",
+        assert set(msg) == {"type", "game", "players", "seat", "seats", "thinks", "at", "phase", "to_move", "terminal",
                             "zones", "variables", "cards", "actions", "transcript", "errors", "presentation", "undo",
                             "can_undo", "stages", "round_end"}
         other = client.get(f"/api/seat/{tokens[1]}").json()
@@ -470,3 +470,13 @@ def test_cli_serve_refuses_bad_seconds(capsys):
     from gamespec.cli import main
     assert main(["serve", "games/bali.yaml", "--watch", "-1"]) == 2
     assert main(["serve", "games/bali.yaml", "--bot-delay", "soon"]) == 2
+
+
+def test_the_page_is_told_which_seats_think():
+    """`thinks` per seat: true for a search bot (ISMCTS, a restricted kind over it), false for a
+    person and for a random bot; the same for every seat's message, the spectator's too."""
+    from gamespec.web.tables import Registry
+    reg = Registry([os.path.join(ROOT, "games", "klink.yaml")], log=lambda *a: None)
+    t = reg.create({"spec": "0", "players": 3, "seats": ["person", "ismcts:10", "random"], "seed": 4})
+    msgs = [t.message(p) for p in (0, 1, 2, None)]
+    assert all(m["thinks"] == [False, True, False] for m in msgs), [m["thinks"] for m in msgs]

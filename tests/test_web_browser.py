@@ -266,6 +266,33 @@ def test_marks_and_values_in_the_specs_words_in_the_browser(browser):
         page.close()
 
 
+def test_the_status_says_a_search_bot_is_thinking(browser):
+    """While an ISMCTS seat is to move the page's status reads 'player 1 is thinking…' (the message's
+    `thinks`); a random seat is only 'to move'."""
+    with LiveServer([os.path.join(ROOT, "games", "klink.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        link = _new_table(page, srv, seed=3, seats=["person", "ismcts", "random"])
+        page.goto(srv.url + link)
+        page.wait_for_function(READY, timeout=30000)
+        page.evaluate("""() => { window.__statuses = [];
+            new MutationObserver(() => window.__statuses.push(document.getElementById('status').textContent))
+              .observe(document.getElementById('status'), {childList: true, characterData: true, subtree: true}); }""")
+        rng = random.Random(1)
+        for _ in range(4):
+            page.wait_for_function(READY, timeout=30000)
+            if page.is_visible("#end"):
+                break
+            _decide(page, rng)
+        page.wait_for_function(READY, timeout=30000)
+        seen = page.evaluate("() => window.__statuses")
+        assert "player 1 is thinking…" in seen, seen
+        assert "player 2 is thinking…" not in seen and not any("(bot (ismcts" in x for x in seen), seen
+        assert not errors, errors
+        page.close()
+
+
 def _api(srv, path, body=None):
     import json
     import urllib.request

@@ -9,7 +9,7 @@ from gamespec.table.transcript import Labels
 
 def seat_message(state, seat, table: dict, round_end=None) -> dict:
     """Everything the page of `seat` (None: a spectator) is sent about `state`. `table` holds the
-    public facts of the table: {"game", "seats": [kind per seat], "undo", "notes", "last"} (no seed,
+    public facts of the table: {"game", "seats": [kind per seat], "thinks": [a search bot per seat], "undo", "notes", "last"} (no seed,
     no token, nothing of another seat); `round_end` the seat's last round end ({"at", "lines"}:
     gamespec/table/round_end.py, made from the seat's views; a spectator's from the public ones), if any. `stages`: the decision in
     stages when it has many options (gamespec/table/stages.py, from the view's legal actions)."""
@@ -46,6 +46,7 @@ def seat_message(state, seat, table: dict, round_end=None) -> dict:
         "players": obs["num_players"],
         "seat": seat,
         "seats": list(table["seats"]),
+        "thinks": [bool(x) for x in table.get("thinks") or [False] * len(table["seats"])],
         "at": state.decisions,
         "phase": obs["phase"],
         "to_move": obs["to_move"],

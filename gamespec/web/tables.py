@@ -151,7 +151,14 @@ class Table:
         return {"game": self.game.name,
                 "seats": ["person" if k == PERSON else f"bot ({k})" for k in self.kinds],
                 "presentation": presentation_of(self.game), "undo": self.allow_undo,
-                "notes": list(self.notes), "last": self.deciders[-1] if self.deciders else None}
+                "notes": list(self.notes), "last": self.deciders[-1] if self.deciders else None,
+                "thinks": self._thinks()}
+
+    def _thinks(self) -> list:
+        """Per seat, whether its bot may take noticeable time to decide (a search: the page says
+        'player N is thinking…' while it is to move); a fact of the seat's kind, public as the kind."""
+        from gamespec.bots.base import may_take_time
+        return [b is not None and may_take_time(b) for b in self.bots]
 
     def message(self, seat, state=None) -> dict:
         """The message of `seat` (None: a spectator) of `state` (default the table's: tests pass a

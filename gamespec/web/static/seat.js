@@ -194,7 +194,8 @@ function draw(msg) {
   $("title").textContent = watching ? `${msg.game} — watching (the public view)` : `${msg.game} — you are player ${me} of ${msg.players}`;
   $("phase").textContent = msg.phase ? `phase: ${msg.phase.replace(/_/g, " ")}` : "";
   $("status").textContent = msg.terminal ? "game over" : msg.to_move === me ? "your move" :
-    msg.to_move === null || msg.to_move === undefined ? "…" : `player ${msg.to_move} (${msg.seats[msg.to_move]}) to move`;
+    msg.to_move === null || msg.to_move === undefined ? "…" :
+    (msg.thinks || [])[msg.to_move] ? `player ${msg.to_move} is thinking…` : `player ${msg.to_move} (${msg.seats[msg.to_move]}) to move`;
   $("errors").hidden = !msg.errors.length;
   $("errors").textContent = msg.errors.length ? "The spec has errors; the game goes on under the old rules:\n" + msg.errors.join("\n") : "";
   $("notice").hidden = true;
