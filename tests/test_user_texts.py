@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shlex
 
@@ -234,3 +235,15 @@ def test_transcripts_and_the_table_say_player(tmp_path, capsys):
     # the table's own lines, from the start to the end
     text, _ = _table(["person", "ismcts:5"])
     assert "you are player 0" in text and "player 1" in text and not SEAT_WORD.search(text)
+
+
+def test_the_native_engines_one_line_writes_options_as_the_command_line_does(capsys):
+    """'queen_breaks_hearts=false', never Python's 'False' (the line a user copies options from)."""
+    import gamespec
+    from gamespec.compile import cbuild
+    g = gamespec.load(os.path.join(ROOT, "games", "hearts.yaml"))
+    rs = g.ruleset(4, g.check_options({"jack_of_diamonds": True}))
+    cbuild.tell(g, rs, "a reason")
+    err = capsys.readouterr().err
+    assert "jack_of_diamonds=true" in err and "queen_breaks_hearts=false" in err, err
+    assert "True" not in err and "False" not in err, err

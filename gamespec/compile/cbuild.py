@@ -322,7 +322,8 @@ def tell(game, rs, reason, bail=False):
         if key in _told:
             return
         _told.add(key)
-    opts = ", ".join(f"{k}={v}" for k, v in sorted(rs.options.items()))
+    from gamespec.config import format_value        # true/false as the command line writes them
+    opts = ", ".join(f"{k}={format_value(v)}" for k, v in sorted(rs.options.items()))
     config = f"{rs.spec.name} ({rs.P} players{'; ' + opts if opts else ''})"
     if bail:
         print(f"gamespec: the native engine stopped a game of {config} ({reason}); such games are played "
