@@ -322,8 +322,8 @@ def tell(game, rs, reason, bail=False):
         if key in _told:
             return
         _told.add(key)
-    from gamespec.config import format_value        # true/false as the command line writes them
-    opts = ", ".join(f"{k}={format_value(v)}" for k, v in sorted(rs.options.items()))
+    # true/false as the command line writes them (not Python's True/False)
+    opts = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(rs.options.items()))
     config = f"{rs.spec.name} ({rs.P} players{'; ' + opts if opts else ''})"
     if bail:
         print(f"gamespec: the native engine stopped a game of {config} ({reason}); such games are played "
