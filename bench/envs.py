@@ -297,7 +297,8 @@ def threads_ab(paths, players, sizes=(64, 256, 1024), rounds=9, block=65536):
     """VectorEnv on 1 and 2 threads, the same games, alternated block by block (a busy machine slows
     both alike): per round the steps per wall second of each; the median over rounds of the ratio
     (2 threads / 1), and the medians of M steps per wall and per CPU second. float32 rows, first
-    legal id, warmed up."""
+    legal id, warmed up; `step()` alone is timed (the caller's choice of actions, here an argmax over
+    the masks, is the caller's serial part, not the env's)."""
     import statistics
     from gamespec.envs import VectorEnv
     out = []
@@ -318,10 +319,14 @@ def threads_ab(paths, players, sizes=(64, 256, 1024), rounds=9, block=65536):
                 for _ in range(rounds):
                     for th in (1, 2):
                         e, obs = envs[th]
-                        c, w = time.process_time(), time.perf_counter()
+                        cpu = wall = 0.0
                         for _ in range(calls):
-                            obs = e.step(obs["action_mask"].argmax(axis=1))[0]
-                        per[th].append((calls * n / (time.perf_counter() - w), calls * n / (time.process_time() - c)))
+                            a = obs["action_mask"].argmax(axis=1)
+                            c, w = time.process_time(), time.perf_counter()
+                            obs = e.step(a)[0]
+                            cpu += time.process_time() - c
+                            wall += time.perf_counter() - w
+                        per[th].append((calls * n / wall, calls * n / cpu))
                         envs[th][1] = obs
                 for e, _ in envs.values():
                     e.close()
