@@ -395,3 +395,26 @@ def test_golden_logs_replay(name, scores, winners, decisions, capsys):
     assert main(["replay", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["scores"] == scores and out["winners"] == winners and out["decisions"] == decisions
+
+
+def test_the_table_shows_the_street_by_name_and_leaves_the_bookkeeping_out():
+    """presentation: the street's number in words (pre-flop ... showdown), the rules' own flags
+    (dealt_in, has_acted, faced) not drawn, the others in poker's words."""
+    from gamespec.spec.presentation import of_game
+    from gamespec.table.screen import Screen
+    from gamespec.table.transcript import Labels
+    s = GAME.new_game(players=3, seed=3)
+    screen = Screen(of_game(GAME), Labels(s.rs), 3, 0)
+    seen = set()
+    rng = random.Random(1)
+    while not s.is_terminal and len(seen) < 4 and s.decisions < 400:
+        text = "\n".join(t for t, _ in screen.lines(s.view(0).observation, "head"))
+        street = var(s, "street")
+        words = ["pre-flop", "flop", "turn", "river", "showdown"][street]
+        assert f"Street {words}" in text, text
+        seen.add(street)
+        for hidden in ("dealt in", "has acted", "faced", "Street 0", "sb seat"):
+            assert hidden not in text, text
+        assert "To call" in text and "Small blind" in text and "Chips" in text
+        s.apply(rng.choice(s.legal_actions()))
+    assert len(seen) >= 2, seen
