@@ -24,7 +24,7 @@ def test_defaults_without_hints():
                                         "per_player": False, "family": False, "kind": "pile"}
     assert p["zones"]["faceup"]["area"] == "player" and p["zones"]["faceup"]["per_player"]
     assert p["variables"]["round_pts"] == {"name": "round pts", "show": True, "per_player": True, "player": False,
-                                          "words": {}}
+                                          "words": {}, "public": True}
     assert p["marks"] == {}
 
 
@@ -147,3 +147,28 @@ def test_words_and_mark_hints_are_checked(extra, words):
     with pytest.raises(gamespec.SpecErrors) as e:
         _load(MARKED + extra)
     assert words in str(e.value) and str(e.value).startswith("k.yaml:"), str(e.value)
+
+
+def test_a_public_variable_without_a_value_reads_as_a_dash_a_hidden_one_as_a_question_mark():
+    """none where every seat sees the variable is "no value" (Coup's target before any action: '–');
+    a variable the seat may not see arrives as none too, and stays '?'."""
+    from gamespec.spec.presentation import of_game
+    from gamespec.table.screen import Screen
+    from gamespec.table.transcript import Labels
+    g = gamespec.load(os.path.join(ROOT, "games", "coup.yaml"))
+    hints = of_game(g)
+    assert hints["variables"]["victim"]["public"] is True
+    s = g.new_game(players=3, seed=3)
+    obs = s.view(0).observation
+    assert obs["variables"]["victim"] is None and obs["variables"]["claim"] == ""
+    text = "\n".join(t for t, _ in Screen(hints, Labels(s.rs), 3, 0).lines(obs, "head"))
+    assert "Target –" in text and "Target ?" not in text and "Claim –" in text, text
+    screen = Screen(hints, Labels(s.rs), 3, 0)
+    assert screen.value(None) == "?" and screen.value(None, public=True) == "–"
+    nt = gamespec.load(os.path.join(ROOT, "games", "no_thanks.yaml"))
+    assert of_game(nt)["variables"]["chips"]["public"] is False      # owner: another seat's is hidden
+    t = nt.new_game(players=3, seed=1)
+    obs = t.view(0).observation
+    assert obs["variables"]["chips"][1] is None
+    text = "\n".join(x for x, _ in Screen(of_game(nt), Labels(t.rs), 3, 0).lines(obs, "head"))
+    assert "Player 1 · Chips ? │" in text and "Chips –" not in text, text       # hidden, not "no value"

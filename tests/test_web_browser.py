@@ -266,6 +266,23 @@ def test_marks_and_values_in_the_specs_words_in_the_browser(browser):
         page.close()
 
 
+def test_a_public_variable_without_a_value_is_a_dash_in_the_browser(browser):
+    """Coup before any action: the target (a public player variable, none) reads '–', not '?', and the
+    claim ('' in the rules) reads '–' by its words."""
+    with LiveServer([os.path.join(ROOT, "games", "coup.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        link = _new_table(page, srv, seed=3, seats=["person", "random"])
+        page.goto(srv.url + link)
+        page.wait_for_function(READY, timeout=30000)
+        chips = [re.sub(r"\s+", " ", c.strip()) for c in page.locator(".chip").all_inner_texts()]
+        assert "Target –" in chips and "Claim –" in chips, chips
+        assert not any(c.startswith("Target ?") for c in chips), chips
+        assert not errors, errors
+        page.close()
+
+
 def test_the_status_says_a_search_bot_is_thinking(browser):
     """While an ISMCTS seat is to move the page's status reads 'player 1 is thinking…' (the message's
     `thinks`); a random seat is only 'to move'."""

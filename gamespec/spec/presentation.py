@@ -110,7 +110,10 @@ def resolve(spec, data, filename="<spec>") -> dict:
         h = vhints.get(name) or {}
         variables[name] = {"name": h.get("name") or _title(name), "show": h.get("show", True),
                            "per_player": decl.per_player, "player": decl.type == "player",
-                           "words": _words(h)}
+                           "words": _words(h),
+                           # every seat sees its value, so a none there is "no value" ("–"), not "hidden"
+                           # ("?"); a card variable's card may still be one the seat cannot see
+                           "public": decl.visibility == "public" and decl.type not in ("card", "cards")}
 
     marks = {}
     mhints = raw.get("marks") or {}

@@ -39,9 +39,10 @@ class Screen:
         return (self.hints.get("zones") or {}).get(name) or {"name": name.replace("_", " "), "show": True,
                                                             "area": "shared", "group": None, "per_player": False}
 
-    def value(self, x, player=False, words=None) -> str:
+    def value(self, x, player=False, words=None, public=False) -> str:
         """A variable's value in words: the spec's word for it (`words` of its hints), a player-typed
-        one ("player": True in its hints) as a person ("you", "player N")."""
+        one ("player": True in its hints) as a person ("you", "player N"); none is "–" where every
+        seat sees the variable ("public" in its hints), else "?" (it may be hidden from this seat)."""
         if words and not isinstance(x, (list, dict)) and word_key(x) in words:
             return words[word_key(x)]
         if words and isinstance(x, list):
@@ -51,7 +52,7 @@ class Screen:
         if player and isinstance(x, list):
             return ", ".join(self.value(y, True) for y in x) if x else "none"
         if x is None:
-            return "?"
+            return "–" if public else "?"
         if isinstance(x, bool):
             return "yes" if x else "no"
         if isinstance(x, dict):
@@ -125,9 +126,9 @@ class Screen:
                 continue
             if h.get("per_player") and isinstance(v, list) and len(v) == self.P:
                 for p, x in enumerate(v):
-                    svars[p].append((h["name"], self.value(x, h.get("player"), h.get("words"))))
+                    svars[p].append((h["name"], self.value(x, h.get("player"), h.get("words"), h.get("public"))))
             else:
-                glob.append((h["name"], self.value(v, h.get("player"), h.get("words"))))
+                glob.append((h["name"], self.value(v, h.get("player"), h.get("words"), h.get("public"))))
         return seats, svars, [(g, groups[g]) for g in order], glob
 
     # -- the screen -----------------------------------------------------------------------------

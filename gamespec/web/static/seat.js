@@ -79,13 +79,13 @@ function drawZone(msg, label, z, name, title) {
   return box;
 }
 
-function displayValue(v, name, player, me, words) {
+function displayValue(v, name, player, me, words, pub) {
   // the spec's word for the value (its hint's "words", keyed as wordKey keys them); a player-typed
   // variable (its hint's "player") names a person: "You", "Player N"
   if (words && !Array.isArray(v) && (v === null || typeof v !== "object") && Object.hasOwn(words, wordKey(v))) return words[wordKey(v)];
   if (player && Number.isInteger(v) && v >= 0) return seatName(v, me);
   if (player && Array.isArray(v)) return v.length ? v.map((x) => displayValue(x, name, player, me, words)).join(", ") : "none";
-  if (v === null || v === undefined) return "?";
+  if (v === null || v === undefined) return pub ? "–" : "?";     // every seat sees it: no value, not hidden
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (Array.isArray(v)) return v.length ? v.map((x) => displayValue(x, name, false, me, words)).join(", ") : "none";
   if (typeof v === "object") return name(v);
@@ -118,8 +118,8 @@ function layout(msg, name) {
   for (const [vn, v] of Object.entries(msg.variables)) {
     const h = varHint(msg, vn);
     if (h.show === false) continue;
-    if (h.per_player && Array.isArray(v) && v.length === P) v.forEach((x, p) => seats[p].vars.push([h.name, displayValue(x, name, h.player, me, h.words)]));
-    else globals.push([h.name, displayValue(v, name, h.player, me, h.words)]);
+    if (h.per_player && Array.isArray(v) && v.length === P) v.forEach((x, p) => seats[p].vars.push([h.name, displayValue(x, name, h.player, me, h.words, h.public)]));
+    else globals.push([h.name, displayValue(v, name, h.player, me, h.words, h.public)]);
   }
   return {seats, groups: order.map((g) => groups.get(g)), globals};
 }
