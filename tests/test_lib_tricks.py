@@ -806,3 +806,27 @@ GOLDEN_RESULTS = {
     "oh_hell-1.jsonl": ([35, 11, 26], [0], 384),             # 3 players, seed 1
     "oh_hell-2.jsonl": ([20, 47, 20, 30, 63], [4], 640),     # 5 players, seed 2
 }
+
+
+@pytest.mark.parametrize("gid", ["hearts", "oh_hell", "spades"])
+def test_the_table_names_the_suit_led_and_a_dash_before_any(gid):
+    """presentation: '' (no trick led yet) reads '–', the suit once one is led; the rules' names never
+    show (lead suit, to lead)."""
+    from gamespec.spec.presentation import of_game
+    from gamespec.table.screen import Screen
+    from gamespec.table.transcript import Labels
+    game = load(f"games/{gid}.yaml")
+    s = game.new_game(players=4, seed=5)
+    screen = Screen(of_game(game), Labels(s.rs), 4, 0)
+    rng = random.Random(2)
+    led = set()
+    while not s.is_terminal and s.decisions < 120:
+        text = "\n".join(t for t, _ in screen.lines(s.view(0).observation, "head"))
+        suit = var(s, "lead_suit")
+        assert f"Suit led {suit or '–'}" in text, text
+        assert "lead suit" not in text and "to lead" not in text and "hand no" not in text, text
+        led.add(suit)
+        s.apply(rng.choice(s.legal_actions()))
+    assert "" in led and len(led) >= 2, led
+    if gid == "spades":
+        assert "Nil no" in "\n".join(t for t, _ in screen.lines(s.view(0).observation, "head"))
