@@ -2,6 +2,7 @@
 OpenSpiel's kuhn_poker and leduc_poker pinned by a test that fails if it is broken, driven through
 the state API from deals found by seed; and the golden logs replayed."""
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,27 @@ def test_golden_logs_replay(name, scores, winners, decisions, capsys):
     assert main(["replay", str(ROOT / "tests" / "golden" / f"{name}.jsonl"), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["ok"] and (got["scores"], got["winners"], got["decisions"]) == (scores, winners, decisions)
+
+
+@pytest.mark.parametrize("gid", ["kuhn_poker", "leduc_holdem"])
+def test_the_table_speaks_poker_and_says_nobody_folded_with_a_dash(gid):
+    """presentation: poker's words, the counters the rules keep left out, 'Folded –' (a public player
+    variable with no value) until someone folds, then the player."""
+    from gamespec.spec.presentation import of_game
+    from gamespec.table.screen import Screen
+    from gamespec.table.transcript import Labels
+    game = {"kuhn_poker": KUHN, "leduc_holdem": LEDUC}[gid]
+    s = game.new_game(players=2, seed=4)
+    screen = Screen(of_game(game), Labels(s.rs), 2, 0)
+    text = "\n".join(t for t, _ in screen.lines(s.view(0).observation, "head"))
+    assert "Folded –" in text and "In the pot 1" in text and "made" not in text.replace("Bet made", ""), text
+    while not s.is_terminal:                 # bet until the other may fold, then fold
+        acts = s.legal_actions()
+        pick = ([a for a in acts if a.name == "fold"] or [a for a in acts if a.name in ("bet", "raise")]
+                or acts)[0]
+        s.apply(pick)
+        if pick.name == "fold":
+            break
+    assert var(s, "folded_by") is not None
+    text = "\n".join(t for t, _ in screen.lines(s.view(0).observation, "head"))
+    assert re.search(r"Folded (you|player 1)", text), text
