@@ -135,3 +135,25 @@ def test_the_spectators_block_is_the_same_in_every_world_any_seat_cannot_tell_ap
             d_after = s.determinize(q, random.Random(rng.getrandbits(32)))
             assert ends.block(ends.before(d_before, None, _look), d_after, None, value, _look) == got
     assert blocks >= 1
+
+
+def test_the_block_shows_a_value_by_the_specs_word_for_it():
+    """presentation words reach the block too: the value a round end set, by its word."""
+    g = load(_path("sushi_go"))
+    s = g.new_game(players=3, seed=1, log=True)
+    found = None
+    probe = PhaseEnds(g.spec)
+    while found is None and not s.is_terminal:
+        before = probe.before(s, 1)
+        s.apply(s.legal_actions()[0])
+        found = probe.block(before, s, 1)
+    seen = s.view(1).observation["variables"]["round_pts"]
+    words = {str(seen[0]): "a word for it"}
+    s = g.new_game(players=3, seed=1, log=True)
+    ends = PhaseEnds(g.spec, {"variables": {"round_pts": {"name": "Last round", "words": words}}})
+    found = None
+    while found is None and not s.is_terminal:
+        before = ends.before(s, 1)
+        s.apply(s.legal_actions()[0])
+        found = ends.block(before, s, 1)
+    assert found[1][0].startswith("  Last round (round_pts): player 0 a word for it, "), found[1]

@@ -27,7 +27,9 @@ class PhaseEnds:
 
     def __init__(self, spec, presentation=None):
         self.spec = spec
-        self.names = {n: (h or {}).get("name") for n, h in ((presentation or {}).get("variables") or {}).items()}
+        vh = (presentation or {}).get("variables") or {}
+        self.names = {n: (h or {}).get("name") for n, h in vh.items()}
+        self.words = {n: (h or {}).get("words") or {} for n, h in vh.items()}     # a value's word, by word_key
         self.ends = {}
         from gamespec.spec import ast as A
         for ph in spec.phases.values():
@@ -61,6 +63,14 @@ class PhaseEnds:
         obs = look(state, seat)
         return obs.get("phase"), obs.get("variables") or {}
 
+    def _worded(self, name, show):
+        """`show` for variable `name`, a value the spec gives a word for (presentation words) by it."""
+        words = self.words.get(name)
+        if not words:
+            return show
+        from gamespec.spec.presentation import word_key
+        return lambda x: words[word_key(x)] if not isinstance(x, (list, dict)) and word_key(x) in words else show(x)
+
     def block(self, before, state, seat, value=str, look=observe) -> list | None:
         """After a decision: the block's lines [(text, kind)] (kind: "title", "value", "how-title",
         "how", "best") when a phase with an `on_end` ended, else None. `before` is `before(state,
@@ -78,8 +88,10 @@ class PhaseEnds:
         P = obs["num_players"]
         out = [(f"── the {phase} phase ends ──", "title")]
         best = None
+        show = value
         for n in changed or [n for n in names if n in after]:
             v = after[n]
+            value = self._worded(n, show)
             title = f"{self.names[n]} ({n})" if self.names.get(n) and self.names[n] != n else n
             if isinstance(v, list) and len(v) == P:
                 out.append((f"  {title}: " + ", ".join(f"{player_name(p, seat)} {value(v[p])}" for p in range(P)),
