@@ -480,3 +480,13 @@ def test_the_page_is_told_which_seats_think():
     t = reg.create({"spec": "0", "players": 3, "seats": ["person", "ismcts:10", "random"], "seed": 4})
     msgs = [t.message(p) for p in (0, 1, 2, None)]
     assert all(m["thinks"] == [False, True, False] for m in msgs), [m["thinks"] for m in msgs]
+
+
+def test_the_lobby_is_told_an_options_range():
+    from gamespec.web.tables import Registry
+    reg = Registry([os.path.join(ROOT, "games", "hearts.yaml"), os.path.join(ROOT, "games", "bali.yaml")],
+                   log=lambda *a: None)
+    hearts, bali = reg.specs["0"].describe("0"), reg.specs["1"].describe("1")
+    assert hearts["options"]["game_to"]["range"] == list(reg.specs["0"].game.spec.option_ranges["game_to"])
+    assert hearts["options"]["queen_breaks_hearts"]["range"] is None
+    assert all(o["range"] is None for o in bali["options"].values())       # true/false options

@@ -283,6 +283,34 @@ def test_a_public_variable_without_a_value_is_a_dash_in_the_browser(browser):
         page.close()
 
 
+def test_the_lobby_offers_a_ranged_option_as_a_number_within_its_range(browser):
+    """Hearts' game_to (range: [...]): a number input bounded by the range, not a one-value list; the
+    table is made with the number typed; one outside the range is refused by the form itself."""
+    import gamespec
+    lo, hi = gamespec.load(os.path.join(ROOT, "games", "hearts.yaml")).spec.option_ranges["game_to"]
+    with LiveServer([os.path.join(ROOT, "games", "hearts.yaml")], bot_delay=0, watch=0) as srv:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + "/")
+        page.wait_for_selector("#opt-game_to")
+        box = page.locator("#opt-game_to")
+        assert box.get_attribute("type") == "number"
+        assert (box.get_attribute("min"), box.get_attribute("max")) == (str(lo), str(hi))
+        page.fill("#opt-game_to", str(hi + 1))
+        page.click("#create")
+        assert page.locator("a.seat-link").count() == 0            # the form's own check: not sent
+        assert not srv.app.state.registry.tables
+        want = (lo + hi) // 2
+        page.fill("#opt-game_to", str(want))
+        page.click("#create")
+        page.wait_for_selector("a.seat-link")
+        table = next(iter(srv.app.state.registry.tables.values()))
+        assert table.options["game_to"] == want
+        assert not errors, errors
+        page.close()
+
+
 def test_the_status_says_a_search_bot_is_thinking(browser):
     """While an ISMCTS seat is to move the page's status reads 'player 1 is thinking…' (the message's
     `thinks`); a random seat is only 'to move'."""

@@ -61,15 +61,17 @@ class SpecFile:
             return self.mtime is not None
 
     def describe(self, key) -> dict:
-        """The lobby's facts of this spec: name, players, options (default, values, and `doc`: what
-        the option does, in the spec's words), or its errors."""
+        """The lobby's facts of this spec: name, players, options (default, values, range [lo, hi]
+        or None, and `doc`: what the option does, in the spec's words), or its errors."""
         d = {"id": key, "file": os.path.basename(self.path), "errors": list(self.errors)}
         g = self.game
         if g is not None:
             values = getattr(g.spec, "option_values", None) or {}
+            ranges = getattr(g.spec, "option_ranges", None) or {}
             d.update(name=g.name, min_players=g.min_players, max_players=g.max_players,
                      undo=presentation_of(g)["undo"],
-                     options={k: {"default": v, "values": list(values.get(k) or []), "doc": _option_doc(g, k)}
+                     options={k: {"default": v, "values": list(values.get(k) or []),
+                                  "range": list(ranges[k]) if k in ranges else None, "doc": _option_doc(g, k)}
                               for k, v in g.options.items()})
         return d
 

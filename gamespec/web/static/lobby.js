@@ -33,6 +33,9 @@ function drawSpec() {
     if (typeof o.default === "boolean") {
       input = el("input", {type: "checkbox", id: `opt-${name}`, "data-option": name});
       input.checked = o.default;
+    } else if (!o.values.length && o.range) {       // a whole number from lo to hi (the spec's range)
+      input = el("input", {type: "number", id: `opt-${name}`, "data-option": name, min: o.range[0], max: o.range[1],
+                           step: 1, value: o.default, required: ""});
     } else {
       input = el("select", {id: `opt-${name}`, "data-option": name});
       for (const v of (o.values.length ? o.values : [o.default])) input.append(el("option", {value: JSON.stringify(v)}, String(v)));
