@@ -377,3 +377,15 @@ def test_command_without_pygls_names_the_extra():
                        stdin=subprocess.DEVNULL)
     assert r.returncode == 2
     assert "pip install 'gamespec[lsp]'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_marks_presentation_key_is_a_reference_to_the_mark():
+    """presentation.marks.NAME names the mark: found by references, renamed with it."""
+    text = read("games/hanabi.yaml")
+    a = an.analyze(text, "games/hanabi.yaml")
+    decl = pos(text, "  told_colour:", 2)
+    key = pos(text, "    told_colour: {words", 4)
+    refs = {(ln, c) for ln, c, _ in a.references(*decl)}
+    assert decl in refs and key in refs, (decl, key, sorted(refs))
+    edits = a.rename(*key, "hinted_colour")
+    assert isinstance(edits, list) and {(ln, c) for ln, c, _ in edits} == refs

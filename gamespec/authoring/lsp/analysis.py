@@ -1093,7 +1093,8 @@ class Analysis:
 
 
 # mappings whose keys name a declared thing: (path) -> the kind of name ('actions', NAME, 'cost': variables)
-_NAMED_KEYS = {("presentation", "zones"): "zone", ("presentation", "variables"): "variable", ("cost",): "variable"}
+_NAMED_KEYS = {("presentation", "zones"): "zone", ("presentation", "variables"): "variable",
+               ("presentation", "marks"): "mark", ("cost",): "variable"}
 
 _ROLE = {"option": "enumMember", "zone": "namespace", "variable": "variable", "table": "type", "mark": "event",
          "class": "type", "action": "function", "phase": "event", "trigger": "event", "define": "macro",
