@@ -227,6 +227,7 @@ def test_a_round_end_in_the_browser(browser):
         link = _new_table(page, srv, seed=4)
         table = next(iter(srv.app.state.registry.tables.values()))
         page.goto(srv.url + link)
+        page.wait_for_function(READY, timeout=30000)      # the first message drawn (the title is its)
         assert page.inner_text("#title").endswith("you are player 0 of 2")
         shown = 0
         for _ in range(400):
