@@ -237,17 +237,24 @@ def test_the_page_is_a_card_table(browser):
         page.close()
 
 
+def _seat_page(browser, srv, seed, seats):
+    """A new table of the server's first spec, seat 0's page open on its first view: (page, the page's
+    JavaScript errors as they come)."""
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    link = _new_table(page, srv, seed=seed, seats=seats)
+    page.goto(srv.url + link)
+    page.wait_for_function(READY, timeout=30000)
+    return page, errors
+
+
 def test_marks_and_values_in_the_specs_words_in_the_browser(browser):
     """Hanabi: a hint on a card reads as the spec's word for it ('hinted red', presentation.marks),
     the turns-left variable's -1 as its word ('–'), and the face-down deck, whose cards carry no set
     mark, as one stack with its count (not forty card backs)."""
     with LiveServer([os.path.join(ROOT, "games", "hanabi.yaml")], bot_delay=0, watch=0) as srv:
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        link = _new_table(page, srv, seed=5, seats=["person", "random"])
-        page.goto(srv.url + link)
-        page.wait_for_function(READY, timeout=30000)
+        page, errors = _seat_page(browser, srv, seed=5, seats=["person", "random"])
         assert page.locator('.zone[data-zone="deck"] .card').count() == 1
         assert page.locator('.zone[data-zone="deck"] .card.stack .count').count() == 1
         chips = page.locator(".chip").all_inner_texts()
@@ -270,12 +277,7 @@ def test_a_public_variable_without_a_value_is_a_dash_in_the_browser(browser):
     """Coup before any action: the target (a public player variable, none) reads '–', not '?', and the
     claim ('' in the rules) reads '–' by its words."""
     with LiveServer([os.path.join(ROOT, "games", "coup.yaml")], bot_delay=0, watch=0) as srv:
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        link = _new_table(page, srv, seed=3, seats=["person", "random"])
-        page.goto(srv.url + link)
-        page.wait_for_function(READY, timeout=30000)
+        page, errors = _seat_page(browser, srv, seed=3, seats=["person", "random"])
         chips = [re.sub(r"\s+", " ", c.strip()) for c in page.locator(".chip").all_inner_texts()]
         assert "Target –" in chips and "Claim –" in chips, chips
         assert not any(c.startswith("Target ?") for c in chips), chips
@@ -315,12 +317,7 @@ def test_the_status_says_a_search_bot_is_thinking(browser):
     """While an ISMCTS seat is to move the page's status reads 'player 1 is thinking…' (the message's
     `thinks`); a random seat is only 'to move'."""
     with LiveServer([os.path.join(ROOT, "games", "klink.yaml")], bot_delay=0, watch=0) as srv:
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        link = _new_table(page, srv, seed=3, seats=["person", "ismcts", "random"])
-        page.goto(srv.url + link)
-        page.wait_for_function(READY, timeout=30000)
+        page, errors = _seat_page(browser, srv, seed=3, seats=["person", "ismcts", "random"])
         page.evaluate("""() => { window.__statuses = [];
             new MutationObserver(() => window.__statuses.push(document.getElementById('status').textContent))
               .observe(document.getElementById('status'), {childList: true, characterData: true, subtree: true}); }""")
