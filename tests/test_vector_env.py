@@ -196,6 +196,31 @@ def test_threads_kept_between_calls_shared_by_concurrent_envs_and_after_fork():
 
 
 @needs_cc
+def test_threads_with_pauses_between_calls_give_the_same_arrays():
+    """A caller with work of its own between its steps: steady pauses of 0.3 ms (the pool's worker
+    sleeps until shortly before the next call is due, then spins: step.c, paced), and pauses that
+    change (the worker sleeps on the condition variable and is woken) give one thread's arrays."""
+    import time
+    from gamespec.envs import VectorEnv
+    game = gamespec.load(GAMES[0])
+
+    def steps(threads, pauses):
+        env = VectorEnv(game, players=4, num_envs=12, seed=9, opponents="random", num_threads=threads)
+        obs, _ = env.reset()
+        out = []
+        for k, pause in enumerate(pauses):
+            time.sleep(pause)
+            obs, r, term, _, info = env.step(obs["action_mask"].argmax(axis=1))
+            out += [obs["observation"].copy(), obs["action_mask"].copy(), r.copy(), term.copy()]
+        env.close()
+        return out
+    steady = [0.0003] * 30
+    changing = [0.0003 * (1 + k % 5) + (0.003 if k % 7 == 0 else 0) for k in range(30)]
+    assert _same(steps(2, steady), steps(1, steady))
+    assert _same(steps(2, changing), steps(1, changing))
+
+
+@needs_cc
 @pytest.mark.parametrize("dtype", ["int16", "uint8"])
 def test_whole_number_observation_rows_hold_the_float_rows(dtype):
     """obs_dtype: the same tensor, element for element, in a narrower type (observations, final
