@@ -822,6 +822,7 @@ typedef struct {
     pthread_cond_t go, done;
     int32_t n;               /* workers made: ids 1..n */
     uint64_t gen;            /* the current job's number (atomic; written under mu) */
+    double posted;           /* when the current job was posted (now_s; written before gen) */
     int32_t want;            /* threads the current job uses (the caller is thread 0) */
     int32_t busy;            /* workers still on it (atomic) */
     VecJob *jobs;
@@ -833,7 +834,7 @@ typedef struct {
 #define POOL_RUN ((uint64_t)1 << 63)
 #define POOL_CANCEL ((uint64_t)1 << 62)
 static VecPool POOL = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                       0, 0, 0, 0, NULL, 0, {0}};
+                       0, 0, 0, 0, 0, NULL, 0, {0}};
 static pthread_mutex_t POOL_USE = PTHREAD_MUTEX_INITIALIZER;
 typedef struct { int32_t id; uint64_t gen; } PoolStart;
 static PoolStart POOL_START[64];
@@ -918,7 +919,12 @@ static void *pool_worker(void *arg) {
             while (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) == seen) pthread_cond_wait(&POOL.go, &POOL.mu);
             pthread_mutex_unlock(&POOL.mu);
         }
-        double gap = now_s() - t0;        /* until this job came: spin twice that next time, within bounds */
+        /* until this job was posted (not until this thread saw it: a wake-up's latency, counted, made the
+         * next gap look long, the worker sleep again and the job wait again, call after call) */
+        double gap;
+        __atomic_load(&POOL.posted, &gap, __ATOMIC_ACQUIRE);
+        gap -= t0;
+        if (gap < 0) gap = 0;
         before = last;
         last = gap;
         budget = 2 * gap > most ? least : (2 * gap > least ? 2 * gap : least);
@@ -976,6 +982,8 @@ static int pool_run(VecJob *jobs, int32_t nthreads) {
     uint64_t job = (__atomic_load_n(&POOL.gen, __ATOMIC_ACQUIRE) + 1) & ~(POOL_RUN | POOL_CANCEL);
     for (int32_t t = 1; t < 64; t++) __atomic_store_n(&POOL.claim[t], t < nthreads ? job : 0, __ATOMIC_RELEASE);
     __atomic_store_n(&POOL.busy, nthreads - 1, __ATOMIC_RELEASE);
+    double posted = now_s();
+    __atomic_store(&POOL.posted, &posted, __ATOMIC_RELEASE);
     __atomic_store_n(&POOL.gen, job, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&POOL.go);
     pthread_mutex_unlock(&POOL.mu);
