@@ -126,7 +126,11 @@ out:
     return r;
 }
 
-static int64_t entry_id(G *g, int32_t k) {
+/* the last card placed (card, its domain, its place): a listing names a card in several entries in a
+ * row (Bacchus's "send": a card with each column), and placing a card the seat cannot see scans its zone */
+typedef struct { int64_t card; int32_t dom; int64_t x; } CardMemo;
+
+static inline int64_t entry_id(G *g, int32_t k, CardMemo *cm) {
     const AgentTables *A = &GS_AGENT;
     const Layout *L = g->L;
     int32_t act = g->lst.act[k];
@@ -152,7 +156,10 @@ static int64_t entry_id(G *g, int32_t k) {
             if (a.t == T_INT && a.i - d->lo >= 0 && a.i - d->lo < d->size) x = a.i - d->lo;
             break;
         case AD_CARDS:
-            if (b.t == T_INT) x = card_id(g, &A->cards[d->cards], b.i);
+            if (b.t != T_INT) break;
+            if (b.i == cm->card && d->cards == cm->dom) { x = cm->x; break; }
+            x = card_id(g, &A->cards[d->cards], b.i);
+            cm->card = b.i; cm->dom = d->cards; cm->x = x;
             break;
         default:
             x = subset_id(g, d, &A->cards[d->cards], b);
@@ -187,8 +194,9 @@ static void st_ids_in(AState *s) {
         s->ids = ids;
         s->cap = cap;
     }
+    CardMemo cm = {-1, -1, -1};
     for (int32_t k = 0; k < n; k++) {
-        int64_t id = entry_id(g, k);
+        int64_t id = entry_id(g, k, &cm);
         if (id < 0) rt_stop(g, W_IDS);
         s->ids[k] = id;
     }
