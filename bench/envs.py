@@ -66,7 +66,7 @@ def pettingzoo(env, seed):
         if term or trunc:
             env.step(None)
             continue
-        legal = np.flatnonzero(obs["action_mask"])
+        legal = obs["action_mask"].view(np.bool_).nonzero()[0]   # (np.flatnonzero of int8: 6x slower)
         env.step(int(legal[rnd.randrange(len(legal))]))
         n += 1
     return n
