@@ -72,6 +72,7 @@ class StepKit:
         self._np = None
         self._tbuf = None        # the tensors' scratch row (numpy float32, size + 1) and its address
         self._sbuf = None        # a tensor's changed places (indexes, values) and their addresses
+        self._zeros = None       # obs_size distinct 0.0 objects: a state's first tensor list (tensor_list)
 
     def numpy(self):
         """numpy, imported at the first call that needs it (this module imports none)."""
@@ -96,6 +97,12 @@ class StepKit:
             ia, va = _buf("q", max(1, self.obs_size)), _buf("d", max(1, self.obs_size))
             self._sbuf = (ia, va, ia.buffer_info()[0], va.buffer_info()[0])
         return self._sbuf
+
+    def zero_list(self):
+        """A new list of obs_size zeros, each place its own float object (made once per kit)."""
+        if self._zeros is None:
+            self._zeros = list(map(float, bytes(self.obs_size)))
+        return self._zeros.copy()
 
     def _grow(self, n):
         cap = self._cap
@@ -335,8 +342,10 @@ class NativeState:
     def tensor_list(self, player):
         """observation_tensor(player) as a new list of floats (OpenSpiel's form): this state's last
         list for that player with the places C says changed since set anew (at first from zeros:
-        the non-zero places; one shared 0.0 elsewhere), then copied; None where the tensor does not
-        come from C."""
+        the non-zero places), then copied; None where the tensor does not come from C. Each place
+        holds its own float object: a list of one shared 0.0 with a few other objects among it costs
+        2-3x more to copy and free than one of distinct objects (the CPU mispredicts which refcount
+        write a load depends on), and the copy is most of this call."""
         k = self.kit
         if self._py is not None or type(player) is not int or not 0 <= player < k.P:
             return None
@@ -345,7 +354,7 @@ class NativeState:
             lists = self._lists = {}
         got = lists.get(player)
         if got is None:
-            got = lists[player] = ([0.0] * k.obs_size, (ctypes.c_float * max(1, k.obs_size))())
+            got = lists[player] = (k.zero_list(), (ctypes.c_float * max(1, k.obs_size))())
         out, prev = got
         t, at = k.tensor_scratch()
         ia, va, pi, pv = k.sparse_scratch()
