@@ -13,6 +13,11 @@ from helpers import ROOT, config_id, configs, load
 CONFIGS = configs()
 
 
+# history events that name chosen cards, with who saw each (ev[4]): a decision, a simultaneous step's
+# stored choice, its reveal; "r" (a look) is (tag, player, cards)
+_CHOICES = ("d", "s", "v")
+
+
 def _sees(state, c, p):
     return bool(state._vis(c) >> p & 1)
 
@@ -23,7 +28,7 @@ def _unseen_pairs(state, p, rnd, want=4):
     from gamespec.interpreter.observe import history_entries
     once_seen = set()   # perfect recall: cards p saw in a past event count as seen
     for ev in history_entries(state):
-        if ev[0] == "d":
+        if ev[0] in _CHOICES:
             for _, cs, masks in ev[4]:
                 once_seen |= {c for c, m in zip(cs, masks) if m >> p & 1}
         elif ev[0] == "r" and ev[1] == p:
@@ -51,9 +56,12 @@ def _swap(game, state, a, b, new_rng=None):
                 z[i] = a
     d["known"][a], d["known"][b] = d["known"][b], d["known"][a]
     sw = {a: b, b: a}
+    # per-card marks belong to the card where it lies, like its knowledge: they follow the exchange
+    for col in d.get("marks", {}).values():
+        col[a], col[b] = col[b], col[a]
     # history and log entries name cards by id: swap there too (they record what each player saw)
     for ev in d["history"]:
-        if ev[0] == "d":
+        if ev[0] in _CHOICES:
             for info in ev[4]:
                 info[1] = [sw.get(c, c) for c in info[1]]
         elif ev[0] == "r":
@@ -64,10 +72,18 @@ def _swap(game, state, a, b, new_rng=None):
             d["vars"][i] = sw[d["vars"][i]]
         elif decl.type == "cards":
             d["vars"][i] = [sw.get(c, c) for c in d["vars"][i]]
+    if not state.is_terminal:     # the flow variables of `for` loops around the pending decision
+        for st in state.rs.choose_contexts()[state.pending][1]:
+            assert getattr(getattr(st.iter, "ast", None), "t", None) not in ("zone", "cards"), \
+                "a loop over cards: extend this swap"
     if new_rng is not None:
         d["rng"] = new_rng
     d["log"] = None
     return game.arranged_state(d)
+
+
+MIN_SWAPS = 24          # swaps of unseen cards checked per configuration, at least
+MAX_GAMES = 100
 
 
 def _labels(state):
@@ -78,17 +94,22 @@ def _labels(state):
 def test_unseen_cards_do_not_change_observations(cfg):
     path, players, options = cfg
     game = load(path)
-    checked = 0
-    for seed in range(12):
+    checked = games = 0
+    # at least 12 games and MIN_SWAPS swaps checked: a short game (Kuhn poker ends within three
+    # decisions) plays more games, up to MAX_GAMES
+    while games < 12 or checked < MIN_SWAPS and games < MAX_GAMES:
+        seed, games = games, games + 1
         rnd = random.Random(seed)
         state = game.new_game(players=players, seed=seed, options=options)
+        before = None
         for _ in range(rnd.randrange(1, 60)):
             if state.is_terminal:
                 break
+            before = state.clone()
             acts = state.legal_actions()
             state.apply(acts[rnd.randrange(len(acts))])
-        if state.is_terminal:
-            continue
+        if state.is_terminal:       # the game ended before the drawn depth: its last state in progress
+            state = before
         for p in range(players):
             obs = state.observation(p)
             for a, b in _unseen_pairs(state, p, rnd):
@@ -97,7 +118,7 @@ def test_unseen_cards_do_not_change_observations(cfg):
                 if state.current_player == p:
                     assert _labels(other) == _labels(state)
                 checked += 1
-    assert checked > 0
+    assert checked >= MIN_SWAPS, f"{checked} swaps of unseen cards checked in {games} games"
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=[config_id(c) for c in CONFIGS])

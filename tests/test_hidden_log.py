@@ -4,8 +4,8 @@ For every game in games/, player count, option set and player p: take a game in 
 with log=True), exchange two cards of different faces that p has never seen — not now, not in any
 line of their log — and give the state a new RNG state. p's observation, p's legal actions with
 their labels (when p decides) and the log written for p (`state.log_for(p)`) must be identical.
-The swap follows the card ids everywhere a state holds them (zones, knowledge, face overrides,
-card variables, history, log), like `tests/test_hidden_info.py` does, plus the log.
+The swap follows the card ids everywhere a state holds them (zones, knowledge, per-card marks, face
+overrides, card variables, history, log), like `tests/test_hidden_info.py` does, plus the log.
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def ever_seen(state, p):
         elif t == "look":
             if line["player"] == p:
                 seen.update(line["cards"])
-        elif t == "decision":
+        elif t in ("decision", "reveal"):    # a reveal: a simultaneous step's stored choice shown
             for _, cards, masks in line["_cards"]:
                 seen.update(c for c, m in zip(cards, masks) if m & bit)
     return seen
@@ -91,6 +91,8 @@ def swapped(game, state, a, b, rng):
     d["zones"] = [[f(c) for c in z] for z in d["zones"]]
     d["known"][a], d["known"][b] = d["known"][b], d["known"][a]
     d["face"] = {str(f(int(k))): v for k, v in d["face"].items()}
+    for col in d.get("marks", {}).values():      # per-card marks (Hanabi's hints) stay where they lie
+        col[a], col[b] = col[b], col[a]
     for i, decl in enumerate(state.rs.var_decl):
         if decl.type == "card" and d["vars"][i] is not None:
             d["vars"][i] = f(d["vars"][i])
@@ -100,17 +102,18 @@ def swapped(game, state, a, b, rng):
         for st in state.rs.choose_contexts()[state.pending][1]:
             assert st.iter.ast.t not in ("zone", "cards"), "a loop over cards: extend this swap"
     for ev in d["history"]:
-        if ev[0] == "d":
+        if ev[0] in ("d", "s", "v"):    # a decision, a simultaneous step's stored choice, its reveal
             for info in ev[4]:
                 info[1] = [f(c) for c in info[1]]
         else:
+            assert ev[0] == "r", f"a history event {ev[0]!r}: extend this swap"
             ev[2] = [f(c) for c in ev[2]]
     for line in d["log"][1:]:
         if line["type"] == "chance":
             line["order"] = [f(c) for c in line["order"]]
         elif line["type"] == "look":
             line["cards"] = [f(c) for c in line["cards"]]
-        elif line["type"] == "decision":
+        elif line["type"] in ("decision", "reveal"):
             for info in line["_cards"]:
                 info[1] = [f(c) for c in info[1]]
     d["rng"] = rng
@@ -126,32 +129,51 @@ def _labels(state):
 def test_unseen_cards_and_the_rng_change_nothing_a_player_is_told(cfg):
     path, players, options = cfg
     game = _game(path)
-    checked = 0
-    for seed in range(3):
+    checked = games = 0
+    # at least 3 games and MIN_SWAPS swaps checked: a short game (Kuhn poker ends within three
+    # decisions) plays more games, up to MAX_GAMES
+    while games < 3 or checked < MIN_SWAPS and games < MAX_GAMES:
+        seed, games = games, games + 1
         rnd = random.Random(seed)
         state = game.new_game(players=players, seed=seed, options=options, log=True)
         for checkpoint in range(3):
+            before = None
             for _ in range(rnd.randrange(1, 40)):
                 if state.is_terminal:
                     break
+                before = state.clone()
                 acts = state.legal_actions()
                 state.apply(acts[rnd.randrange(len(acts))])
-            for p in range(players):
-                obs, log = state.observation(p), state.log_for(p)
-                labels = _labels(state) if state.current_player == p else None
-                # the RNG alone
-                other = swapped(game, state, 0, 0, rnd.getrandbits(63) + 1)
-                assert other.observation(p) == obs and other.log_for(p) == log
-                for a, b in unseen_pairs(state, p, rnd):
-                    other = swapped(game, state, a, b, rnd.getrandbits(63) + 1)
-                    assert other.observation(p) == obs, f"player {p} saw a swap of unseen cards {a}/{b}"
-                    assert other.log_for(p) == log, f"player {p}'s log shows a swap of unseen cards {a}/{b}"
-                    if labels is not None:
-                        assert _labels(other) == labels, f"player {p}'s actions show unseen cards {a}/{b}"
-                    checked += 1
+            # a game that ended in this stretch: its last state in progress is checked too
+            for s in ([before] if state.is_terminal and before is not None else []) + [state]:
+                checked += _check_unseen(game, s, rnd)
             if state.is_terminal:
                 break
-    assert checked > 0
+    assert checked >= MIN_SWAPS, f"{checked} swaps of unseen cards checked in {games} games"
+
+
+MIN_SWAPS = 18          # swaps of unseen cards checked per configuration, at least
+MAX_GAMES = 40
+
+
+def _check_unseen(game, state, rnd):
+    """Every player's observation, log and (if they decide) labelled actions, unchanged by another RNG
+    state and by swaps of cards they never saw: the number of swaps checked."""
+    checked = 0
+    for p in range(state.rs.P):
+        obs, log = state.observation(p), state.log_for(p)
+        labels = _labels(state) if state.current_player == p else None
+        # the RNG alone
+        other = swapped(game, state, 0, 0, rnd.getrandbits(63) + 1)
+        assert other.observation(p) == obs and other.log_for(p) == log
+        for a, b in unseen_pairs(state, p, rnd):
+            other = swapped(game, state, a, b, rnd.getrandbits(63) + 1)
+            assert other.observation(p) == obs, f"player {p} saw a swap of unseen cards {a}/{b}"
+            assert other.log_for(p) == log, f"player {p}'s log shows a swap of unseen cards {a}/{b}"
+            if labels is not None:
+                assert _labels(other) == labels, f"player {p}'s actions show unseen cards {a}/{b}"
+            checked += 1
+    return checked
 
 
 def test_a_seen_card_does_change_the_log():
