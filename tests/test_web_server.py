@@ -359,76 +359,91 @@ def test_the_undo_answer_is_the_same_in_every_world_of_every_spec(path, players)
 
 # -- spectators ----------------------------------------------------------------------------------
 
+def _watch_a_game(c, path, seed, rng, undos):
+    """One game of `path` at a new table (seed `seed`, undo on) watched to its end over the
+    spectator's socket (see test_a_spectator_sees_the_public_view_only); `undos` counts the answers
+    to the undos asked for. Returns the number of (message, seat's world) pairs compared."""
+    from gamespec.web.tables import WebError
+    from web_live import undo_in_worlds
+    spec = c.get("/api/specs").json()["specs"][0]
+    n = spec["min_players"]
+    t, toks, d = _table(c, players=n, seed=seed, undo=True)
+    watch = d["watch"].rsplit("/", 1)[1]
+    assert c.get(d["watch"]).status_code == 200
+    checked = 0
+    taken = 0
+    played = []
+    with c.websocket_connect(f"/ws/{watch}") as ws:
+        got = ws.receive_text()
+        for _ in range(2 * t.state.rs.max_decisions + 50):
+            s = t.state
+            msg = json.loads(got)
+            assert msg["seat"] is None and msg["actions"] == [] and msg["can_undo"] is False
+            assert not any(tok in got for tok in toks) and str(t.seed) not in got
+            assert got == encode(t.message(None))
+            # what every seat knows: unchanged in a world any one seat cannot tell from this one
+            for q in range(n):
+                dq = s.determinize(q, random.Random(rng.getrandbits(32)))
+                assert encode(t.message(None, dq)) == got, f"the public view changed for seat {q}'s world"
+                checked += 1
+            if s.is_terminal:
+                break
+            if played and undos["taken-back"] < 20 and rng.random() < 0.3:
+                ws.send_text(json.dumps({"type": "undo", "at": s.decisions}))
+                assert json.loads(ws.receive_text())["error"] == "spectator"
+                want, _ = undo_in_worlds(t, played[-1], rng)
+                try:
+                    t.undo(t.deciders[-1], {"at": s.decisions})
+                    answer = "taken-back"
+                except WebError as e:
+                    answer = e.kind
+                assert answer == want
+                undos[answer] += 1
+                if answer == "taken-back":
+                    taken += 1
+                    played.pop()
+                    c.portal.call(c.app.state.server.broadcast, t)
+                    got = ws.receive_text()
+                    # the note last: after the decision before it, after the notes already there
+                    assert json.loads(got)["transcript"][-1] == f"   ↶ player {t.state.current_player} took back " \
+                        f"decision {s.decisions}"
+                    continue
+            p = s.current_player
+            ws.send_text(json.dumps({"type": "act", "at": s.decisions, "index": 0}))
+            assert json.loads(ws.receive_text())["error"] == "spectator"
+            view = s.view(p)
+            i = rng.randrange(len(view.legal_actions))
+            played.append(view.legal_actions[i].to_json(label=False))
+            t.act(p, {"at": s.decisions, "index": i})
+            c.portal.call(c.app.state.server.broadcast, t)
+            got = ws.receive_text()
+    assert t.state.is_terminal and json.loads(got)["scores"] == list(t.state.scores)
+    assert len(t.notes) == taken
+    assert sum("took back decision" in x for x in json.loads(got)["transcript"]) == taken
+    # the public view shows less than a seat's: its hand is hidden from the spectator
+    pub = t.message(None)
+    seat0 = t.message(0)
+    assert sum(c is not None for z in pub["zones"].values() for c in z["cards"]) <= \
+        sum(c is not None for z in seat0["zones"].values() for c in z["cards"])
+    return checked
+
+
 @pytest.mark.parametrize("path", library_slow(GAMES, ids=lambda p: os.path.basename(p)[:-5]))   # library: slow run
 def test_a_spectator_sees_the_public_view_only(path):
     """A whole game watched, undo allowed and asked for now and then: the spectator's message (the
     notes of the decisions taken back with it) is the same in every seat's worlds; the answer to each
-    undo too (a decision taken back is a note the spectator sees)."""
-    from gamespec.web.tables import WebError
-    from web_live import undo_in_worlds
+    undo too (a decision taken back is a note the spectator sees). A short game (Kuhn poker's 2 or 3
+    decisions) is played again with the next seed, a bounded count of games, until 50 comparisons."""
+    rng = random.Random(3)
+    undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0}
+    checked = games = 0
     with _client([path]) as c:
-        spec = c.get("/api/specs").json()["specs"][0]
-        n = spec["min_players"]
-        t, toks, d = _table(c, players=n, seed=918273645546, undo=True)
-        watch = d["watch"].rsplit("/", 1)[1]
-        assert c.get(d["watch"]).status_code == 200
-        rng = random.Random(3)
-        checked = 0
-        undos = {"taken-back": 0, "undo-revealed": 0, "undo-shuffled": 0}
-        played = []
-        with c.websocket_connect(f"/ws/{watch}") as ws:
-            got = ws.receive_text()
-            for _ in range(2 * t.state.rs.max_decisions + 50):
-                s = t.state
-                msg = json.loads(got)
-                assert msg["seat"] is None and msg["actions"] == [] and msg["can_undo"] is False
-                assert not any(tok in got for tok in toks) and str(t.seed) not in got
-                assert got == encode(t.message(None))
-                # what every seat knows: unchanged in a world any one seat cannot tell from this one
-                for q in range(n):
-                    dq = s.determinize(q, random.Random(rng.getrandbits(32)))
-                    assert encode(t.message(None, dq)) == got, f"the public view changed for seat {q}'s world"
-                    checked += 1
-                if s.is_terminal:
-                    break
-                if played and undos["taken-back"] < 20 and rng.random() < 0.3:
-                    ws.send_text(json.dumps({"type": "undo", "at": s.decisions}))
-                    assert json.loads(ws.receive_text())["error"] == "spectator"
-                    want, _ = undo_in_worlds(t, played[-1], rng)
-                    try:
-                        t.undo(t.deciders[-1], {"at": s.decisions})
-                        answer = "taken-back"
-                    except WebError as e:
-                        answer = e.kind
-                    assert answer == want
-                    undos[answer] += 1
-                    if answer == "taken-back":
-                        played.pop()
-                        c.portal.call(c.app.state.server.broadcast, t)
-                        got = ws.receive_text()
-                        # the note last: after the decision before it, after the notes already there
-                        assert json.loads(got)["transcript"][-1] == f"   ↶ player {t.state.current_player} took back " \
-                            f"decision {s.decisions}"
-                        continue
-                p = s.current_player
-                ws.send_text(json.dumps({"type": "act", "at": s.decisions, "index": 0}))
-                assert json.loads(ws.receive_text())["error"] == "spectator"
-                view = s.view(p)
-                i = rng.randrange(len(view.legal_actions))
-                played.append(view.legal_actions[i].to_json(label=False))
-                t.act(p, {"at": s.decisions, "index": i})
-                c.portal.call(c.app.state.server.broadcast, t)
-                got = ws.receive_text()
-        assert t.state.is_terminal and json.loads(got)["scores"] == list(t.state.scores)
-        # a game whose every decision shows or shuffles a card (one drawn each turn) never takes one back
-        assert (undos["taken-back"] or path in LIBRARY_GAMES) and len(t.notes) == undos["taken-back"], undos
-        assert sum("took back decision" in x for x in json.loads(got)["transcript"]) == undos["taken-back"]
-        # the public view shows less than a seat's: its hand is hidden from the spectator
-        pub = t.message(None)
-        seat0 = t.message(0)
-        assert sum(c is not None for z in pub["zones"].values() for c in z["cards"]) <= \
-            sum(c is not None for z in seat0["zones"].values() for c in z["cards"])
-    print(f"\n{os.path.basename(path)}: undo {undos}")
+        while checked <= 50 and games < 40:
+            checked += _watch_a_game(c, path, 918273645546 + games, rng, undos)
+            games += 1
+    print(f"\n{os.path.basename(path)}: {games} games, {checked} compared, undo {undos}")
+    # a game whose every decision shows or shuffles a card (one drawn each turn) never takes one back
+    assert undos["taken-back"] or path in LIBRARY_GAMES, undos
     assert checked > 50
 
 
