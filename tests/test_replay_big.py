@@ -115,35 +115,52 @@ def test_replay_cpu_grows_linearly_with_the_logs_size(tmp_path):
     assert cpu[32_000] < 60, cpu      # ~2 s on a laptop
 
 
-def _play_and_replay(width, decisions):
-    """CPU seconds of playing a game of wide decisions by index, and of replaying its log (the best
-    of three each, interleaved: the machine's load touches both alike)."""
+def _play_and_replay(width, decisions, rounds):
+    """CPU seconds of playing a game of wide decisions by index and of replaying its log, `rounds`
+    times each, interleaved (play then replay, replay then play, alternately: a change of the
+    machine's load between the two of a round touches both orders alike), after one untimed round.
+
+    The heap this child inherits from its parent (in a full run, pytest's every test and game) is
+    frozen first: the collector's passes over it are no cost of the code measured, and they diluted
+    the ratio (the dict-building replay read 1.3x with a million inherited objects, 1.7x without)."""
+    import gc
     import time
     from gamespec.interpreter.replay import replay
+    gc.collect()
+    gc.freeze()
     game = _game(decisions, width)
     lines = json.loads(json.dumps(_play(game, log=True)))
+    _play(game)                                             # warm-up: nothing timed is a first time
+    assert replay(game, lines)["ok"]
     play, rep = [], []
-    for _ in range(3):
-        t = time.process_time()
-        _play(game)
-        play.append(time.process_time() - t)
-        t = time.process_time()
-        r = replay(game, lines)
-        rep.append(time.process_time() - t)
-        assert r["ok"] and r["decisions"] == decisions, r
-    return min(play), min(rep)
+    for k in range(rounds):
+        for phase in ("play", "replay") if k % 2 == 0 else ("replay", "play"):
+            t = time.process_time()
+            if phase == "play":
+                _play(game)
+                play.append(time.process_time() - t)
+            else:
+                r = replay(game, lines)
+                rep.append(time.process_time() - t)
+                assert r["ok"] and r["decisions"] == decisions, r
+    return play, rep
 
 
-# `slow`: a ratio of CPU times within one child, best of three interleaved, still read 1.9-2.0 twice
-# in full runs on a loaded 2-vCPU machine (both phases 2.5-5x slower than alone, the other worker
-# driving a browser), against about 1.0 alone; it runs with `-m slow`
+# `slow`: CPU time, several seconds of it; it runs with `-m slow`. Each round's ratio compares two
+# phases a fraction of a second apart, and the median of 31 rounds is what is held to 1.3: a busy
+# round (another process on the core) moves one ratio, not the median. Seen on the shared 2-vCPU
+# machine (other test runs, two allocating processes beside it): 1.03-1.22 now, 1.40-1.86 with the
+# dict-of-all-actions look-up that issue 36 removed.
 @pytest.mark.slow
 def test_a_replayed_decision_costs_about_what_playing_it_costs(tmp_path):
     """Each decision has 4,001 legal actions: the game lists them all to play one (the engine's own
     cost). Replay finds the logged one among them by a scan at C speed; it built a dict of them all,
-    which cost half as much again as the game itself (1.5x; now about 1.05x)."""
-    (play, rep), _ = _in_child(_play_and_replay, 4000, 250)
-    assert rep < 1.3 * play, f"replay {rep:.2f} s of CPU, playing the same game {play:.2f} s"
+    which cost half as much again as the game itself (1.5x or more; now about 1.1x)."""
+    (play, rep), _ = _in_child(_play_and_replay, 4000, 50, 31)
+    ratios = sorted(r / p for p, r in zip(play, rep))
+    median = ratios[len(ratios) // 2]
+    assert median < 1.3, (f"replay costs {median:.2f}x the CPU of playing the same game (median of "
+                          f"{len(ratios)} rounds; {ratios[0]:.2f}-{ratios[-1]:.2f}; play {min(play):.3f} s)")
 
 
 def test_a_strict_json_action_is_still_found_among_many(tmp_path):
