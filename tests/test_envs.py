@@ -319,13 +319,25 @@ def test_openspiel_information_state_tensor_is_the_players_information(path):
 @pytest.mark.parametrize("path", GAMES, ids=game_id)
 def test_openspiel_max_game_length_is_measured_and_holds(path):
     """Issue 27: max_game_length was the 100,000-decision budget. It is measured (twice the longest
-    of 200 random games, + 16), holds for other random games, and is enforced."""
+    of 200 random games and of the always-first and always-last games that end within 4 times the
+    random games' bound, + 16), holds for other random games and for those two policies, and is
+    enforced."""
     gos = _openspiel()
     game = load(path)
     players = game.min_players
     g = gos.load(path, players=players)
     bound = g.max_game_length()
     longest = max(p.decisions for p in game.playouts(200, seed=0, players=players))
+    cap = 4 * (2 * longest + 16)
+    for pick in (0, -1):       # the fixed policies, played here through the state API
+        s = game.new_game(players=players, seed=0)
+        while not s.is_terminal and s.decisions < cap:
+            s.apply(s.legal_actions()[pick])
+        if s.is_terminal:
+            longest = max(longest, s.decisions)
+            st = g.new_initial_state(seed=0)       # and it fits the declared bound
+            while not st.is_terminal():
+                st.apply_action(st.legal_actions()[pick])
     assert bound == min(game.spec.decisions_per_game, 2 * longest + 16) < game.spec.decisions_per_game
     others = max(p.decisions for p in game.playouts(200, seed=10_000, players=players))
     assert others <= bound

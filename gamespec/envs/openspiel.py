@@ -20,14 +20,45 @@ SCORE_BOUND = 1e6    # |utility| bound declared for reward='score' (OpenSpiel wa
 LENGTH_GAMES = 200   # random games played to measure the maximum game length
 LENGTH_FACTOR = 2    # the declared bound: LENGTH_FACTOR x the longest of them, + LENGTH_MARGIN
 LENGTH_MARGIN = 16
+LENGTH_FIXED_CAP = 4   # a fixed-policy game longer than this times the random bound is left out
+
+
+class _Fixed:
+    """A policy in the form of a random source: always the first legal action, or always the last;
+    it gives up (_Endless) after `cap` decisions."""
+    def __init__(self, last, cap):
+        self.last, self.left = last, cap
+
+    def randrange(self, n):
+        self.left -= 1
+        if self.left < 0:
+            raise _Endless
+        return n - 1 if self.last else 0
+
+
+class _Endless(Exception):
+    pass
 
 
 def measured_length(game, players, options, games=LENGTH_GAMES) -> int:
     """The maximum game length declared to OpenSpiel: twice the longest of `games` random games
-    (seeds 0..games-1, so the same every time) plus LENGTH_MARGIN, never above the spec's own
-    budget (limits.decisions_per_game, which ends any game that would run longer)."""
+    (seeds 0..games-1, so the same every time) and of two fixed-policy games (always the first legal
+    action, always the last: a policy that keeps refusing can outlast every random game, as No
+    Thanks's "always pay a chip") plus LENGTH_MARGIN, never above the spec's own budget
+    (limits.decisions_per_game, which ends any game that would run longer). A fixed policy whose
+    game has not ended after LENGTH_FIXED_CAP times the random games' bound may never end it (a
+    game of passes): no bound covers it, and it is left out."""
     longest = max((p.decisions for p in game.playouts(games, seed=0, players=players, options=options)),
                   default=0)
+    cap = LENGTH_FIXED_CAP * (LENGTH_FACTOR * longest + LENGTH_MARGIN)
+    for last in (False, True):
+        s = game.new_game(players=players, seed=0, options=options)
+        s.log = None
+        try:
+            s.playout(_Fixed(last, cap), in_place=True)
+        except _Endless:
+            continue
+        longest = max(longest, s.decisions)
     return min(game.spec.decisions_per_game, LENGTH_FACTOR * longest + LENGTH_MARGIN)
 
 
