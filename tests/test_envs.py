@@ -461,3 +461,20 @@ def test_native_and_python_envs_are_the_same_game(path):
     assert sts[0].is_terminal() and sts[0].returns() == sts[1].returns()
     assert sts[0].legal_actions() == [] == pyspiel.State.legal_actions(sts[0]) == sts[1].legal_actions()
     assert sts[0].current_player() == sts[1].current_player()
+
+
+def test_a_fixed_policy_that_never_ends_its_game_is_left_out_of_the_bound(tmp_path):
+    """Coup's always-last game never ends (its budget faults it); measuring max_game_length gives that
+    policy up before the spec's budget (a small one here), so loading the game does not fault and the
+    bound is the random games' own."""
+    gos = _openspiel()
+    src = open(os.path.join(ROOT, "games", "coup.yaml"), encoding="utf-8").read()
+    path = tmp_path / "coup.yaml"
+    path.write_text(src + "\nlimits: {decisions_per_game: 300}\n", encoding="utf-8")
+    game = load(str(path))
+    s = game.new_game(players=2, seed=0)
+    with pytest.raises(gamespec.GamespecError, match="did not end after 300 decisions"):
+        while not s.is_terminal:
+            s.apply(s.legal_actions()[-1])
+    longest = max(p.decisions for p in game.playouts(200, seed=0, players=2))
+    assert gos.load(str(path), players=2).max_game_length() == 2 * longest + 16 < 300

@@ -43,14 +43,15 @@ class _Endless(Exception):
 def measured_length(game, players, options, games=LENGTH_GAMES) -> int:
     """The maximum game length declared to OpenSpiel: twice the longest of `games` random games
     (seeds 0..games-1, so the same every time) and of two fixed-policy games (always the first legal
-    action, always the last: a policy that keeps refusing can outlast every random game, as No
-    Thanks's "always pay a chip") plus LENGTH_MARGIN, never above the spec's own budget
+    action, always the last: a policy that keeps refusing or paying can outlast every random game)
+    plus LENGTH_MARGIN, never above the spec's own budget
     (limits.decisions_per_game, which ends any game that would run longer). A fixed policy whose
     game has not ended after LENGTH_FIXED_CAP times the random games' bound may never end it (a
     game of passes): no bound covers it, and it is left out."""
     longest = max((p.decisions for p in game.playouts(games, seed=0, players=players, options=options)),
                   default=0)
-    cap = LENGTH_FIXED_CAP * (LENGTH_FACTOR * longest + LENGTH_MARGIN)
+    cap = min(LENGTH_FIXED_CAP * (LENGTH_FACTOR * longest + LENGTH_MARGIN),
+              game.spec.decisions_per_game - 1)     # given up before the spec's budget faults
     for last in (False, True):
         s = game.new_game(players=players, seed=0, options=options)
         s.log = None
