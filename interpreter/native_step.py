@@ -15,6 +15,7 @@ from .native_engine import T_BOOL, _buf, _ptr
 
 _P = ctypes.POINTER
 _vp, _i32, _i64, _u64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64
+ZERO_OBJECTS = 16      # distinct 0.0 objects a tensor list holds in turn (StepKit.zero_list)
 
 
 class StepKit:
@@ -72,7 +73,7 @@ class StepKit:
         self._np = None
         self._tbuf = None        # the tensors' scratch row (numpy float32, size + 1) and its address
         self._sbuf = None        # a tensor's changed places (indexes, values) and their addresses
-        self._zeros = None       # obs_size distinct 0.0 objects: a state's first tensor list (tensor_list)
+        self._zeros = None       # obs_size zeros, ZERO_OBJECTS objects in turn: a state's first tensor list
 
     def numpy(self):
         """numpy, imported at the first call that needs it (this module imports none)."""
@@ -99,9 +100,14 @@ class StepKit:
         return self._sbuf
 
     def zero_list(self):
-        """A new list of obs_size zeros, each place its own float object (made once per kit)."""
+        """A new list of obs_size zeros (made once per kit): 16 distinct 0.0 objects in turn. One
+        shared object makes every reference count write wait for the last (copy and free 2-3x
+        slower); a distinct object per place spreads the counts over 80 KB; 16 in turn keep them in
+        a few cache lines with no chain (Bacchus's 3,318 places: 4.8 -> 4.0 µs a copy and free)."""
         if self._zeros is None:
-            self._zeros = list(map(float, bytes(self.obs_size)))
+            n = self.obs_size
+            zs = list(map(float, bytes(ZERO_OBJECTS)))
+            self._zeros = (zs * (n // ZERO_OBJECTS + 1))[:n]
         return self._zeros.copy()
 
     def _grow(self, n):
@@ -342,10 +348,8 @@ class NativeState:
     def tensor_list(self, player):
         """observation_tensor(player) as a new list of floats (OpenSpiel's form): this state's last
         list for that player with the places C says changed since set anew (at first from zeros:
-        the non-zero places), then copied; None where the tensor does not come from C. Each place
-        holds its own float object: a list of one shared 0.0 with a few other objects among it costs
-        2-3x more to copy and free than one of distinct objects (the CPU mispredicts which refcount
-        write a load depends on), and the copy is most of this call."""
+        the non-zero places), then copied; None where the tensor does not come from C. The copy is
+        most of this call; its zeros are 16 objects in turn (StepKit.zero_list says why)."""
         k = self.kit
         if self._py is not None or type(player) is not int or not 0 <= player < k.P:
             return None
