@@ -72,7 +72,7 @@ def same_step(n, s):
         a, b = got[p], s.observation_tensor(p)
         assert a.dtype == np.float32 and a.tobytes() == b.tobytes(), f"player {p}: {np.flatnonzero(a != b)[:8]}"
         if n.in_c:      # OpenSpiel's list, made from the places C lists as changed
-            lst = n.tensor_list(p)      # (this state's last list for p with the places C says changed)
+            lst = n.tensor_list(p)      # (this state's last list, any player's, with the places C says changed)
             assert lst == b.tolist() and {type(x) for x in lst} == {float}
             lst[:] = [7.0] * len(lst)   # the caller's own list: the next one does not see it
             assert n.tensor_list(p) == b.tolist()
