@@ -313,6 +313,7 @@ def test_openspiel_information_state_tensor_is_the_players_information(path):
             got = st.information_state_tensor(p)
             assert got == pytest.approx(pyspiel.State.information_state_tensor(st, p))
             assert got[:-1] == st.observation_tensor(p) and got[-1] == st.gamespec_state.decisions
+            assert {type(x) for x in got} == {float}
         st.apply_action(rng.choice(st.legal_actions()))
 
 

@@ -326,8 +326,12 @@ class GamespecState(pyspiel.State):
         s = self._h.s
         if player is None:
             player = s.current_player
-        if s.__class__ is not State:
-            return _as_list(s.information_state_tensor(player))
+        if s.__class__ is not State:        # native: the observation's list, then the decisions
+            got = s.tensor_list(player)
+            if got is None:
+                return _as_list(s.information_state_tensor(player))
+            got.append(float(s.decisions))
+            return got
         return _as_list(_info_tensor(self.get_game().gs_encoder, s, player))
 
     def __str__(self):
