@@ -103,7 +103,7 @@ class StepKit:
         """A new list of obs_size zeros (made once per kit): 16 distinct 0.0 objects in turn. One
         shared object makes every reference count write wait for the last (copy and free 2-3x
         slower); a distinct object per place spreads the counts over 80 KB; 16 in turn keep them in
-        a few cache lines with no chain (Bacchus's 3,318 places: 4.8 -> 4.0 µs a copy and free)."""
+        a few cache lines with no chain (a 3,318-place tensor: 4.8 -> 4.0 µs a copy and free)."""
         if self._zeros is None:
             n = self.obs_size
             zs = list(map(float, bytes(ZERO_OBJECTS)))
@@ -350,7 +350,7 @@ class NativeState:
         list (whichever player it was for) with the places C says changed since set anew (at first
         from zeros: the non-zero places), then copied; None where the tensor does not come from C.
         One list a state, not one per player: between two decisions the seat to move changes and
-        the places that differ are about as few (Bacchus: a decision with the list 15.6 -> 13.6 µs;
+        the places that differ are about as few (a 3,318-place tensor: a decision 15.6 -> 13.6 µs;
         four lists a state were four times the memory to bring back into the cache). The copy is
         most of this call; its zeros are 16 objects in turn (StepKit.zero_list says why)."""
         k = self.kit
