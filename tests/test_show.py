@@ -126,8 +126,10 @@ def _shown_to_p_only(lp, lq):
     if len(lp) != len(lq):
         return False
 
-    def card(a):        # a card's face (a dict with its type) or a list holding one
-        return isinstance(a, dict) and "type" in a or isinstance(a, list) and any(map(card, a))
+    def card(a):        # a card's face (a dict with its type), or a dict or list holding one
+        if isinstance(a, dict):
+            return "type" in a or any(map(card, a.values()))
+        return isinstance(a, list) and any(map(card, a))
 
     def walk(a, b):     # within an entry: where q's has nothing (null, or a count instead of cards)
         if b is None:
