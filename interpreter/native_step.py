@@ -163,7 +163,7 @@ class NativeState:
     plus `information_state_tensor`, `python_state()` (the Python engine's State of this very game)
     and `ids` (the decisions so far)."""
 
-    __slots__ = ("kit", "seed", "base", "ids", "_p", "_py", "_legal", "_term", "_actor", "_decisions", "_lists")
+    __slots__ = ("kit", "seed", "base", "ids", "_p", "_py", "_legal", "_term", "_actor", "_decisions", "_last")
 
     def __init__(self, kit, seed, _blank=False):
         self.kit = kit
@@ -171,7 +171,7 @@ class NativeState:
         self.base = None         # the Python State this game started from (from_state), else a new game
         self.ids = []
         self._py = None
-        self._lists = None       # the last tensor_list and its row in C's form (its own, never a clone's)
+        self._last = None        # the last tensor_list and its row in C's form (its own, never a clone's)
         self._p = kit._new()
         if not self._p:
             raise MemoryError("the native engine could not allocate a game")
@@ -356,15 +356,15 @@ class NativeState:
         k = self.kit
         if self._py is not None or type(player) is not int or not 0 <= player < k.P:
             return None
-        got = self._lists
+        got = self._last
         if got is None:
-            got = self._lists = (k.zero_list(), (ctypes.c_float * max(1, k.obs_size))())
+            got = self._last = (k.zero_list(), (ctypes.c_float * max(1, k.obs_size))())
         out, prev = got
         t, at = k.tensor_scratch()
         ia, va, pi, pv = k.sparse_scratch()
         n = k._obs_delta(self._p, player, at, prev, pi, pv)
         if n < 0:
-            self._lists = None
+            self._last = None
             return None
         for i, v in zip(ia[:n], va[:n]):
             out[i] = v
