@@ -119,8 +119,10 @@ def test_a_face_up_card_in_a_pile_shows_between_which_cards_one_was_taken():
     """A real table shows it, and so does the view: a face-down card taken from a pile that holds a
     face-up one leaves the face-up card one place lower or not, so the other player sees on which side
     of it the card lay. Their history still shows no card (they were not shown it)."""
-    s, p, down = next((s, p, down) for s, p, down, altar, _ in _altar_choices() if len(down) >= 2 and
-                      any(altar[k] is not None for k in range(down[0][1], down[-1][1])))
+    found = next(((s, p, down) for s, p, down, altar, _ in _altar_choices() if len(down) >= 2 and
+                  any(altar[k] is not None for k in range(down[0][1], down[-1][1]))), None)
+    assert found, "no oracle choice of two face-down altar cards around a face-up one in 400 games"
+    s, p, down = found
     after = []
     for i, _ in (down[0], down[-1]):
         t = s.clone()
@@ -134,7 +136,9 @@ def test_a_face_up_card_in_a_pile_shows_between_which_cards_one_was_taken():
 def test_a_face_down_card_taken_from_a_pile_makes_the_others_forget_it():
     """...and they forget what they knew of the pile (docs/hidden-information.md, Limits): less than a
     real player could keep, never more."""
-    s, p, down, known = next((s, p, down, known) for s, p, down, _, known in _altar_choices() if down and known)
+    found = next(((s, p, down, known) for s, p, down, _, known in _altar_choices() if down and known), None)
+    assert found, "no oracle choice of a face-down altar card another player remembers cards beside, in 400 games"
+    s, p, down, known = found
     for i, _ in down:
         t = s.clone()
         t.apply_index(i)
