@@ -159,10 +159,12 @@ def test_progress_and_no_progress_are_exclusive(capsys):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal test")
-@pytest.mark.parametrize("engine,iterations", [("python", 300), ("native", 6000)])
+@pytest.mark.parametrize("engine,iterations", [("python", 300), ("native", 24000)])
 def test_an_ismcts_run_shows_decisions_and_an_eta_on_a_terminal(engine, iterations):
     """The run of the issue, small: one ISMCTS seat, one worker; the bar moves within the first game,
-    on either engine (the native one searches in C: more iterations for a game as long)."""
+    on either engine (the native one searches in C: more iterations for a game as long; the first game
+    must outlast the bar's 0.5 s delay with room to spare: at 6,000 it took 0.63 s on a fast hour and
+    the bar first showed 1/2)."""
     from test_analysis import _stderr_on_a_terminal
     code, err = _stderr_on_a_terminal(["simulate", BACCHUS, "--games", "2", "--players", "3", "--workers", "1",
                                        "--engine", engine, "--bot", f"0=ismcts:{iterations}"], cols=160, wait=300)
