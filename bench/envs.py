@@ -293,51 +293,76 @@ def vector(paths, players, num_envs=256, calls=None, threads=(1, 2), dtypes=("fl
     return out
 
 
-def threads_ab(paths, players, sizes=(64, 256, 1024), rounds=9, block=65536):
+def threads_ab(paths, players, sizes=(64, 256, 1024), rounds=9, block=65536, timing="replay"):
     """VectorEnv on 1 and 2 threads, the same games, alternated block by block and every configuration
     of a game once per round (a busy machine, or a second core that is slow for a few seconds, slows a
     round of each configuration, not every round of one): per round the steps per wall second of
     each; the median over rounds of the ratio (2 threads / 1), and the medians of M steps per wall and
     per CPU second. float32 rows, first legal id, warmed up; `step()` alone is timed (the caller's
-    choice of actions, here an argmax over the masks, is the caller's serial part, not the env's)."""
+    choice of actions, here an argmax over the masks, is the caller's serial part, not the env's).
+    timing "replay": a first pass on one thread records every call's actions, both envs then replay
+    them (the same games: the engine is deterministic, on any number of threads) and the clocks are
+    read once per block; "per-call": the argmax before each call and the clocks read around it."""
     import statistics
+
+    import numpy as np
+
     from gamespec.envs import VectorEnv
     out = []
     for path in paths:
         game = gamespec.load(path)
         P = min(max(players, game.min_players), game.max_players)
         confs = [(n, opp) for n in sizes for opp in (None, "random")]
-        envs, per = {}, {}
+        envs, per, acts = {}, {}, {}
         for n, opp in confs:
+            calls = max(8, block // n)
+            if timing == "replay":        # record: warm-up calls, then every round's
+                e = VectorEnv(game, players=P, num_envs=n, seed=0, opponents=opp)
+                obs = e.reset()[0]
+                rec = np.empty((20 + rounds * calls, n), np.int64)
+                for k in range(len(rec)):
+                    rec[k] = obs["action_mask"].argmax(axis=1)
+                    obs = e.step(rec[k])[0]
+                e.close()
+                acts[n, opp] = list(rec)
             for th in (1, 2):
                 e = VectorEnv(game, players=P, num_envs=n, seed=0, opponents=opp, num_threads=th)
                 obs = e.reset()[0]
-                for _ in range(20):
-                    obs = e.step(obs["action_mask"].argmax(axis=1))[0]
+                for k in range(20):
+                    obs = e.step(acts[n, opp][k] if timing == "replay" else obs["action_mask"].argmax(axis=1))[0]
                 envs[n, opp, th] = [e, obs]
                 per[n, opp, th] = []
-        for _ in range(rounds):
+        for r in range(rounds):
             for n, opp in confs:
                 calls = max(8, block // n)
                 for th in (1, 2):
                     e, obs = envs[n, opp, th]
-                    cpu = wall = 0.0
-                    for _ in range(calls):
-                        a = obs["action_mask"].argmax(axis=1)
-                        c = time.process_time()     # (the wall window inside the CPU one: neither
-                        w = time.perf_counter()     # clock read, 0.6 µs for the CPU's, is in the wall)
-                        obs = e.step(a)[0]
-                        wall += time.perf_counter() - w
-                        cpu += time.process_time() - c
+                    if timing == "replay":
+                        rows, step = acts[n, opp][20 + r * calls:20 + (r + 1) * calls], e.step
+                        c = time.process_time()
+                        w = time.perf_counter()
+                        for a in rows:
+                            step(a)
+                        wall = time.perf_counter() - w
+                        cpu = time.process_time() - c
+                    else:
+                        cpu = wall = 0.0
+                        for _ in range(calls):
+                            a = obs["action_mask"].argmax(axis=1)
+                            c = time.process_time()     # (the wall window inside the CPU one: neither
+                            w = time.perf_counter()     # clock read, 0.6 µs for the CPU's, is in the wall)
+                            obs = e.step(a)[0]
+                            wall += time.perf_counter() - w
+                            cpu += time.process_time() - c
+                        envs[n, opp, th][1] = obs
                     per[n, opp, th].append((calls * n / wall, calls * n / cpu))
-                    envs[n, opp, th][1] = obs
         for e, _ in envs.values():
             e.close()
         for n, opp in confs:
             p1, p2 = per[n, opp, 1], per[n, opp, 2]
             ratios = [b[0] / a[0] for a, b in zip(p1, p2)]
             row = {"spec": os.path.basename(path)[:-5], "players": P, "num_envs": n, "opponents": opp or "none",
-                   "rounds": rounds, "steps_per_round": max(8, block // n) * n,
+                   "rounds": rounds, "steps_per_round": max(8, block // n) * n, "timing": timing,
                    "wall_ratio_2_to_1": statistics.median(ratios)}
             for th, p in ((1, p1), (2, p2)):
                 row[f"wall_{th}"] = statistics.median(x[0] for x in p)
@@ -365,13 +390,16 @@ def main(argv=None):
     ap.add_argument("--threads", action="store_true",
                     help="instead: VectorEnv on 1 and 2 threads alternated block by block (64, 256, 1,024 games a "
                          "call; median wall ratio over 9 rounds of 65,536 steps)")
+    ap.add_argument("--timing", choices=("replay", "per-call"), default="replay",
+                    help="with --threads: replay recorded actions, the clocks read per block (default), or an "
+                         "argmax and the clocks around each call")
     ap.add_argument("--agents", action="store_true",
                     help="instead: CPU µs per step of every API (Python and native engines, pyspiel's C++ "
                          "games beside them) and VectorEnv steps/s (issue 38); --games per figure (200)")
     a = ap.parse_args(argv)
     paths = a.spec or sorted(glob.glob(os.path.join(ROOT, "games", "*.yaml")))
     if a.threads:
-        rows = threads_ab(paths, a.players or 4)
+        rows = threads_ab(paths, a.players or 4, timing=a.timing)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(rows, f, indent=1)
