@@ -247,6 +247,9 @@ def _resampled_keeps_what_the_player_knows(st, pyspiel) -> bool:
     p = st.current_player()
     sampler = pyspiel.UniformProbabilitySampler(0., 1.)
     r = st.resample_from_infostate(p, sampler)
+    # no real history: its ids name the cards their choosers saw (a clone's history told p the
+    # card a kidnapper kept face down)
+    assert r.history() == [] and r.full_history() == [] and r.move_number() == 0
     assert r.information_state_string(p) == st.information_state_string(p)
     assert r.observation_string(p) == st.observation_string(p)
     assert [r.action_to_string(p, a) for a in r.legal_actions()] == \

@@ -296,16 +296,18 @@ class GamespecState(pyspiel.State):
     def resample_from_infostate(self, player_id, probability_sampler=None):
         """A state `player_id` cannot tell from this one: hidden cards redrawn by
         state.determinize(player_id, rng), rng seeded from the sampler; the rest of the game's
-        randomness is a fresh RNG (interpreter/determinize.py)."""
+        randomness is a fresh RNG (interpreter/determinize.py). Its history() is empty and its
+        move_number() 0: the real history's ids name the cards their choosers saw, and the world has
+        no history of its own; the player's history is in its information_state_string."""
         if probability_sampler is not None and callable(probability_sampler):
             seed = int(probability_sampler() * 2 ** 53)
         else:
             seed = random.getrandbits(53)
-        new = self.clone()
         s = self._h.s
         world = _py(s).determinize(player_id, random.Random(seed))
-        new._h = _Holder(world if s.__class__ is State else s.kit.from_state(world), self._h.bound)
-        return new
+        # a new pyspiel state, not a clone: a clone's history() holds every seat's real action ids, and
+        # an id names the card its chooser saw (the world's own past is not known: its history is empty)
+        return GamespecState(self.get_game(), world if s.__class__ is State else s.kit.from_state(world))
 
     def observation_tensor(self, player=None):
         """state.observation_tensor(player) as a list (pyspiel's own path builds a new game per
