@@ -9,14 +9,16 @@ from __future__ import annotations
 
 # The public face (docs/api.md), loaded on first use (PEP 562): importing a leaf module such as
 # gamespec.errors or gamespec.interpreter.rng loads no parser, no checker and no Lark.
-_FACE = {
-    "load": "loader", "load_text": "loader", "Game": "game",
-    "GamespecError": "errors", "IllegalAction": "errors", "SpecError": "errors", "SpecErrors": "errors",
-    "SpecRuntimeError": "errors", "StateFormatError": "errors", "UsageError": "errors",
-}
+_FACE = {"load": "loader", "load_text": "loader", "Game": "game"}
+# every error gamespec raises: gamespec.errors.__all__, spelled again so that this face imports nothing
+# (tests/test_layers.py holds the two lists equal)
+_ERRORS = ("GamespecError", "SpecError", "SpecErrors", "SpecRuntimeError", "UsageError", "IllegalAction",
+           "StateFormatError", "BotError", "SpecNotFound", "MissingExtra", "GameTooLong", "Unfinished",
+           "DrawError", "RecordsError", "ReportError", "ActionSpaceError", "ReplayDivergence", "WebError",
+           "GameFailed", "UndoRefused", "NativeGameStopped")
+_FACE.update(dict.fromkeys(_ERRORS, "errors"))
 
-__all__ = ["load", "load_text", "Game", "GamespecError", "IllegalAction", "SpecError", "SpecErrors",
-           "SpecRuntimeError", "StateFormatError", "UsageError"]
+__all__ = ["load", "load_text", "Game", *_ERRORS, "__version__"]
 
 
 class _Beside:

@@ -247,3 +247,13 @@ def test_every_public_error_is_defined_in_errors_py():
                         (b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)) in public for b in node.bases):
                     bad.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}: {node.name}")
     assert not bad, bad
+
+
+def test_the_package_face_has_every_error_and_the_version():
+    """docs/api.md: `gamespec` exposes load, load_text, Game, the errors and __version__; every error of
+    gamespec.errors is the same class from the package (gamespec.BotError was missing)."""
+    import gamespec
+    import gamespec.errors as E
+    assert set(gamespec._ERRORS) == set(E.__all__) and "__version__" in gamespec.__all__
+    assert all(getattr(gamespec, n) is getattr(E, n) for n in E.__all__)
+    assert set(dir(gamespec)) >= set(gamespec.__all__)
