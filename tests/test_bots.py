@@ -15,7 +15,7 @@ from gamespec.bots import (BotError, GreedyBot, ISMCTSBot, RandomBot, decide, ma
                            parse_kind, parse_seat, seat_kinds)
 from gamespec.simulate import play, play_out, simulate
 
-from helpers import GAMES, load
+from helpers import GAMES, ROOT, load
 
 POINTS = textwrap.dedent("""
     name: Points
@@ -134,6 +134,30 @@ def test_module_class_bots_load_with_clear_errors(user_module):
                       ("mybots:Broken", "RuntimeError: boom")]:
         with pytest.raises(BotError, match=msg):
             make_bot(kind, 0)
+
+
+def test_a_user_bot_in_the_current_folder_loads_without_pythonpath(tmp_path, monkeypatch):
+    """docs/bots.md: the module may be "on PYTHONPATH, or in the current folder"; the installed
+    `gamespec` script's sys.path lacks the current folder, so load_class looks there last (a file
+    there never shadows a module found elsewhere)."""
+    import subprocess
+    (tmp_path / "herebots_xyz.py").write_text("class First:\n    def choose(self, view):\n        return 0\n")
+    (tmp_path / "json.py").write_text("raise RuntimeError('the current folder shadowed json')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path), ".")])
+    assert type(make_bot("herebots_xyz:First", 0)).__name__ == "First"
+    sys.modules.pop("herebots_xyz", None)
+    assert make_bot("random", 0) is not None
+    import importlib
+    assert importlib.import_module("json").__name__ == "json"
+    with pytest.raises(BotError, match="cannot import"):
+        make_bot("nosuchmodule_xyz:Bot", 0)
+    script = os.path.join(os.path.dirname(sys.executable), "gamespec")
+    if os.path.isfile(script):      # the installed command, as a user runs it
+        out = subprocess.run([script, "simulate", os.path.join(ROOT, "games", "bacchus.yaml"), "--players", "3",
+                              "--games", "2", "--workers", "1", "--bot", "1=herebots_xyz:First", "--json"],
+                             capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
 
 
 def test_a_user_bot_plays_and_bad_answers_are_named_errors(user_module):

@@ -293,9 +293,23 @@ def load_class(target: str):
     or in code, never for names read from a file)."""
     import importlib
     import inspect
+    import os
+    import sys
     mod_name, _, attr = target.partition(":")
     try:
-        mod = importlib.import_module(mod_name)
+        try:
+            mod = importlib.import_module(mod_name)
+        except ModuleNotFoundError as e:
+            # the current folder, as `python -m` would search it (the installed `gamespec` script's
+            # sys.path does not hold it): after every other place, so a file there never shadows a
+            # module of the same name
+            here = os.getcwd()
+            top = mod_name.split(".")[0]
+            if e.name != top or here in sys.path or not (
+                    os.path.isfile(os.path.join(here, top + ".py")) or os.path.isdir(os.path.join(here, top))):
+                raise
+            sys.path.append(here)
+            mod = importlib.import_module(mod_name)
     except ImportError as e:
         raise BotError(f"cannot load bot {target!r}: cannot import module {mod_name!r} ({e}); "
                        "is it on PYTHONPATH (or in the current folder)?") from None
