@@ -287,6 +287,7 @@ def replay_file(game, path, timeout=None, progress=None) -> dict:
 
 
 PROGRESS_SECONDS = 10.0     # how often a long replay calls its `progress`
+UNFINISHED = "the log ends before the game does"
 
 
 def other_spec(header, game) -> str:
@@ -303,7 +304,9 @@ def replay(game, lines, timeout=None, progress=None) -> dict:
 
     `lines`: a list of JSON objects, or an iterator of (line number, object) as iter_log gives.
     Returns {'ok', 'decisions' (matched), 'error' (the first difference, or None), 'chance'
-    (CHANCE_VERIFIED with a seed, CHANCE_TRUSTED without), 'scores', 'winners'}. The log's own
+    (CHANCE_VERIFIED with a seed, CHANCE_TRUSTED without), 'unfinished' (every line matched but the
+    game goes on: a game left before its end, or a cut file; 'ok' is then False), 'scores',
+    'winners'}. The log's own
     lines are never trusted: the game writes the log it expects, line by line, and each line of the
     file must be exactly that line (a second header, an unknown line type, a renumbered decision, an
     altered look line, a missing end line... are all differences).
@@ -316,8 +319,8 @@ def replay(game, lines, timeout=None, progress=None) -> dict:
     done = 0
     chance = None
 
-    def fail(msg):
-        return {"ok": False, "decisions": done, "error": msg, "chance": chance}
+    def fail(msg, unfinished=False):
+        return {"ok": False, "decisions": done, "error": msg, "chance": chance, "unfinished": unfinished}
 
     if isinstance(lines, list):
         if not all(isinstance(x, dict) and isinstance(x.get("type"), str) for x in lines):
@@ -422,9 +425,9 @@ def replay(game, lines, timeout=None, progress=None) -> dict:
             compare(s.log)
             del s.log[:]
             done = i
-        if not s.terminal:
-            return fail("the log ends before the game does")
-        return {"ok": True, "decisions": done, "error": None, "chance": chance,
+        if not s.terminal:      # every line matched: a game left before its end (or a cut file)
+            return fail(UNFINISHED, unfinished=True)
+        return {"ok": True, "decisions": done, "error": None, "chance": chance, "unfinished": False,
                 "scores": list(s.scores), "winners": list(s.winners)}
     except _Diverged as e:
         return fail(str(e))

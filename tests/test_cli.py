@@ -451,6 +451,24 @@ def test_replay_without_the_seed(capsys, full_log, tmp_path):
     assert code == 0 and ": OK," in out
 
 
+def test_replay_of_a_game_left_before_its_end(capsys, full_log, tmp_path):
+    """docs/play.md: a game left in `gamespec play` is logged up to there; replay checks every line and
+    says the game is unfinished (not a failed replay that looks like a corrupt file), exit 1."""
+    lines = read_jsonl(full_log)
+    cut = [i for i, x in enumerate(lines) if x["type"] == "decision"][5]
+    left = tmp_path / "left.jsonl"
+    left.write_text("".join(json.dumps(x) + "\n" for x in lines[:cut + 1]))
+    code, out, err = run(capsys, "replay", left)
+    assert code == 1 and out == ""
+    assert f"{left}: every line matches, 6 decisions replayed, but the game is unfinished" in err
+    assert "replay failed" not in err
+    code, out, _ = run(capsys, "replay", left, "--json")
+    r = json.loads(out)
+    assert code == 1 and r["unfinished"] is True and r["ok"] is False and r["decisions"] == 6
+    code, out, _ = run(capsys, "replay", full_log, "--json")
+    assert code == 0 and json.loads(out)["unfinished"] is False
+
+
 def test_replay_of_a_tampered_log(capsys, full_log, tmp_path):
     lines = read_jsonl(full_log)
     d = next(x for x in lines if x["type"] == "decision" and x["action"]["action"] == "send")

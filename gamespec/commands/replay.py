@@ -15,9 +15,11 @@ def add_parser(sub, formatter, game_args) -> None:
                     "against the game it re-plays (decisions, looks, chance events, the end). With\n"
                     "the header's seed every shuffle is verified; without one, shuffles are taken\n"
                     "on trust, and replay says so. Prints OK and the decision count, or the first\n"
-                    "difference (exit 1). The spec is --spec, else the file at the header's 'spec'\n"
-                    "path (as written, then relative to the log's folder), else a .yaml file beside\n"
-                    "the log: the first regular file whose SHA-256 is the log's (no other is read).\n"
+                    "difference (exit 1); a log whose lines all match but whose game goes on (a game\n"
+                    "left in 'gamespec play') is reported unfinished (exit 1; --json: unfinished).\n"
+                    "The spec is --spec, else the file at the header's 'spec' path (as written,\n"
+                    "then relative to the log's folder), else a .yaml file beside the log: the\n"
+                    "first regular file whose SHA-256 is the log's (no other is read).\n"
                     "A long replay prints how far it got on stderr every 10 s.",
         epilog="examples:\n"
                "  gamespec replay game.jsonl\n"
@@ -50,7 +52,14 @@ def cmd_replay(args) -> int:
               f"winners {result['winners']}")
         print(f"chance: {result['chance']}")
     if not result["ok"]:
-        if not args.json:
+        if args.json:
+            pass
+        elif result["unfinished"]:
+            print(f"{args.log}: every line matches, {result['decisions']} decisions replayed, but the game "
+                  "is unfinished: the log ends before the game does (a game left before its end, as "
+                  "'gamespec play' writes one, or a cut file)", file=sys.stderr)
+            print(f"chance: {result['chance']}", file=sys.stderr)
+        else:
             print(f"{args.log}: replay failed after {result['decisions']} matching decisions: "
                   f"{result['error']}", file=sys.stderr)
         return 1

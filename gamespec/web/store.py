@@ -91,8 +91,7 @@ class Store:
                     raise ValueError("its spec file has changed since")
                 result = replay(spec.game, lines)
                 decisions = [x for x in lines if x.get("type") == "decision"]
-                if not (result["ok"] or (result["error"] == "the log ends before the game does"
-                                         and result["decisions"] == len(decisions))):
+                if not (result["ok"] or result["unfinished"]):
                     raise ValueError(f"its log does not verify: {result['error']}")
                 t = Table(tid, spec, rec["players"], spec.game.check_options(rec["options"]), rec["seed"],
                           rec["kinds"], registry.bot_factory, undo=rec.get("undo"), tokens=rec["tokens"],
