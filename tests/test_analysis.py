@@ -91,6 +91,19 @@ def test_describe_and_quantiles():
     assert stats.describe([4])["ci95"] == [None, None]
 
 
+def test_describe_cuts_the_interval_to_the_quantitys_range():
+    """A share's t interval over few games reached past 0..1 ("decided at 68% [-2, 138]"); a count's
+    below 0: the bounds given cut it, the mean and sd stay."""
+    d = stats.describe([0.05, 0.95, 1.0, 0.7], lo=0, hi=1)
+    free = stats.describe([0.05, 0.95, 1.0, 0.7])
+    assert free["ci95"][0] < 0 and free["ci95"][1] > 1
+    assert d["ci95"] == [0, 1] and d["mean"] == free["mean"] and d["sd"] == free["sd"]
+    c = stats.describe([0, 0, 0, 9], lo=0)
+    assert c["ci95"][0] == 0 and c["ci95"][1] == stats.describe([0, 0, 0, 9])["ci95"][1]
+    inside = stats.describe(list(range(1, 12)), lo=0, hi=100)
+    assert inside["ci95"] == stats.describe(list(range(1, 12)))["ci95"]
+
+
 def test_chi_square_of_equal_shares():
     stat, df, p = stats.chi_square_equal([25, 25, 25, 25])
     assert stat == 0 and df == 3 and p == pytest.approx(1.0)

@@ -158,3 +158,14 @@ def test_a_few_games_do_not_make_a_game_fair():
     assert not re.search(r"(^|: )fair:", few), few
     many = study_verdict([_summary([510, 490], 1000, rotated=False)])
     assert "fair: no evidence that seats differ" in many and "not settled" not in many, many
+
+
+def test_bots_that_differ_but_keep_their_seats_are_not_called_alike():
+    """Mixed bots without --rotate: the verdict said "every seat plays alike"; it says the seats' bots
+    differ and skill is not told apart from the seat, and points to --rotate."""
+    s = _summary([600, 400], 1000, rotated=False)
+    s["lineup"] = s["bots"] = ["greedy", "random"]
+    out = study_verdict([s])
+    assert "every seat plays alike" not in out and "bots differ but each keeps its seat" in out and "--rotate" in out
+    alike = _summary([600, 400], 1000, rotated=False)
+    assert "every seat plays alike" in study_verdict([alike])

@@ -164,10 +164,10 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
                             "b": sb / nb if nb else None, "p": two_proportions(sa, na, sb, nb),
                             "n_a": na, "n_b": nb, "ci_a": list(wilson(sa, na)), "ci_b": list(wilson(sb, nb))})
 
-        def mean(name, xa, xb, kind="mean"):
+        def mean(name, xa, xb, kind="mean", lo=None, hi=None):
             figures.append({"config": label, "figure": name, "kind": kind, "a": _mean(xa), "b": _mean(xb),
                             "p": welch(xa, xb), "n_a": len(xa), "n_b": len(xb),
-                            "ci_a": describe(xa)["ci95"], "ci_b": describe(xb)["ci95"]})
+                            "ci_a": describe(xa, lo, hi)["ci95"], "ci_b": describe(xb, lo, hi)["ci95"]})
 
         if a["cooperative"] or b["cooperative"]:
             rate("success rate", a["success"], b["success"])
@@ -191,14 +191,14 @@ def compare(records_a, records_b, pick=(), pick_a=(), pick_b=()) -> dict:
                 rate("draw rate", xa[ka]["draws"], xb[kb]["draws"])
             for p in range(min(len(a["scores"]), len(b["scores"]))):
                 mean(f"seat {p} score", a["scores"][p], b["scores"][p])
-        mean("decisions per game", a["decisions"], b["decisions"])
-        mean("turns per game", a["turns"], b["turns"])
+        mean("decisions per game", a["decisions"], b["decisions"], lo=0)
+        mean("turns per game", a["turns"], b["turns"], lo=0)
         ea, eb = xa[ka], xb[kb]
-        for field, name, kind in (("lead_changes", "lead changes per game", "mean"),
-                                  ("decided_at", "decided at", "share"),
-                                  ("winner_deficit", "winner deficit", "mean")):
+        for field, name, kind, hi in (("lead_changes", "lead changes per game", "mean", None),
+                                      ("decided_at", "decided at", "share", 1),
+                                      ("winner_deficit", "winner deficit", "mean", None)):
             if ea[field] and eb[field]:            # traced on both sides (none for a cooperative game)
-                mean(name, ea[field], eb[field], kind)
+                mean(name, ea[field], eb[field], kind, lo=0, hi=hi)
         if (ea["no_winner"] or eb["no_winner"]) and not any(f["config"] == label and f["figure"] == "draw rate"
                                                             for f in figures):    # else the tie rate says it
             rate("draw rate", ea["draws"], eb["draws"])

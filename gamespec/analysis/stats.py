@@ -158,8 +158,10 @@ def quantile(sorted_xs, q):
     return sorted_xs[i] + (h - i) * (sorted_xs[j] - sorted_xs[i])
 
 
-def describe(xs):
-    """Mean with a 95% t interval, sd, min, quantiles, max of a list of numbers."""
+def describe(xs, lo=None, hi=None):
+    """Mean with a 95% t interval, sd, min, quantiles, max of a list of numbers. `lo`/`hi`: the range
+    the quantity cannot leave (a share 0..1, a count >= 0): the interval is cut to it (a few games'
+    t interval can reach past it: "decided at 68% [-2, 138]")."""
     n = len(xs)
     if n == 0:
         return {"n": 0, "mean": None, "ci95": [None, None], "sd": None, "min": None, "max": None,
@@ -168,7 +170,7 @@ def describe(xs):
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
     if n > 1:
         half = t_ppf(0.975, n - 1) * sd / math.sqrt(n)
-        ci = [mean - half, mean + half]
+        ci = [mean - half if lo is None else max(lo, mean - half), mean + half if hi is None else min(hi, mean + half)]
     else:
         ci = [None, None]
     s = sorted(xs)
@@ -404,9 +406,9 @@ class Summary:
                          "per_game": count / traced if traced else None, "games": games,
                          "games_rate": games / traced if traced else None, "ci95": [lo, hi]})
         m = {"recorded": traced,
-             "lead_changes": describe(self.lead_changes),
-             "decided_at": describe(self.decided_at),
-             "winner_deficit": describe(self.deficits),
+             "lead_changes": describe(self.lead_changes, lo=0),
+             "decided_at": describe(self.decided_at, lo=0, hi=1),
+             "winner_deficit": describe(self.deficits, lo=0),
              "comeback": proportion(self.comebacks, len(self.deficits)),
              "draws": proportion(self.ties + self.no_winner, n) if not self.cooperative else proportion(0, 0),
              "first_seat": None,
@@ -497,8 +499,8 @@ class Summary:
             lo, hi = wilson(self.ties, n)
             out["ties"] = {"count": self.ties, "rate": self.ties / n if n else None, "ci95": [lo, hi]}
             out["margin"] = describe(self.margins)
-        out["length"] = {"decisions": describe(self.decisions), "turns": describe(self.turns),
-                         "phases": describe(self.phases)}
+        out["length"] = {"decisions": describe(self.decisions, lo=0), "turns": describe(self.turns, lo=0),
+                         "phases": describe(self.phases, lo=0)}
         return out
 
 
