@@ -42,11 +42,15 @@ def test_schema_command_prints_the_spec_schema(capsys):
 
 @pytest.mark.parametrize("path", GAMES + TUTORIAL, ids=os.path.basename)
 def test_spec_starts_with_a_modeline_to_the_schema(path):
+    """The modeline names the draft-07 form with every key's hover text (what yaml-language-server
+    reads; gamespec/schema.json is the checker's draft 2020-12 form, without that text)."""
     with open(path, encoding="utf-8") as f:
         first = f.readline()
     assert first.startswith("# yaml-language-server: $schema=")
     target = os.path.normpath(os.path.join(os.path.dirname(path), first.split("$schema=", 1)[1].strip()))
-    assert target == os.path.join(ROOT, "gamespec", "schema.json")
+    assert target == os.path.join(ROOT, "gamespec", "authoring", "schemas", "spec.draft-07.json")
+    with open(target, encoding="utf-8") as f:
+        assert json.load(f)["$schema"].startswith("http://json-schema.org/draft-07/")
 
 
 # ---- gamespec new ------------------------------------------------------------------------------

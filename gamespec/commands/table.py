@@ -57,7 +57,8 @@ def add_parser(sub, formatter, game_args) -> None:
     pl.add_argument("--seat", type=whole_number, default=0, metavar="N", help="your seat (default 0)")
     pl.add_argument("--bot", "-b", action="append", default=[], metavar="SEAT=KIND",
                     help="the bot of another seat (repeatable; default random): random, greedy, "
-                         "ismcts[:ITERATIONS] or module:Class")
+                         "ismcts[:ITERATIONS], first, a restricted kind such as avoid:ACTION or "
+                         "ismcts:200/always:ACTION, or module:Class (docs/bots.md)")
     pl.add_argument("--resume", metavar="FILE", help="continue a game saved with 's'")
     pl.add_argument("--save", metavar="FILE", help="where 's' saves (default gamespec-save.json)")
     pl.add_argument("--log", metavar="FILE.jsonl",
