@@ -182,7 +182,7 @@ def member_set(s, xs, cell):
 def checked_mul(a, b):
     """`*`: numbers stay below 2**63; a string or list repeated is sized BEFORE it is built."""
     if a.__class__ is int and b.__class__ is int:
-        if a.bit_length() + b.bit_length() > 64:
+        if a.bit_length() + b.bit_length() > 63:          # |a*b| < 2**(bits a + bits b): at most 63 bits is below 2**63
             r = a * b          # at most 2 * 64 bits: cheap; checked below
         else:
             return a * b

@@ -376,6 +376,9 @@ RUN_CASES = {
     "deal_from_empty": (DEAL_EMPTY, play_choosing(), "empty-zone", ("on_begin", "on_begin"), "'deck'"),
     "list_doubling": (with_stop_effect("let xs = [1]; while true { xs += xs }"), play_choosing("stop"),
                       "budget", ("actions.stop.effect", "stop"), ""),
+    # a product between 2**63 and 2**64 (both factors' bits 64: the check let it through)
+    "mul_past_2_63": (with_stop_effect("stopped[actor] = 999999999999999999 * (stopped[actor] + 10)"),
+                      play_choosing("stop"), "int-size", ("actions.stop.effect", "stop"), "beyond 2**63"),
     "int_doubling": (with_stop_effect("let x = 1; for i in range(200) { x = x + x }; stopped[actor] = 1"),
                      play_choosing("stop"), "int-size", ("actions.stop.effect", "stop"), ""),
     "variable_add_assign_growth": (with_stop_effect("for i in range(70) { stopped[actor] += stopped[actor] + 1 }"),

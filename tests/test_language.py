@@ -66,7 +66,8 @@ def test_zone_expressions(tiny):
 
 @pytest.mark.parametrize("expr,check", [
     ("1 // 0", "runtime"), ("5 % 0", "runtime"), ("2 ** 100", "int-size"), ("2 ** -1", "int-size"),
-    ("461168601842738790 * 40", "int-size"), ("max([])", "runtime"), ("[1][5]", "runtime"),
+    ("461168601842738790 * 40", "int-size"), ("999999999999999999 * 10", "int-size"),
+    ("-999999999999999999 * 10", "int-size"), ("max([])", "runtime"), ("[1][5]", "runtime"),
     ("range(1000000)", "budget"), ("hand[7]", "runtime"), ("top(hand[0]).value", "runtime"),
 ])
 def test_faults_become_spec_runtime_errors(tiny, expr, check):
