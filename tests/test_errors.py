@@ -305,6 +305,7 @@ BAD_SPECS = [
      "num_players only (never the game's state, which the chooser may not know)"),
     ("an order that is not a number", SIM, "        - simultaneous: [draw, stop]\n          order: \"1 == 1\"\n",
      "1 == 1", "this should be a number, but it is true/false"),
+    ("then without if", SIM, "        - then: [{choose: [draw, stop]}]\n", "then:", "'then' needs 'if: CONDITION'"),
     # reaction windows (docs/language.md; tests/test_reactions.py)
     ("a misspelt response", SIM, SIM + "        - react: [stpo]\n", "stpo", "unknown action 'stpo'; did you mean 'stop'?"),
     ("one player in a window", SIM, SIM + "        - react: [stop]\n          player: \"0\"\n", "player:",

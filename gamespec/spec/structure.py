@@ -1208,6 +1208,8 @@ class Checker(TypeChecker):
             s.repeat = bool(st.get("repeat", False))
             s.if_none = st.get("if_none", "error")
         elif k == "then":
+            if "if" not in st:
+                self.err("'then' needs 'if: CONDITION'", self.key_mark(st, "then"))
             s.cond = self.expr_rule(st, "if", w + ".if", scope)
             s.body = self.read_steps(st, "then", w + ".then", scope)
             s.orelse = self.read_steps(st, "else", w + ".else", scope)
