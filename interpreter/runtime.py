@@ -61,6 +61,21 @@ def guarded(fn, rule):
     return run
 
 
+def numeric(fn, rule, what):
+    """A compiled score or tie breaker that must give a number: anything else (none from `first([])`,
+    a text the checker could not see) is a 'type' fault naming the rule, not a crash in finish()."""
+    if fn is None:
+        return None
+    origin = rule.origin
+
+    def run(s, e):
+        v = fn(s, e)
+        if v.__class__ is not int and not isinstance(v, int):
+            raise SpecRuntimeError(f"{what} is {_kind(v)}, not a number", origin, check="type")
+        return v
+    return run
+
+
 def describe(ex):
     """A fault caught in a rule, in the rule language's words."""
     if isinstance(ex, ZeroDivisionError):

@@ -376,6 +376,12 @@ RUN_CASES = {
     "deal_from_empty": (DEAL_EMPTY, play_choosing(), "empty-zone", ("on_begin", "on_begin"), "'deck'"),
     "list_doubling": (with_stop_effect("let xs = [1]; while true { xs += xs }"), play_choosing("stop"),
                       "budget", ("actions.stop.effect", "stop"), ""),
+    # a score the checker takes for a number that is none at the end (first of an empty list)
+    "score_none": (with_score("first([x for x in [1] if x > 5])"), play_choosing("stop"), "type",
+                   ("scoring.score", "score"), "the score is none, not a number"),
+    "tie_breaker_none": (with_score("0").replace('score: "0"', 'score: "0"\n  tie_breakers: ["first([x for x in [1] if '
+                                                                'p == 5])"]'), play_choosing("stop"),
+                         "type", ("scoring.tie_breakers[0]", "tie_breakers"), "a tie breaker is none, not a number"),
     # a product between 2**63 and 2**64 (both factors' bits 64: the check let it through)
     "mul_past_2_63": (with_stop_effect("stopped[actor] = 999999999999999999 * (stopped[actor] + 10)"),
                       play_choosing("stop"), "int-size", ("actions.stop.effect", "stop"), "beyond 2**63"),

@@ -10,6 +10,7 @@ from .closures import Compiler
 
 
 from . import flow
+from gamespec.interpreter.runtime import numeric
 from .actions import ActionRT
 
 
@@ -38,12 +39,15 @@ class Ruleset:
         self.triggers = [(flow.Compiled(comp.expr(c), c), flow.Compiled(comp.effects(e), e))
                          for _, c, e in spec.triggers]
         self.per_team = spec.per_team
+        # each a number, checked when it is computed (the checker lets `first(...)`, maybe none, through)
         if spec.per_team:       # scored once per team (scoring.per_team): `t` the team
-            self.score = comp.expr(spec.score, {"t": "t"})
-            self.tie_breakers = [comp.expr(t, {"t": "t"}) for t in spec.tie_breakers]
+            self.score = numeric(comp.expr(spec.score, {"t": "t"}), spec.score, "the score")
+            self.tie_breakers = [numeric(comp.expr(t, {"t": "t"}), t, "a tie breaker") for t in spec.tie_breakers]
         else:
-            self.score = comp.expr(spec.score, {"p": "p"}, valid={"p"})     # finish() passes every seat
-            self.tie_breakers = [comp.expr(t, {"p": "p"}, valid={"p"}) for t in spec.tie_breakers]
+            self.score = numeric(comp.expr(spec.score, {"p": "p"}, valid={"p"}), spec.score,   # finish() passes
+                                 "the score")                                                  # every seat
+            self.tie_breakers = [numeric(comp.expr(t, {"p": "p"}, valid={"p"}), t, "a tie breaker")
+                                 for t in spec.tie_breakers]
         self.team_of = comp.expr(spec.teams, {"p": "p"}, valid={"p"}) if spec.teams is not None else None
         self.winner = spec.winner
         self.success = comp.expr(spec.success) if spec.cooperative else None     # team scoring
