@@ -52,6 +52,21 @@ def test_schema_error_names_the_key_and_suggests(tmp_path):
     assert f"{path}:{line}:{col}: error: " in text
 
 
+def test_schema_errors_quote_a_huge_value_cut_short(tmp_path):
+    """A megabyte value in a spec was echoed whole in its error; it is quoted to 60 characters with its
+    length said (a huge unknown key and jsonschema's own messages likewise)."""
+    huge = "x" * 200_000
+    for bad in (TINY.replace("visibility: hidden}", f"visibility: {huge}}}", 1),
+                TINY.replace("  deck: {kind: pile, visibility: hidden}", f"  deck: {{kind: pile, {huge}: 1}}"),
+                TINY.replace("name: Tiny", f"name: Tiny\ndescription: [{huge}]", 1)):
+        assert bad != TINY
+        errs, text, path = errors_of(bad, tmp_path)
+        assert errs and all(len(e[2]) < 400 for e in errs), [len(e[2]) for e in errs]
+        assert len(text) < 2000
+    assert "(200000 characters)" in errors_of(TINY.replace("visibility: hidden}", f"visibility: {huge}}}", 1),
+                                              tmp_path)[0][0][2]
+
+
 def test_schema_type_error(tmp_path):
     bad = TINY.replace("players: [2, 3]", "players: [2, three]")
     errs, _, _ = errors_of(bad, tmp_path)

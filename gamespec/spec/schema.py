@@ -56,7 +56,7 @@ def _friendly(err):
         k = extra[0] if extra else "?"
         close = difflib.get_close_matches(str(k), allowed, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else (f"; allowed: {', '.join(allowed)}" if allowed else "")
-        return f"unknown key '{k}' in {_where(err.absolute_path)}{hint}", list(err.absolute_path) + [k], True
+        return f"unknown key {_short(str(k))} in {_where(err.absolute_path)}{hint}", list(err.absolute_path) + [k], True
     if v == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message
         return f"{_where(err.absolute_path)} needs '{missing}'", list(err.absolute_path), False
@@ -74,7 +74,7 @@ def _friendly(err):
         opts = [str(x) for x in err.validator_value]
         close = difflib.get_close_matches(str(inst), opts, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
-        return (f"{_where(err.absolute_path)} is {inst!r}; it must be one of {', '.join(opts)}{hint}",
+        return (f"{_where(err.absolute_path)} is {_short(inst)}; it must be one of {', '.join(opts)}{hint}",
                 list(err.absolute_path), False)
     if v in ("maxItems", "minItems", "maxProperties", "maxLength") and isinstance(inst, (list, dict, str)):
         # say the limit and the size, never the whole (possibly huge) value
@@ -88,7 +88,24 @@ def _friendly(err):
             return _friendly(sized[0])
         best = min(err.context, key=lambda e: (len(e.absolute_path) * -1, e.validator != "type"))
         return _friendly(best)
-    return f"{_where(err.absolute_path)}: {err.message}", list(err.absolute_path), False
+    return f"{_where(err.absolute_path)}: {_cut(err.message)}", list(err.absolute_path), False
+
+
+SHOWN = 60      # characters of a bad value an error message quotes (a spec's value can be megabytes)
+
+
+def _short(v) -> str:
+    """repr(v), cut to SHOWN characters with its length said."""
+    r = repr(v)
+    if len(r) <= SHOWN:
+        return r
+    n = f" ({len(v)} characters)" if isinstance(v, str) else ""
+    return r[:SHOWN - 3] + "..." + n
+
+
+def _cut(msg: str) -> str:
+    """jsonschema's own message (it quotes the whole value), cut to a readable length."""
+    return msg if len(msg) <= 4 * SHOWN else msg[:4 * SHOWN - 3] + "..."
 
 
 def validate(data, filename: str) -> None:
