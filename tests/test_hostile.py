@@ -1540,3 +1540,20 @@ def test_zz_worst_time_and_memory_to_reject(capsys):
               f"({worst_m[0]})")
     assert worst_t[1][0] < GUARD_SECONDS
     assert worst_m[1][1] < GUARD_BYTES
+
+
+@pytest.mark.parametrize("step", ['{for: q, in: "players"}', '{do: "end_turn()"}',
+                                  '{react: [stop], players: "[]"}'])
+def test_a_flow_that_never_asks_names_the_step_or_the_turn(step):
+    """The flow's own faults named the instruction ('for_next: error: ...') or a hook the spec does not
+    have ('phases.play.turn.on_end'); they name the loop's step with its place, or the turn's end."""
+    text = TINY.replace("        - choose: [draw, stop]\n", f"        - {step}\n")
+    g = gamespec.load_text(text, "flow.yaml")
+    with pytest.raises(SpecRuntimeError) as ei:
+        s = g.new_game(players=2, seed=1)
+        while not s.is_terminal:
+            s.apply(s.legal_actions()[0])
+    where = ei.value.where
+    assert ei.value.check == "budget", str(ei.value)
+    assert re.fullmatch(r"flow\.yaml:\d+:\d+ \(phases\.play\.turn\.steps\[0\]\)|phases\.play\.turn \(its end\)",
+                        where), where

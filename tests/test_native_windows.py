@@ -332,7 +332,7 @@ def test_step_budget_at_the_limit(name, budgets):
         got = same_games(text_of(WINDOWS[name], f"limits: {{steps_per_decision: {steps}}}\n"),
                          seeds=range(6), counts=(2, 4), early=True)
         seen |= {o[0] if o[0] == "ok" else o[1] for out in got.values() for o, _ in out}
-        where |= {o[2].split(" ")[-1] for out in got.values() for o, _ in out if o[0] == "error"}
+        where |= {o[2].split(" ")[-1].strip("()") for out in got.values() for o, _ in out if o[0] == "error"}
     assert seen == {"ok", "budget"}, seen
     assert where & {"window_done", "window_close", "for_next", "choose", "phases.play.turn.steps[1]"}, where
 

@@ -163,6 +163,7 @@ class ForNext(Ins):
     lkey: str = ""
     key: str = ""
     end: str = ""
+    where: str = ""         # the loop's step (a run-time fault here names it, not this instruction)
 
 
 @_kind
@@ -170,6 +171,7 @@ class ForDone(Ins):
     KIND = "for_done"
     lkey: str = ""
     key: str = ""
+    where: str = ""
 
 
 @_kind
@@ -370,11 +372,11 @@ class Emitter:
             if st.simultaneous:         # each chooser a seat, once
                 self.emit("choosers", lkey=lkey, where=st.path)
             self.label(top)
-            self.emit("for_next", lkey=lkey, key=key, end=end)
+            self.emit("for_next", lkey=lkey, key=key, end=end, where=_located(st))
             self.steps(st.body, inner, scope, ctx)
             self.emit("jump", target=top)
             self.label(end)
-            self.emit("for_done", lkey=lkey, key=key)
+            self.emit("for_done", lkey=lkey, key=key, where=_located(st))
             if st.simultaneous:        # all have chosen: reveal and resolve (docs/language.md)
                 self.emit("reveal", ch=self.chooses[-1], order=st.order, where=st.path)
         if guard is not None and st.kind != "choose":
@@ -414,13 +416,13 @@ class Emitter:
         self.emit("for_init", it=self.expr(st.iter, names), names=names, lkey=lkey, where=st.path)
         self.emit("window_open", lkey=lkey, took=took, where=st.path)
         self.label(top)
-        self.emit("for_next", lkey=lkey, key=key, end=end)
+        self.emit("for_next", lkey=lkey, key=key, end=end, where=_located(st))
         ch = self.choose(st.inner, None, inner, scope, window=took)
         if st.ask == "in_turn" and st.until == "first":
             self.emit("window_check", took=took, end=end)
         self.emit("jump", target=top)
         self.label(end)
-        self.emit("for_done", lkey=lkey, key=key)
+        self.emit("for_done", lkey=lkey, key=key, where=_located(st))
         if st.ask == "at_once":
             self.emit("window_reveal", ch=ch, took=took, until=st.until, where=st.path, priority=st.priority)
         self.emit("window_close", took=took, out=out, until=st.until)
@@ -470,19 +472,20 @@ def build(rs, spec, comp):
                     next=f"turn:{n}")
             em.label(f"turn:{n}")
             em.emit("turn_begin", fn=em.effects(t.on_begin), scope=tscope, next=f"steps:{n}",
-                    where=f"phases.{n}.turn.on_begin")
+                    where=f"phases.{n}.turn.on_begin" if t.on_begin is not None else f"phases.{n}.turn (its start)")
             em.label(f"steps:{n}")
             em.steps(t.steps, {}, tscope, ph)
             em.label(f"turnend:{n}")
             em.emit("turn_end", fn=em.effects(t.on_end), scope=pscope, ph=ph,
                     end_if=em.expr(d.end_if), nxt=em.expr(t.next),
-                    phase_end=f"end:{n}", again=f"turn:{n}", where=f"phases.{n}.turn.on_end")
+                    phase_end=f"end:{n}", again=f"turn:{n}",
+                    where=f"phases.{n}.turn.on_end" if t.on_end is not None else f"phases.{n}.turn (its end)")
         ph.turn_end_if = em.expr(d.turn.end_if) if d.turn else None    # a Compiled, or None
         em.label(f"end:{n}")
         em.emit("phase_end", fn=em.effects(d.on_end), scope=game_scope, ph=ph,
                 nexts=[(em.expr(cond) if cond else None,
                         "game_end" if target == "end" else f"begin:{target}") for cond, target in d.next],
-                where=f"phases.{n}.on_end")
+                where=f"phases.{n}.on_end" if d.on_end is not None else f"phases.{n} (its end)")
     em.label("game_end")
     em.emit("game_end", fn=em.effects(spec.on_end))
     labels = em.labels
@@ -706,6 +709,12 @@ def make_enter(rs, ch):
         s._legal = legal
         return SUSPEND
     return enter
+
+
+def _located(st):
+    """A step's place for a fault of the flow around it: FILE:LINE:COL of its first rule, and its path."""
+    r = next((x for x in (st.iter, st.cond, st.guard, st.effect, st.player) if x is not None), None)
+    return f"{r.filename}:{r.line}:{r.col} ({st.path})" if r is not None else st.path
 
 
 def _make(rs, comp, pc, kind, a, labels, goto):
