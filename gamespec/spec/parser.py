@@ -43,6 +43,8 @@ SYNTAX_EXAMPLES = {
         "'if' is written: if CONDITION { EFFECTS }": ["if a b = 1", "if a then { b = 1 }"],
         "'for' is written: for NAME in LIST { EFFECTS }": ["for x xs { }", "for in xs { }"],
         "an effect is an assignment or a call such as move(...)": ["1 + 2", "a", "x.y = 2"],
+        "a value over a list (max(x for x in xs), ...) is not an effect; use it in one: y = max(...)":
+            ["max(c.value for c in cs)", "sum(x for x in xs if x > 1)"],
         "'=' assigns; to compare two values write '=='": ["if a = 1 { b = 2 }"],
         "'if' in a value needs 'else': A if CONDITION else B": ["x = a if b", "let y = 1 if a"],
         "a conditional value that ends an effect is not chained; write x = a if c else (b if d else e)":
