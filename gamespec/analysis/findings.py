@@ -783,7 +783,7 @@ def _skill(summaries):
                     f"{pct(r['fair'])} ({r['verdict']}; {len(clear)} of {len(rows)} restrictions differ)")
         return f"no evidence that choices matter ({len(rows)} restrictions, none differs)"
     if any(s.get("restriction") is None and len(set(s.get("lineup") or ())) > 1 for s in summaries):
-        # bots differ, each kept to its seat: a bot's wins mix its skill with its seat's advantage
+        # bots differ, each one seat throughout: a bot's wins mix its skill with its seat's advantage
         return ("skill not measured (the seats' bots differ but each keeps its seat, so skill and seat "
                 "are not told apart: --rotate seats each bot in every seat)")
     return ("skill not measured (every seat plays alike: --bot 0=ismcts:200 --rotate, or --restrict all, "
