@@ -261,6 +261,39 @@ def _resampled_keeps_what_the_player_knows(st, pyspiel) -> bool:
 
 
 @pytest.mark.parametrize("path", GAMES, ids=game_id)
+def test_openspiel_serialize_replays_the_same_game(path):
+    """state.serialize() was pickle's AttributeError; it is the seed and the action history (OpenSpiel's
+    own form), and game.deserialize_state replays them: the same state, history() included, on both
+    engines. A resampled state (no history of its own) and bad text are named errors."""
+    gos = _openspiel()
+    import pyspiel
+    from gamespec.errors import StateFormatError, UsageError
+    game = load(path)
+    for engine in ("python", "native"):
+        g = gos.load(path, players=game.min_players, engine=engine)
+        st = g.new_initial_state(seed=3)
+        rng = random.Random(2)
+        for k in range(40):
+            if st.is_terminal():
+                break
+            if k % 13 == 0:
+                back = g.deserialize_state(st.serialize())
+                assert back.history() == st.history() and str(back) == str(st)
+                assert [back.information_state_string(p) for p in range(g.num_players())] == \
+                    [st.information_state_string(p) for p in range(g.num_players())]
+                assert back.legal_actions() == st.legal_actions()
+            st.apply_action(rng.choice(st.legal_actions()))
+        if not st.is_terminal():
+            with pytest.raises(UsageError, match="no history to serialize"):
+                st.resample_from_infostate(st.current_player(), pyspiel.UniformProbabilitySampler(0., 1.)).serialize()
+        text = st.serialize()
+        for bad in ("{", "[]", text.replace('"seed": ', '"seed": "'), text.replace('"history": [', '"history": [-1, '),
+                    text.replace('"history": [', '"history": [10000000000000000000000, '), "x" * 10 ** 7):
+            with pytest.raises(StateFormatError):
+                g.deserialize_state(bad)
+
+
+@pytest.mark.parametrize("path", GAMES, ids=game_id)
 def test_openspiel_mcts_and_ismcts_play(path):
     """OpenSpiel's own bots on the game: ISMCTS (resampling through determinize) and MCTS run on
     a state resampled for the player to move (determinized MCTS); short budgets, a few decisions

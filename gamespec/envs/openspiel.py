@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 
-from gamespec.errors import GameTooLong, IllegalAction
+from gamespec.errors import GamespecError, GameTooLong, IllegalAction, StateFormatError, UsageError
 from gamespec.interpreter.state import State
 
 from .chance import MAX_ORDERS, ExplicitObserver, ExplicitState
@@ -153,6 +153,31 @@ class GamespecGame(pyspiel.Game):
         s = self.gs_game.new_game(players=self.gs_players, seed=seed, options=self.gs_options)
         return GamespecState(self, s)
 
+    def deserialize_state(self, text):
+        """A state from serialize()'s text: the game of its seed with its actions replayed (the same
+        game, history() included); StateFormatError for text that is not one, or does not replay."""
+        if not isinstance(text, (str, bytes)) or len(text) > 64 * (self.gs_max_length + 4) + 200:
+            raise StateFormatError("not a serialized gamespec OpenSpiel state (not a text of its size: a seed "
+                                   f"and at most {self.gs_max_length} action ids)")
+        try:
+            d = json.loads(text)
+        except (TypeError, ValueError):
+            raise StateFormatError("not a serialized gamespec OpenSpiel state (not JSON)") from None
+        if not isinstance(d, dict) or d.get("format") != SERIAL_FORMAT or type(d.get("seed")) is not int \
+                or not isinstance(d.get("history"), list) \
+                or not all(type(a) is int and 0 <= a < self.gs_space.size for a in d["history"]):
+            raise StateFormatError(f"not a serialized gamespec OpenSpiel state ({SERIAL_FORMAT}: a seed and "
+                                   "a list of action ids)")
+        if self.gs_chance == "explicit":
+            raise StateFormatError("a game with explicit chance does not deserialize states")
+        st = self.new_initial_state(seed=d["seed"])
+        for i, a in enumerate(d["history"]):
+            try:
+                st.apply_action(a)
+            except GamespecError as e:      # illegal, too long, a rule that fails
+                raise StateFormatError(f"action {i + 1} of the serialized state does not replay: {e}") from None
+        return st
+
     def seed_games(self, seed):
         """Make the seeds of later new_initial_state() calls reproducible."""
         self._seeds = random.Random(seed)
@@ -176,6 +201,9 @@ class GamespecGame(pyspiel.Game):
     def gs_tensor(self, s, player, info):
         """The observation tensor of gamespec State s for player (info: the information-state one)."""
         return _as_list((_info_tensor if info else _tensor)(self.gs_encoder, s, player))
+
+
+SERIAL_FORMAT = "gamespec-openspiel-state/1"
 
 
 class _Holder:
@@ -293,6 +321,17 @@ class GamespecState(pyspiel.State):
             return [0.0] * s.num_players
         return self.get_game().gs_checked(rewards(s, self.get_game().gs_reward))
 
+    def serialize(self):
+        """The game's seed and its action history as JSON (OpenSpiel's own form of a state: the game's
+        deserialize_state replays them). A state made by resample_from_infostate has no history of its
+        own (its world is not the seed's game): UsageError. The text holds the seed: it is the whole
+        game, like a save, not a player's channel."""
+        s = self._h.s
+        if getattr(self, "_resampled", False):
+            raise UsageError("a state made by resample_from_infostate has no history to serialize (its "
+                             "hidden cards were redrawn); serialize the state it was resampled from")
+        return json.dumps({"format": SERIAL_FORMAT, "seed": s.seed, "history": self.history()})
+
     def resample_from_infostate(self, player_id, probability_sampler=None):
         """A state `player_id` cannot tell from this one: hidden cards redrawn by
         state.determinize(player_id, rng), rng seeded from the sampler; the rest of the game's
@@ -307,7 +346,9 @@ class GamespecState(pyspiel.State):
         world = _py(s).determinize(player_id, random.Random(seed))
         # a new pyspiel state, not a clone: a clone's history() holds every seat's real action ids, and
         # an id names the card its chooser saw (the world's own past is not known: its history is empty)
-        return GamespecState(self.get_game(), world if s.__class__ is State else s.kit.from_state(world))
+        new = GamespecState(self.get_game(), world if s.__class__ is State else s.kit.from_state(world))
+        new._resampled = True
+        return new
 
     def observation_tensor(self, player=None):
         """state.observation_tensor(player) as a list (pyspiel's own path builds a new game per
