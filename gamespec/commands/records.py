@@ -22,7 +22,7 @@ def add_parser(sub, formatter, game_args) -> None:
     rep.add_argument("-o", "--output", metavar="OUT.html", default="report.html",
                      help="the HTML file (default report.html)")
     rep.add_argument("--png", action="store_true", help="also write each plot as OUT-NAME.png")
-    rep.add_argument("--title", default=None, help="the report's title")
+    rep.add_argument("--title", default=None, help="the report's title (default: gamespec balance report)")
     rep.add_argument("--json", action="store_true", help="print the files written and the summary as JSON")
     rep.set_defaults(func=cmd_report)
 
