@@ -1428,8 +1428,9 @@ class Flow:
             rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
             rg.emit("    if (!isnum(scores[p])) BAIL(B_TYPE);")
             rg.emit(f"    keys[p][0] = vint(mul_i(g, {sign}, scores[p].i));")
-            for j, t in enumerate(tbs):
+            for j, t in enumerate(tbs):     # a number each (else Python names the rule: runtime.numeric)
                 rg.emit(f"    keys[p][{j + 1}] = {t}(g, p);")
+                rg.emit(f"    if (!isnum(keys[p][{j + 1}])) BAIL(B_TYPE);")
             rg.emit("}")
         if spec.teams is not None:
             if rs.per_team:
@@ -1498,6 +1499,7 @@ class Flow:
         rg.emit(f"    tkey[t][0] = vint(mul_i(g, {sign}, tsc[t].i));")
         for j, b in enumerate(tbs):
             rg.emit(f"    tkey[t][{j + 1}] = {b}(g, t);")
+            rg.emit(f"    if (!isnum(tkey[t][{j + 1}])) BAIL(B_TYPE);")
         rg.emit("}")
         team = p.const_array("int64_t", [f"{t}LL" for t in rs.seat_team])
         rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
