@@ -63,14 +63,15 @@ def guarded(fn, rule):
 
 def numeric(fn, rule, what):
     """A compiled score or tie breaker that must give a number: anything else (none from `first([])`,
-    a text the checker could not see) is a 'type' fault naming the rule, not a crash in finish()."""
+    a text or true/false from a value typed only at run time) is a 'type' fault naming the rule, not a
+    crash in finish()."""
     if fn is None:
         return None
     origin = rule.origin
 
     def run(s, e):
         v = fn(s, e)
-        if v.__class__ is not int and not isinstance(v, int):
+        if v.__class__ is not int:        # true/false too (docs/language.md: never true/false)
             raise SpecRuntimeError(f"{what} is {_kind(v)}, not a number", origin, check="type")
         return v
     return run

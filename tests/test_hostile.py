@@ -379,6 +379,9 @@ RUN_CASES = {
     # a score the checker takes for a number that is none at the end (first of an empty list)
     "score_none": (with_score("first([x for x in [1] if x > 5])"), play_choosing("stop"), "type",
                    ("scoring.score", "score"), "the score is none, not a number"),
+    # true/false typed only at run time (an item of a mixed list): never a score (docs/language.md)
+    "score_bool": (with_score("[5, true][p]"), play_choosing("stop"), "type", ("scoring.score", "score"),
+                   "the score is true/false, not a number"),
     "tie_breaker_none": (with_score("0").replace('score: "0"', 'score: "0"\n  tie_breakers: ["first([x for x in [1] if '
                                                                 'p == 5])"]'), play_choosing("stop"),
                          "type", ("scoring.tie_breakers[0]", "tie_breakers"), "a tie breaker is none, not a number"),

@@ -1426,11 +1426,11 @@ class Flow:
             tbs = [p.value_fn(t, params="G *g, int64_t p", scope={"p": E("p", "i", seat=True)})
                    for t in spec.tie_breakers]
             rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
-            rg.emit("    if (!isnum(scores[p])) BAIL(B_TYPE);")
+            rg.emit("    if (scores[p].t != T_INT) BAIL(B_TYPE);")
             rg.emit(f"    keys[p][0] = vint(mul_i(g, {sign}, scores[p].i));")
             for j, t in enumerate(tbs):     # a number each (else Python names the rule: runtime.numeric)
                 rg.emit(f"    keys[p][{j + 1}] = {t}(g, p);")
-                rg.emit(f"    if (!isnum(keys[p][{j + 1}])) BAIL(B_TYPE);")
+                rg.emit(f"    if (keys[p][{j + 1}].t != T_INT) BAIL(B_TYPE);")
             rg.emit("}")
         if spec.teams is not None:
             if rs.per_team:
@@ -1495,11 +1495,11 @@ class Flow:
             rg.emit(f"for (int64_t t = 0; t < {T}; t++) tsc[t] = vint(0);")
         tbs = [p.value_fn(b, params="G *g, int64_t t", scope=scope) for b in spec.tie_breakers]
         rg.emit(f"for (int64_t t = 0; t < {T}; t++) {{")
-        rg.emit("    if (!isnum(tsc[t])) BAIL(B_TYPE);")
+        rg.emit("    if (tsc[t].t != T_INT) BAIL(B_TYPE);")
         rg.emit(f"    tkey[t][0] = vint(mul_i(g, {sign}, tsc[t].i));")
         for j, b in enumerate(tbs):
             rg.emit(f"    tkey[t][{j + 1}] = {b}(g, t);")
-            rg.emit(f"    if (!isnum(tkey[t][{j + 1}])) BAIL(B_TYPE);")
+            rg.emit(f"    if (tkey[t][{j + 1}].t != T_INT) BAIL(B_TYPE);")
         rg.emit("}")
         team = p.const_array("int64_t", [f"{t}LL" for t in rs.seat_team])
         rg.emit(f"for (int64_t p = 0; p < {P}; p++) {{")
