@@ -53,8 +53,8 @@ def cmd_replay(args) -> int:
         print(f"chance: {result['chance']}")
     if not result["ok"]:
         if args.json:
-            pass
-        elif result["unfinished"]:
+            return 1
+        if result["unfinished"]:
             print(f"{args.log}: every line matches, {result['decisions']} decisions replayed, but the game "
                   "is unfinished: the log ends before the game does (a game left before its end, as "
                   "'gamespec play' writes one, or a cut file)", file=sys.stderr)

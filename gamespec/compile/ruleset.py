@@ -44,8 +44,8 @@ class Ruleset:
             self.score = numeric(comp.expr(spec.score, {"t": "t"}), spec.score, "the score")
             self.tie_breakers = [numeric(comp.expr(t, {"t": "t"}), t, "a tie breaker") for t in spec.tie_breakers]
         else:
-            self.score = numeric(comp.expr(spec.score, {"p": "p"}, valid={"p"}), spec.score,   # finish() passes
-                                 "the score")                                                  # every seat
+            # (finish() passes every seat)
+            self.score = numeric(comp.expr(spec.score, {"p": "p"}, valid={"p"}), spec.score, "the score")
             self.tie_breakers = [numeric(comp.expr(t, {"p": "p"}, valid={"p"}), t, "a tie breaker")
                                  for t in spec.tie_breakers]
         self.team_of = comp.expr(spec.teams, {"p": "p"}, valid={"p"}) if spec.teams is not None else None
