@@ -8,6 +8,7 @@ from _thread import RLock as _lock   # re-entrant: apply() may list actions; ano
 
 from . import rng as _rng
 from .runtime import secret_choice
+from .blind import blind_pick, stored_values
 from .actions import Action
 from operator import itemgetter as _item
 
@@ -212,12 +213,26 @@ class State:
         self._count_decision()
         rs = self.rs
         rt = a[4]           # None only for an optional step's skip
+        pick_line = None
+        if rt is not None and rt.blind_sets:
+            # a card picked blind from a set is drawn (interpreter/blind.py): the decision keeps the
+            # chosen name and values (what its line and history record), the drawn cards
+            n_pre = len(self.log) if self.log is not None else 0
+            b = blind_pick(self, a, rt)
+            if b is not None:
+                if ch.secret:   # stored by the values that find b again in the reordered sets
+                    b = (b[0], stored_values(self, ch, b, rt), b[2], b[3], rt, None, -1)
+                else:
+                    b = (a[0], a[1], b[2], b[3], rt, None, -1)
+                a_line = a
+                a = b
+                pick_line = n_pre    # the decision's line goes above the draw's chance lines
         took = ch.window if rt is not None and not ch.secret else None
         if took is not None:    # a response in a reaction window: the window notes who responded
             self.fenv = dict(self.fenv)
             self.fenv[took] = self.fenv[took] + [self.actor]
         if ch.secret:       # a simultaneous step: stored, applied at the reveal (docs/language.md)
-            self._store(a, rt)
+            self._store(a, rt, pick_line, a_line if pick_line is not None else None)
             self.pending = -1
             self._legal = None
             self._index = None
@@ -230,7 +245,7 @@ class State:
             cards = self._cards_seen(a, rt)
             shuffles = self.shuffles
             h0 = self.hist
-            n0 = len(self.log) if self.log is not None else 0
+            n0 = pick_line if pick_line is not None else len(self.log) if self.log is not None else 0
             actor = self.actor
             self._watch(cards)
         else:
@@ -577,12 +592,16 @@ class State:
                                      for c, f in zip(cs, seen[i] or (None,) * len(cs))]))
         return info
 
-    def _store(self, a, rt):
-        """A simultaneous step's choice: recorded (history, log) but not applied."""
+    def _store(self, a, rt, at=None, chosen=None):
+        """A simultaneous step's choice: recorded (history, log at line `at`, else last) but not applied.
+        A drawn choice (interpreter/blind.py): the log line names the `chosen` values (a replay
+        chooses them again), the history the drawn ones (the reveal finds them again)."""
         ev, line = secret_choice(self.actor, a, self.decisions)
+        if chosen is not None:
+            line["action"] = _ajson((chosen[0], chosen[1], None, None, rt))
         self.hist = (ev, self.hist)
         if self.log is not None:
-            self.log.append(line)
+            self.log.insert(len(self.log) if at is None else at, line)
 
     def _resolve(self, ch, p, a, nxt):
         """Reveal and apply one stored choice of a simultaneous step (a None: a pass), as a

@@ -191,6 +191,10 @@ class ActionRT:
         self.keys = [p.key for p in self.params]
         self.card_params = [(i, p.kind == "card") for i, p in enumerate(self.params)
                             if p.kind in ("card", "subset")]
+        # per parameter: 1 a card, 2 a list of cards, 0 anything else (interpreter/blind.py)
+        self.param_kinds = tuple(1 if p.kind == "card" else 2 if p.kind == "subset" else 0 for p in self.params)
+        # may it choose a card its chooser cannot tell apart lying in a set? (then drawn: blind.py)
+        self.blind_sets = bool(self.card_params) and bool(rs.set_zones)
         # the one card parameter, if that is all there is (the usual case: State._cards_seen's short way)
         self.one_card = self.card_params[0][0] if len(self.card_params) == 1 and self.card_params[0][1] else None
         # a card chosen in a pile that not everyone sees, by an action whose effect moves cards: where it

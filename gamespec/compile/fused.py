@@ -29,6 +29,7 @@ from _thread import allocate_lock
 from ..errors import SpecRuntimeError
 from . import flow
 from .codegen import localize, _assigned_names
+from gamespec.interpreter.blind import blind_zones
 
 # Flow instructions inlined per fused function; a branch past this runs on in the flow program.
 MAX_INLINE = 40
@@ -151,6 +152,12 @@ class Fuser:
             cards = bool(rt.card_params)
             ind = "    "
             one = rt.one_card
+            if rt.blind_sets:   # a card picked blind from a set is drawn: State._play_standard does it
+                if one is not None:
+                    isset = c.const(tuple(self.rs.zone_is_set))
+                    out.insert(0, f"    if _act[3][{one}] is None and {isset}[s.loc[_act[2][{one}]]]: return None")
+                else:
+                    out.insert(0, f"    if {c.const(blind_zones)}(s, _act, {c.const(rt)}): return None")
             if not cards:
                 out += ["    s.hist = (('d', s.actor, _act[0], _act[1], ()), s.hist)",
                         "    if s.log is not None: s._log_plain(_act)"]

@@ -125,6 +125,7 @@ class Ruleset:
                 zvis.append(self.sight_of(z.visibility, z, k))
         self.zvis = zvis
         self.set_zones = frozenset(zi for zi, d in enumerate(self.zone_decl) if d.kind == "set")
+        self.zone_is_set = tuple(d.kind == "set" for d in self.zone_decl)
         # per zone: the players who cannot see into it if it is a set (they lose track of its cards
         # when one leaves), else 0
         self.set_blind = [self.ALL & ~zvis[zi] if zi in self.set_zones else 0 for zi in range(len(zvis))]

@@ -467,19 +467,217 @@ void rt_deal(G *g, int64_t src64, int64_t dst64, int64_t n, int face) {
     }
 }
 
+static void zone_permute(G *g, Zone *z) {     /* the game's generator orders zone z (runtime.shuffle) */
+    if (g->gen == 0) g->rng = rng_shuffle_shake(g->rng, z->a, z->n);
+    else if (g->gen == 2) g->rng = rng_shuffle_fast(g->rng, z->a, z->n);
+    else g->rng = rng_shuffle_xorshift(g->rng, z->a, z->n);
+}
+
 void rt_shuffle(G *g, int64_t zi64) {
     const Layout *L = g->L;
     int32_t zi = zone_ok(g, zi64);
     Zone *z = &g->z[zi];
-    if (g->gen == 0) g->rng = rng_shuffle_shake(g->rng, z->a, z->n);
-    else if (g->gen == 2) g->rng = rng_shuffle_fast(g->rng, z->a, z->n);
-    else g->rng = rng_shuffle_xorshift(g->rng, z->a, z->n);
+    zone_permute(g, z);
     for (int32_t k = 0; k < z->n; k++) g->kn[z->a[k]] = 0;     /* nobody follows a card through it */
     for (int32_t m = 0; m < L->nmarks; m++) {
         if (!L->mark_reset[m]) continue;
         int64_t *col = g->mk + (int64_t)m * L->ncards;
         for (int32_t k = 0; k < z->n; k++) col[z->a[k]] = L->mark_init[m];
     }
+}
+
+/* ---- a blind pick from a set is a draw (interpreter/blind.py, docs/hidden-information.md) ----
+ * Entry k chooses a card its chooser cannot tell apart lying in a set: its class (the entries of its
+ * action the chooser cannot tell from it) is found; with two members or more, each set holding such a
+ * card is reordered by the game's generator (zones in order; nothing else a shuffle does) and the
+ * member whose such cards lie first (parameter by parameter, a list's positions sorted) is played.
+ * kinds: per action, maxp bytes (1 a card, 2 a list of cards, 0 anything else). */
+static int blind_card(const G *g, V c, uint64_t bit) {     /* c lies in a set and the chooser cannot see it */
+    const Layout *L = g->L;
+    if (c.t != T_INT || c.i < 0 || c.i >= L->ncards) return 0;
+    int32_t zi = g->loc[c.i];
+    if (zi < 0 || zi >= L->nzones || !L->is_set[zi]) return 0;
+    uint64_t v = (g->nface && g->face[c.i]) ? (g->face[c.i] == 1 ? L->ALL : 0) : L->zvis[zi];
+    return !((v | g->kn[c.i]) & bit);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* a list's cards as sorted keys: a blind card by its zone (-1 - zone), another by its id; NULL: memory */
+static int64_t *blind_keys(const G *g, const List *l, uint64_t bit) {
+    int64_t *out = (int64_t *)malloc((size_t)(l->n > 0 ? l->n : 1) * sizeof(int64_t));
+    if (out == NULL) return NULL;
+    for (int32_t j = 0; j < l->n; j++)
+        out[j] = blind_card(g, l->a[j], bit) ? -1 - (int64_t)g->loc[l->a[j].i] : l->a[j].i;
+    qsort(out, (size_t)l->n, sizeof(int64_t), cmp_i64);
+    return out;
+}
+
+/* 1: the chooser cannot tell entry b from entry a (pairs of (arg, bind) per parameter); -1: memory */
+static int blind_same(const G *g, const V *a, const V *b, const uint8_t *kind, int32_t np, uint64_t bit) {
+    for (int32_t p = 0; p < np; p++) {
+        V ya = a[2 * p + 1], yb = b[2 * p + 1];
+        if (kind[p] == 0) {
+            if (!v_same(a[2 * p], b[2 * p])) return 0;
+        } else if (kind[p] == 1) {
+            int ba = blind_card(g, ya, bit);
+            if (ba != blind_card(g, yb, bit)) return 0;
+            if (ba ? g->loc[ya.i] != g->loc[yb.i] : !v_same(ya, yb)) return 0;
+        } else {
+            if (ya.t != T_LIST || yb.t != T_LIST) { if (!v_same(ya, yb)) return 0; continue; }
+            const List *la = LST(ya), *lb = LST(yb);
+            if (la->n != lb->n) return 0;
+            int64_t *ka = blind_keys(g, la, bit), *kb = blind_keys(g, lb, bit);
+            int same = ka != NULL && kb != NULL && memcmp(ka, kb, (size_t)la->n * sizeof(int64_t)) == 0;
+            int oom = ka == NULL || kb == NULL;
+            free(ka);
+            free(kb);
+            if (oom) return -1;
+            if (!same) return 0;
+        }
+    }
+    return 1;
+}
+
+static int64_t zone_pos(const G *g, int64_t c) {
+    const Zone *z = &g->z[g->loc[c]];
+    for (int32_t i = 0; i < z->n; i++) if (z->a[i] == c) return i;
+    return -1;
+}
+
+/* entry b's rank: the positions of its blind cards, parameter by parameter (a list's sorted) */
+static int32_t blind_rank(const G *g, const V *b, const uint8_t *kind, int32_t np, uint64_t bit, int64_t *out,
+                          int32_t cap) {
+    int32_t n = 0;
+    for (int32_t p = 0; p < np; p++) {
+        V y = b[2 * p + 1];
+        if (kind[p] == 1) {
+            if (blind_card(g, y, bit) && n < cap) out[n++] = zone_pos(g, y.i);
+        } else if (kind[p] == 2 && y.t == T_LIST) {
+            const List *l = LST(y);
+            int32_t n0 = n;
+            for (int32_t j = 0; j < l->n; j++)
+                if (blind_card(g, l->a[j], bit) && n < cap) out[n++] = zone_pos(g, l->a[j].i);
+            qsort(out + n0, (size_t)(n - n0), sizeof(int64_t), cmp_i64);
+        }
+    }
+    return n;
+}
+
+int32_t rt_blind_pick(G *g, int32_t k, const uint8_t *kinds, int32_t maxp, int32_t *reordered) {
+    const Layout *L = g->L;
+    Listing *lst = &g->lst;
+    if (k < 0 || k >= lst->n) return k;
+    int32_t act = lst->act[k];
+    if (act < 0 || act >= L->nactions) return k;
+    int32_t np = L->act_np[act];
+    if (np > maxp) BAIL(B_STATE);
+    const uint8_t *kind = kinds + (int64_t)act * maxp;
+    const V *a = lst_pairs(lst, k);
+    uint64_t bit = (uint64_t)1 << g->actor;
+    int32_t nb = 0;                                 /* the chosen entry's blind cards */
+    for (int32_t p = 0; p < np; p++) {
+        V y = a[2 * p + 1];
+        if (kind[p] == 1) nb += blind_card(g, y, bit);
+        else if (kind[p] == 2 && y.t == T_LIST)
+            for (int32_t j = 0; j < LST(y)->n; j++) nb += blind_card(g, LST(y)->a[j], bit);
+    }
+    if (nb == 0) return k;                          /* the usual case */
+    int32_t *cls = (int32_t *)malloc((size_t)lst->n * sizeof(int32_t));
+    int64_t *zs = (int64_t *)malloc((size_t)nb * sizeof(int64_t));
+    int64_t *rk = (int64_t *)malloc((size_t)nb * 2 * sizeof(int64_t));
+    if (cls == NULL || zs == NULL || rk == NULL) { free(cls); free(zs); free(rk); BAIL(B_MEMORY); }
+    int32_t nc = 0;
+    for (int32_t e = 0; e < lst->n; e++) {
+        if (lst->act[e] != act) continue;
+        int r = e == k ? 1 : blind_same(g, a, lst_pairs(lst, e), kind, np, bit);
+        if (r < 0) { free(cls); free(zs); free(rk); BAIL(B_MEMORY); }
+        if (r) cls[nc++] = e;
+    }
+    int32_t best = k;
+    *reordered = nc >= 2;
+    if (nc >= 2) {
+        int32_t nz = 0;                             /* the sets to reorder, in zone order */
+        for (int32_t p = 0; p < np; p++) {
+            V y = a[2 * p + 1];
+            if (kind[p] == 1) {
+                if (blind_card(g, y, bit)) zs[nz++] = g->loc[y.i];
+            } else if (kind[p] == 2 && y.t == T_LIST) {
+                for (int32_t j = 0; j < LST(y)->n; j++)
+                    if (blind_card(g, LST(y)->a[j], bit) && nz < nb) zs[nz++] = g->loc[LST(y)->a[j].i];
+            }
+        }
+        qsort(zs, (size_t)nz, sizeof(int64_t), cmp_i64);
+        for (int32_t i = 0; i < nz; i++) if (i == 0 || zs[i] != zs[i - 1]) zone_permute(g, &g->z[zs[i]]);
+        int64_t *cur = rk, *top = rk + nb;
+        int32_t nt = -1;
+        for (int32_t i = 0; i < nc; i++) {
+            int32_t n = blind_rank(g, lst_pairs(lst, cls[i]), kind, np, bit, cur, nb);
+            int less = nt < 0;
+            for (int32_t j = 0; !less && j < n && j < nt; j++) {
+                if (cur[j] != top[j]) { less = cur[j] < top[j]; break; }
+            }
+            if (less) { int64_t *t = top; top = cur; cur = t; nt = n; best = cls[i]; }
+        }
+    }
+    free(cls);
+    free(zs);
+    free(rk);
+    return best;
+}
+
+/* a card as blind.py's _cards_key: one the chooser sees by its face (-1 - face), another by its id */
+static int64_t seen_key(const G *g, V c, uint64_t bit) {
+    const Layout *L = g->L;
+    if (c.t != T_INT || c.i < 0 || c.i >= L->ncards) return INT64_MIN;
+    uint64_t v = (g->nface && g->face[c.i]) ? (g->face[c.i] == 1 ? L->ALL : 0) : L->zvis[g->loc[c.i]];
+    return ((v | g->kn[c.i]) & bit) ? -1 - (int64_t)L->face_of[c.i] : c.i;
+}
+
+static int64_t *seen_keys(const G *g, const List *l, uint64_t bit) {
+    int64_t *out = (int64_t *)malloc((size_t)(l->n > 0 ? l->n : 1) * sizeof(int64_t));
+    if (out == NULL) return NULL;
+    for (int32_t j = 0; j < l->n; j++) out[j] = seen_key(g, l->a[j], bit);
+    qsort(out, (size_t)l->n, sizeof(int64_t), cmp_i64);
+    return out;
+}
+
+/* the entry of listing `to` (made again once the sets were reordered) with the cards and values of
+ * entry k of g->lst (blind.py's stored_values): what a simultaneous step stores; -1 if none */
+int32_t rt_blind_refind(G *g, int32_t k, const Listing *to, const uint8_t *kinds, int32_t maxp) {
+    const Listing *lst = &g->lst;
+    int32_t act = lst->act[k];
+    if (act < 0 || act >= g->L->nactions) return -1;
+    int32_t np = g->L->act_np[act];
+    if (np > maxp) BAIL(B_STATE);
+    const uint8_t *kind = kinds + (int64_t)act * maxp;
+    const V *a = lst_pairs((Listing *)lst, k);
+    uint64_t bit = (uint64_t)1 << g->actor;
+    for (int32_t e = 0; e < to->n; e++) {
+        if (to->act[e] != act) continue;
+        const V *b = lst_pairs((Listing *)to, e);
+        int same = 1;
+        for (int32_t p = 0; p < np && same; p++) {
+            V ya = a[2 * p + 1], yb = b[2 * p + 1];
+            if (kind[p] == 0) same = v_same(a[2 * p], b[2 * p]);
+            else if (kind[p] == 1) same = seen_key(g, ya, bit) == seen_key(g, yb, bit);
+            else if (ya.t != T_LIST || yb.t != T_LIST) same = v_same(ya, yb);
+            else if (LST(ya)->n != LST(yb)->n) same = 0;
+            else {
+                int64_t *ka = seen_keys(g, LST(ya), bit), *kb = seen_keys(g, LST(yb), bit);
+                int oom = ka == NULL || kb == NULL;
+                same = !oom && memcmp(ka, kb, (size_t)LST(ya)->n * sizeof(int64_t)) == 0;
+                free(ka);
+                free(kb);
+                if (oom) BAIL(B_MEMORY);
+            }
+        }
+        if (same) return e;
+    }
+    return -1;
 }
 
 void rt_reveal_card(G *g, V c, int64_t p) {
@@ -1081,11 +1279,6 @@ V rt_run_length(G *g, V xs, V v) {     /* closures.run_length */
     return vint(sub_i(g, hi, lo) + 1);
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 V rt_longest_run(G *g, V xs) {
     List *l = as_list(g, xs);
     if (l->n == 0) return vint(0);
@@ -1178,6 +1371,10 @@ void rt_ff_clear_all(G *g) {      /* (all zero: inactive, no variable, index 0, 
 }
 
 void rt_store_choice(G *g, int32_t k) {    /* State._store: recorded, not applied */
+    rt_store_entry(g, &g->lst, k);
+}
+
+void rt_store_entry(G *g, Listing *l, int32_t k) {     /* entry k of listing l stored */
     if (g->nstored >= g->stcap) {
         int32_t cap = g->stcap ? g->stcap * 2 : 8;
         Stored *s = (Stored *)realloc(g->stored, (size_t)cap * sizeof(Stored));
@@ -1185,7 +1382,6 @@ void rt_store_choice(G *g, int32_t k) {    /* State._store: recorded, not applie
         g->stored = s;
         g->stcap = cap;
     }
-    Listing *l = &g->lst;
     int32_t act = l->act[k];
     Stored *s = &g->stored[g->nstored++];
     s->player = g->actor;

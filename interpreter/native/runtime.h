@@ -385,6 +385,9 @@ static inline void rt_poss_widen(G *g, int32_t src, int32_t dst) {   /* State.po
 }
 void rt_poss_reset(G *g, int any);    /* plan.c: a new game's (0) or a loaded state's (1, rs.any_poss) */
 void rt_shuffle(G *g, int64_t zi);
+/* a card picked blind from a set is drawn: the entry to play for entry k (interpreter/blind.py) */
+int32_t rt_blind_pick(G *g, int32_t k, const uint8_t *kinds, int32_t maxp, int32_t *reordered);
+int32_t rt_blind_refind(G *g, int32_t k, const Listing *to, const uint8_t *kinds, int32_t maxp);
 void rt_reveal_card(G *g, V c, int64_t p);
 void rt_reveal_list(G *g, V xs, int64_t p);
 void rt_reveal_zone(G *g, int64_t zi, int64_t p);
@@ -410,6 +413,17 @@ static inline int rt_face_down(G *g, V c) {
     if (c.i < 0 || c.i >= g->L->ncards) return 0;
     return g->face[c.i] == 2;
 }
+
+static inline int v_same(V a, V b) {       /* json_key equality: true is not 1, lists item by item */
+    if (a.t != b.t) return 0;
+    if (a.t == T_NONE) return 1;
+    if (a.t != T_LIST) return a.i == b.i;
+    const List *x = LST(a), *y = LST(b);
+    if (x->n != y->n) return 0;
+    for (int32_t k = 0; k < x->n; k++) if (!v_same(x->a[k], y->a[k])) return 0;
+    return 1;
+}
+
 
 /* ---- lists -------------------------------------------------------------------------------- */
 V rt_index_slow(G *g, V xs, V i);
@@ -549,6 +563,7 @@ static inline void rt_flip(G *g) {  /* at a decision boundary: live values to th
     rt_flip_now(g);
 }
 void rt_store_choice(G *g, int32_t k);
+void rt_store_entry(G *g, Listing *l, int32_t k);
 void rt_ff_init(G *g, int slot, V items);
 static inline V rt_ff_var(G *g, int slot) {
     if (GS_UNLIKELY(!g->ff[slot].has_var)) rt_stop(g, F_KEY);

@@ -73,16 +73,6 @@ static int64_t card_id(G *g, const ACards *cd, int64_t c) {
     return cd->nfaces + (int64_t)k * cd->cap + pos;
 }
 
-static int v_same(V a, V b) {       /* json_key equality: true is not 1, lists item by item */
-    if (a.t != b.t) return 0;
-    if (a.t == T_NONE) return 1;
-    if (a.t != T_LIST) return a.i == b.i;
-    const List *x = LST(a), *y = LST(b);
-    if (x->n != y->n) return 0;
-    for (int32_t k = 0; k < x->n; k++) if (!v_same(x->a[k], y->a[k])) return 0;
-    return 1;
-}
-
 static int64_t comb(int64_t n, int64_t r) {      /* math.comb, for results below 2**62 */
     if (r < 0 || n < 0 || r > n) return 0;
     if (r > n - r) r = n - r;
@@ -92,11 +82,6 @@ static int64_t comb(int64_t n, int64_t r) {      /* math.comb, for results below
         if (x > ((__int128)1 << 62)) return -1;
     }
     return (int64_t)x;
-}
-
-static int cmp_i64_asc(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int64_t subset_id(G *g, const ADom *d, const ACards *cd, V cards) {
@@ -113,7 +98,7 @@ static int64_t subset_id(G *g, const ADom *d, const ACards *cd, V cards) {
         items[j] = card_id(g, cd, l->a[j].i);
         if (items[j] < 0) goto out;
     }
-    qsort(items, (size_t)k, sizeof(int64_t), cmp_i64_asc);
+    qsort(items, (size_t)k, sizeof(int64_t), cmp_i64);
     r = d->size_off[k - d->lo];
     for (int64_t j = 0; j < k; j++) {
         int64_t c = comb(items[j] + j, j + 1);

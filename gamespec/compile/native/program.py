@@ -1364,12 +1364,32 @@ class Flow:
         """Play entry k of the pending decision point's listing (State._play_standard)."""
         p = self.p
         rs = self.rs
-        lines = ["    rt_count_decision(g);", "    int32_t act = g->lst.act[k];", "    int32_t pc;",
-                 "    switch (g->pending) {"]
+        lines = ["    rt_count_decision(g);"]
+        if any(rt.blind_sets for rt in rs.actions.values()):
+            # a card picked blind from a set is drawn (interpreter/blind.py): the entry to play
+            maxp = max([len(rt.param_kinds) for rt in rs.actions.values()] + [1])
+            kinds = []
+            for name in p.action_names:
+                pk = list(rs.actions[name].param_kinds)
+                kinds += [str(x) for x in pk + [0] * (maxp - len(pk))]
+            table = p.const_array("uint8_t", kinds)
+            lines += ["    int32_t reordered = 0;", f"    k = rt_blind_pick(g, k, {table}, {maxp}, &reordered);", "    (void)reordered;"]
+        else:
+            table = None
+        lines += ["    int32_t act = g->lst.act[k];", "    int32_t pc;", "    switch (g->pending) {"]
         for ch in rs.chooses:
             lines.append(f"    case {ch.idx}: {{")
             if ch.secret:
-                lines += ["        rt_store_choice(g, k);", "        g->pending = -1;", "        g->has_listing = 0;",
+                if table is not None:   # stored by the entry that finds it again (blind.stored_values)
+                    lines += ["        if (reordered) {", f"            g->budget = {int(rs.max_steps)}LL;",
+                              f"            {p.choose_listing(ch)}(g, &g->lst2);",
+                              f"            int32_t k2 = rt_blind_refind(g, k, &g->lst2, {table}, {maxp});",
+                              "            if (k2 < 0) BAIL(B_STATE);",
+                              "            rt_store_entry(g, &g->lst2, k2);",
+                              "        } else {", "            rt_store_choice(g, k);", "        }"]
+                else:
+                    lines.append("        rt_store_choice(g, k);")
+                lines += ["        g->pending = -1;", "        g->has_listing = 0;",
                           f"        g->budget = {int(rs.max_steps)}LL;", f"        gen_run(g, {ch.next});",
                           "        return;", "    }"]
                 continue
