@@ -8,6 +8,8 @@ import json
 import os
 import random
 
+import pytest
+
 import gamespec
 from gamespec.interpreter.replay import replay
 from helpers import ROOT
@@ -307,3 +309,29 @@ def test_both_python_backends_play_the_same_draws():
             assert a.log == b.log and a.rng == b.rng, (players, seed)
             draws += len(chances(a.log))
     assert draws >= 30
+
+
+def test_the_draw_is_chance_nodes_in_the_explicit_openspiel_game(tmp_path):
+    """Under explicit chance (docs/agents.md) a draw's reorder is a run of chance nodes after the
+    action, as a shuffle inside an action is; OpenSpiel's own API check passes (five gems: the
+    deck's orders can be enumerated)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from gamespec.envs import openspiel as gos
+    text = open(SPEC, encoding="utf-8").read().replace(
+        "{each: {colour: [red, blue, green, gold], value: [1, 2, 3]}}",
+        "{each: {colour: [red, blue, green, gold, white], value: [1]}}")
+    path = tmp_path / "five_gems.yaml"
+    path.write_text(text, encoding="utf-8")
+    g = gos.load(str(path), chance="explicit", players=2)
+    pyspiel.random_sim_test(g, num_sims=3, serialize=False, verbose=False)
+    r = random.Random(1)
+    after_setup = 0
+    for _ in range(10):
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                after_setup += s.gamespec_state is not None
+                s.apply_action(r.choice([a for a, _ in s.chance_outcomes()]))
+            else:
+                s.apply_action(r.choice(s.legal_actions()))
+    assert after_setup >= 5

@@ -183,7 +183,9 @@ def test_generated_c_over_the_bound_is_refused_before_any_compiler(capsys, monke
     monkeypatch.setattr(cbuild, "compiler", no_compiler)
     text = _wide_spec()
     # the CPU time on one rule set, the memory on another (tracemalloc makes the refusal 3-4x dearer:
-    # 1.2-1.9 s measured together, 2.7-3.0 s on a loaded machine, against 0.3-0.5 s alone)
+    # 1.2-1.9 s measured together, 2.7-3.0 s on a loaded machine, against 0.3-0.5 s alone; a run of
+    # the whole suite beside other work measured 2.1 s: the bound is far below what compiling 2.5 MB
+    # of C would cost, and above any load seen)
     g = gamespec.load_text(text, "wide.yaml", backend="native")
     rs = g.ruleset(2, {})
     t0 = time.process_time()
@@ -199,7 +201,7 @@ def test_generated_c_over_the_bound_is_refused_before_any_compiler(capsys, monke
     assert isinstance(reason, str) and re.fullmatch(
         r"the generated C would be 2\.\d MB, over the limit of 1 MB", reason), reason
     assert again == reason
-    assert cpu < 2.0, cpu
+    assert cpu < 6.0, cpu
     assert 1 << 20 < peak < 200 << 20, peak       # (made anew for the second rule set, not cached)
     assert g.native_status(2) == reason
     assert g.playouts(3, seed=0, players=2) == gamespec.load_text(text, "wide.yaml").playouts(3, seed=0, players=2)
